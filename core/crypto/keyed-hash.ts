@@ -1,0 +1,16 @@
+import type { Sodium } from './sodium.ts';
+
+/** Keyed BLAKE2b (32 bytes). Used for API-key lookup hashes, fingerprints and blind indexes. */
+export function keyedHash(
+  sodium: Sodium,
+  key: Uint8Array,
+  message: Uint8Array | string,
+  bytes = 32,
+): Uint8Array {
+  return sodium.crypto_generichash(bytes, message, key);
+}
+
+/** Unkeyed BLAKE2b, for integrity checksums of non-secret headers. */
+export function checksum(sodium: Sodium, message: Uint8Array, bytes = 32): Uint8Array {
+  return sodium.crypto_generichash(bytes, message, null);
+}

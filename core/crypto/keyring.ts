@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { VaultError } from '../errors/catalogue.ts';
+import { KEY_BYTES, open, seal } from './aead.ts';
+import type { Sodium } from './sodium.ts';
+
+interface KeyringTerm {
+  readonly term: number;
+  readonly key: string;
+  readonly created_at: string;
+}
+
+interface KeyringData {
+  readonly version: 1;
+  readonly active: number;
+  readonly terms: readonly KeyringTerm[];
+  /** Stable key for lookup hashes (API keys); it must not change when terms rotate. */
+  readonly lookup_key: string;
+}
+
+/** Subkey purposes; libsodium's KDF wants an 8-byte context per purpose. */
+const CONTEXT = {
+  file: 'svcfile_',
+  wrap: 'svcwrap_',
+} as const;
+
+/**
+ * The numbered data keys of a vault (HashiCorp Vault's keyring): the root key wraps this whole
+ * object, so changing the root key re-wraps only this. Each term derives a file key (snapshot and
+ * journal) and a wrapping key (per-tenant keys stored in the database).
+ */
+export class Keyring {
+  private readonly derived = new Map<string, Uint8Array>();
+
+  private constructor(
+    private readonly sodium: Sodium,
+    private readonly data: KeyringData,
+  ) {}
+
+  static create(sodium: Sodium, now: Date): Keyring {
+    return new Keyring(sodium, {
+      version: 1,
+      active: 1,
+      terms: [{ term: 1, key: b64(randomBytes(KEY_BYTES)), created_at: now.toISOString() }],
+      lookup_key: b64(randomBytes(KEY_BYTES)),
+    });
+  }
+
+  /** Decrypts a wrapped keyring; null when the root key (or the AAD) is wrong. */
+  static unwrap(sodium: Sodium, rootKey: Uint8Array, wrapped: Uint8Array, aad: Uint8Array): Keyring | null {
+    const plain = open(sodium, rootKey, wrapped, aad);
+    if (plain === null) return null;
+    const data = JSON.parse(Buffer.from(plain).toString('utf8')) as KeyringData;
+    if (data.version !== 1 || !Array.isArray(data.terms)) {
+      throw new VaultError('VAULT_CORRUPT', 'The keyring has an unknown format.');
+    }
+    return new Keyring(sodium, data);
+  }
+
+  wrap(rootKey: Uint8Array, aad: Uint8Array): Uint8Array {
+    return seal(this.sodium, rootKey, Buffer.from(JSON.stringify(this.data), 'utf8'), aad);
+  }
+
+  get activeTerm(): number {
+    return this.data.active;
+  }
+
+  get terms(): number[] {
+    return this.data.terms.map((t) => t.term);
+  }
+
+  /** Key for the snapshot and journal written under `term`. */
+  fileKey(term: number): Uint8Array {
+    return this.subkey(term, 'file');
+  }
+
+  /** Key that wraps per-tenant keys stored in the database under `term`. */
+  wrapKey(term: number): Uint8Array {
+    return this.subkey(term, 'wrap');
+  }
+
+  get lookupKey(): Uint8Array {
+    return new Uint8Array(Buffer.from(this.data.lookup_key, 'base64'));
+  }
+
+  private subkey(term: number, purpose: keyof typeof CONTEXT): Uint8Array {
+    const cacheKey = `${purpose}:${term}`;
+    const cached = this.derived.get(cacheKey);
+    if (cached) return cached;
+    const entry = this.data.terms.find((t) => t.term === term);
+    if (!entry) throw new VaultError('VAULT_CORRUPT', `Key term ${term} is not in the keyring.`);
+    const key = this.sodium.crypto_kdf_derive_from_key(
+      KEY_BYTES,
+      1,
+      CONTEXT[purpose],
+      new Uint8Array(Buffer.from(entry.key, 'base64')),
+    );
+    this.derived.set(cacheKey, key);
+    return key;
+  }
+}
+
+function b64(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64');
+}

@@ -1,0 +1,317 @@
+import { open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { VaultError } from '../errors/catalogue.ts';
+import { open as openSealed, seal } from '../crypto/aead.ts';
+import { checksum } from '../crypto/keyed-hash.ts';
+import type { Sodium } from '../crypto/sodium.ts';
+import { writeFileAtomically, writeFully } from './durable-fs.ts';
+import { decodeEntry, encodeEntry } from './journal-codec.ts';
+import type { JournalEntry, JournaledStatement } from './journal-codec.ts';
+
+/**
+ * The journal: an append-only file of committed transactions since the snapshot.
+ *
+ * Header (52 bytes): "SVCJRNL1", vault id (16 bytes), base sequence (u64 LE: the snapshot it
+ * follows), key term (u32 LE), BLAKE2b-16 of the preceding bytes.
+ * Record: length (u32 LE), CRC-32 of that length (u32 LE), then nonce ‖ XChaCha20-Poly1305
+ * ciphertext of the JSON entry, AAD = "svc-journal:v1:<vault id>:<seq>".
+ *
+ * A file that simply ends inside a record (or ends in zeros) is a torn tail from a crash before the
+ * fsync, so that commit was never acknowledged and is cut away. A complete record that fails its
+ * checks is damage, and opening stops with an error instead of silently dropping data.
+ */
+const MAGIC = Buffer.from('SVCJRNL1', 'ascii');
+export const JOURNAL_HEADER_BYTES = 8 + 16 + 8 + 4 + 16;
+const RECORD_PREFIX_BYTES = 8;
+
+export interface JournalHeader {
+  readonly vaultId: string;
+  readonly baseSequence: number;
+  readonly term: number;
+}
+
+export interface JournalScan {
+  readonly header: JournalHeader;
+  readonly entries: JournalEntry[];
+  /** Bytes up to the end of the last complete, authentic record. */
+  readonly validBytes: number;
+  readonly fileBytes: number;
+}
+
+function uuidBytes(id: string): Buffer {
+  return Buffer.from(id.replace(/-/g, ''), 'hex');
+}
+
+function uuidFromBytes(bytes: Buffer): string {
+  const h = bytes.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function recordAad(vaultId: string, seq: number): Uint8Array {
+  return Buffer.from(`svc-journal:v1:${vaultId}:${seq}`, 'utf8');
+}
+
+function lengthCheck(length: number): number {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(length, 0);
+  return crc32(b);
+}
+
+function encodeHeader(sodium: Sodium, header: JournalHeader): Buffer {
+  const head = Buffer.alloc(JOURNAL_HEADER_BYTES - 16);
+  MAGIC.copy(head, 0);
+  uuidBytes(header.vaultId).copy(head, 8);
+  head.writeBigUInt64LE(BigInt(header.baseSequence), 24);
+  head.writeUInt32LE(header.term, 32);
+  return Buffer.concat([head, checksum(sodium, head, 16)]);
+}
+
+function decodeHeader(sodium: Sodium, bytes: Buffer, path: string): JournalHeader {
+  const corrupt = (why: string) => new VaultError('VAULT_CORRUPT', `The journal ${path} is damaged: ${why}.`);
+  if (bytes.length < JOURNAL_HEADER_BYTES) throw corrupt('header truncated');
+  if (!bytes.subarray(0, 8).equals(MAGIC)) throw corrupt('bad magic');
+  const head = bytes.subarray(0, JOURNAL_HEADER_BYTES - 16);
+  if (
+    !Buffer.from(checksum(sodium, head, 16)).equals(
+      bytes.subarray(JOURNAL_HEADER_BYTES - 16, JOURNAL_HEADER_BYTES),
+    )
+  ) {
+    throw corrupt('header checksum mismatch');
+  }
+  return {
+    vaultId: uuidFromBytes(bytes.subarray(8, 24)),
+    baseSequence: Number(bytes.readBigUInt64LE(24)),
+    term: bytes.readUInt32LE(32),
+  };
+}
+
+/** Creates (or replaces, atomically) an empty journal that follows snapshot `baseSequence`. */
+export async function createJournalFile(sodium: Sodium, path: string, header: JournalHeader): Promise<void> {
+  await writeFileAtomically(path, (handle) => writeFully(handle, encodeHeader(sodium, header), 0));
+}
+
+/** Counts complete records by their framing alone (no key needed; used by `svc vault status`). */
+export async function countJournalRecords(path: string): Promise<{ bytes: number; records: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: 0, records: 0 };
+    throw err;
+  }
+  try {
+    const bytes = await handle.readFile();
+    let offset = JOURNAL_HEADER_BYTES;
+    let records = 0;
+    while (offset + RECORD_PREFIX_BYTES <= bytes.length) {
+      const length = bytes.readUInt32LE(offset);
+      if (bytes.readUInt32LE(offset + 4) !== lengthCheck(length)) break;
+      if (offset + RECORD_PREFIX_BYTES + length > bytes.length) break;
+      offset += RECORD_PREFIX_BYTES + length;
+      records++;
+    }
+    return { bytes: bytes.length, records };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads and authenticates every record; throws VAULT_CORRUPT on damage; reports a torn tail. */
+export async function scanJournal(
+  sodium: Sodium,
+  handle: FileHandle,
+  path: string,
+  fileKeyFor: (term: number) => Uint8Array,
+): Promise<JournalScan> {
+  const bytes = await handle.readFile();
+  const header = decodeHeader(sodium, bytes, path);
+  const key = fileKeyFor(header.term);
+  const entries: JournalEntry[] = [];
+  let offset = JOURNAL_HEADER_BYTES;
+  const tailIsTorn = (from: number) => from >= bytes.length || bytes.subarray(from).every((b) => b === 0);
+  while (offset < bytes.length) {
+    if (offset + RECORD_PREFIX_BYTES > bytes.length) break; // torn inside the prefix
+    const length = bytes.readUInt32LE(offset);
+    const lengthValid = bytes.readUInt32LE(offset + 4) === lengthCheck(length);
+    if (!lengthValid) {
+      if (tailIsTorn(offset)) break;
+      throw new VaultError(
+        'VAULT_CORRUPT',
+        `The journal ${path} is damaged at byte ${offset}: bad record length.`,
+      );
+    }
+    if (offset + RECORD_PREFIX_BYTES + length > bytes.length) break; // torn inside the record
+    const seq = header.baseSequence + entries.length + 1;
+    const sealed = bytes.subarray(offset + RECORD_PREFIX_BYTES, offset + RECORD_PREFIX_BYTES + length);
+    const plain = openSealed(sodium, key, sealed, recordAad(header.vaultId, seq));
+    if (plain === null) {
+      throw new VaultError(
+        'VAULT_CORRUPT',
+        `The journal ${path} is damaged at byte ${offset}: record ${seq} failed authentication.`,
+      );
+    }
+    const entry = decodeEntry(plain);
+    if (entry.seq !== seq)
+      throw new VaultError('VAULT_CORRUPT', `The journal ${path} has records out of order.`);
+    entries.push(entry);
+    offset += RECORD_PREFIX_BYTES + length;
+  }
+  return { header, entries, validBytes: offset, fileBytes: bytes.length };
+}
+
+interface Pending {
+  readonly record: Buffer;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The open journal of a vault held by this process. `append` encrypts a committed transaction and
+ * resolves once it is on disk; appends that arrive while an fsync runs share the next one.
+ */
+export class JournalWriter {
+  private pending: Pending[] = [];
+  private flushing: Promise<void> | null = null;
+  private failure: unknown = null;
+  private size: number;
+  private last: number;
+  private records: number;
+
+  private constructor(
+    private readonly sodium: Sodium,
+    private handle: FileHandle,
+    private readonly path: string,
+    private header: JournalHeader,
+    private fileKey: Uint8Array,
+    position: number,
+    lastSequence: number,
+    records: number,
+  ) {
+    this.size = position;
+    this.last = lastSequence;
+    this.records = records;
+  }
+
+  /** Opens for appending after `validBytes`; a torn tail past it is truncated away first. */
+  static async open(
+    sodium: Sodium,
+    path: string,
+    scan: JournalScan,
+    fileKey: Uint8Array,
+  ): Promise<JournalWriter> {
+    const handle = await open(path, 'r+');
+    if (scan.fileBytes > scan.validBytes) {
+      await handle.truncate(scan.validBytes);
+      await handle.sync();
+    }
+    const last = scan.header.baseSequence + scan.entries.length;
+    return new JournalWriter(
+      sodium,
+      handle,
+      path,
+      scan.header,
+      fileKey,
+      scan.validBytes,
+      last,
+      scan.entries.length,
+    );
+  }
+
+  get lastSequence(): number {
+    return this.last;
+  }
+
+  get byteLength(): number {
+    return this.size;
+  }
+
+  get recordCount(): number {
+    return this.records;
+  }
+
+  get failed(): unknown {
+    return this.failure;
+  }
+
+  append(stmts: readonly JournaledStatement[], at: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    const seq = ++this.last;
+    const sealed = seal(
+      this.sodium,
+      this.fileKey,
+      encodeEntry({ seq, at, stmts }),
+      recordAad(this.header.vaultId, seq),
+    );
+    const record = Buffer.alloc(RECORD_PREFIX_BYTES + sealed.length);
+    record.writeUInt32LE(sealed.length, 0);
+    record.writeUInt32LE(lengthCheck(sealed.length), 4);
+    record.set(sealed, RECORD_PREFIX_BYTES);
+    this.records++;
+    const done = new Promise<void>((resolve, reject) => this.pending.push({ record, resolve, reject }));
+    this.flushing ??= this.flushLoop();
+    return done;
+  }
+
+  /** Resolves when every append so far is durable (or has failed). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        try {
+          if (this.failure) throw this.failure;
+          const data = batch.length === 1 ? batch[0]!.record : Buffer.concat(batch.map((p) => p.record));
+          await writeFully(this.handle, data, this.size);
+          await this.handle.datasync();
+          this.size += data.length;
+          for (const p of batch) p.resolve();
+        } catch (err) {
+          // After a failed write or fsync the file's state is unknown: refuse every later append.
+          this.failure ??= new VaultError(
+            'VAULT_FAILED',
+            'Writing the journal failed; the vault must be reopened.',
+            {
+              cause: err,
+            },
+          );
+          for (const p of batch) p.reject(this.failure);
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** Replaces the journal with an empty one following snapshot `baseSequence` (atomic rename). */
+  async reset(baseSequence: number, term: number, fileKey: Uint8Array): Promise<void> {
+    await this.idle();
+    const header: JournalHeader = { vaultId: this.header.vaultId, baseSequence, term };
+    await createJournalFile(this.sodium, this.path, header);
+    await this.handle.close();
+    this.handle = await open(this.path, 'r+');
+    this.header = header;
+    this.fileKey = fileKey;
+    this.size = JOURNAL_HEADER_BYTES;
+    this.last = baseSequence;
+    this.records = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    await this.handle.close();
+  }
+}
+
+export async function journalExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

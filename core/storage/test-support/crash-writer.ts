@@ -1,0 +1,35 @@
+/**
+ * Child process of the crash-consistency test: commits in a loop from several concurrent writers
+ * and prints each acknowledged commit's key on its own line. The parent kills it at random.
+ */
+import { openVault } from '../../vault/index.ts';
+
+const path = process.env.CRASH_VAULT_PATH!;
+const key = new Uint8Array(Buffer.from(process.env.CRASH_VAULT_KEY!, 'base64'));
+const round = process.env.CRASH_ROUND!;
+
+const vault = await openVault({ path, key: { kind: 'key', key }, snapshotThresholdBytes: 8 * 1024 });
+process.stdout.write('ready\n');
+
+async function writer(lane: number): Promise<never> {
+  for (let i = 0; ; i++) {
+    const name = `r${round}-w${lane}-${i}`;
+    await vault.transaction(async (trx) => {
+      await trx
+        .insertInto('vault_meta')
+        .values({ key: name, value: 'x'.repeat(64) })
+        .execute();
+      await trx.updateTable('vault_meta').set({ value: name }).where('key', '=', 'last').execute();
+    });
+    process.stdout.write(`${name}\n`);
+  }
+}
+
+await vault.transaction(async (trx) => {
+  await trx
+    .insertInto('vault_meta')
+    .values({ key: 'last', value: '' })
+    .onConflict((c) => c.doNothing())
+    .execute();
+});
+await Promise.all([writer(0), writer(1), writer(2), writer(3)]);

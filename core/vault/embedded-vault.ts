@@ -1,0 +1,249 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Kysely, sql } from 'kysely';
+import type { Database as SqlJsDatabase } from 'sql.js';
+import { VaultError } from '../errors/catalogue.ts';
+import { keyedHash } from '../crypto/keyed-hash.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Sodium } from '../crypto/sodium.ts';
+import type { JournalWriter } from '../storage/journal.ts';
+import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
+import type { VaultLock } from '../storage/lock.ts';
+import { SCHEMA_MIGRATIONS_DDL, migrations } from '../storage/migrations.ts';
+import { Mutex } from '../storage/mutex.ts';
+import { applyPragmas } from '../storage/pragmas.ts';
+import type { VaultPaths } from '../storage/paths.ts';
+import type { Database } from '../storage/schema.ts';
+import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
+import { writeVaultFile } from '../storage/vault-file.ts';
+import type { VaultHeader } from '../storage/vault-file.ts';
+import { readVaultStatus } from './status.ts';
+import type { Clock, VaultHandle, VaultStatus } from './types.ts';
+
+export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
+
+interface TransactionState {
+  readonly statements: JournaledStatement[];
+  active: boolean;
+}
+
+export interface EmbeddedVaultParts {
+  readonly sodium: Sodium;
+  readonly sqlite: SqlJsDatabase;
+  readonly paths: VaultPaths;
+  readonly header: VaultHeader;
+  readonly keyring: Keyring;
+  readonly journal: JournalWriter;
+  readonly lock: VaultLock;
+  readonly clock: Clock;
+  readonly snapshotThresholdBytes: number;
+}
+
+/**
+ * A vault held open by this process: sql.js in memory, the journal on disk, the lock taken.
+ * One mutex orders every access to the single sql.js connection; an AsyncLocalStorage marks the
+ * code running inside a transaction so its queries use the connection the transaction holds.
+ */
+export class EmbeddedVault implements VaultHandle {
+  readonly db: Kysely<Database>;
+  readonly path: string;
+  readonly id: string;
+  readonly clock: Clock;
+  private readonly mutex = new Mutex();
+  private readonly tx = new AsyncLocalStorage<TransactionState>();
+  private readonly connection: SqlJsConnection;
+  private readonly heldReleases: Array<() => void> = [];
+  private header: VaultHeader;
+  private closed = false;
+  private background: Promise<void> | null = null;
+  private backgroundError: unknown = null;
+  private readonly lookupKey: Uint8Array;
+
+  constructor(private readonly parts: EmbeddedVaultParts) {
+    this.path = parts.paths.vault;
+    this.id = parts.header.vault_id;
+    this.clock = parts.clock;
+    this.header = parts.header;
+    this.lookupKey = parts.keyring.lookupKey;
+    this.connection = new SqlJsConnection(parts.sqlite, (sql, params) => this.recordWrite(sql, params));
+    this.db = new Kysely<Database>({
+      dialect: new SqlJsDialect(
+        () => this.acquireConnection(),
+        () => this.releaseConnection(),
+      ),
+    });
+  }
+
+  async transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    const outer = this.tx.getStore();
+    if (outer?.active) return fn(this.db); // nested: joins the transaction already running
+    this.assertUsable();
+    const release = await this.mutex.acquire();
+    let durable: Promise<void>;
+    let result: T;
+    try {
+      this.assertUsable();
+      const state: TransactionState = { statements: [], active: true };
+      this.connection.exec('BEGIN');
+      try {
+        result = await this.tx.run(state, () => fn(this.db));
+        this.connection.exec('COMMIT');
+      } catch (err) {
+        try {
+          this.connection.exec('ROLLBACK');
+        } catch {
+          // sql.js already rolled back (e.g. a failed COMMIT); nothing more to undo.
+        }
+        throw err;
+      } finally {
+        state.active = false;
+      }
+      durable =
+        state.statements.length > 0
+          ? this.parts.journal.append(state.statements, this.clock.now().toISOString())
+          : Promise.resolve();
+    } finally {
+      release();
+    }
+    await durable;
+    this.maybeSnapshot();
+    return result;
+  }
+
+  async compact(): Promise<void> {
+    this.assertUsable();
+    await this.mutex.run(() => this.snapshotHeld());
+  }
+
+  async status(): Promise<VaultStatus> {
+    return readVaultStatus(this.path);
+  }
+
+  async setLockUrl(url: string | undefined): Promise<void> {
+    await this.parts.lock.setUrl(url);
+  }
+
+  hashApiKey(apiKey: string): Uint8Array {
+    return keyedHash(this.parts.sodium, this.lookupKey, apiKey);
+  }
+
+  /** Commits since the last snapshot plus the snapshot's own sequence: a monotonic commit counter. */
+  get sequence(): number {
+    return this.parts.journal.lastSequence;
+  }
+
+  /** `snapshot: false` leaves the journal as a crash would (used by tests and emergency shutdown). */
+  async close(options: { snapshot?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.background) await this.background;
+    const release = await this.mutex.acquire();
+    try {
+      const snapshot = options.snapshot ?? true;
+      if (snapshot && !this.parts.journal.failed && this.parts.journal.recordCount > 0)
+        await this.snapshotHeld();
+    } finally {
+      await this.parts.journal.close().catch(() => undefined);
+      this.connection.forgetStatements();
+      this.parts.sqlite.close();
+      await this.parts.lock.release();
+      release();
+    }
+  }
+
+  /** Runs pending schema migrations, each in its own journaled transaction. */
+  async migrate(): Promise<void> {
+    const hasTable = await this.db
+      .selectFrom(sql<{ name: string }>`sqlite_master`.as('m'))
+      .select('m.name')
+      .where('m.name', '=', 'schema_migrations')
+      .executeTakeFirst();
+    if (!hasTable) {
+      await this.transaction(async (trx) => {
+        await SCHEMA_MIGRATIONS_DDL.execute(trx);
+      });
+    }
+    const applied = await this.db.selectFrom('schema_migrations').select('version').execute();
+    const done = new Set(applied.map((r) => r.version));
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      await this.transaction(async (trx) => {
+        await migration.up(trx);
+        await trx
+          .insertInto('schema_migrations')
+          .values({
+            version: migration.version,
+            name: migration.name,
+            applied_at: this.clock.now().toISOString(),
+          })
+          .execute();
+      });
+    }
+  }
+
+  private assertUsable(): void {
+    if (this.closed) throw new VaultError('VAULT_CLOSED', 'The vault is closed.');
+    const failure = this.parts.journal.failed;
+    if (failure) throw failure instanceof VaultError ? failure : new VaultError('VAULT_FAILED');
+  }
+
+  private async acquireConnection(): Promise<SqlJsConnection> {
+    if (this.tx.getStore()?.active) return this.connection;
+    this.assertUsable();
+    const release = await this.mutex.acquire();
+    this.heldReleases.push(release);
+    return this.connection;
+  }
+
+  private async releaseConnection(): Promise<void> {
+    if (this.tx.getStore()?.active) return;
+    this.heldReleases.shift()?.();
+  }
+
+  private recordWrite(sql: string, params: readonly SqlParam[]): void {
+    const state = this.tx.getStore();
+    if (!state?.active) {
+      throw new VaultError('INTERNAL', 'Writes must go through vault.transaction().');
+    }
+    assertDeterministic(sql);
+    state.statements.push([sql, [...params]]);
+  }
+
+  private maybeSnapshot(): void {
+    if (this.background || this.closed) return;
+    if (this.parts.journal.byteLength < this.parts.snapshotThresholdBytes) return;
+    this.background = this.mutex
+      .run(() => this.snapshotHeld())
+      .catch((err: unknown) => {
+        // The journal still holds every commit, so a failed snapshot loses nothing; it is retried later.
+        this.backgroundError = err;
+      })
+      .finally(() => {
+        this.background = null;
+      });
+  }
+
+  /** Last error of a background snapshot, for diagnostics. */
+  get lastBackgroundError(): unknown {
+    return this.backgroundError;
+  }
+
+  /** Writes the snapshot and resets the journal; the caller holds the mutex. */
+  private async snapshotHeld(): Promise<void> {
+    const { journal, keyring, sodium, sqlite, paths } = this.parts;
+    await journal.idle();
+    if (journal.failed) throw journal.failed;
+    const sequence = journal.lastSequence;
+    this.connection.forgetStatements();
+    const image = sqlite.export();
+    applyPragmas(sqlite);
+    const term = keyring.activeTerm;
+    const header: VaultHeader = {
+      ...this.header,
+      terms: keyring.terms,
+      snapshot: { sequence, term, written_at: this.clock.now().toISOString() },
+    };
+    await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image);
+    this.header = header;
+    await journal.reset(sequence, term, keyring.fileKey(term));
+  }
+}

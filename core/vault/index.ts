@@ -1,0 +1,7 @@
+export { createVault, openVault } from './lifecycle.ts';
+export { backupVault, restoreVault, rekeyVault } from './maintenance.ts';
+export type { BackupOptions, RestoreOptions, RekeyOptions } from './maintenance.ts';
+export { readVaultStatus, vaultExists } from './status.ts';
+export { ManualClock, systemClock } from './clock.ts';
+export type { EmbeddedVault } from './embedded-vault.ts';
+export type * from './types.ts';

@@ -1,0 +1,230 @@
+import { mkdir, open, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { VaultError } from '../errors/catalogue.ts';
+import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
+import { loadSodium } from '../crypto/sodium.ts';
+import { syncDirectory, writeFileAtomically, writeFully } from '../storage/durable-fs.ts';
+import { createJournalFile } from '../storage/journal.ts';
+import { acquireLock } from '../storage/lock.ts';
+import { vaultPaths } from '../storage/paths.ts';
+import {
+  keyringAad,
+  openVaultFile,
+  readHeader,
+  readSnapshot,
+  rewriteHeader,
+  writeVaultFile,
+} from '../storage/vault-file.ts';
+import type { VaultHeader } from '../storage/vault-file.ts';
+import { systemClock } from './clock.ts';
+import { loadState, openJournalIfPresent, unlockKeyring } from './load.ts';
+import { loadSqlJs } from './sqljs.ts';
+import { vaultExists } from './status.ts';
+import type { Clock, KdfLimits, KeySource } from './types.ts';
+
+export interface BackupOptions {
+  readonly path: string;
+  readonly key: KeySource;
+  readonly out: string;
+  readonly force?: boolean;
+  readonly clock?: Clock;
+}
+
+/**
+ * Writes a consistent encrypted copy of the last committed state, without the lock: a snapshot file
+ * is never changed once renamed into place and the journal only grows, so the snapshot plus the
+ * journal's complete records is a state that existed. If a new snapshot replaced the journal between
+ * our two opens, we read again.
+ */
+export async function backupVault(options: BackupOptions): Promise<{ sequence: number; bytes: number }> {
+  const sodium = await loadSodium();
+  const clock = options.clock ?? systemClock;
+  const paths = vaultPaths(options.path);
+  if (resolve(options.out) === resolve(paths.vault)) {
+    throw new VaultError('USAGE', 'The backup file cannot be the vault itself.');
+  }
+  if (!options.force && (await exists(options.out))) {
+    throw new VaultError('VAULT_EXISTS', `${options.out} already exists; pass --force to replace it.`);
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const handle = await openVaultFile(paths.vault);
+    const journalHandle = await openJournalIfPresent(paths.journal);
+    try {
+      const read = await readHeader(sodium, handle, paths.vault);
+      const keyring = unlockKeyring(sodium, read.header, options.key);
+      let state;
+      try {
+        state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle);
+      } catch (err) {
+        if (
+          err instanceof VaultError &&
+          err.code === 'VAULT_CORRUPT' &&
+          attempt < 4 &&
+          (await snapshotMoved(handle, paths.vault))
+        ) {
+          continue;
+        }
+        throw err;
+      }
+      try {
+        const term = keyring.activeTerm;
+        const header: VaultHeader = {
+          ...read.header,
+          snapshot: { sequence: state.sequence, term, written_at: clock.now().toISOString() },
+        };
+        const image = state.sqlite.export();
+        await writeVaultFile(sodium, options.out, header, keyring.fileKey(term), image);
+        const { size } = await stat(options.out);
+        return { sequence: state.sequence, bytes: size };
+      } finally {
+        state.sqlite.close();
+      }
+    } finally {
+      await handle.close();
+      await journalHandle?.close();
+    }
+  }
+  throw new VaultError('VAULT_LOCKED', 'The vault kept changing its snapshot; try the backup again.');
+}
+
+async function snapshotMoved(handle: FileHandle, path: string): Promise<boolean> {
+  try {
+    const [held, current] = await Promise.all([handle.stat(), stat(path)]);
+    return held.ino !== current.ino;
+  } catch {
+    return true;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface RestoreOptions {
+  readonly from: string;
+  readonly path: string;
+  readonly key: KeySource;
+  readonly force?: boolean;
+  readonly clock?: Clock;
+}
+
+/** Verifies a backup completely (key, every chunk, SQLite integrity), then installs it as the vault. */
+export async function restoreVault(options: RestoreOptions): Promise<{ sequence: number }> {
+  const sodium = await loadSodium();
+  const clock = options.clock ?? systemClock;
+  const paths = vaultPaths(options.path);
+  const handle = await openVaultFile(options.from);
+  let header: VaultHeader;
+  try {
+    const read = await readHeader(sodium, handle, options.from);
+    const keyring = unlockKeyring(sodium, read.header, options.key);
+    const image = await readSnapshot(
+      sodium,
+      handle,
+      options.from,
+      read,
+      keyring.fileKey(read.header.snapshot.term),
+    );
+    const SQL = await loadSqlJs();
+    const sqlite = new SQL.Database(image);
+    try {
+      const check = sqlite.exec('PRAGMA integrity_check');
+      if (check[0]?.values[0]?.[0] !== 'ok')
+        throw new VaultError('VAULT_CORRUPT', 'The backup fails SQLite integrity checks.');
+    } finally {
+      sqlite.close();
+    }
+    header = read.header;
+  } finally {
+    await handle.close();
+  }
+  if (!options.force && (await vaultExists(paths.vault))) {
+    throw new VaultError(
+      'VAULT_EXISTS',
+      `A vault already exists at ${paths.vault}; pass --force to replace it.`,
+    );
+  }
+  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  const lock = await acquireLock(paths.lock, clock.now());
+  try {
+    // The old journal belongs to the vault being replaced: remove it before the new file lands.
+    await unlink(paths.journal).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    await syncDirectory(paths.dir);
+    await copyAtomically(options.from, paths.vault);
+    await createJournalFile(sodium, paths.journal, {
+      vaultId: header.vault_id,
+      baseSequence: header.snapshot.sequence,
+      term: header.snapshot.term,
+    });
+  } finally {
+    await lock.release();
+  }
+  return { sequence: header.snapshot.sequence };
+}
+
+async function copyAtomically(from: string, to: string): Promise<void> {
+  const source = await open(from, 'r');
+  try {
+    await writeFileAtomically(to, async (target) => {
+      const { size } = await source.stat();
+      const chunk = Buffer.alloc(4 * 1024 * 1024);
+      for (let position = 0; position < size;) {
+        const { bytesRead } = await source.read(chunk, 0, chunk.length, position);
+        if (bytesRead === 0) break;
+        await writeFully(target, chunk.subarray(0, bytesRead), position);
+        position += bytesRead;
+      }
+    });
+  } finally {
+    await source.close();
+  }
+}
+
+export interface RekeyOptions {
+  readonly path: string;
+  readonly key: KeySource;
+  readonly newKey: KeySource;
+  readonly kdf?: KdfLimits;
+  readonly clock?: Clock;
+}
+
+/** Changes the root key: the keyring is re-wrapped and the header rewritten in one atomic rename. */
+export async function rekeyVault(options: RekeyOptions): Promise<void> {
+  const sodium = await loadSodium();
+  const clock = options.clock ?? systemClock;
+  const paths = vaultPaths(options.path);
+  const probe = await openVaultFile(paths.vault);
+  try {
+    unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key);
+  } finally {
+    await probe.close();
+  }
+  const lock = await acquireLock(paths.lock, clock.now());
+  try {
+    const handle = await openVaultFile(paths.vault);
+    try {
+      const read = await readHeader(sodium, handle, paths.vault);
+      const keyring = unlockKeyring(sodium, read.header, options.key);
+      const kdf = newKdfHeader(sodium, options.newKey, options.kdf);
+      const rootKey = deriveRootKey(sodium, options.newKey, kdf);
+      const header: VaultHeader = {
+        ...read.header,
+        kdf,
+        keyring: Buffer.from(keyring.wrap(rootKey, keyringAad(read.header.vault_id, kdf))).toString('base64'),
+      };
+      await rewriteHeader(sodium, paths.vault, handle, read.bodyOffset, header);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+
+/** How the root key is supplied. */
+export type KeySource =
+  | { readonly kind: 'passphrase'; readonly passphrase: string }
+  /** 32 raw bytes, from a key file or SVC_VAULT_KEY (base64). */
+  | { readonly kind: 'key'; readonly key: Uint8Array };
+
+/** Argon2id cost. Defaults to libsodium's MODERATE; tests may pass INTERACTIVE-sized limits. */
+export interface KdfLimits {
+  readonly opsLimit: number;
+  readonly memLimit: number;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface OpenVaultOptions {
+  /** Path of the vault file, e.g. `~/.svc/vault.svc`. The journal and lock live beside it. */
+  readonly path: string;
+  readonly key: KeySource;
+  /** Take a snapshot when the journal grows past this many bytes. Default 64 MiB. */
+  readonly snapshotThresholdBytes?: number;
+  readonly clock?: Clock;
+}
+
+export interface CreateVaultOptions extends OpenVaultOptions {
+  readonly kdf?: KdfLimits;
+}
+
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  readonly startedAt: string;
+  /** Set when a server holds the vault. */
+  readonly url?: string;
+}
+
+/** What `svc vault status` shows: never key material. Readable without the key. */
+export interface VaultStatus {
+  readonly path: string;
+  readonly journalPath: string;
+  readonly vaultId: string;
+  readonly createdAt: string;
+  readonly formatVersion: number;
+  readonly keySource: 'passphrase' | 'key';
+  readonly keyTerms: readonly number[];
+  readonly snapshotBytes: number;
+  readonly snapshotSequence: number;
+  readonly snapshotWrittenAt: string;
+  readonly journalBytes: number;
+  /** Complete records in the journal (commits since the snapshot). */
+  readonly journalRecords: number;
+  readonly lockHolder: LockHolder | null;
+}
+
+/**
+ * An open, unlocked vault held by this process. Reads go through `db`; every write goes through
+ * `transaction`, which is the only way to change the database and the only thing the journal sees.
+ */
+export interface VaultHandle {
+  readonly path: string;
+  readonly id: string;
+  readonly clock: Clock;
+  /** Read-only query builder: a write statement outside `transaction` throws. */
+  readonly db: Kysely<Database>;
+  /**
+   * Runs `fn` in one database transaction. Resolves after the commit is durable (journal fsynced);
+   * if `fn` throws, nothing is written and the error is rethrown.
+   */
+  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Writes a snapshot now and resets the journal. */
+  compact(): Promise<void>;
+  status(): Promise<VaultStatus>;
+  /** Records the URL of the server holding the vault in the lock file. */
+  setLockUrl(url: string | undefined): Promise<void>;
+  /** Keyed BLAKE2b of an API key (for lookup); the key itself is never stored. */
+  hashApiKey(apiKey: string): Uint8Array;
+  /** Snapshot on clean close (unless `snapshot: false`), release the lock. */
+  close(options?: { snapshot?: boolean }): Promise<void>;
+}
