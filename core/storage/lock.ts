@@ -93,6 +93,8 @@ function makeLock(lockPath: string, get: () => LockHolder, set: (h: LockHolder) 
       return get();
     },
     async setUrl(url) {
+      // After release the file may already belong to another process: never write it again.
+      if (released) throw new VaultError('VAULT_CLOSED', 'The vault lock was released.');
       const { url: _old, ...rest } = get();
       const next: LockHolder = url ? { ...rest, url } : rest;
       await writeFileAtomically(lockPath, (h) => h.writeFile(JSON.stringify(next)));

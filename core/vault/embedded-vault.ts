@@ -119,6 +119,7 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   async setLockUrl(url: string | undefined): Promise<void> {
+    if (this.closed) throw new VaultError('VAULT_CLOSED', 'The vault is closed.');
     await this.parts.lock.setUrl(url);
   }
 

@@ -14,6 +14,7 @@ import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
 import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from './embedded-vault.ts';
 import { loadState, openJournalIfPresent, unlockKeyring } from './load.ts';
+import type { RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { vaultExists } from './status.ts';
 import type { CreateVaultOptions, OpenVaultOptions } from './types.ts';
@@ -29,9 +30,10 @@ export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVaul
   const paths = vaultPaths(options.path);
 
   // The key is checked first, without the lock, so a wrong key leaves no trace on disk.
+  const memo: RootKeyMemo = {};
   const probe = await openVaultFile(paths.vault);
   try {
-    unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key);
+    unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key, memo);
   } finally {
     await probe.close();
   }
@@ -46,7 +48,7 @@ export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVaul
     let keyring;
     try {
       read = await readHeader(sodium, handle, paths.vault);
-      keyring = unlockKeyring(sodium, read.header, options.key);
+      keyring = unlockKeyring(sodium, read.header, options.key, memo);
       state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle);
     } finally {
       await handle.close();

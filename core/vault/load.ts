@@ -14,9 +14,26 @@ import type { HeaderRead, VaultHeader } from '../storage/vault-file.ts';
 import { loadSqlJs } from './sqljs.ts';
 import type { KeySource } from './types.ts';
 
-/** Derives the root key and unwraps the keyring; a wrong key or passphrase gives one clear error. */
-export function unlockKeyring(sodium: Sodium, header: VaultHeader, key: KeySource): Keyring {
-  const rootKey = deriveRootKey(sodium, key, header.kdf);
+/**
+ * Derives the root key and unwraps the keyring; a wrong key or passphrase gives one clear error.
+ * Argon2id takes about a second, so a caller that reads the header twice (before and under the
+ * lock) passes a `memo` to derive only once per KDF header.
+ */
+export function unlockKeyring(
+  sodium: Sodium,
+  header: VaultHeader,
+  key: KeySource,
+  memo?: RootKeyMemo,
+): Keyring {
+  const kdfText = JSON.stringify(header.kdf);
+  let rootKey = memo && memo.kdf === kdfText ? memo.rootKey : undefined;
+  if (!rootKey) {
+    rootKey = deriveRootKey(sodium, key, header.kdf);
+    if (memo) {
+      memo.kdf = kdfText;
+      memo.rootKey = rootKey;
+    }
+  }
   const keyring = Keyring.unwrap(
     sodium,
     rootKey,
@@ -25,6 +42,11 @@ export function unlockKeyring(sodium: Sodium, header: VaultHeader, key: KeySourc
   );
   if (!keyring) throw new VaultError('VAULT_WRONG_KEY');
   return keyring;
+}
+
+export interface RootKeyMemo {
+  kdf?: string;
+  rootKey?: Uint8Array;
 }
 
 export async function openJournalIfPresent(path: string): Promise<FileHandle | null> {

@@ -19,6 +19,7 @@ import {
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
 import { loadState, openJournalIfPresent, unlockKeyring } from './load.ts';
+import type { RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { vaultExists } from './status.ts';
 import type { Clock, KdfLimits, KeySource } from './types.ts';
@@ -47,12 +48,13 @@ export async function backupVault(options: BackupOptions): Promise<{ sequence: n
   if (!options.force && (await exists(options.out))) {
     throw new VaultError('VAULT_EXISTS', `${options.out} already exists; pass --force to replace it.`);
   }
+  const memo: RootKeyMemo = {};
   for (let attempt = 0; attempt < 5; attempt++) {
     const handle = await openVaultFile(paths.vault);
     const journalHandle = await openJournalIfPresent(paths.journal);
     try {
       const read = await readHeader(sodium, handle, paths.vault);
-      const keyring = unlockKeyring(sodium, read.header, options.key);
+      const keyring = unlockKeyring(sodium, read.header, options.key, memo);
       let state;
       try {
         state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle);
@@ -119,11 +121,12 @@ export async function restoreVault(options: RestoreOptions): Promise<{ sequence:
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const paths = vaultPaths(options.path);
+  const memo: RootKeyMemo = {};
   const handle = await openVaultFile(options.from);
   let header: VaultHeader;
   try {
     const read = await readHeader(sodium, handle, options.from);
-    const keyring = unlockKeyring(sodium, read.header, options.key);
+    const keyring = unlockKeyring(sodium, read.header, options.key, memo);
     const image = await readSnapshot(
       sodium,
       handle,
@@ -201,9 +204,10 @@ export async function rekeyVault(options: RekeyOptions): Promise<void> {
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const paths = vaultPaths(options.path);
+  const memo: RootKeyMemo = {};
   const probe = await openVaultFile(paths.vault);
   try {
-    unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key);
+    unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key, memo);
   } finally {
     await probe.close();
   }
@@ -212,7 +216,7 @@ export async function rekeyVault(options: RekeyOptions): Promise<void> {
     const handle = await openVaultFile(paths.vault);
     try {
       const read = await readHeader(sodium, handle, paths.vault);
-      const keyring = unlockKeyring(sodium, read.header, options.key);
+      const keyring = unlockKeyring(sodium, read.header, options.key, memo);
       const kdf = newKdfHeader(sodium, options.newKey, options.kdf);
       const rootKey = deriveRootKey(sodium, options.newKey, kdf);
       const header: VaultHeader = {

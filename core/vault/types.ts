@@ -74,6 +74,8 @@ export interface VaultHandle {
   /** Writes a snapshot now and resets the journal. */
   compact(): Promise<void>;
   status(): Promise<VaultStatus>;
+  /** Number of the last committed transaction: a monotonic, cheap commit counter. */
+  readonly sequence: number;
   /** Records the URL of the server holding the vault in the lock file. */
   setLockUrl(url: string | undefined): Promise<void>;
   /** Keyed BLAKE2b of an API key (for lookup); the key itself is never stored. */

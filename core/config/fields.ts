@@ -1,0 +1,208 @@
+import os from 'node:os';
+import path from 'node:path';
+import { VaultError } from '../errors/catalogue.ts';
+
+/**
+ * The settings of svc vault and how each is parsed. One table drives flags, environment variables and
+ * the config file, so a value is validated the same way wherever it comes from.
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface SvcConfig {
+  /** Folder holding the vault, its key file and config.json. */
+  readonly home: string;
+  readonly vaultPath: string;
+  readonly keyFile: string;
+  readonly host: string;
+  /** 0 asks the OS for any free port. */
+  readonly port: number;
+  /** Permits binding to a non-loopback address. */
+  readonly allowRemote: boolean;
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number;
+  /** Journal size that triggers a snapshot, in bytes. */
+  readonly snapshotThresholdBytes: number;
+  readonly logLevel: LogLevel;
+}
+
+export type ConfigKey = keyof SvcConfig;
+
+/** Flags carry already-typed values (the CLI parses them with the same parsers as below). */
+export type ConfigFlags = { -readonly [K in ConfigKey]?: SvcConfig[K] } & {
+  /** `--config`: explicit config file. */
+  config?: string;
+};
+
+export const ENV_NAMES = {
+  home: 'SVC_HOME',
+  vaultPath: 'SVC_VAULT_PATH',
+  keyFile: 'SVC_KEY_FILE',
+  host: 'SVC_HOST',
+  port: 'SVC_PORT',
+  allowRemote: 'SVC_ALLOW_REMOTE',
+  bodyLimit: 'SVC_BODY_LIMIT',
+  snapshotThresholdBytes: 'SVC_SNAPSHOT_THRESHOLD',
+  logLevel: 'SVC_LOG_LEVEL',
+} as const satisfies Record<ConfigKey, string>;
+
+export const CONFIG_ENV = 'SVC_CONFIG';
+
+/** Stable display order (also the order of `svc config`). */
+export const CONFIG_KEYS: readonly ConfigKey[] = [
+  'home',
+  'vaultPath',
+  'keyFile',
+  'host',
+  'port',
+  'allowRemote',
+  'bodyLimit',
+  'snapshotThresholdBytes',
+  'logLevel',
+];
+
+const MIB = 1024 * 1024;
+
+/** Defaults that do not depend on another setting (paths derive from `home`). */
+export const FIXED_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  allowRemote: false,
+  bodyLimit: MIB,
+  snapshotThresholdBytes: 64 * MIB,
+  logLevel: 'info',
+} as const satisfies Partial<SvcConfig>;
+
+export function defaultHome(): string {
+  return path.join(os.homedir(), '.svc');
+}
+
+function invalid(where: string, message: string): VaultError {
+  return new VaultError('CONFIG_INVALID', `${where}: ${message}`);
+}
+
+/** A leading `~` means the user's home folder, also in env vars and config.json where no shell expands it. */
+export function expandPath(value: string, baseDir: string): string {
+  const expanded =
+    value === '~' ? os.homedir() : value.startsWith('~/') ? path.join(os.homedir(), value.slice(2)) : value;
+  return path.resolve(baseDir, expanded);
+}
+
+function parseInteger(text: string, where: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text.trim())) throw invalid(where, `expected a whole number, got "${text}"`);
+  const value = Number(text.trim());
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalid(where, `must be between ${min} and ${max}, got ${text.trim()}`);
+  }
+  return value;
+}
+
+function checkInteger(value: number, where: string, min: number, max: number): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalid(where, `must be a whole number between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}
+
+function parseBoolean(text: string, where: string): boolean {
+  const normalised = text.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalised)) return true;
+  if (['0', 'false', 'no', 'off'].includes(normalised)) return false;
+  throw invalid(where, `expected true or false, got "${text}"`);
+}
+
+function checkLogLevel(text: string, where: string): LogLevel {
+  const found = LOG_LEVELS.find((level) => level === text.trim().toLowerCase());
+  if (found === undefined) throw invalid(where, `expected one of ${LOG_LEVELS.join(', ')}, got "${text}"`);
+  return found;
+}
+
+function checkHost(text: string, where: string): string {
+  const host = text.trim();
+  if (host === '' || /[\s/]/.test(host))
+    throw invalid(where, `expected a host name or IP address, got "${text}"`);
+  return host;
+}
+
+const MAX_PORT = 65535;
+const MAX_BYTES = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Parses a setting given as text (a flag or an environment variable). `where` names the origin in
+ * error messages, e.g. "SVC_PORT" or "--port"; relative paths resolve against `baseDir`.
+ */
+export function parseSetting<K extends ConfigKey>(
+  key: K,
+  text: string,
+  where: string,
+  baseDir: string,
+): SvcConfig[K] {
+  return parseAny(key, text, where, baseDir) as SvcConfig[K];
+}
+
+function parseAny(key: ConfigKey, text: string, where: string, baseDir: string): SvcConfig[ConfigKey] {
+  switch (key) {
+    case 'home':
+    case 'vaultPath':
+    case 'keyFile':
+      if (text.trim() === '') throw invalid(where, 'expected a path, got an empty value');
+      return expandPath(text, baseDir);
+    case 'host':
+      return checkHost(text, where);
+    case 'port':
+      return parseInteger(text, where, 0, MAX_PORT);
+    case 'allowRemote':
+      return parseBoolean(text, where);
+    case 'bodyLimit':
+    case 'snapshotThresholdBytes':
+      return parseInteger(text, where, 1, MAX_BYTES);
+    case 'logLevel':
+      return checkLogLevel(text, where);
+  }
+}
+
+/**
+ * Checks a value read from config.json, where JSON already gives numbers and booleans: a string for
+ * `port` is a type error there, not something to coerce.
+ */
+export function checkFileSetting(
+  key: ConfigKey,
+  value: unknown,
+  where: string,
+  baseDir: string,
+): SvcConfig[ConfigKey] {
+  const expect = (type: 'string' | 'number' | 'boolean'): void => {
+    if (typeof value !== type) throw invalid(where, `expected a ${type}, got ${describe(value)}`);
+  };
+  switch (key) {
+    case 'home':
+    case 'vaultPath':
+    case 'keyFile':
+    case 'host':
+    case 'logLevel':
+      expect('string');
+      return parseAny(key, value as string, where, baseDir);
+    case 'port':
+      expect('number');
+      return checkInteger(value as number, where, 0, MAX_PORT);
+    case 'bodyLimit':
+    case 'snapshotThresholdBytes':
+      expect('number');
+      return checkInteger(value as number, where, 1, MAX_BYTES);
+    case 'allowRemote':
+      expect('boolean');
+      return value as boolean;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string "${value}"`;
+  return `a ${typeof value}`;
+}
+
+export function isConfigKey(key: string): key is ConfigKey {
+  return (CONFIG_KEYS as readonly string[]).includes(key);
+}

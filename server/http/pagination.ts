@@ -1,0 +1,79 @@
+import { Type, type Static, type TObject, type TInteger, type TSchema } from 'typebox';
+
+/**
+ * Offset pagination as in behaviour-reference §2.1: `?page=1&size=20`, answered with
+ * `{ pagination: { total_items, page_number, page_size, total_pages }, data: [...] }`.
+ */
+
+/** int32, as the reference API declares; also keeps `(page - 1) * size` an exact integer. */
+const MAX_PAGE = 2_147_483_647;
+
+export interface PageQueryOptions {
+  /** Default 20. */
+  readonly defaultSize?: number;
+  /** Default 100 (members 50, logs 10000). */
+  readonly maxSize?: number;
+}
+
+export type PageQuerySchema = TObject<{ page: TInteger; size: TInteger }>;
+
+/**
+ * Query schema of a list endpoint. To add filters, spread its properties:
+ * `Type.Object({ ...pageQuery().properties, name: Type.Optional(Type.String()) })`.
+ */
+export function pageQuery({ defaultSize = 20, maxSize = 100 }: PageQueryOptions = {}): PageQuerySchema {
+  if (!Number.isInteger(maxSize) || maxSize < 1 || defaultSize < 1 || defaultSize > maxSize) {
+    throw new RangeError(`page size default ${defaultSize} must lie in 1..${maxSize}`);
+  }
+  return Type.Object({
+    page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1.' }),
+    size: Type.Integer({
+      minimum: 1,
+      maximum: maxSize,
+      default: defaultSize,
+      description: `Items per page, 1 to ${maxSize}.`,
+    }),
+  });
+}
+
+export interface PageRequest {
+  readonly page: number;
+  readonly size: number;
+}
+
+export const PaginationSchema = Type.Object({
+  total_items: Type.Integer({ minimum: 0 }),
+  page_number: Type.Integer({ minimum: 1 }),
+  page_size: Type.Integer({ minimum: 1 }),
+  total_pages: Type.Integer({ minimum: 0 }),
+});
+
+export type Pagination = Static<typeof PaginationSchema>;
+
+/** Response schema of a list endpoint whose items match `item`. */
+export function paginated<Item extends TSchema>(item: Item) {
+  return Type.Object({ pagination: PaginationSchema, data: Type.Array(item) });
+}
+
+export interface Page<T> {
+  pagination: Pagination;
+  data: T[];
+}
+
+/** Builds the envelope for one page of `items` out of `total` matching items. */
+export function paginate<T>(items: T[], total: number, page: number, size: number): Page<T> {
+  return {
+    pagination: {
+      total_items: total,
+      page_number: page,
+      page_size: size,
+      total_pages: Math.ceil(total / size),
+    },
+    data: items,
+  };
+}
+
+/** SQL window of a page: `LIMIT limit OFFSET offset`. */
+export function pageWindow({ page, size }: PageRequest): { offset: number; limit: number } {
+  return { offset: (page - 1) * size, limit: size };
+}

@@ -1,0 +1,120 @@
+import { BlockList, isIP, type AddressInfo } from 'node:net';
+import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
+import type { VaultHandle } from '../core/vault/types.ts';
+import { buildServer, type ServerOptions } from './app.ts';
+import type { VaultServer } from './types.ts';
+
+export interface StartServerOptions extends ServerOptions {
+  /** Address to bind, e.g. `127.0.0.1`, `::1`, `localhost`, `0.0.0.0`. */
+  readonly host: string;
+  /** 0 picks any free port; `url` then shows the real one. */
+  readonly port: number;
+  /** Needed to bind anything but loopback: the API would then be reachable from other machines. */
+  readonly allowRemote?: boolean;
+}
+
+export interface RunningServer {
+  /** Where local clients reach the server, e.g. `http://127.0.0.1:54321`. Also recorded in the vault lock. */
+  readonly url: string;
+  readonly app: VaultServer;
+  /** Things the operator should hear about (the CLI prints them). */
+  readonly warnings: string[];
+  /** Stops listening and clears the lock URL; the vault stays open (its owner closes it). Idempotent. */
+  close(): Promise<void>;
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** Loopback means 127.0.0.0/8, ::1 (IPv4-mapped forms included) or `localhost`; any other name may resolve anywhere. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (bare === 'localhost') return true;
+  const family = isIP(bare);
+  if (family === 4) return loopback.check(bare, 'ipv4');
+  if (family === 6) return loopback.check(bare, 'ipv6');
+  return false;
+}
+
+export async function startServer(vault: VaultHandle, options: StartServerOptions): Promise<RunningServer> {
+  const { host, port, allowRemote = false, ...serverOptions } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new VaultError('USAGE', `Port must be an integer from 0 to 65535, not ${String(port)}.`);
+  }
+  const warnings: string[] = [];
+  if (!isLoopbackHost(host)) {
+    if (!allowRemote) {
+      throw new VaultError(
+        'USAGE',
+        `Refusing to listen on ${host}: only loopback addresses (127.0.0.1, ::1, localhost) are allowed ` +
+          'unless remote access is allowed explicitly (--allow-remote / SVC_ALLOW_REMOTE).',
+      );
+    }
+    warnings.push(
+      `Listening on ${host}: the API is reachable from other machines over plain HTTP. ` +
+        'Put it behind a TLS-terminating proxy and a firewall.',
+    );
+  }
+
+  const app = await buildServer(vault, serverOptions);
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    await app.close();
+    throw listenError(error, host, port);
+  }
+  const url = urlOf(app.server.address() as AddressInfo);
+  try {
+    await vault.setLockUrl(url);
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      try {
+        await clearLockUrl(vault);
+      } finally {
+        await app.close();
+      }
+    })());
+  return { url, app, warnings, close };
+}
+
+/**
+ * A wildcard bind is reached locally through loopback, and the URL is what local clients (the CLI
+ * finding a running server through the lock file) use.
+ */
+function urlOf(address: AddressInfo): string {
+  if (address.family === 'IPv6') {
+    const ip = address.address === '::' ? '::1' : address.address;
+    return `http://[${ip}]:${address.port}`;
+  }
+  const ip = address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  return `http://${ip}:${address.port}`;
+}
+
+async function clearLockUrl(vault: VaultHandle): Promise<void> {
+  try {
+    await vault.setLockUrl(undefined);
+  } catch (error) {
+    // The owner may close the vault first; the lock, and its URL, went with it.
+    if (!isVaultError(error, 'VAULT_CLOSED')) throw error;
+  }
+}
+
+const LISTEN_FAILURES: Readonly<Record<string, (host: string, port: number) => string>> = {
+  EADDRINUSE: (host, port) => `Port ${port} on ${host} is already in use.`,
+  EACCES: (host, port) => `Not permitted to listen on ${host} port ${port}.`,
+  EADDRNOTAVAIL: (host) => `Address ${host} does not belong to this machine.`,
+  ENOTFOUND: (host) => `Host name ${host} does not resolve.`,
+};
+
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = code === undefined ? undefined : LISTEN_FAILURES[code];
+  return message === undefined ? error : new VaultError('USAGE', message(host, port), { cause: error });
+}

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Type } from 'typebox';
+import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { pageQuery, paginated } from './http/pagination.ts';
+
+interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
+  components: { schemas: Record<string, unknown> };
+}
+
+let server: TestServer;
+
+beforeEach(async () => {
+  server = await createTestServer({
+    version: '1.2.3',
+    routes: (app) => {
+      app.get(
+        '/widgets',
+        {
+          schema: {
+            querystring: pageQuery(),
+            response: { 200: paginated(Type.Object({ id: Type.String() })) },
+          },
+        },
+        async () => ({
+          pagination: { total_items: 0, page_number: 1, page_size: 20, total_pages: 0 },
+          data: [],
+        }),
+      );
+      app.post('/widgets/:id', { schema: { params: Type.Object({ id: Type.String() }) } }, async () => ({}));
+    },
+  });
+});
+
+afterEach(async () => {
+  await server.dispose();
+});
+
+async function fetchDocument(): Promise<OpenApiDocument> {
+  const response = await server.app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  return response.json() as OpenApiDocument;
+}
+
+describe('GET /openapi.json', () => {
+  it('describes the API, including routes registered after buildServer', async () => {
+    const document = await fetchDocument();
+    expect(document.openapi).toMatch(/^3\./);
+    expect(document.info).toEqual({ title: 'svc vault API', version: '1.2.3' });
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/healthz', '/widgets', '/widgets/{id}']),
+    );
+    expect(document.paths['/openapi.json']).toBeUndefined();
+  });
+
+  it('declares problem+json error responses with a shared Problem component', async () => {
+    const document = await fetchDocument();
+    expect(document.components.schemas.Problem).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['type', 'title', 'status', 'detail', 'code']),
+    });
+    for (const path of ['/healthz', '/widgets']) {
+      const responses = document.paths[path]?.get?.responses ?? {};
+      for (const status of ['4XX', '5XX']) {
+        expect(responses[status]?.content?.['application/problem+json']?.schema).toEqual({
+          $ref: '#/components/schemas/Problem',
+        });
+      }
+    }
+  });
+
+  it('documents the pagination parameters', async () => {
+    const document = await fetchDocument();
+    const operation = document.paths['/widgets']?.get as unknown as {
+      parameters: Array<{ name: string; in: string; schema: Record<string, unknown> }>;
+    };
+    const size = operation.parameters.find((p) => p.name === 'size');
+    expect(size).toMatchObject({ in: 'query', schema: { minimum: 1, maximum: 100, default: 20 } });
+  });
+});

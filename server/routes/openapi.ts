@@ -1,0 +1,48 @@
+import swagger from '@fastify/swagger';
+import type { RouteOptions } from 'fastify';
+import { Type } from 'typebox';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_SCHEMA_ID, ProblemSchema } from '../http/problem.ts';
+import type { VaultServer } from '../types.ts';
+
+export interface OpenApiOptions {
+  readonly version: string;
+}
+
+const problemResponse = {
+  description: 'Problem details (RFC 7807).',
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: Type.Ref(PROBLEM_SCHEMA_ID) } },
+};
+
+/**
+ * Every route can fail with a problem, so each gets 4xx/5xx problem responses unless it declares
+ * its own. They are real response schemas, not only documentation: problem bodies are then
+ * serialized by schema, which also drops any stray property an error might carry.
+ */
+function declareProblemResponses(route: RouteOptions): void {
+  const schema = route.schema ?? {};
+  if ((schema as { hide?: boolean }).hide === true) return;
+  const declared = (schema.response ?? {}) as Record<string, unknown>;
+  route.schema = { ...schema, response: { '4xx': problemResponse, '5xx': problemResponse, ...declared } };
+}
+
+/**
+ * Registers the shared problem schema, the OpenAPI generator and `GET /openapi.json`. Must run
+ * before any route is added: the generator and the problem responses hook see only later routes.
+ */
+export async function registerOpenApi(app: VaultServer, { version }: OpenApiOptions): Promise<void> {
+  app.addSchema(ProblemSchema);
+  // Added before the generator so that it reads the routes' schemas after this hook amended them.
+  app.addHook('onRoute', declareProblemResponses);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'svc vault API', version },
+    },
+    // Name shared schemas by their `$id` (`Problem`) rather than `def-0`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
