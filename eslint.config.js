@@ -27,7 +27,9 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -37,9 +39,15 @@ export default tseslint.config(
     files: ['core/**/*.ts'],
     ignores: ['core/**/*.test.ts'],
     rules: {
-      ...forbid(['server', 'cli', 'desktop', 'bench', 'e2e'], [
-        { group: ['fastify', '@fastify/*', 'commander', '@inquirer/*'], message: 'core stays free of HTTP and CLI frameworks.' },
-      ]),
+      ...forbid(
+        ['server', 'cli', 'desktop', 'bench', 'e2e'],
+        [
+          {
+            group: ['fastify', '@fastify/*', 'commander', '@inquirer/*'],
+            message: 'core stays free of HTTP and CLI frameworks.',
+          },
+        ],
+      ),
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
@@ -48,9 +56,10 @@ export default tseslint.config(
   { files: ['desktop/main/**/*.ts'], rules: forbid(['cli', 'desktop/renderer', 'bench', 'e2e']) },
   {
     files: ['desktop/renderer/**/*.{ts,tsx}'],
-    rules: forbid(['core', 'server', 'cli', 'desktop/main', 'bench', 'e2e'], [
-      { group: ['node:*'], message: 'The renderer talks HTTP only; Node built-ins are not available.' },
-    ]),
+    rules: forbid(
+      ['core', 'server', 'cli', 'desktop/main', 'bench', 'e2e'],
+      [{ group: ['node:*'], message: 'The renderer talks HTTP only; Node built-ins are not available.' }],
+    ),
   },
   { files: ['cli/bin/*.js'], languageOptions: { globals: { process: 'readonly' } } },
 );

@@ -98,10 +98,12 @@ describe('resolveKeySource', () => {
     const fileKey = await loadOrCreateKeyFile(explicit);
     const env = { SVC_VAULT_KEY: keyB64() };
     expect((await resolveWith(env, {}, input(), {}, { keyFile: explicit })).key).toEqual(fileKey.key);
-    expect((await resolveWith(env, { passphraseStdin: true }, input({ stdin: 'piped pass\n' }))).key).toEqual({
-      kind: 'passphrase',
-      passphrase: 'piped pass',
-    });
+    expect((await resolveWith(env, { passphraseStdin: true }, input({ stdin: 'piped pass\n' }))).key).toEqual(
+      {
+        kind: 'passphrase',
+        passphrase: 'piped pass',
+      },
+    );
     const person = input({ interactive: true, answers: ['typed pass'] });
     expect((await resolveWith(env, { passphrase: true }, person)).key).toEqual({
       kind: 'passphrase',
@@ -127,7 +129,9 @@ describe('resolveKeySource', () => {
   });
 
   it('a missing --key-file is an error, not a fall-through', async () => {
-    const error = await failure(resolveWith({ SVC_VAULT_KEY: keyB64() }, {}, input(), {}, { keyFile: 'gone.key' }));
+    const error = await failure(
+      resolveWith({ SVC_VAULT_KEY: keyB64() }, {}, input(), {}, { keyFile: 'gone.key' }),
+    );
     expect(error.message).toContain(path.join(dir, 'gone.key'));
   });
 
@@ -141,7 +145,9 @@ describe('resolveKeySource', () => {
 
     it('breaks a tie between SVC_VAULT_KEY and SVC_VAULT_PASSPHRASE', async () => {
       const env = { SVC_VAULT_KEY: keyB64(), SVC_VAULT_PASSPHRASE: 'pp' };
-      expect((await resolveWith(env, {}, input(), { expectedKind: 'passphrase' })).key.kind).toBe('passphrase');
+      expect((await resolveWith(env, {}, input(), { expectedKind: 'passphrase' })).key.kind).toBe(
+        'passphrase',
+      );
       expect((await resolveWith(env, {}, input(), { expectedKind: 'key' })).key.kind).toBe('key');
       expect((await resolveWith(env)).key.kind).toBe('key');
     });
@@ -163,7 +169,9 @@ describe('resolveKeySource', () => {
 describe('resolveNewPassphrase', () => {
   it('asks twice on a terminal and refuses a mismatch', async () => {
     const person = input({ interactive: true, answers: ['long enough 1', 'long enough 2'] });
-    const error = await failure(resolveNewPassphrase({ env: {}, envName: 'SVC_VAULT_PASSPHRASE', input: person }));
+    const error = await failure(
+      resolveNewPassphrase({ env: {}, envName: 'SVC_VAULT_PASSPHRASE', input: person }),
+    );
     expect(error.code).toBe('USAGE');
     expect(person.asked).toHaveLength(2);
     const ok = input({ interactive: true, answers: ['long enough', 'long enough'] });

@@ -56,7 +56,12 @@ describe('resolveConfig', () => {
   });
 
   it('applies flags > env > file > defaults, field by field', async () => {
-    await writeConfig(path.join(home, 'config.json'), { port: 9000, host: '::1', logLevel: 'debug', bodyLimit: 10 });
+    await writeConfig(path.join(home, 'config.json'), {
+      port: 9000,
+      host: '::1',
+      logLevel: 'debug',
+      bodyLimit: 10,
+    });
     const { config, sources, configFile } = await resolveConfig({
       env: { SVC_HOME: home, SVC_PORT: '9001', SVC_LOG_LEVEL: 'warn' },
       flags: { port: 9002 },
@@ -82,7 +87,12 @@ describe('resolveConfig', () => {
       },
       cwd: dir,
     });
-    expect(config).toMatchObject({ port: 0, allowRemote: true, bodyLimit: 2048, snapshotThresholdBytes: 4096 });
+    expect(config).toMatchObject({
+      port: 0,
+      allowRemote: true,
+      bodyLimit: 2048,
+      snapshotThresholdBytes: 4096,
+    });
     expect(sources.host).toBe('default');
   });
 
@@ -151,7 +161,9 @@ describe('resolveConfig', () => {
 
   it('rejects a config file that is not a JSON object', async () => {
     await writeFile(path.join(home, 'config.json'), '{ port: 1 }');
-    expect((await configError(resolveConfig({ env: { SVC_HOME: home }, cwd: dir }))).message).toMatch(/not valid JSON/);
+    expect((await configError(resolveConfig({ env: { SVC_HOME: home }, cwd: dir }))).message).toMatch(
+      /not valid JSON/,
+    );
     await writeFile(path.join(home, 'config.json'), '[1]');
     expect((await configError(resolveConfig({ env: { SVC_HOME: home }, cwd: dir }))).message).toMatch(
       /expected a JSON object/,
@@ -161,7 +173,9 @@ describe('resolveConfig', () => {
   it('ignores a missing default config file but not a missing explicit one', async () => {
     const { configFile } = await resolveConfig({ env: { SVC_HOME: home }, cwd: dir });
     expect(configFile.loaded).toBe(false);
-    const error = await configError(resolveConfig({ env: { SVC_CONFIG: path.join(dir, 'nope.json') }, cwd: dir }));
+    const error = await configError(
+      resolveConfig({ env: { SVC_CONFIG: path.join(dir, 'nope.json') }, cwd: dir }),
+    );
     expect(error.message).toMatch(/nope\.json: file not found/);
   });
 

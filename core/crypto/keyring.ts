@@ -3,6 +3,16 @@ import { VaultError } from '../errors/catalogue.ts';
 import { KEY_BYTES, open, seal } from './aead.ts';
 import type { Sodium } from './sodium.ts';
 
+/** What a keyed lookup hash is for; each purpose has its own key. */
+export type LookupPurpose = 'api-key' | 'session' | 'invitation' | 'audit';
+
+const LOOKUP_CONTEXT: Record<LookupPurpose, string> = {
+  'api-key': 'svcapik_',
+  session: 'svcsess_',
+  invitation: 'svcinvt_',
+  audit: 'svcaudt_',
+};
+
 interface KeyringTerm {
   readonly term: number;
   readonly key: string;
@@ -78,8 +88,22 @@ export class Keyring {
     return this.subkey(term, 'wrap');
   }
 
-  get lookupKey(): Uint8Array {
-    return new Uint8Array(Buffer.from(this.data.lookup_key, 'base64'));
+  /**
+   * Key for one kind of lookup hash or MAC. Derived from the keyring's stable lookup key, so hashes
+   * stored in the database stay valid when data-key terms rotate.
+   */
+  lookupKey(purpose: LookupPurpose): Uint8Array {
+    const cacheKey = `lookup:${purpose}`;
+    const cached = this.derived.get(cacheKey);
+    if (cached) return cached;
+    const key = this.sodium.crypto_kdf_derive_from_key(
+      KEY_BYTES,
+      1,
+      LOOKUP_CONTEXT[purpose],
+      new Uint8Array(Buffer.from(this.data.lookup_key, 'base64')),
+    );
+    this.derived.set(cacheKey, key);
+    return key;
   }
 
   private subkey(term: number, purpose: keyof typeof CONTEXT): Uint8Array {

@@ -58,6 +58,71 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 2,
+    name: 'identity-and-audit',
+    async up(db) {
+      await db.schema.alterTable('tenants').addColumn('owner_id', 'text').execute();
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('first_name', 'text')
+        .addColumn('last_name', 'text')
+        .addColumn('password_hash', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('modified_at', 'text')
+        .execute();
+      await db.schema
+        .createTable('members')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addColumn('modified_at', 'text')
+        .addColumn('modified_by', 'text')
+        .addUniqueConstraint('members_tenant_user', ['tenant_id', 'user_id'])
+        .execute();
+      await db.schema.createIndex('members_user').on('members').column('user_id').execute();
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('token_hash', 'blob', (c) => c.notNull().unique())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('audit_logs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('actor_id', 'text')
+        .addColumn('actor_type', 'text')
+        .addColumn('entity_type', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('prev_hash', 'blob', (c) => c.notNull())
+        .addColumn('hash', 'blob', (c) => c.notNull())
+        .addUniqueConstraint('audit_logs_tenant_seq', ['tenant_id', 'seq'])
+        .execute();
+      await db.schema
+        .createIndex('audit_logs_tenant_created')
+        .on('audit_logs')
+        .columns(['tenant_id', 'created_at'])
+        .execute();
+      await db.schema
+        .createTable('audit_heads')
+        .addColumn('tenant_id', 'text', (c) => c.primaryKey())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('hash', 'blob', (c) => c.notNull())
+        .execute();
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

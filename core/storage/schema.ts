@@ -19,6 +19,8 @@ export interface VaultMetaTable {
 
 export interface TenantsTable {
   id: string;
+  /** The user who owns the tenant (null for tenants made by an operator before a user existed). */
+  owner_id: string | null;
   name: string;
   /** JSON object of string → string. */
   settings: string;
@@ -54,12 +56,77 @@ export interface TenantKeysTable {
   created_at: string;
 }
 
+/** People who sign in (tenant owners and members). E-mail is stored lower-cased. */
+export interface UsersTable {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  /** libsodium crypto_pwhash_str (Argon2id) string, or null when no password was set yet. */
+  password_hash: string | null;
+  created_at: string;
+  modified_at: string | null;
+}
+
+export interface MembersTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  /** `OWNER` or `ADMIN`. */
+  role: string;
+  created_at: string;
+  created_by: string | null;
+  modified_at: string | null;
+  modified_by: string | null;
+}
+
+/** Signed-in sessions; only a keyed hash of the bearer token is kept. */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: Uint8Array;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * The audit log. Each tenant's entries form a hash chain: `hash` = keyed BLAKE2b over `prev_hash`
+ * and the entry's fields, `seq` counts from 1 per tenant. No foreign key to tenants: the record of
+ * a tenant's deletion outlives the tenant.
+ */
+export interface AuditLogsTable {
+  id: string;
+  tenant_id: string;
+  seq: number;
+  actor_id: string | null;
+  actor_type: string | null;
+  entity_type: string;
+  entity_id: string;
+  operation: string;
+  message: string;
+  created_at: string;
+  prev_hash: Uint8Array;
+  hash: Uint8Array;
+}
+
+/** The newest link of each tenant's chain, so that removing the last entries is detected too. */
+export interface AuditHeadsTable {
+  tenant_id: string;
+  seq: number;
+  hash: Uint8Array;
+}
+
 export interface Database {
   schema_migrations: SchemaMigrationsTable;
   vault_meta: VaultMetaTable;
   tenants: TenantsTable;
   applications: ApplicationsTable;
   tenant_keys: TenantKeysTable;
+  users: UsersTable;
+  members: MembersTable;
+  sessions: SessionsTable;
+  audit_logs: AuditLogsTable;
+  audit_heads: AuditHeadsTable;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

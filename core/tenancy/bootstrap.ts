@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { VaultError } from '../errors/catalogue.ts';
 import { generateApiKey } from '../crypto/api-key.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { permissionsFor } from './permissions.ts';
+import { permissionsFor } from '../access/permissions.ts';
 
 const EMBEDDED_DEFAULT = 'embedded_default';
 

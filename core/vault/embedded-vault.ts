@@ -3,7 +3,7 @@ import { Kysely, sql } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { VaultError } from '../errors/catalogue.ts';
 import { keyedHash } from '../crypto/keyed-hash.ts';
-import type { Keyring } from '../crypto/keyring.ts';
+import type { Keyring, LookupPurpose } from '../crypto/keyring.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import type { JournalWriter } from '../storage/journal.ts';
 import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
@@ -56,14 +56,12 @@ export class EmbeddedVault implements VaultHandle {
   private closed = false;
   private background: Promise<void> | null = null;
   private backgroundError: unknown = null;
-  private readonly lookupKey: Uint8Array;
 
   constructor(private readonly parts: EmbeddedVaultParts) {
     this.path = parts.paths.vault;
     this.id = parts.header.vault_id;
     this.clock = parts.clock;
     this.header = parts.header;
-    this.lookupKey = parts.keyring.lookupKey;
     this.connection = new SqlJsConnection(parts.sqlite, (sql, params) => this.recordWrite(sql, params));
     this.db = new Kysely<Database>({
       dialect: new SqlJsDialect(
@@ -124,7 +122,11 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   hashApiKey(apiKey: string): Uint8Array {
-    return keyedHash(this.parts.sodium, this.lookupKey, apiKey);
+    return this.keyedHash('api-key', apiKey);
+  }
+
+  keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
+    return keyedHash(this.parts.sodium, this.parts.keyring.lookupKey(purpose), message);
   }
 
   /** Commits since the last snapshot plus the snapshot's own sequence: a monotonic commit counter. */

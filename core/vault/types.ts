@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { LookupPurpose } from '../crypto/keyring.ts';
 import type { Database } from '../storage/schema.ts';
 
 /** How the root key is supplied. */
@@ -80,6 +81,11 @@ export interface VaultHandle {
   setLockUrl(url: string | undefined): Promise<void>;
   /** Keyed BLAKE2b of an API key (for lookup); the key itself is never stored. */
   hashApiKey(apiKey: string): Uint8Array;
+  /**
+   * Keyed BLAKE2b-256 with the key of `purpose`: lookup hashes of secrets (API keys, session tokens,
+   * invitation secrets) and the audit log's hash chain.
+   */
+  keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array;
   /** Snapshot on clean close (unless `snapshot: false`), release the lock. */
   close(options?: { snapshot?: boolean }): Promise<void>;
 }

@@ -1,0 +1,22 @@
+/**
+ * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
+ * `--only storage` picks one suite.
+ */
+import { runStorageBench } from './storage.ts';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex >= 0 ? args[onlyIndex + 1] : undefined;
+
+const suites: Record<string, () => Promise<void>> = {
+  storage: () =>
+    runStorageBench(
+      quick ? { sizes: [10_000], commitSeconds: 1 } : { sizes: [100_000, 1_000_000], commitSeconds: 3 },
+    ),
+};
+
+for (const [name, run] of Object.entries(suites)) {
+  if (only && only !== name) continue;
+  await run();
+}

@@ -1,0 +1,101 @@
+import { Command } from 'commander';
+import {
+  CONFIG_ENV,
+  CONFIG_KEYS,
+  ENV_NAMES,
+  SECRET_ENV,
+  describeSecretEnv,
+  envValue,
+  type ConfigSource,
+  type ResolvedConfig,
+} from '../../../core/config/index.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addHomeOptions,
+  addJsonOption,
+  addPathOptions,
+  addServerOptions,
+  commonOptionsFrom,
+  type CommonOptions,
+  type RawOptions,
+} from '../../options.ts';
+import { writeJson, writeTable } from '../../output.ts';
+
+export type ConfigOptions = CommonOptions;
+
+export function newConfigCommand(
+  deps: CliDeps,
+  run: Runner<ConfigOptions> = (o) => runConfig(deps, o),
+): Command {
+  const command = new Command('config').description(
+    'Show the effective configuration and where each value comes from (flags > env > config file > defaults)',
+  );
+  // The same setting flags as the commands that use them, so `svc config --port 0` previews their effect.
+  addHomeOptions(command, deps);
+  addPathOptions(command, deps);
+  addServerOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+/** JSON shape of `svc config --json`. Secrets appear only as "set via X" / "not set", never as values. */
+export interface ConfigReport {
+  readonly values: ResolvedConfig['config'];
+  readonly sources: ResolvedConfig['sources'];
+  readonly env: Readonly<Record<string, string>>;
+  readonly configFile: ResolvedConfig['configFile'];
+  readonly secrets: Readonly<Record<string, { readonly env: string; readonly set: boolean }>>;
+}
+
+export function configReport(resolved: ResolvedConfig, env: CliDeps['env']): ConfigReport {
+  const secrets: Record<string, { env: string; set: boolean }> = {};
+  for (const [name, variable] of Object.entries(SECRET_ENV)) {
+    secrets[name] = { env: variable, set: envValue(env, variable) !== undefined };
+  }
+  return {
+    values: resolved.config,
+    sources: resolved.sources,
+    env: ENV_NAMES,
+    configFile: resolved.configFile,
+    secrets,
+  };
+}
+
+function describeSource(resolved: ResolvedConfig, source: ConfigSource, envName: string): string {
+  switch (source) {
+    case 'flag':
+      return 'flag';
+    case 'env':
+      return `env ${envName}`;
+    case 'file':
+      return `file ${resolved.configFile.path}`;
+    case 'default':
+      return 'default';
+  }
+}
+
+export async function runConfig(deps: CliDeps, options: ConfigOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  if (options.json) {
+    writeJson(deps.stdout, configReport(resolved, deps.env));
+    return;
+  }
+  const rows = CONFIG_KEYS.map((key) => [
+    key,
+    String(resolved.config[key]),
+    describeSource(resolved, resolved.sources[key], ENV_NAMES[key]),
+  ]);
+  const file = resolved.configFile;
+  const fileSource = file.source === 'env' ? `env ${CONFIG_ENV}` : file.source;
+  rows.push(['configFile', file.path, `${fileSource}${file.loaded ? '' : ' (not found)'}`]);
+  const secrets = describeSecretEnv(deps.env);
+  const secretSource = (shown: string): string => (shown === '(not set)' ? '' : 'env');
+  rows.push(['vaultKey', secrets.vaultKey, secretSource(secrets.vaultKey)]);
+  rows.push(['vaultPassphrase', secrets.passphrase, secretSource(secrets.passphrase)]);
+  rows.push(['newVaultPassphrase', secrets.newPassphrase, secretSource(secrets.newPassphrase)]);
+  writeTable(deps, ['Setting', 'Value', 'Source'], rows);
+}

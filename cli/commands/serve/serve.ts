@@ -1,0 +1,37 @@
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig, openExistingVault } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addServerOptions,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
+
+export type ServeCommandOptions = VaultCommandOptions;
+
+export function newServeCommand(
+  deps: CliDeps,
+  run: Runner<ServeCommandOptions> = (o) => runServe(deps, o),
+): Command {
+  const command = new Command('serve').description(
+    'Serve the API over an existing vault (never creates one)',
+  );
+  addVaultOptions(command, deps);
+  addServerOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+export async function runServe(deps: CliDeps, options: ServeCommandOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  await checkBindAddress(resolved);
+  const vault = await openExistingVault(deps, resolved, options.key);
+  await serveVault(deps, vault, resolved, { json: options.json });
+}

@@ -1,0 +1,142 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../main.ts';
+import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from '../../test-support/harness.ts';
+
+/** `svc start` in-process on port 0: the embedded default's first and later runs. */
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(() => home.cleanup());
+
+interface Running {
+  readonly io: TestIo;
+  readonly url: string;
+  /** Sends the shutdown "signal" and returns the exit code. */
+  stop(): Promise<number>;
+}
+
+async function start(args: string[], env = home.env()): Promise<Running> {
+  const io = makeTestIo({ env });
+  const exit = run(args, io.deps);
+  // If the command fails instead of serving, surface its exit code rather than timing out.
+  const early = exit.then((code) => {
+    throw new Error(`exited early with ${code}: ${io.stderr()}`);
+  });
+  const stdout = await Promise.race([
+    io.waitForStdout((text) => text.includes('URL: ') || text.startsWith('{')),
+    early,
+  ]);
+  const url = stdout.startsWith('{')
+    ? (JSON.parse(stdout.split('\n')[0] ?? '') as { url: string }).url
+    : (/^URL: (\S+)$/m.exec(stdout)?.[1] ?? '');
+  return {
+    io,
+    url,
+    stop: async () => {
+      io.shutdown('SIGTERM');
+      return exit;
+    },
+  };
+}
+
+describe('svc start', () => {
+  it('first run creates everything and shows the key once; later runs do not', async () => {
+    const first = await start(['start', '--port', '0']);
+    try {
+      expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${first.url}/healthz`);
+      expect(health.status).toBe(200);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    const firstOut = first.io.stdout();
+    const lines = firstOut.trimEnd().split('\n');
+    expect(lines[0]).toBe(`URL: ${first.url}`);
+    const apiKey = /^Management API key \(shown once\): (key_\S+)$/m.exec(firstOut)?.[1];
+    expect(apiKey).toBeDefined();
+    expect(first.io.stderr()).toContain(`Created vault at ${path.join(home.dir, 'vault.svc')}`);
+    const keyFileText = (await readFile(path.join(home.dir, 'vault.key'), 'utf8')).trim();
+    expect(firstOut + first.io.stderr()).not.toContain(keyFileText);
+
+    // The clean stop released the lock.
+    const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
+    expect(JSON.parse(status.stdout)).toMatchObject({ lockHolder: null });
+
+    const second = await start(['start', '--port', '0']);
+    try {
+      expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+    const secondOut = second.io.stdout();
+    expect(secondOut).not.toContain('key_');
+    expect(secondOut).not.toContain(apiKey);
+    expect(secondOut).toContain('svc app regenerate <application-id>');
+    const apps = await runSvc(['app', 'list', '--json'], { env: home.env() });
+    const [app] = JSON.parse(apps.stdout) as { id: string; type: string }[];
+    expect(app?.type).toBe('management');
+    expect(secondOut).toContain(`Application: ${app?.id}`);
+
+    // The way to a new key that the second start pointed at.
+    const regenerated = await runSvc(['app', 'regenerate', app?.id ?? '', '--json'], { env: home.env() });
+    expect(regenerated.code).toBe(0);
+    expect(JSON.parse(regenerated.stdout)).toMatchObject({
+      id: app?.id,
+      apiKey: expect.stringMatching(/^key_/),
+    });
+    const unknown = await runSvc(['app', 'regenerate', 'no-such-app'], { env: home.env() });
+    expect(unknown.code).toBe(1);
+  });
+
+  it('--json prints one object; the vault is locked while it runs', async () => {
+    const running = await start(['start', '--port', '0', '--json']);
+    try {
+      const info = JSON.parse(running.io.stdout().split('\n')[0] ?? '') as Record<string, unknown>;
+      expect(info).toMatchObject({ url: running.url, apiKey: expect.stringMatching(/^key_/) });
+
+      const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ lockHolder: { pid: process.pid, url: running.url } });
+
+      const locked = await runSvc(['app', 'list'], { env: home.env() });
+      expect(locked.code).toBe(4);
+      expect(locked.stderr).toMatch(/^svc: [^\n]*held by[^\n]*\n$/);
+
+      const backup = await runSvc(['vault', 'backup', path.join(home.dir, 'live.bak')], { env: home.env() });
+      expect(backup.code).toBe(0);
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+});
+
+describe('svc serve', () => {
+  it('never creates a vault', async () => {
+    const result = await runSvc(['serve', '--port', '0'], { env: home.env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^svc: no vault at/);
+  });
+
+  it('refuses a non-loopback address without --allow-remote, before touching the vault', async () => {
+    const result = await runSvc(['serve', '--host', '0.0.0.0', '--port', '0'], { env: home.env() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^svc: refusing to listen on 0\.0\.0\.0[^\n]*--allow-remote[^\n]*\n$/);
+  });
+
+  it('serves an existing vault and warns when bound to every interface', async () => {
+    expect((await runSvc(['init'], { env: home.env() })).code).toBe(0);
+    const running = await start(['serve', '--host', '0.0.0.0', '--port', '0', '--allow-remote']);
+    try {
+      expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+      expect(running.io.stderr()).toMatch(/^warning: .*0\.0\.0\.0/m);
+      // serve bootstraps like start: the first server run shows the key.
+      expect(running.io.stdout()).toMatch(/^Management API key \(shown once\): key_/m);
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+});

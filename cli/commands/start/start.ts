@@ -1,0 +1,63 @@
+import { mkdir } from 'node:fs/promises';
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { ensurePrivateDir, loadConfig, openExistingVault } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import { chooseNewVaultKey } from '../../new-key.ts';
+import {
+  addJsonOption,
+  addServerOptions,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeLine } from '../../output.ts';
+import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
+
+export type StartOptions = VaultCommandOptions;
+
+export function newStartCommand(
+  deps: CliDeps,
+  run: Runner<StartOptions> = (o) => runStart(deps, o),
+): Command {
+  const command = new Command('start').description(
+    'Run the embedded default: create the vault and its key file on first run, then serve the API',
+  );
+  addVaultOptions(command, deps);
+  addServerOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+export async function runStart(deps: CliDeps, options: StartOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  await checkBindAddress(resolved);
+  const { vaultPath, home } = resolved.config;
+
+  let vault;
+  if (await deps.vault.vaultExists(vaultPath)) {
+    vault = await openExistingVault(deps, resolved, options.key);
+  } else {
+    await mkdir(home, { recursive: true, mode: 0o700 });
+    const chosen = await chooseNewVaultKey(deps, resolved, options.key);
+    await ensurePrivateDir(vaultPath);
+    vault = await deps.vault.createVault({
+      path: vaultPath,
+      key: chosen.key,
+      snapshotThresholdBytes: resolved.config.snapshotThresholdBytes,
+      clock: deps.clock,
+    });
+    // Progress notes go to stderr: stdout carries only the URL and key (or the JSON object).
+    writeLine(deps.stderr, `Created vault at ${vaultPath}`);
+    if (chosen.keyFile !== null) {
+      writeLine(
+        deps.stderr,
+        `Key file: ${chosen.keyFile}${chosen.keyFileCreated ? ' (generated; keep a copy somewhere safe)' : ''}`,
+      );
+    }
+  }
+  await serveVault(deps, vault, resolved, { json: options.json });
+}

@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { keyForVault, loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { formatBytes, writeJson, writeLine } from '../../output.ts';
+
+export interface VaultBackupOptions extends VaultCommandOptions {
+  /** Absolute path of the backup file to write. */
+  readonly file: string;
+  readonly force: boolean;
+}
+
+export function newVaultBackupCommand(
+  deps: CliDeps,
+  run: Runner<VaultBackupOptions> = (o) => runVaultBackup(deps, o),
+): Command {
+  const command = new Command('backup')
+    .description('Write a consistent, encrypted copy of the vault to a file (works while a server runs)')
+    .argument('<file>', 'backup file to write')
+    .option('--force', 'overwrite the backup file if it exists');
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions>();
+    await run({
+      ...vaultOptionsFrom(raw),
+      file: path.resolve(deps.cwd, String(args[0])),
+      force: raw.force === true,
+    });
+  });
+}
+
+export async function runVaultBackup(deps: CliDeps, options: VaultBackupOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const { key } = await keyForVault(deps, resolved, options.key);
+  const result = await deps.vault.backupVault({
+    path: resolved.config.vaultPath,
+    key,
+    out: options.file,
+    force: options.force,
+    clock: deps.clock,
+  });
+  if (options.json) {
+    writeJson(deps.stdout, { file: options.file, bytes: result.bytes, sequence: result.sequence });
+    return;
+  }
+  writeLine(
+    deps.stdout,
+    `Backup written to ${options.file} (${formatBytes(result.bytes)}, sequence ${result.sequence})`,
+  );
+  writeLine(
+    deps.stdout,
+    'It opens with the key the vault has now: keep that key as long as you keep the backup.',
+  );
+}

@@ -1,0 +1,47 @@
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig, withVault } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { formatBytes, writeJson, writeLine } from '../../output.ts';
+
+export type VaultCompactOptions = VaultCommandOptions;
+
+export function newVaultCompactCommand(
+  deps: CliDeps,
+  run: Runner<VaultCompactOptions> = (o) => runVaultCompact(deps, o),
+): Command {
+  const command = new Command('compact').description('Write a fresh snapshot and empty the journal');
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+export async function runVaultCompact(deps: CliDeps, options: VaultCompactOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const status = await withVault(deps, resolved, options.key, async (vault) => {
+    await vault.compact();
+    return vault.status();
+  });
+  if (options.json) {
+    writeJson(deps.stdout, {
+      path: status.path,
+      snapshotBytes: status.snapshotBytes,
+      snapshotSequence: status.snapshotSequence,
+      journalBytes: status.journalBytes,
+    });
+    return;
+  }
+  writeLine(
+    deps.stdout,
+    `Compacted ${status.path}: snapshot ${formatBytes(status.snapshotBytes)} at sequence ${status.snapshotSequence}`,
+  );
+}

@@ -1,0 +1,122 @@
+import { Command, Option } from 'commander';
+import {
+  SECRET_ENV,
+  expandPath,
+  loadOrCreateKeyFile,
+  resolveNewPassphrase,
+} from '../../../core/config/index.ts';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import type { KeySource } from '../../../core/vault/types.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { ensurePrivateDir, keyForVault, loadConfig } from '../../context.ts';
+import { secretInput, type CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+
+export type NewKeyChoice =
+  { readonly kind: 'passphrase' } | { readonly kind: 'key-file'; readonly path: string };
+
+export interface VaultRekeyOptions extends VaultCommandOptions {
+  readonly newKey: NewKeyChoice;
+}
+
+interface RawRekeyOptions extends RawOptions {
+  newPassphrase?: boolean;
+  newKeyFile?: string;
+}
+
+export function newVaultRekeyCommand(
+  deps: CliDeps,
+  run: Runner<VaultRekeyOptions> = (o) => runVaultRekey(deps, o),
+): Command {
+  const command = new Command('rekey')
+    .description('Change the root key (re-wraps the keyring; data is not re-encrypted)')
+    .addOption(
+      new Option(
+        '--new-passphrase',
+        `new passphrase (${SECRET_ENV.newPassphrase}, else typed twice)`,
+      ).conflicts('newKeyFile'),
+    )
+    .addOption(
+      new Option('--new-key-file <file>', 'new key file (generated if missing)').conflicts('newPassphrase'),
+    );
+  addVaultOptions(command, deps, 'current key file');
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawRekeyOptions>();
+    let newKey: NewKeyChoice;
+    if (raw.newPassphrase === true) newKey = { kind: 'passphrase' };
+    else if (raw.newKeyFile !== undefined)
+      newKey = { kind: 'key-file', path: expandPath(raw.newKeyFile, deps.cwd) };
+    else throw new VaultError('USAGE', 'say what the new key is: --new-passphrase or --new-key-file <file>');
+    await run({ ...vaultOptionsFrom(raw), newKey });
+  });
+}
+
+export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const current = await keyForVault(deps, resolved, options.key);
+  const oldKeyFile = current.keyFile ?? null;
+
+  let newKey: KeySource;
+  let newKeyFile: string | null = null;
+  let created = false;
+  if (options.newKey.kind === 'passphrase') {
+    newKey = await resolveNewPassphrase({
+      env: deps.env,
+      envName: SECRET_ENV.newPassphrase,
+      input: secretInput(deps),
+    });
+  } else {
+    newKeyFile = options.newKey.path;
+    if (oldKeyFile !== null && oldKeyFile === newKeyFile) {
+      throw new VaultError(
+        'USAGE',
+        `${newKeyFile} is the current key file; give the new key file another path`,
+      );
+    }
+    await ensurePrivateDir(newKeyFile);
+    ({ key: newKey, created } = await loadOrCreateKeyFile(newKeyFile));
+  }
+
+  await deps.vault.rekeyVault({
+    path: resolved.config.vaultPath,
+    key: current.key,
+    newKey,
+    clock: deps.clock,
+  });
+
+  if (options.json) {
+    writeJson(deps.stdout, {
+      path: resolved.config.vaultPath,
+      keySource: newKey.kind,
+      keyFile: newKeyFile,
+      keyFileCreated: created,
+    });
+    return;
+  }
+  writeLine(
+    deps.stdout,
+    newKeyFile === null
+      ? `Re-keyed ${resolved.config.vaultPath}: it is now unlocked by the new passphrase`
+      : `Re-keyed ${resolved.config.vaultPath}: it is now unlocked by the key file ${newKeyFile}${created ? ' (generated)' : ''}`,
+  );
+  if (oldKeyFile !== null) {
+    writeLine(
+      deps.stdout,
+      `The old key file ${oldKeyFile} no longer opens the vault; keep it as long as you keep backups taken before now.`,
+    );
+  }
+  if (newKeyFile !== null && newKeyFile !== resolved.config.keyFile) {
+    writeLine(
+      deps.stdout,
+      `Use it with --key-file ${newKeyFile}, SVC_KEY_FILE, or "keyFile" in config.json.`,
+    );
+  }
+}

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { Command } from 'commander';
+import { resolveKeySource } from '../../../core/config/index.ts';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { ensurePrivateDir, loadConfig } from '../../context.ts';
+import { secretInput, type CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+
+export interface VaultRestoreOptions extends VaultCommandOptions {
+  /** Absolute path of the backup file to read. */
+  readonly file: string;
+  readonly force: boolean;
+}
+
+export function newVaultRestoreCommand(
+  deps: CliDeps,
+  run: Runner<VaultRestoreOptions> = (o) => runVaultRestore(deps, o),
+): Command {
+  const command = new Command('restore')
+    .description(
+      'Replace the vault with a backup (verified first); the key is the one the backup was taken with',
+    )
+    .argument('<file>', 'backup file to restore')
+    .option('--force', 'replace an existing vault without asking');
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions>();
+    await run({
+      ...vaultOptionsFrom(raw),
+      file: path.resolve(deps.cwd, String(args[0])),
+      force: raw.force === true,
+    });
+  });
+}
+
+/** Replacing a vault destroys it: a person must confirm, a script must say --force. */
+async function confirmReplace(deps: CliDeps, vaultPath: string, file: string): Promise<void> {
+  if (!deps.isTTY) {
+    throw new VaultError(
+      'VAULT_EXISTS',
+      `a vault already exists at ${vaultPath}; pass --force to replace it`,
+    );
+  }
+  const yes = await deps.prompter.confirm({
+    message: `Replace the vault at ${vaultPath} with ${file}? The current vault is lost.`,
+    default: false,
+  });
+  if (!yes) throw new VaultError('CANCELLED', 'restore cancelled; the vault was left as it is');
+}
+
+export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const { vaultPath } = resolved.config;
+  const exists = await deps.vault.vaultExists(vaultPath);
+  if (exists && !options.force) await confirmReplace(deps, vaultPath, options.file);
+  // No kind hint: the backup may predate a rekey, so the current vault's key kind proves nothing.
+  const key = await resolveKeySource(resolved, options.key, deps.env, secretInput(deps));
+  await ensurePrivateDir(vaultPath);
+  const result = await deps.vault.restoreVault({
+    from: options.file,
+    path: vaultPath,
+    key,
+    force: exists,
+    clock: deps.clock,
+  });
+  if (options.json) {
+    writeJson(deps.stdout, { path: vaultPath, from: options.file, sequence: result.sequence });
+    return;
+  }
+  writeLine(deps.stdout, `Restored ${vaultPath} from ${options.file} (sequence ${result.sequence})`);
+}

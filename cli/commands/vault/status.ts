@@ -1,0 +1,58 @@
+import { Command } from 'commander';
+import { describeHolder } from '../../../core/storage/lock.ts';
+import type { VaultStatus } from '../../../core/vault/types.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig, requireVault } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addHomeOptions,
+  addJsonOption,
+  addPathOptions,
+  commonOptionsFrom,
+  type CommonOptions,
+  type RawOptions,
+} from '../../options.ts';
+import { formatBytes, writeJson, writeRecord } from '../../output.ts';
+
+export type VaultStatusOptions = CommonOptions;
+
+export function newVaultStatusCommand(
+  deps: CliDeps,
+  run: Runner<VaultStatusOptions> = (o) => runVaultStatus(deps, o),
+): Command {
+  const command = new Command('status').description(
+    'Show the vault file, its sizes, journal, key terms and lock holder (no key needed)',
+  );
+  addHomeOptions(command, deps);
+  addPathOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+export function statusEntries(status: VaultStatus): [string, string][] {
+  return [
+    ['Path', status.path],
+    ['Journal', status.journalPath],
+    ['Vault id', status.vaultId],
+    ['Created', status.createdAt],
+    ['Format version', String(status.formatVersion)],
+    ['Unlocked by', status.keySource === 'passphrase' ? 'passphrase' : 'key (key file or SVC_VAULT_KEY)'],
+    ['Key terms', status.keyTerms.join(', ')],
+    [
+      'Snapshot',
+      `${formatBytes(status.snapshotBytes)}, sequence ${status.snapshotSequence}, written ${status.snapshotWrittenAt}`,
+    ],
+    ['Journal size', `${formatBytes(status.journalBytes)}, ${status.journalRecords} record(s)`],
+    ['Lock holder', status.lockHolder === null ? 'none' : describeHolder(status.lockHolder)],
+  ];
+}
+
+export async function runVaultStatus(deps: CliDeps, options: VaultStatusOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  await requireVault(deps, resolved);
+  const status = await deps.vault.readVaultStatus(resolved.config.vaultPath);
+  if (options.json) writeJson(deps.stdout, status);
+  else writeRecord(deps, statusEntries(status));
+}

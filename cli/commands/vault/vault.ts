@@ -1,0 +1,17 @@
+import { Command } from 'commander';
+import type { CliDeps } from '../../deps.ts';
+import { newVaultBackupCommand } from './backup.ts';
+import { newVaultCompactCommand } from './compact.ts';
+import { newVaultRekeyCommand } from './rekey.ts';
+import { newVaultRestoreCommand } from './restore.ts';
+import { newVaultStatusCommand } from './status.ts';
+
+export function newVaultCommand(deps: CliDeps): Command {
+  return new Command('vault')
+    .description('Inspect and maintain the vault file')
+    .addCommand(newVaultStatusCommand(deps))
+    .addCommand(newVaultCompactCommand(deps))
+    .addCommand(newVaultBackupCommand(deps))
+    .addCommand(newVaultRestoreCommand(deps))
+    .addCommand(newVaultRekeyCommand(deps));
+}

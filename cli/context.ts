@@ -1,0 +1,87 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  resolveConfig,
+  resolveKeySourceWithOrigin,
+  type ConfigFlags,
+  type KeySourceFlags,
+  type ResolvedConfig,
+  type ResolvedKeySource,
+} from '../core/config/index.ts';
+import { VaultError } from '../core/errors/catalogue.ts';
+import type { KeySource, VaultHandle } from '../core/vault/types.ts';
+import { secretInput, type CliDeps } from './deps.ts';
+
+/** The configuration as this process sees it: flags, then the injected env, then the file, then defaults. */
+export function loadConfig(deps: CliDeps, flags: ConfigFlags): Promise<ResolvedConfig> {
+  return resolveConfig({ flags, env: deps.env, cwd: deps.cwd });
+}
+
+export async function requireVault(deps: CliDeps, resolved: ResolvedConfig): Promise<void> {
+  const { vaultPath } = resolved.config;
+  if (!(await deps.vault.vaultExists(vaultPath))) {
+    throw new VaultError(
+      'VAULT_NOT_FOUND',
+      `no vault at ${vaultPath} (create one with 'svc init' or 'svc start')`,
+    );
+  }
+}
+
+/**
+ * The key for the existing vault at the configured path. The vault header says which kind of key it
+ * takes, so a stale default key file never pre-empts the passphrase prompt of a passphrase vault.
+ */
+export async function keyForVault(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: KeySourceFlags,
+): Promise<ResolvedKeySource> {
+  await requireVault(deps, resolved);
+  const status = await deps.vault.readVaultStatus(resolved.config.vaultPath);
+  return resolveKeySourceWithOrigin(resolved, flags, deps.env, secretInput(deps), {
+    expectedKind: status.keySource,
+  });
+}
+
+export function openWithKey(deps: CliDeps, resolved: ResolvedConfig, key: KeySource): Promise<VaultHandle> {
+  return deps.vault.openVault({
+    path: resolved.config.vaultPath,
+    key,
+    snapshotThresholdBytes: resolved.config.snapshotThresholdBytes,
+    clock: deps.clock,
+  });
+}
+
+export async function openExistingVault(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: KeySourceFlags,
+): Promise<VaultHandle> {
+  const { key } = await keyForVault(deps, resolved, flags);
+  return openWithKey(deps, resolved, key);
+}
+
+/** Opens the vault, runs `fn`, and always closes it (snapshot + lock release), even when `fn` throws. */
+export async function withVault<T>(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: KeySourceFlags,
+  fn: (vault: VaultHandle) => Promise<T>,
+): Promise<T> {
+  const vault = await openExistingVault(deps, resolved, flags);
+  let result: T;
+  try {
+    result = await fn(vault);
+  } catch (error) {
+    // The command's error is the one worth reporting; a failing close must not replace it.
+    await vault.close().catch(() => undefined);
+    throw error;
+  }
+  await vault.close();
+  return result;
+}
+
+/** The folder of a vault or key file: private to the user, as it holds key material. */
+export async function ensurePrivateDir(filePath: string): Promise<void> {
+  await mkdir(path.dirname(filePath), { recursive: true, mode: 0o700 });
+}

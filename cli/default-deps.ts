@@ -1,0 +1,72 @@
+import process from 'node:process';
+import type { CliDeps, TenancyApi, VaultApi, Writer } from './deps.ts';
+import { createInquirerPrompter } from './prompter.ts';
+
+// The vault engine (sql.js, libsodium), the server (Fastify) and the tenancy module load on first
+// use: `svc config` and `svc --help` should not pay for WebAssembly and an HTTP stack.
+const vaultModule = () => import('../core/vault/index.ts');
+const tenancyModule = () => import('../core/tenancy/bootstrap.ts');
+
+const lazyVault: VaultApi = {
+  createVault: async (options) => (await vaultModule()).createVault(options),
+  openVault: async (options) => (await vaultModule()).openVault(options),
+  vaultExists: async (path) => (await vaultModule()).vaultExists(path),
+  readVaultStatus: async (path) => (await vaultModule()).readVaultStatus(path),
+  backupVault: async (options) => (await vaultModule()).backupVault(options),
+  restoreVault: async (options) => (await vaultModule()).restoreVault(options),
+  rekeyVault: async (options) => (await vaultModule()).rekeyVault(options),
+};
+
+const lazyTenancy: TenancyApi = {
+  bootstrapEmbeddedDefault: async (vault) => (await tenancyModule()).bootstrapEmbeddedDefault(vault),
+  regenerateApplicationKey: async (vault, id) => (await tenancyModule()).regenerateApplicationKey(vault, id),
+  listApplications: async (vault) => (await tenancyModule()).listApplications(vault),
+};
+
+function writerFor(stream: NodeJS.WriteStream): Writer {
+  return {
+    write: (text) => {
+      stream.write(text);
+    },
+    isTTY: stream.isTTY === true,
+  };
+}
+
+async function readAll(stream: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      // Only the first signal is ours: a second Ctrl-C during shutdown falls back to Node's default (exit).
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/** The real process: its streams, environment, terminal, clock, vault and server. */
+export function createDefaultDeps(): CliDeps {
+  return {
+    stdout: writerFor(process.stdout),
+    stderr: writerFor(process.stderr),
+    env: process.env,
+    cwd: process.cwd(),
+    isTTY: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    // Prompts go to stderr so that `svc … --json > out.json` keeps stdout clean.
+    prompter: createInquirerPrompter({ input: process.stdin, output: process.stderr }),
+    readStdin: () => readAll(process.stdin),
+    clock: { now: () => new Date() },
+    vault: lazyVault,
+    tenancy: lazyTenancy,
+    startServer: async (vault, options) => (await import('../server/listen.ts')).startServer(vault, options),
+    waitForShutdown: waitForSignal,
+  };
+}

@@ -1,0 +1,69 @@
+import type { SecretInput } from '../core/config/index.ts';
+import type { Env } from '../core/config/index.ts';
+import type * as bootstrap from '../core/tenancy/bootstrap.ts';
+import type * as vault from '../core/vault/index.ts';
+import type { Clock } from '../core/vault/types.ts';
+import type { startServer } from '../server/listen.ts';
+
+/** Where a command writes. Plain functions so tests capture strings without streams. */
+export interface Writer {
+  write(text: string): void;
+  /** True when this writer is a terminal (tables and colour are for people; pipes get plain text). */
+  readonly isTTY: boolean;
+}
+
+export interface Prompter {
+  /** Hidden input. Throws VaultError('CANCELLED') on Ctrl-C. */
+  password(options: { message: string; validate?: (value: string) => string | undefined }): Promise<string>;
+  input(options: { message: string; default?: string }): Promise<string>;
+  confirm(options: { message: string; default?: boolean }): Promise<boolean>;
+}
+
+/** The vault operations a command may call; injected so tests can, e.g., pass fast KDF limits. */
+export type VaultApi = Pick<
+  typeof vault,
+  | 'createVault'
+  | 'openVault'
+  | 'vaultExists'
+  | 'readVaultStatus'
+  | 'backupVault'
+  | 'restoreVault'
+  | 'rekeyVault'
+>;
+
+export type TenancyApi = Pick<
+  typeof bootstrap,
+  'bootstrapEmbeddedDefault' | 'regenerateApplicationKey' | 'listApplications'
+>;
+
+/**
+ * Everything a command touches outside its own code (the GitHub CLI's "factory"): one object, built
+ * once in `main`, replaced piecemeal in tests so commands run in parallel without touching globals.
+ */
+export interface CliDeps {
+  readonly stdout: Writer;
+  readonly stderr: Writer;
+  /** The environment the command sees (never mutated; tests pass their own). */
+  readonly env: Env;
+  readonly cwd: string;
+  /** True when a person can answer prompts: stdin and stderr (where prompts go) are terminals. */
+  readonly isTTY: boolean;
+  readonly prompter: Prompter;
+  readStdin(): Promise<string>;
+  readonly clock: Clock;
+  readonly vault: VaultApi;
+  readonly tenancy: TenancyApi;
+  readonly startServer: typeof startServer;
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); `svc start` waits on it. */
+  waitForShutdown(): Promise<string>;
+}
+
+/** Adapts the CLI's prompter and stdin to the secret input core/config asks for. */
+export function secretInput(deps: CliDeps): SecretInput {
+  return {
+    interactive: deps.isTTY,
+    promptSecret: (message, validate) =>
+      deps.prompter.password(validate === undefined ? { message } : { message, validate }),
+    readStdin: () => deps.readStdin(),
+  };
+}

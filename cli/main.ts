@@ -1,0 +1,67 @@
+import { Command } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import { newAppCommand } from './commands/app/app.ts';
+import { newConfigCommand } from './commands/config/config.ts';
+import { newInitCommand } from './commands/init/init.ts';
+import { newServeCommand } from './commands/serve/serve.ts';
+import { newStartCommand } from './commands/start/start.ts';
+import { newVaultCommand } from './commands/vault/vault.ts';
+import type { CliDeps } from './deps.ts';
+import { EXIT, reportError } from './errors.ts';
+
+/**
+ * Commander settings are not inherited by commands built separately and attached with addCommand, so
+ * they are applied to the whole tree here: throw instead of exiting (we choose the exit code), write
+ * through the injected streams, and leave error reporting to `reportError` (one line, our format).
+ */
+export function configureTree(command: Command, deps: CliDeps): void {
+  command.exitOverride();
+  command.configureOutput({
+    writeOut: (text) => deps.stdout.write(text),
+    writeErr: (text) => deps.stderr.write(text),
+    outputError: () => undefined,
+  });
+  command.showSuggestionAfterError(true);
+  for (const sub of command.commands) configureTree(sub, deps);
+}
+
+export function buildProgram(deps: CliDeps): Command {
+  const program = new Command('svc')
+    .description('svc vault: a self-hosted token vault')
+    .version(pkg.version, '-v, --version', 'print the version')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 4 authentication or vault locked.\n' +
+        'Settings: flags > environment (SVC_*) > config file (<home>/config.json) > defaults; see `svc config`.',
+    )
+    .addCommand(newStartCommand(deps))
+    .addCommand(newServeCommand(deps))
+    .addCommand(newInitCommand(deps))
+    .addCommand(newConfigCommand(deps))
+    .addCommand(newVaultCommand(deps))
+    .addCommand(newAppCommand(deps));
+  configureTree(program, deps);
+  return program;
+}
+
+/** Runs one invocation and returns its exit code; never throws, never calls process.exit. */
+export async function run(argv: readonly string[], deps: CliDeps): Promise<number> {
+  const program = buildProgram(deps);
+  if (argv.length === 0) {
+    // Bare `svc` is a request for orientation, not a mistake.
+    deps.stdout.write(program.helpInformation());
+    return EXIT.ok;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(deps, error);
+  }
+}
+
+/** Entry point of the `svc` binary (cli/bin/svc.js). */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  const { createDefaultDeps } = await import('./default-deps.ts');
+  return run(argv, createDefaultDeps());
+}

@@ -1,0 +1,181 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import {
+  parseSetting,
+  type ConfigFlags,
+  type ConfigKey,
+  type KeySourceFlags,
+  type SvcConfig,
+} from '../core/config/index.ts';
+import { isVaultError } from '../core/errors/catalogue.ts';
+import type { CliDeps } from './deps.ts';
+
+/**
+ * Shared flags. Every flag that sets a configuration value parses with the same parser as its
+ * environment variable and config-file key, so `--port 70000` and `SVC_PORT=70000` fail alike
+ * (the flag as a usage error, exit 2).
+ */
+
+function settingParser<K extends ConfigKey>(
+  deps: CliDeps,
+  key: K,
+  flag: string,
+): (text: string) => SvcConfig[K] {
+  return (text) => {
+    try {
+      return parseSetting(key, text, flag, deps.cwd);
+    } catch (error) {
+      // Commander prefixes its own "option '--port <n>' argument 'x' is invalid."; keep only our reason.
+      if (isVaultError(error)) {
+        const reason = error.message.replace(`${flag}: `, '');
+        throw new InvalidArgumentError(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`);
+      }
+      throw error;
+    }
+  };
+}
+
+/** Raw commander values of the config flags; commander derives these camelCase names from the flags. */
+interface RawConfigOptions {
+  home?: string;
+  config?: string;
+  path?: string;
+  keyFile?: string;
+  host?: string;
+  port?: number;
+  allowRemote?: boolean;
+  bodyLimit?: number;
+  snapshotThreshold?: number;
+  logLevel?: SvcConfig['logLevel'];
+}
+
+/** `--home` and `--config`: every command resolves the configuration. */
+export function addHomeOptions(command: Command, deps: CliDeps): Command {
+  return command
+    .addOption(
+      new Option('--home <dir>', 'svc home folder (default ~/.svc; env SVC_HOME)').argParser(
+        settingParser(deps, 'home', '--home'),
+      ),
+    )
+    .option('--config <file>', 'config file (default <home>/config.json; env SVC_CONFIG)');
+}
+
+/** `--path` and `--key-file`: where the vault and its key file are. */
+export function addPathOptions(
+  command: Command,
+  deps: CliDeps,
+  keyHelp = 'key file that unlocks the vault',
+): Command {
+  return command
+    .addOption(
+      new Option('--path <file>', 'vault file (default <home>/vault.svc; env SVC_VAULT_PATH)').argParser(
+        settingParser(deps, 'vaultPath', '--path'),
+      ),
+    )
+    .addOption(
+      new Option('--key-file <file>', `${keyHelp} (default <home>/vault.key; env SVC_KEY_FILE)`).argParser(
+        settingParser(deps, 'keyFile', '--key-file'),
+      ),
+    );
+}
+
+/** Home, paths and the passphrase flags: commands that open or create a vault. */
+export function addVaultOptions(command: Command, deps: CliDeps, keyHelp?: string): Command {
+  addHomeOptions(command, deps);
+  addPathOptions(command, deps, keyHelp);
+  return command
+    .addOption(
+      new Option('--passphrase', 'use a passphrase (SVC_VAULT_PASSPHRASE, else a hidden prompt)').conflicts([
+        'keyFile',
+        'passphraseStdin',
+      ]),
+    )
+    .addOption(
+      new Option('--passphrase-stdin', 'read the passphrase from standard input').conflicts([
+        'keyFile',
+        'passphrase',
+      ]),
+    );
+}
+
+/** Server settings: `svc start` and `svc serve`. */
+export function addServerOptions(command: Command, deps: CliDeps): Command {
+  return command
+    .addOption(
+      new Option('--host <address>', 'address to listen on (default 127.0.0.1; env SVC_HOST)').argParser(
+        settingParser(deps, 'host', '--host'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--port <number>',
+        'port to listen on, 0 for any free port (default 8080; env SVC_PORT)',
+      ).argParser(settingParser(deps, 'port', '--port')),
+    )
+    .option('--allow-remote', 'allow listening on a non-loopback address (env SVC_ALLOW_REMOTE)')
+    .addOption(
+      new Option(
+        '--body-limit <bytes>',
+        'largest request body (default 1048576; env SVC_BODY_LIMIT)',
+      ).argParser(settingParser(deps, 'bodyLimit', '--body-limit')),
+    )
+    .addOption(
+      new Option(
+        '--snapshot-threshold <bytes>',
+        'journal size that triggers a snapshot (default 64 MiB; env SVC_SNAPSHOT_THRESHOLD)',
+      ).argParser(settingParser(deps, 'snapshotThresholdBytes', '--snapshot-threshold')),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level (default info; env SVC_LOG_LEVEL)').argParser(
+        settingParser(deps, 'logLevel', '--log-level'),
+      ),
+    );
+}
+
+export function addJsonOption(command: Command): Command {
+  return command.option('--json', 'print machine-readable JSON');
+}
+
+/** Picks the config flags out of a command's parsed options (absent flags stay absent: they do not override). */
+export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
+  const flags: ConfigFlags = {};
+  if (raw.home !== undefined) flags.home = raw.home;
+  if (raw.config !== undefined) flags.config = raw.config;
+  if (raw.path !== undefined) flags.vaultPath = raw.path;
+  if (raw.keyFile !== undefined) flags.keyFile = raw.keyFile;
+  if (raw.host !== undefined) flags.host = raw.host;
+  if (raw.port !== undefined) flags.port = raw.port;
+  if (raw.allowRemote !== undefined) flags.allowRemote = raw.allowRemote;
+  if (raw.bodyLimit !== undefined) flags.bodyLimit = raw.bodyLimit;
+  if (raw.snapshotThreshold !== undefined) flags.snapshotThresholdBytes = raw.snapshotThreshold;
+  if (raw.logLevel !== undefined) flags.logLevel = raw.logLevel;
+  return flags;
+}
+
+export function keyFlagsFrom(raw: { passphrase?: boolean; passphraseStdin?: boolean }): KeySourceFlags {
+  return { passphrase: raw.passphrase === true, passphraseStdin: raw.passphraseStdin === true };
+}
+
+export type RawOptions = RawConfigOptions & {
+  json?: boolean;
+  passphrase?: boolean;
+  passphraseStdin?: boolean;
+  force?: boolean;
+};
+
+/** The options every data command shares, typed. */
+export interface CommonOptions {
+  readonly config: ConfigFlags;
+  readonly json: boolean;
+}
+
+export interface VaultCommandOptions extends CommonOptions {
+  readonly key: KeySourceFlags;
+}
+
+export function commonOptionsFrom(raw: RawOptions): CommonOptions {
+  return { config: configFlagsFrom(raw), json: raw.json === true };
+}
+
+export function vaultOptionsFrom(raw: RawOptions): VaultCommandOptions {
+  return { ...commonOptionsFrom(raw), key: keyFlagsFrom(raw) };
+}

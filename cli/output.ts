@@ -1,0 +1,71 @@
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import type { CliDeps, Writer } from './deps.ts';
+
+/** Writes one line (the newline is ours, so callers never forget it or double it). */
+export function writeLine(out: Writer, text = ''): void {
+  out.write(`${text}\n`);
+}
+
+/** Pretty JSON on a terminal, one compact line in a pipe (easier to stream and grep). */
+export function writeJson(out: Writer, value: unknown): void {
+  writeLine(out, out.isTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value));
+}
+
+/** Colour only for a person at a terminal, and never when NO_COLOR is set (no-color.org). */
+export function colours(deps: CliDeps, out: Writer = deps.stdout): ReturnType<typeof pc.createColors> {
+  const noColor = deps.env.NO_COLOR !== undefined && deps.env.NO_COLOR !== '';
+  return pc.createColors(out.isTTY && !noColor);
+}
+
+// No rule between rows: a compact table reads better and pastes more cleanly.
+const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+
+/**
+ * A table for people; in a pipe, tab-separated lines without borders, so `cut` and `awk` work
+ * (the GitHub CLI does the same).
+ */
+export function writeTable(
+  deps: CliDeps,
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+): void {
+  const out = deps.stdout;
+  if (!out.isTTY) {
+    for (const row of rows) writeLine(out, row.join('\t'));
+    return;
+  }
+  const bold = colours(deps).bold;
+  const table = new Table({
+    head: head.map((h) => bold(h)),
+    chars: COMPACT,
+    style: { head: [], border: [] },
+  });
+  for (const row of rows) table.push([...row]);
+  writeLine(out, table.toString());
+}
+
+/** Key/value pairs (one record): a two-column table on a terminal, `key<TAB>value` in a pipe. */
+export function writeRecord(deps: CliDeps, entries: readonly (readonly [string, string])[]): void {
+  const out = deps.stdout;
+  if (!out.isTTY) {
+    for (const [key, value] of entries) writeLine(out, `${key}\t${value}`);
+    return;
+  }
+  const bold = colours(deps).bold;
+  const table = new Table({ chars: COMPACT, style: { head: [], border: [] } });
+  for (const [key, value] of entries) table.push({ [bold(key)]: value });
+  writeLine(out, table.toString());
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}

@@ -1,0 +1,322 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VaultError } from '../core/errors/catalogue.ts';
+import {
+  makeTempHome,
+  randomBase64Key,
+  runSvc,
+  type CliResult,
+  type TempHome,
+} from './test-support/harness.ts';
+
+/** Running layer: real commands against a real vault in a temp SVC_HOME passed through deps. */
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(() => home.cleanup());
+
+/** Exit 0 and no error line (stderr may carry notes, e.g. "No applications yet"). */
+function expectOk(result: CliResult): void {
+  expect({ code: result.code, errorLine: /^svc: /m.test(result.stderr) }, result.stderr).toEqual({
+    code: 0,
+    errorLine: false,
+  });
+}
+
+function expectOneLineError(result: CliResult, code: number, message?: RegExp): void {
+  expect(result.code).toBe(code);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^svc: [^\n]+\n$/);
+  if (message) expect(result.stderr).toMatch(message);
+}
+
+function expectNoSecret(result: CliResult, ...secrets: string[]): void {
+  for (const secret of secrets) {
+    expect(result.stdout).not.toContain(secret);
+    expect(result.stderr).not.toContain(secret);
+  }
+}
+
+describe('svc init + svc vault status', () => {
+  it('creates a key-file vault and reports it without a key', async () => {
+    const init = await runSvc(['init', '--json'], { env: home.env() });
+    expectOk(init);
+    const created = JSON.parse(init.stdout) as Record<string, unknown>;
+    const keyFile = path.join(home.dir, 'vault.key');
+    expect(created).toEqual({
+      path: path.join(home.dir, 'vault.svc'),
+      keySource: 'key',
+      keyFile,
+      keyFileCreated: true,
+    });
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    expect((await stat(home.dir)).mode & 0o777).toBe(0o700);
+    expectNoSecret(init, (await readFile(keyFile, 'utf8')).trim());
+
+    const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
+    expectOk(status);
+    const parsed = JSON.parse(status.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({
+      path: path.join(home.dir, 'vault.svc'),
+      keySource: 'key',
+      lockHolder: null,
+      journalRecords: expect.any(Number),
+      snapshotBytes: expect.any(Number),
+    });
+    expect(parsed.keyTerms).toEqual(expect.arrayContaining([expect.any(Number)]));
+
+    const table = await runSvc(['vault', 'status'], { env: home.env() });
+    expectOk(table);
+    expect(table.stdout).toContain(`Path\t${path.join(home.dir, 'vault.svc')}`);
+    expect(table.stdout).toContain('Lock holder\tnone');
+  });
+
+  it('never overwrites a vault', async () => {
+    expectOk(await runSvc(['init'], { env: home.env() }));
+    const again = await runSvc(['init'], { env: home.env() });
+    expectOneLineError(again, 1, /already exists/);
+  });
+
+  it('honours --path and --key-file', async () => {
+    const vaultPath = path.join(home.dir, 'elsewhere', 'v.svc');
+    const keyFile = path.join(home.dir, 'keys', 'k.key');
+    const init = await runSvc(['init', '--path', vaultPath, '--key-file', keyFile], { env: home.env() });
+    expectOk(init);
+    expect(init.stdout).toContain(`Created vault at ${vaultPath}`);
+    expect(init.stdout).toContain(`Key file: ${keyFile} (generated)`);
+    expectOk(
+      await runSvc(['vault', 'compact', '--path', vaultPath, '--key-file', keyFile], { env: home.env() }),
+    );
+  });
+});
+
+describe('keys', () => {
+  it('wrong SVC_VAULT_KEY → exit 4 with one line, and the key is never printed', async () => {
+    expectOk(await runSvc(['init'], { env: home.env() }));
+    const wrong = randomBase64Key();
+    const result = await runSvc(['vault', 'compact'], { env: home.env({ SVC_VAULT_KEY: wrong }) });
+    expectOneLineError(result, 4);
+    expectNoSecret(result, wrong);
+  });
+
+  it('a vault made with SVC_VAULT_KEY opens with it and not without it', async () => {
+    const key = randomBase64Key();
+    const init = await runSvc(['init'], { env: home.env({ SVC_VAULT_KEY: key }) });
+    expectOk(init);
+    expect(init.stdout).toContain('SVC_VAULT_KEY');
+    expectNoSecret(init, key);
+    expectOk(await runSvc(['app', 'list', '--json'], { env: home.env({ SVC_VAULT_KEY: key }) }));
+    const without = await runSvc(['app', 'list'], { env: home.env() });
+    expectOneLineError(without, 4, /unlocked by a key/);
+  });
+
+  it('passphrase vault: env, stdin, prompt; wrong or missing passphrase → exit 4', async () => {
+    const passphrase = 'correct horse battery';
+    const init = await runSvc(['init', '--passphrase', '--json'], {
+      env: home.env({ SVC_VAULT_PASSPHRASE: passphrase }),
+    });
+    expectOk(init);
+    expect(JSON.parse(init.stdout)).toMatchObject({ keySource: 'passphrase', keyFile: null });
+
+    const viaEnv = await runSvc(['vault', 'compact', '--json'], {
+      env: home.env({ SVC_VAULT_PASSPHRASE: passphrase }),
+    });
+    expectOk(viaEnv);
+    expectNoSecret(viaEnv, passphrase);
+    expectOk(
+      await runSvc(['app', 'list', '--passphrase-stdin'], { env: home.env(), stdin: `${passphrase}\n` }),
+    );
+    const prompted = await runSvc(['app', 'list', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [passphrase],
+    });
+    expectOk(prompted);
+    expect(prompted.asked).toEqual(['Vault passphrase:']);
+
+    const wrong = await runSvc(['vault', 'compact'], {
+      env: home.env({ SVC_VAULT_PASSPHRASE: 'wrong passphrase' }),
+    });
+    expectOneLineError(wrong, 4);
+    expectNoSecret(wrong, 'wrong passphrase');
+    expectOneLineError(await runSvc(['vault', 'compact'], { env: home.env() }), 4, /SVC_VAULT_PASSPHRASE/);
+  });
+
+  it('init --passphrase on a terminal asks twice; a mismatch exits 2, Ctrl-C exits 2', async () => {
+    const mismatch = await runSvc(['init', '--passphrase'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['first passphrase', 'other passphrase'],
+    });
+    expectOneLineError(mismatch, 2, /do not match/);
+    const cancelled = await runSvc(['init', '--passphrase'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [new VaultError('CANCELLED', 'cancelled')],
+    });
+    expectOneLineError(cancelled, 2, /cancelled/);
+    const ok = await runSvc(['init', '--passphrase'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['typed passphrase', 'typed passphrase'],
+    });
+    expectOk(ok);
+    expectNoSecret(ok, 'typed passphrase');
+  });
+
+  it('refuses a short new passphrase', async () => {
+    const result = await runSvc(['init', '--passphrase'], {
+      env: home.env({ SVC_VAULT_PASSPHRASE: 'short' }),
+    });
+    expectOneLineError(result, 2, /at least 8/);
+  });
+});
+
+describe('missing vault → exit 1', () => {
+  it.each([
+    [['vault', 'status']],
+    [['vault', 'compact']],
+    [['app', 'list']],
+    [['serve']],
+    [['vault', 'backup', 'b']],
+  ])('svc %j', async (args) => {
+    const result = await runSvc(args, { env: home.env({ SVC_VAULT_KEY: randomBase64Key() }) });
+    expectOneLineError(result, 1, /no vault at .*svc init/);
+  });
+});
+
+describe('backup, restore, rekey', () => {
+  it('backs up, refuses to restore over a vault without --force or confirmation, then restores', async () => {
+    expectOk(await runSvc(['init'], { env: home.env() }));
+    const backup = path.join(home.dir, 'b.svcbak');
+    const made = await runSvc(['vault', 'backup', backup, '--json'], { env: home.env() });
+    expectOk(made);
+    expect(JSON.parse(made.stdout)).toMatchObject({ file: backup, bytes: expect.any(Number) });
+    expectOneLineError(await runSvc(['vault', 'backup', backup], { env: home.env() }), 1, /already exists/);
+    expectOk(await runSvc(['vault', 'backup', backup, '--force'], { env: home.env() }));
+
+    expectOneLineError(await runSvc(['vault', 'restore', backup], { env: home.env() }), 1, /--force/);
+    const declined = await runSvc(['vault', 'restore', backup], {
+      env: home.env(),
+      isTTY: true,
+      answers: [false],
+    });
+    expectOneLineError(declined, 2, /cancelled/);
+    const confirmed = await runSvc(['vault', 'restore', backup, '--json'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [true],
+    });
+    expectOk(confirmed);
+    expect(JSON.parse(confirmed.stdout)).toMatchObject({
+      path: path.join(home.dir, 'vault.svc'),
+      from: backup,
+    });
+    expectOk(await runSvc(['vault', 'restore', backup, '--force'], { env: home.env() }));
+
+    // Restore into a fresh home, with the original key file.
+    const other = path.join(home.dir, 'other');
+    const keyFile = path.join(home.dir, 'vault.key');
+    const fresh = await runSvc(['vault', 'restore', backup, '--key-file', keyFile], {
+      env: { SVC_HOME: other },
+    });
+    expectOk(fresh);
+    expectOk(await runSvc(['app', 'list', '--key-file', keyFile], { env: { SVC_HOME: other } }));
+  });
+
+  it('rekeys from the key file to a passphrase and on to a new key file', async () => {
+    expectOk(await runSvc(['init'], { env: home.env() }));
+    const newPassphrase = 'a brand new passphrase';
+    const toPassphrase = await runSvc(['vault', 'rekey', '--new-passphrase'], {
+      env: home.env({ SVC_NEW_VAULT_PASSPHRASE: newPassphrase }),
+    });
+    expectOk(toPassphrase);
+    expect(toPassphrase.stdout).toContain('old key file');
+    expectNoSecret(toPassphrase, newPassphrase);
+
+    // The old key file is still at the default path; the vault header says "passphrase", so it is skipped.
+    const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
+    expect(JSON.parse(status.stdout)).toMatchObject({ keySource: 'passphrase' });
+    expectOk(await runSvc(['app', 'list'], { env: home.env({ SVC_VAULT_PASSPHRASE: newPassphrase }) }));
+
+    const newKeyFile = path.join(home.dir, 'new.key');
+    const toKey = await runSvc(['vault', 'rekey', '--new-key-file', newKeyFile, '--json'], {
+      env: home.env({ SVC_VAULT_PASSPHRASE: newPassphrase }),
+    });
+    expectOk(toKey);
+    expect(JSON.parse(toKey.stdout)).toMatchObject({
+      keySource: 'key',
+      keyFile: newKeyFile,
+      keyFileCreated: true,
+    });
+    expectOneLineError(await runSvc(['app', 'list'], { env: home.env() }), 4);
+    expectOk(await runSvc(['app', 'list', '--key-file', newKeyFile], { env: home.env() }));
+    expectOk(await runSvc(['app', 'list'], { env: home.env({ SVC_KEY_FILE: newKeyFile }) }));
+
+    const same = await runSvc(['vault', 'rekey', '--new-key-file', newKeyFile], {
+      env: home.env({ SVC_KEY_FILE: newKeyFile }),
+    });
+    expectOneLineError(same, 2, /is the current key file/);
+  });
+});
+
+describe('svc config', () => {
+  it('shows sources and hides secrets', async () => {
+    const secretKey = randomBase64Key();
+    await writeFile(path.join(home.dir, '..', 'cfg.json'), JSON.stringify({ port: 9999 }));
+    const result = await runSvc(['config', '--json', '--host', '::1'], {
+      env: home.env({
+        SVC_VAULT_KEY: secretKey,
+        SVC_VAULT_PASSPHRASE: 'pass phrase secret',
+        SVC_CONFIG: path.join(home.dir, '..', 'cfg.json'),
+      }),
+    });
+    expectOk(result);
+    expectNoSecret(result, secretKey, 'pass phrase secret');
+    const report = JSON.parse(result.stdout) as Record<string, Record<string, unknown>>;
+    expect(report.values).toMatchObject({ home: home.dir, port: 9999, host: '::1' });
+    expect(report.sources).toMatchObject({ home: 'env', port: 'file', host: 'flag', logLevel: 'default' });
+    expect(report.secrets).toEqual({
+      vaultKey: { env: 'SVC_VAULT_KEY', set: true },
+      passphrase: { env: 'SVC_VAULT_PASSPHRASE', set: true },
+      newPassphrase: { env: 'SVC_NEW_VAULT_PASSPHRASE', set: false },
+    });
+
+    const table = await runSvc(['config'], { env: home.env({ SVC_VAULT_KEY: secretKey }) });
+    expectOk(table);
+    expectNoSecret(table, secretKey);
+    expect(table.stdout).toContain('vaultKey\t(set via SVC_VAULT_KEY)\tenv\n');
+    expect(table.stdout).toContain('vaultPassphrase\t(not set)\t\n');
+    expect(table.stdout).toContain(`home\t${home.dir}\tenv SVC_HOME`);
+  });
+
+  it('reports a bad config file in one line, exit 2', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(home.dir, { recursive: true });
+    await writeFile(path.join(home.dir, 'config.json'), JSON.stringify({ colour: true }));
+    expectOneLineError(await runSvc(['config'], { env: home.env() }), 2, /unknown key "colour"/);
+  });
+});
+
+describe('unexpected errors', () => {
+  const boom = (): Promise<boolean> => Promise.reject(new Error('boom with a secret inside'));
+
+  it('print a generic line and exit 1', async () => {
+    const result = await runSvc(['vault', 'status'], { env: home.env(), vault: { vaultExists: boom } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('svc: an unexpected error occurred (set SVC_DEBUG=1 for details)\n');
+  });
+
+  it('show the stack with SVC_DEBUG=1', async () => {
+    const result = await runSvc(['vault', 'status'], {
+      env: home.env({ SVC_DEBUG: '1' }),
+      vault: { vaultExists: boom },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: boom with a secret inside');
+    expect(result.stderr).toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Env } from '../../core/config/index.ts';
+import { VaultError } from '../../core/errors/catalogue.ts';
+import * as tenancy from '../../core/tenancy/bootstrap.ts';
+import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
+import * as vault from '../../core/vault/index.ts';
+import { startServer } from '../../server/listen.ts';
+import type { CliDeps, Prompter, VaultApi, Writer } from '../deps.ts';
+import { run } from '../main.ts';
+
+/**
+ * Real components everywhere (vault, tenancy, server); only the process edges are fakes: captured
+ * output, a given env (process.env is never touched, so test files run in parallel), scripted prompt
+ * answers, and a shutdown trigger in place of SIGINT. Passphrase vaults use small Argon2id limits.
+ */
+
+export type Answer = string | boolean | VaultError;
+
+export interface TestIo {
+  readonly deps: CliDeps;
+  stdout(): string;
+  stderr(): string;
+  /** Every prompt message asked, in order. */
+  readonly asked: string[];
+  /** Plays the part of SIGINT for a running `svc start`. */
+  shutdown(signal?: string): void;
+  /** Polls until `predicate(stdout)` holds (the server is up, say). */
+  waitForStdout(predicate: (text: string) => boolean, timeoutMs?: number): Promise<string>;
+}
+
+export interface TestIoOptions {
+  readonly env?: Env;
+  readonly cwd?: string;
+  readonly isTTY?: boolean;
+  readonly answers?: readonly Answer[];
+  readonly stdin?: string;
+  readonly vault?: Partial<VaultApi>;
+}
+
+function capture(isTTY: boolean): { writer: Writer; text(): string } {
+  let buffer = '';
+  return {
+    writer: {
+      write: (text) => {
+        buffer += text;
+      },
+      isTTY,
+    },
+    text: () => buffer,
+  };
+}
+
+/** createVault and rekeyVault with fast KDF limits (production keeps MODERATE). */
+export const fastVault: VaultApi = {
+  ...vault,
+  createVault: (options) => vault.createVault({ kdf: FAST_KDF, ...options }),
+  rekeyVault: (options) => vault.rekeyVault({ kdf: FAST_KDF, ...options }),
+};
+
+function scriptedPrompter(answers: Answer[], asked: string[]): Prompter {
+  const next = (message: string): Answer => {
+    asked.push(message);
+    const answer = answers.shift();
+    if (answer === undefined) throw new Error(`unexpected prompt: ${message}`);
+    if (answer instanceof VaultError) throw answer;
+    return answer;
+  };
+  return {
+    password: async ({ message, validate }) => {
+      const answer = String(next(message));
+      const problem = validate?.(answer);
+      if (problem !== undefined) throw new Error(`prompt answer rejected: ${problem}`);
+      return answer;
+    },
+    input: async ({ message }) => String(next(message)),
+    confirm: async ({ message }) => next(message) === true,
+  };
+}
+
+export function makeTestIo(options: TestIoOptions = {}): TestIo {
+  const isTTY = options.isTTY ?? false;
+  const out = capture(false);
+  const err = capture(false);
+  const asked: string[] = [];
+  let release: (signal: string) => void = () => undefined;
+  const shutdown = new Promise<string>((resolve) => {
+    release = resolve;
+  });
+  const deps: CliDeps = {
+    stdout: out.writer,
+    stderr: err.writer,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    isTTY,
+    prompter: scriptedPrompter([...(options.answers ?? [])], asked),
+    readStdin: async () => options.stdin ?? '',
+    clock: { now: () => new Date() },
+    vault: { ...fastVault, ...options.vault },
+    tenancy,
+    startServer,
+    waitForShutdown: () => shutdown,
+  };
+  return {
+    deps,
+    stdout: out.text,
+    stderr: err.text,
+    asked,
+    shutdown: (signal = 'SIGINT') => release(signal),
+    waitForStdout: async (predicate, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(out.text())) {
+        if (Date.now() > deadline) throw new Error(`timed out; stdout: ${out.text()} stderr: ${err.text()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return out.text();
+    },
+  };
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly asked: readonly string[];
+}
+
+/** Runs `svc <args>` in-process to completion. */
+export async function runSvc(args: readonly string[], options: TestIoOptions = {}): Promise<CliResult> {
+  const io = makeTestIo(options);
+  const code = await run(args, io.deps);
+  return { code, stdout: io.stdout(), stderr: io.stderr(), asked: io.asked };
+}
+
+export interface TempHome {
+  readonly dir: string;
+  /** `{ SVC_HOME: dir }` plus `extra`. */
+  env(extra?: Env): Env;
+  cleanup(): Promise<void>;
+}
+
+export async function makeTempHome(): Promise<TempHome> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'svc-cli-'));
+  // A sub-folder, so commands must create the home themselves (as on a first run).
+  const home = path.join(dir, 'home');
+  return {
+    dir: home,
+    env: (extra = {}) => ({ SVC_HOME: home, ...extra }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export function randomBase64Key(): string {
+  return randomBytes(32).toString('base64');
+}

@@ -1,0 +1,69 @@
+import { VaultError } from '../errors/catalogue.ts';
+import { MANAGEMENT_PERMISSIONS, isTokenPermission } from './permissions.ts';
+import type { Principal } from './principal.ts';
+import { decide, grantsAnywhere } from './rules.ts';
+import type { Grants, Transform } from './rules.ts';
+
+/** A resource being acted on: only its tenant matters for the coarse check. */
+export interface ResourceRef {
+  readonly tenantId: string;
+}
+
+const MANAGEMENT = new Set(MANAGEMENT_PERMISSIONS);
+
+function grantsOf(principal: Principal): Grants | 'all' | 'management' {
+  switch (principal.kind) {
+    case 'application':
+      return principal;
+    case 'user':
+      return 'management';
+    case 'operator':
+      return 'all';
+  }
+}
+
+/**
+ * The one decision point. Throws NOT_FOUND for a resource of another tenant (its existence is
+ * never revealed) and FORBIDDEN when the principal lacks the permission. For token permissions
+ * this is the coarse check ("anywhere"); `transformFor` decides per container.
+ */
+export function authorize(principal: Principal, permission: string, resource?: ResourceRef): void {
+  if (resource && resource.tenantId !== principal.tenantId) {
+    throw new VaultError('NOT_FOUND', 'Not found.');
+  }
+  const grants = grantsOf(principal);
+  const allowed =
+    grants === 'all' ||
+    (grants === 'management' ? MANAGEMENT.has(permission) : grantsAnywhere(grants, permission));
+  if (!allowed) throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
+}
+
+/** Whether `authorize` would pass, for UIs and listings. */
+export function can(principal: Principal, permission: string, resource?: ResourceRef): boolean {
+  try {
+    authorize(principal, permission, resource);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How token data in `container` must be shown to `principal` for `permission`: reveal, mask or
+ * redact. Throws FORBIDDEN when no rule or permission covers that container.
+ */
+export function transformFor(principal: Principal, permission: string, container: string): Transform {
+  const grants = grantsOf(principal);
+  if (grants === 'all') return 'reveal';
+  if (grants === 'management' || !isTokenPermission(permission)) {
+    throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
+  }
+  const decision = decide(grants, permission, container);
+  if (!decision.allowed) {
+    throw new VaultError(
+      'FORBIDDEN',
+      `The caller does not have the '${permission}' permission on ${container}.`,
+    );
+  }
+  return decision.transform;
+}

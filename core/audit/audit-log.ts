@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { actorOf } from '../access/principal.ts';
+import type { Principal } from '../access/principal.ts';
+import { constantTimeEqual } from '../crypto/constant-time.ts';
+import type { Database } from '../storage/schema.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import { GENESIS, linkMessage } from './chain.ts';
+import type { AuditOperation } from './entity-types.ts';
+
+export interface AuditEvent {
+  readonly tenantId: string;
+  readonly entityType: string;
+  readonly entityId: string;
+  readonly operation: AuditOperation;
+  /** Human summary. Never token data, keys or passwords. */
+  readonly message: string;
+}
+
+export interface AuditLogEntry {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly actor_id: string | null;
+  readonly actor_type: string | null;
+  readonly entity_type: string;
+  readonly entity_id: string;
+  readonly operation: string;
+  readonly message: string;
+  readonly created_at: string;
+}
+
+type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'>;
+
+/**
+ * Appends an entry to the tenant's chain. Call it with the transaction that makes the change, so
+ * a rolled-back change leaves no entry and a committed one always has its entry.
+ */
+export async function appendAudit(
+  trx: Kysely<Database>,
+  vault: AuditKeys,
+  principal: Principal | null,
+  event: AuditEvent,
+): Promise<void> {
+  const head = await trx
+    .selectFrom('audit_heads')
+    .select(['seq', 'hash'])
+    .where('tenant_id', '=', event.tenantId)
+    .executeTakeFirst();
+  const prev = head?.hash ?? GENESIS;
+  const actor = principal ? actorOf(principal) : { actor_id: null, actor_type: null };
+  const entry = {
+    id: randomUUID(),
+    tenant_id: event.tenantId,
+    seq: (head?.seq ?? 0) + 1,
+    actor_id: actor.actor_id,
+    actor_type: actor.actor_type,
+    entity_type: event.entityType,
+    entity_id: event.entityId,
+    operation: event.operation,
+    message: event.message,
+    created_at: vault.clock.now().toISOString(),
+  };
+  const hash = vault.keyedHash('audit', linkMessage(prev, entry));
+  await trx
+    .insertInto('audit_logs')
+    .values({ ...entry, prev_hash: prev, hash })
+    .execute();
+  await trx
+    .insertInto('audit_heads')
+    .values({ tenant_id: event.tenantId, seq: entry.seq, hash })
+    .onConflict((c) => c.column('tenant_id').doUpdateSet({ seq: entry.seq, hash }))
+    .execute();
+}
+
+/** Removes a tenant's chain (tenant deletion); the caller then appends the deletion record. */
+export async function dropAuditChain(trx: Kysely<Database>, tenantId: string): Promise<void> {
+  await trx.deleteFrom('audit_logs').where('tenant_id', '=', tenantId).execute();
+  await trx.deleteFrom('audit_heads').where('tenant_id', '=', tenantId).execute();
+}
+
+export interface LogFilter {
+  readonly entityType?: string;
+  readonly entityId?: string;
+  /** Inclusive. */
+  readonly startDate?: string;
+  /** Exclusive. */
+  readonly endDate?: string;
+}
+
+/** One page of a tenant's log, newest first. */
+export async function listAudit(
+  db: Kysely<Database>,
+  tenantId: string,
+  filter: LogFilter,
+  page: { offset: number; limit: number },
+): Promise<{ total: number; items: AuditLogEntry[] }> {
+  let query = db.selectFrom('audit_logs').where('tenant_id', '=', tenantId);
+  if (filter.entityType) query = query.where('entity_type', '=', filter.entityType);
+  if (filter.entityId) query = query.where('entity_id', '=', filter.entityId);
+  if (filter.startDate) query = query.where('created_at', '>=', filter.startDate);
+  if (filter.endDate) query = query.where('created_at', '<', filter.endDate);
+  const total = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const items = await query
+    .select([
+      'id',
+      'tenant_id',
+      'actor_id',
+      'actor_type',
+      'entity_type',
+      'entity_id',
+      'operation',
+      'message',
+      'created_at',
+    ])
+    .orderBy('seq', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return { total: Number(total.n), items };
+}
+
+export interface ChainBreak {
+  readonly tenantId: string;
+  readonly seq: number;
+  readonly entryId: string | null;
+  readonly reason: string;
+}
+
+export interface ChainReport {
+  readonly ok: boolean;
+  readonly tenants: number;
+  readonly entries: number;
+  readonly firstBreak: ChainBreak | null;
+}
+
+/**
+ * Recomputes every chain. Reports the first link that does not hold: an altered entry (its MAC),
+ * a removed one (a gap in `seq` or a `prev_hash` that does not match), reordered ones (both), or
+ * entries removed from the end (the head no longer matches).
+ */
+export async function verifyAuditChains(
+  db: Kysely<Database>,
+  vault: Pick<VaultHandle, 'keyedHash'>,
+  tenantId?: string,
+): Promise<ChainReport> {
+  let tenantsQuery = db
+    .selectFrom('audit_heads')
+    .select('tenant_id')
+    .union(db.selectFrom('audit_logs').select('tenant_id'));
+  if (tenantId)
+    tenantsQuery = db
+      .selectFrom('audit_heads')
+      .select('tenant_id')
+      .where('tenant_id', '=', tenantId)
+      .union(db.selectFrom('audit_logs').select('tenant_id').where('tenant_id', '=', tenantId));
+  const tenants = (await tenantsQuery.execute()).map((r) => r.tenant_id).sort();
+  let entries = 0;
+  for (const tenant of tenants) {
+    const rows = await db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .orderBy('seq', 'asc')
+      .execute();
+    let prev: Uint8Array = GENESIS;
+    let expectedSeq = 1;
+    const broken = (seq: number, entryId: string | null, reason: string): ChainReport => ({
+      ok: false,
+      tenants: tenants.length,
+      entries: entries,
+      firstBreak: { tenantId: tenant, seq, entryId, reason },
+    });
+    for (const row of rows) {
+      entries++;
+      if (row.seq !== expectedSeq)
+        return broken(expectedSeq, row.id, `entry ${expectedSeq} is missing (found ${row.seq} next)`);
+      if (!constantTimeEqual(row.prev_hash, prev))
+        return broken(row.seq, row.id, 'does not link to the entry before it');
+      const hash = vault.keyedHash('audit', linkMessage(prev, row));
+      if (!constantTimeEqual(hash, row.hash)) return broken(row.seq, row.id, 'its contents were altered');
+      prev = hash;
+      expectedSeq++;
+    }
+    const head = await db
+      .selectFrom('audit_heads')
+      .select(['seq', 'hash'])
+      .where('tenant_id', '=', tenant)
+      .executeTakeFirst();
+    const lastSeq = expectedSeq - 1;
+    if (!head) {
+      if (rows.length > 0) return broken(lastSeq, null, 'the chain head is missing');
+    } else if (head.seq !== lastSeq || !constantTimeEqual(head.hash, prev)) {
+      return broken(lastSeq + 1, null, `entries after ${lastSeq} were removed (the head is at ${head.seq})`);
+    }
+  }
+  return { ok: true, tenants: tenants.length, entries, firstBreak: null };
+}
