@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, sql } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { VaultError } from '../errors/catalogue.ts';
+import { open, seal } from '../crypto/aead.ts';
 import { keyedHash } from '../crypto/keyed-hash.ts';
 import type { Keyring, LookupPurpose } from '../crypto/keyring.ts';
 import type { Sodium } from '../crypto/sodium.ts';
@@ -127,6 +128,17 @@ export class EmbeddedVault implements VaultHandle {
 
   keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
     return keyedHash(this.parts.sodium, this.parts.keyring.lookupKey(purpose), message);
+  }
+
+  wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array } {
+    const term = this.parts.keyring.activeTerm;
+    return { term, sealed: seal(this.parts.sodium, this.parts.keyring.wrapKey(term), plaintext, aad) };
+  }
+
+  unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
+    const plain = open(this.parts.sodium, this.parts.keyring.wrapKey(term), sealed, aad);
+    if (!plain) throw new VaultError('VAULT_CORRUPT', 'A wrapped key failed authentication.');
+    return plain;
   }
 
   /** Commits since the last snapshot plus the snapshot's own sequence: a monotonic commit counter. */

@@ -86,6 +86,13 @@ export interface VaultHandle {
    * invitation secrets) and the audit log's hash chain.
    */
   keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array;
+  /**
+   * Seals a small secret (a per-tenant key) with the keyring's wrapping key of the active term.
+   * `aad` binds it to where it is stored.
+   */
+  wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array };
+  /** Opens what `wrapSecret` sealed under `term`; throws VAULT_CORRUPT when it does not authenticate. */
+  unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array;
   /** Snapshot on clean close (unless `snapshot: false`), release the lock. */
   close(options?: { snapshot?: boolean }): Promise<void>;
 }

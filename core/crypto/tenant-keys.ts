@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import { KEY_BYTES } from './aead.ts';
+
+/** Each tenant has separate keys per job, so one leaking does not expose the others' work. */
+export type TenantKeyPurpose = 'data' | 'fingerprint' | 'search';
+
+export interface TenantKey {
+  readonly term: number;
+  readonly key: Uint8Array;
+}
+
+/** The term needs no place in the AAD: each term has its own wrapping key. */
+function aad(tenantId: string, purpose: TenantKeyPurpose): Uint8Array {
+  return Buffer.from(`svc-tenant-key:v1:${tenantId}:${purpose}`, 'utf8');
+}
+
+/**
+ * Per-tenant keys, stored in `tenant_keys` wrapped by the keyring, unwrapped on first use and kept
+ * in memory. The cache is keyed by the wrapped bytes (their random nonce), not only by tenant and
+ * term: a key created in a transaction that rolled back can then never be mistaken for the key a
+ * later transaction creates, so nothing is ever sealed with a key the database does not hold.
+ */
+export class TenantKeys {
+  private readonly cache = new Map<string, TenantKey>();
+
+  constructor(private readonly vault: Pick<VaultHandle, 'wrapSecret' | 'unwrapSecret' | 'clock'>) {}
+
+  /** The newest key of `purpose`; created (in `trx`) when the tenant has none yet. */
+  async current(trx: Kysely<Database>, tenantId: string, purpose: TenantKeyPurpose): Promise<TenantKey> {
+    const row = await trx
+      .selectFrom('tenant_keys')
+      .select(['term', 'wrapped'])
+      .where('tenant_id', '=', tenantId)
+      .where('purpose', '=', purpose)
+      .orderBy('term', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (row) return this.unwrapCached(tenantId, purpose, row.term, row.wrapped);
+    const key = new Uint8Array(randomBytes(KEY_BYTES));
+    // The wrapping term becomes the tenant key's term: one number names both.
+    const { term, sealed } = this.vault.wrapSecret(key, aad(tenantId, purpose));
+    await trx
+      .insertInto('tenant_keys')
+      .values({
+        tenant_id: tenantId,
+        purpose,
+        term,
+        wrapped: sealed,
+        created_at: this.vault.clock.now().toISOString(),
+      })
+      .execute();
+    return { term, key };
+  }
+
+  /** The key of a given term, to open data sealed under it. */
+  async forTerm(
+    db: Kysely<Database>,
+    tenantId: string,
+    purpose: TenantKeyPurpose,
+    term: number,
+  ): Promise<TenantKey> {
+    const row = await db
+      .selectFrom('tenant_keys')
+      .select(['term', 'wrapped'])
+      .where('tenant_id', '=', tenantId)
+      .where('purpose', '=', purpose)
+      .where('term', '=', term)
+      .executeTakeFirstOrThrow();
+    return this.unwrapCached(tenantId, purpose, row.term, row.wrapped);
+  }
+
+  /** Forget a tenant's keys (after the tenant is deleted). */
+  forget(tenantId: string): void {
+    for (const k of [...this.cache.keys()]) if (k.startsWith(`${tenantId}:`)) this.cache.delete(k);
+  }
+
+  private unwrapCached(
+    tenantId: string,
+    purpose: TenantKeyPurpose,
+    term: number,
+    wrapped: Uint8Array,
+  ): TenantKey {
+    const cacheKey = `${tenantId}:${purpose}:${term}:${Buffer.from(wrapped.subarray(0, 24)).toString('hex')}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached) return cached;
+    const key = { term, key: this.vault.unwrapSecret(term, wrapped, aad(tenantId, purpose)) };
+    this.cache.set(cacheKey, key);
+    return key;
+  }
+}

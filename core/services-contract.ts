@@ -1,0 +1,173 @@
+/**
+ * The domain services of the identity-and-access issue, as the HTTP routes and the CLI call them.
+ * Every method that acts on tenant data takes the acting Principal, checks it with
+ * `authorize`/`transformFor` (core/access), and writes its audit entry in the same transaction.
+ * Validation failures throw VaultError('VALIDATION_FAILED', …, { errors }) and change nothing.
+ */
+import type { Principal } from './access/principal.ts';
+import type { AccessRule } from './access/rules.ts';
+import type { ApplicationType } from './access/permissions.ts';
+import type { ChainReport, LogFilter } from './audit/audit-log.ts';
+import type { KdfLimits, VaultHandle } from './vault/types.ts';
+
+export interface PageRequest {
+  readonly page: number;
+  readonly size: number;
+}
+
+export interface Page<T> {
+  readonly total: number;
+  readonly items: T[];
+}
+
+export interface User {
+  readonly id: string;
+  readonly email: string;
+  readonly first_name: string | null;
+  readonly last_name: string | null;
+}
+
+export interface Tenant {
+  readonly id: string;
+  readonly owner_id: string | null;
+  readonly name: string;
+  readonly settings: Record<string, string>;
+  readonly created_by: string | null;
+  readonly created_at: string;
+  readonly modified_by: string | null;
+  readonly modified_at: string | null;
+}
+
+export interface Application {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly name: string;
+  readonly type: ApplicationType;
+  readonly permissions: string[];
+  readonly rules: AccessRule[];
+  readonly created_by: string | null;
+  readonly created_at: string;
+  readonly modified_by: string | null;
+  readonly modified_at: string | null;
+}
+
+/** Create and regenerate responses: the only place a key is ever shown. */
+export interface ApplicationWithKey extends Application {
+  readonly key: string;
+}
+
+export interface ApplicationInput {
+  readonly name: string;
+  readonly type: ApplicationType;
+  readonly permissions?: readonly string[];
+  readonly rules?: readonly AccessRule[];
+}
+
+export interface ApplicationUpdate {
+  readonly name: string;
+  readonly permissions?: readonly string[];
+  readonly rules?: readonly AccessRule[];
+}
+
+export interface LogEntry {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly actor_id: string | null;
+  readonly actor_type: string | null;
+  readonly entity_type: string;
+  readonly entity_id: string;
+  readonly operation: string;
+  readonly message: string;
+  readonly created_at: string;
+}
+
+export interface SignInResult {
+  readonly token: string;
+  readonly expires_at: string;
+  readonly user_id: string;
+}
+
+export interface ServiceOptions {
+  /** Argon2id cost for user passwords; default libsodium INTERACTIVE. Tests pass small limits. */
+  readonly passwordKdf?: KdfLimits;
+  /** Session lifetime; default 12 hours. */
+  readonly sessionTtlMs?: number;
+}
+
+export interface AuthService {
+  /** The application owning this key, as a principal; null for an unknown key (constant-time lookup by keyed hash). */
+  authenticateApiKey(apiKey: string): Promise<Principal | null>;
+  /**
+   * Resolves a session token. Throws UNAUTHENTICATED for an unknown, expired or revoked token.
+   * With `tenantId`, returns the member principal; a tenant the user is not a member of (or that
+   * does not exist) throws FORBIDDEN, the same for both so existence is not revealed.
+   */
+  authenticateSession(token: string, tenantId: string | undefined): Promise<{ userId: string; sessionId: string; principal: Principal | null }>;
+  /**
+   * Verifies e-mail and password. Failures throw UNAUTHENTICATED with one generic message.
+   * Repeated failures are slowed per (account, address) and per address with RATE_LIMITED
+   * (the error's detail says when to retry); an attacker elsewhere never locks the owner out.
+   */
+  signIn(email: string, password: string, address: string): Promise<SignInResult>;
+  /** Revokes the session of this token (idempotent). */
+  signOut(token: string): Promise<void>;
+}
+
+export interface UserService {
+  create(input: { email: string; password?: string; first_name?: string; last_name?: string }): Promise<User>;
+  findByEmail(email: string): Promise<User | null>;
+  get(id: string): Promise<User | null>;
+  setPassword(userId: string, password: string): Promise<void>;
+}
+
+export interface TenantService {
+  /**
+   * Creates a tenant, its owner (user created if new; with `ownerEmail`) as OWNER member, and
+   * — unless `withApplication: false` — a first management application whose key is returned once.
+   * `actor` null = the operator at the CLI.
+   */
+  create(
+    input: {
+      name: string;
+      ownerEmail?: string;
+      ownerPassword?: string;
+      ownerUserId?: string;
+      withApplication?: boolean;
+    },
+    actor: Principal | null,
+  ): Promise<{ tenant: Tenant; owner: User | null; application: ApplicationWithKey | null }>;
+  get(principal: Principal): Promise<Tenant>;
+  update(principal: Principal, input: { name: string; settings?: Record<string, string> }): Promise<Tenant>;
+  /** Removes every row of the tenant in one transaction; leaves one audit record of the deletion. */
+  delete(principal: Principal): Promise<void>;
+  listForUser(userId: string): Promise<Tenant[]>;
+  /** Every tenant (operator use, CLI). */
+  listAll(): Promise<Tenant[]>;
+}
+
+export interface ApplicationService {
+  create(principal: Principal, input: ApplicationInput): Promise<ApplicationWithKey>;
+  list(principal: Principal, filter: { ids?: readonly string[]; type?: ApplicationType }, page: PageRequest): Promise<Page<Application>>;
+  get(principal: Principal, id: string): Promise<Application>;
+  /** The application behind the calling key. */
+  getSelf(principal: Principal): Promise<Application>;
+  update(principal: Principal, id: string, input: ApplicationUpdate): Promise<Application>;
+  delete(principal: Principal, id: string): Promise<void>;
+  regenerate(principal: Principal, id: string): Promise<ApplicationWithKey>;
+}
+
+export interface LogService {
+  list(principal: Principal, filter: LogFilter, page: PageRequest): Promise<Page<LogEntry>>;
+  entityTypes(principal: Principal): Promise<Array<{ display_name: string; value: string }>>;
+  /** Operator tool (svc logs verify): checks every chain, or one tenant's. */
+  verify(tenantId?: string): Promise<ChainReport>;
+}
+
+export interface Services {
+  readonly vault: VaultHandle;
+  readonly auth: AuthService;
+  readonly users: UserService;
+  readonly tenants: TenantService;
+  readonly applications: ApplicationService;
+  readonly logs: LogService;
+}
