@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { isVaultError } from '../errors/catalogue.ts';
+import { parseSearchQuery } from './search-query.ts';
+
+describe('search query parser', () => {
+  it.each([
+    ['type:card', { kind: 'equals', field: 'type', value: 'card' }],
+    ['data:123-45-6789', { kind: 'data', value: '123-45-6789' }],
+    ['data:"two words"', { kind: 'data', value: 'two words' }],
+    ['metadata.customer_id:"Ab C"', { kind: 'metadata', key: 'customer_id', value: 'Ab C' }],
+    ['container:"/pci/high/"', { kind: 'container', value: '/pci/high/', prefix: false }],
+    ['container:"/pci/*"', { kind: 'container', value: '/pci/', prefix: true }],
+    ['-type:bank', { kind: 'not', node: { kind: 'equals', field: 'type', value: 'bank' } }],
+    ['NOT type:bank', { kind: 'not', node: { kind: 'equals', field: 'type', value: 'bank' } }],
+    [
+      'created_at:[2020-01-01 TO *]',
+      {
+        kind: 'range',
+        field: 'created_at',
+        min: '2020-01-01T00:00:00.000Z',
+        max: null,
+        minInclusive: true,
+        maxInclusive: true,
+      },
+    ],
+    [
+      'modified_at:{2020-01-01T10:00:00Z TO 2020-02-01}',
+      {
+        kind: 'range',
+        field: 'modified_at',
+        min: '2020-01-01T10:00:00.000Z',
+        max: '2020-02-01T00:00:00.000Z',
+        minInclusive: false,
+        maxInclusive: false,
+      },
+    ],
+    [
+      'created_at:2021-03-04',
+      {
+        kind: 'range',
+        field: 'created_at',
+        min: '2021-03-04T00:00:00.000Z',
+        max: '2021-03-05T00:00:00.000Z',
+        minInclusive: true,
+        maxInclusive: false,
+      },
+    ],
+  ])('%s', (query, expected) => {
+    expect(parseSearchQuery(query)).toEqual(expected);
+  });
+
+  it('combines with AND, OR, NOT and parentheses', () => {
+    expect(parseSearchQuery('(type:card OR type:bank) AND NOT metadata.x:1')).toEqual({
+      kind: 'and',
+      left: {
+        kind: 'or',
+        left: { kind: 'equals', field: 'type', value: 'card' },
+        right: { kind: 'equals', field: 'type', value: 'bank' },
+      },
+      right: { kind: 'not', node: { kind: 'metadata', key: 'x', value: '1' } },
+    });
+    expect(parseSearchQuery('type:card id:abc').kind).toBe('and');
+  });
+
+  it.each([
+    ['type:card AND (', 'at position 15: syntax error'],
+    ['nofield', 'needs a field'],
+    ['colour:red', "unknown field 'colour'"],
+    ['data:12*', 'wildcards'],
+    ['container:"/a/*/b/"', 'only at the end'],
+    ['type:[a TO b]', 'ranges are supported on created_at and modified_at only'],
+    ['created_at:yesterday', 'not an ISO 8601 date'],
+    ['', 'empty'],
+    ['id:' + 'x'.repeat(200), 'longer than 200'],
+  ])('refuses %s with a 400 naming the problem and position', (query, message) => {
+    let err: unknown;
+    try {
+      parseSearchQuery(query);
+    } catch (e) {
+      err = e;
+    }
+    expect(isVaultError(err, 'VALIDATION_FAILED')).toBe(true);
+    expect((err as Error).message).toContain(message);
+    expect(Object.keys((err as { errors: object }).errors)).toEqual(['query']);
+  });
+});

@@ -1,0 +1,181 @@
+import lucene from 'lucene';
+import type { AST, BinaryNode, RangeNode, TermNode } from 'lucene';
+import { VaultError } from '../errors/catalogue.ts';
+
+/**
+ * The token search language (behaviour reference §3.11), parsed with the `lucene` PEG parser and
+ * checked into a small typed tree. Decisions: terms side by side without an operator are ANDed
+ * (narrower is safer than Lucene's default OR); a bare term without a field is refused.
+ */
+export type SearchNode =
+  | { readonly kind: 'and' | 'or'; readonly left: SearchNode; readonly right: SearchNode }
+  | { readonly kind: 'not'; readonly node: SearchNode }
+  | {
+      readonly kind: 'equals';
+      readonly field: 'id' | 'type' | 'fingerprint' | 'created_by' | 'modified_by';
+      readonly value: string;
+    }
+  | { readonly kind: 'data'; readonly value: string }
+  | { readonly kind: 'metadata'; readonly key: string; readonly value: string }
+  | { readonly kind: 'container'; readonly value: string; readonly prefix: boolean }
+  | {
+      readonly kind: 'range';
+      readonly field: 'created_at' | 'modified_at';
+      readonly min: string | null;
+      readonly max: string | null;
+      readonly minInclusive: boolean;
+      readonly maxInclusive: boolean;
+    };
+
+export const MAX_QUERY_LENGTH = 200;
+const EXACT_FIELDS = new Set(['id', 'type', 'fingerprint', 'created_by', 'modified_by']);
+const DATE_FIELDS = new Set(['created_at', 'modified_at']);
+const METADATA_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function invalid(message: string, position?: number): VaultError {
+  const where = position === undefined ? '' : ` at position ${position}`;
+  return new VaultError('VALIDATION_FAILED', `Invalid search query${where}: ${message}`, {
+    errors: { query: [`${message}${where}`] },
+  });
+}
+
+export function parseSearchQuery(query: string): SearchNode {
+  if (query.trim().length === 0) throw invalid('the query is empty');
+  if (query.length > MAX_QUERY_LENGTH)
+    throw invalid(`the query is longer than ${MAX_QUERY_LENGTH} characters`);
+  let ast: AST;
+  try {
+    ast = lucene.parse(query);
+  } catch (err) {
+    const position = (err as { location?: { start?: { offset?: number } } }).location?.start?.offset;
+    throw invalid('syntax error', position);
+  }
+  return convert(ast);
+}
+
+function isTerm(node: AST): node is TermNode {
+  return 'term' in node;
+}
+
+function isRange(node: AST): node is RangeNode {
+  return 'term_min' in node;
+}
+
+function convert(node: AST): SearchNode {
+  if (isTerm(node)) return convertTerm(node);
+  if (isRange(node)) return convertRange(node);
+  return convertBinary(node);
+}
+
+function convertBinary(node: BinaryNode): SearchNode {
+  let left = convert(node.left);
+  if (node.start === 'NOT' || node.start === '!') left = { kind: 'not', node: left };
+  if (!node.right) return left;
+  const right = convert(node.right);
+  switch (node.operator) {
+    case 'AND':
+    case '&&':
+    case '<implicit>':
+      return { kind: 'and', left, right };
+    case 'OR':
+    case '||':
+      return { kind: 'or', left, right };
+    case 'AND NOT':
+    case 'NOT':
+      return { kind: 'and', left, right: { kind: 'not', node: right } };
+    case 'OR NOT':
+      return { kind: 'or', left, right: { kind: 'not', node: right } };
+    default:
+      throw invalid(`unsupported operator '${node.operator ?? ''}'`);
+  }
+}
+
+/** `-field:value` and `!field:value` negate; the parser leaves the sign on the field name. */
+function splitNegation(field: string): { field: string; negated: boolean } {
+  if (field.startsWith('-') || field.startsWith('!')) return { field: field.slice(1), negated: true };
+  return { field, negated: false };
+}
+
+function convertTerm(node: TermNode): SearchNode {
+  const position = node.fieldLocation?.start.offset ?? node.termLocation.start.offset;
+  if (node.field === '<implicit>')
+    throw invalid(`'${node.term}' needs a field, e.g. id:${node.term}`, position);
+  if (node.regex) throw invalid('regular expressions are not supported', position);
+  const { field, negated } = splitNegation(node.field);
+  const prefixNegated = node.prefix === '-' || node.prefix === '!';
+  const value = node.term;
+  let result: SearchNode;
+  if (EXACT_FIELDS.has(field)) {
+    result = { kind: 'equals', field: field as 'id', value };
+  } else if (field === 'data') {
+    if (value.includes('*')) throw invalid('data: does not support wildcards', position);
+    result = { kind: 'data', value };
+  } else if (field === 'container') {
+    const prefix = value.endsWith('*');
+    const path = prefix ? value.slice(0, -1) : value;
+    if (path.includes('*')) throw invalid('a container wildcard is allowed only at the end', position);
+    result = { kind: 'container', value: path, prefix };
+  } else if (field.startsWith('metadata.')) {
+    const key = field.slice('metadata.'.length);
+    if (!METADATA_KEY.test(key)) throw invalid(`'${key}' is not a valid metadata key`, position);
+    result = { kind: 'metadata', key, value };
+  } else if (DATE_FIELDS.has(field)) {
+    const date = checkDate(value, position);
+    // A bare date means that whole day; a date-time means that instant.
+    result =
+      value.length === 10
+        ? {
+            kind: 'range',
+            field: field as 'created_at',
+            min: date,
+            max: nextDay(value),
+            minInclusive: true,
+            maxInclusive: false,
+          }
+        : {
+            kind: 'range',
+            field: field as 'created_at',
+            min: date,
+            max: date,
+            minInclusive: true,
+            maxInclusive: true,
+          };
+  } else {
+    throw invalid(`unknown field '${field}'`, position);
+  }
+  return negated || prefixNegated ? { kind: 'not', node: result } : result;
+}
+
+function convertRange(node: RangeNode): SearchNode {
+  const position = node.fieldLocation?.start.offset;
+  const { field, negated } = splitNegation(node.field);
+  if (!DATE_FIELDS.has(field))
+    throw invalid(`ranges are supported on created_at and modified_at only, not '${field}'`, position);
+  const min = node.term_min === '*' ? null : checkDate(node.term_min, position);
+  const max = node.term_max === '*' ? null : checkDate(node.term_max, position);
+  const result: SearchNode = {
+    kind: 'range',
+    field: field as 'created_at',
+    min,
+    max,
+    minInclusive: node.inclusive === 'both' || node.inclusive === 'left',
+    maxInclusive: node.inclusive === 'both' || node.inclusive === 'right',
+  };
+  return negated ? { kind: 'not', node: result } : result;
+}
+
+/** Normalises a date or date-time to the ISO UTC form timestamps are stored in. */
+function checkDate(value: string, position: number | undefined): string {
+  const date = new Date(value);
+  if (!ISO_DATE.test(value) || Number.isNaN(date.getTime())) {
+    throw invalid(`'${value}' is not an ISO 8601 date or date-time`, position);
+  }
+  return date.toISOString();
+}
+
+function nextDay(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString();
+}
