@@ -1,0 +1,350 @@
+/**
+ * The Liquid expression engine (liquidjs), configured once for untrusted templates:
+ *
+ * - `strictFilters`: an unknown filter is a parse error (400), never silently skipped.
+ * - No file system: the `include`, `render` and `layout` tags are removed (they fail to parse) and the
+ *   template loader is an empty in-memory map, so no template can read a file.
+ * - `ownPropertyOnly`: `data.constructor`, `data.__proto__` … read as missing.
+ * - Bounded work: each expression string is at most `maxExpressionBytes` (4 KiB) of UTF-8; a render
+ *   stops after `maxRenderSteps` template nodes (100,000: outputs, tags, loop iterations), after
+ *   `renderTimeLimitMs` (1 s backstop) and after `memoryLimit` units of allocation (string and array
+ *   sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)` range fails
+ *   at once).
+ * - Parsed templates are kept in an LRU (`cacheSize`, 1000) keyed by the expression text.
+ * - Rendering is synchronous (`renderSync` machinery); every filter is synchronous.
+ *
+ * Output: an expression that is exactly one `{{ … }}` output (no text or tag around it) yields the
+ * output's VALUE: object, array, number, boolean, string, or `null` for a missing property. Anything
+ * else renders to a string with Liquid's usual rules, except that a plain object renders as compact
+ * JSON instead of `[object Object]`.
+ *
+ * Errors: every failure is `VALIDATION_FAILED` (400) with one message under the caller's field name.
+ * Messages come from the expression (parse errors) or from our own filter reasons; an error raised by a
+ * standard Liquid filter or by the runtime is reported generically, because its text could quote the
+ * token data.
+ */
+import { Context, Drop, Liquid, LiquidError, Output, toValue, toValueSync } from 'liquidjs';
+import type { Emitter, FilterImplOptions, Template } from 'liquidjs';
+import { VaultError, validationError } from '../errors/catalogue.ts';
+import { FilterError } from './filter-error.ts';
+import { CUSTOM_FILTERS, defaultRandom, toPlainJson } from './filters.ts';
+import type { FilterBody, FilterCall } from './filters.ts';
+import { LruCache } from './lru.ts';
+import type { RandomInt } from './text.ts';
+
+export interface ExpressionEngineOptions {
+  /** Parsed templates kept (LRU). Default 1000. */
+  readonly cacheSize?: number;
+  /** Largest expression, in UTF-8 bytes. Default 4096. */
+  readonly maxExpressionBytes?: number;
+  /**
+   * Template nodes one render may visit (every output, tag and loop iteration counts). Default
+   * 100,000. This is the deterministic bound on loops; the time limit below is only a backstop.
+   */
+  readonly maxRenderSteps?: number;
+  /**
+   * Wall-clock budget of one render, in milliseconds. Default 1000: generous on purpose, because a
+   * garbage-collection pause or a busy CPU must not turn a legitimate render into a 400.
+   */
+  readonly renderTimeLimitMs?: number;
+  /** Allocation budget of one render (characters / array elements). Default 1,000,000. */
+  readonly memoryLimit?: number;
+  /** Random source of the alias filters. Default: node's CSPRNG. */
+  readonly random?: RandomInt;
+}
+
+/** The variables an expression sees. `metadata` is bound only where the reference allows it. */
+export interface ExpressionScope {
+  readonly data: unknown;
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+export const DEFAULT_CACHE_SIZE = 1000;
+export const MAX_EXPRESSION_BYTES = 4096;
+export const DEFAULT_RENDER_STEPS = 100_000;
+export const DEFAULT_RENDER_TIME_LIMIT_MS = 1000;
+export const DEFAULT_MEMORY_LIMIT = 1_000_000;
+
+/** Tags that would reach a file system; removed from the engine. */
+export const REMOVED_TAGS: readonly string[] = ['include', 'render', 'layout'];
+
+interface Compiled {
+  readonly templates: Template[];
+  /** True when the template is one `{{ … }}` output and nothing else. */
+  readonly whole: boolean;
+}
+
+class CaptureEmitter implements Emitter {
+  buffer = '';
+  value: unknown = undefined;
+
+  write(html: unknown): void {
+    this.value = html;
+  }
+}
+
+/** Thrown when a render exhausts its step or time budget. */
+class RenderLimitError extends Error {}
+
+/**
+ * Stands in for liquidjs' render Limiter, whose `check(now)` runs before every template node: we count
+ * the calls (a step budget that a GC pause cannot trip) and compare `now` with a deadline.
+ */
+class RenderBudget {
+  private steps = 0;
+
+  constructor(
+    private readonly maxSteps: number,
+    private readonly deadline: number,
+  ) {}
+
+  check(now: number): void {
+    this.steps += 1;
+    if (this.steps > this.maxSteps)
+      throw new RenderLimitError('the expression exceeded the render step limit');
+    if (now > this.deadline) throw new RenderLimitError('the expression exceeded the render time limit');
+  }
+
+  use(): void {}
+}
+
+type LiquidLimiter = NonNullable<NonNullable<ConstructorParameters<typeof Context>[3]>['renderLimit']>;
+
+/** Collects the rendered text; every write is charged to the render's memory limit. */
+class TextEmitter implements Emitter {
+  buffer = '';
+
+  constructor(private readonly context: Context) {}
+
+  write(html: unknown): void {
+    const text = renderText(html);
+    this.context.memoryLimit.use(text.length);
+    this.buffer += text;
+  }
+}
+
+/** Liquid's output stringification, with plain objects as compact JSON. */
+function renderText(value: unknown): string {
+  const v = toValue(value);
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(renderText).join('');
+  if (typeof v === 'object' && !(v instanceof Drop)) return JSON.stringify(toPlainJson(v)) ?? '';
+  return String(v);
+}
+
+/** The value of a whole-output expression, detached from the caller's data. */
+function wholeValue(value: unknown): unknown {
+  const v = toValue(value);
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'object') return toPlainJson(v) ?? null;
+  return v;
+}
+
+const LIMIT_MESSAGES: Readonly<Record<string, string>> = {
+  'memory alloc limit exceeded': 'the expression exceeded the memory limit',
+  'parse length limit exceeded': 'the expression is too long',
+};
+
+function causeOf(error: unknown): unknown {
+  if (error === null || typeof error !== 'object') return undefined;
+  const original = (error as { originalError?: unknown }).originalError;
+  return original ?? (error as { cause?: unknown }).cause;
+}
+
+/** A message for a render failure that cannot carry token data. */
+function describeRenderError(error: unknown): string {
+  const seen = new Set<unknown>();
+  for (let e: unknown = error; e !== undefined && e !== null && !seen.has(e); e = causeOf(e)) {
+    seen.add(e);
+    if (e instanceof FilterError) return e.describe();
+    if (e instanceof RenderLimitError) return e.message;
+    if (e instanceof VaultError) return e.message;
+    if (e instanceof Error) {
+      for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
+        if (e.message.startsWith(needle)) return message;
+      }
+    }
+  }
+  return 'the expression could not be evaluated';
+}
+
+function describeParseError(error: unknown): string {
+  if (error instanceof Error) {
+    for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
+      if (error.message.startsWith(needle)) return message;
+    }
+    // Parse errors quote only the expression (never data): tag names, filter names, positions.
+    if (LiquidError.is(error)) return `invalid expression: ${error.message}`;
+  }
+  return 'invalid expression';
+}
+
+function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+export class ExpressionEngine {
+  readonly maxExpressionBytes: number;
+  private readonly maxRenderSteps: number;
+  private readonly renderTimeLimitMs: number;
+  private readonly liquid: Liquid;
+  private readonly cache: LruCache<string, Compiled>;
+  private readonly random: RandomInt;
+  private parses = 0;
+
+  constructor(options: ExpressionEngineOptions = {}) {
+    this.maxExpressionBytes = options.maxExpressionBytes ?? MAX_EXPRESSION_BYTES;
+    this.cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
+    this.random = options.random ?? defaultRandom;
+    this.maxRenderSteps = options.maxRenderSteps ?? DEFAULT_RENDER_STEPS;
+    this.renderTimeLimitMs = options.renderTimeLimitMs ?? DEFAULT_RENDER_TIME_LIMIT_MS;
+    this.liquid = new Liquid({
+      strictFilters: true,
+      strictVariables: false,
+      ownPropertyOnly: true,
+      jsTruthy: false,
+      // An empty in-memory template map: even a tag that slipped through could not read a file.
+      templates: {},
+      relativeReference: false,
+      cache: false,
+      globals: {},
+      timezoneOffset: 0,
+      locale: 'en-US',
+      // A 4 KiB UTF-8 string has at most 4096 UTF-16 units; the parse limit is only a backstop.
+      parseLimit: this.maxExpressionBytes * 2,
+      // Replaced per render by a RenderBudget (steps + deadline); this is only the fallback.
+      renderLimit: this.renderTimeLimitMs,
+      memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
+    });
+    for (const tag of REMOVED_TAGS) delete this.liquid.tags[tag];
+    this.wrapStandardFilters();
+    for (const [name, body] of Object.entries(CUSTOM_FILTERS)) this.registerCustom(name, body);
+  }
+
+  /** Number of parses so far (cache misses); for tests and metrics. */
+  get parseCount(): number {
+    return this.parses;
+  }
+
+  /** Number of parsed templates currently cached. */
+  get cachedTemplates(): number {
+    return this.cache.size;
+  }
+
+  /** Names of every filter the engine knows (standard and custom). */
+  filterNames(): string[] {
+    return Object.keys(this.liquid.filters).sort();
+  }
+
+  /** The parse error message of `expression`, or null when it is a valid expression. */
+  validate(expression: unknown): string | null {
+    const problem = this.sizeProblem(expression);
+    if (problem !== null) return problem;
+    try {
+      this.compile(expression as string);
+      return null;
+    } catch (error) {
+      return describeParseError(error);
+    }
+  }
+
+  /**
+   * Evaluate `expression` with `scope`. A whole-output expression yields its value (see the module
+   * comment); any other template yields a string. Throws VALIDATION_FAILED naming `field`.
+   */
+  evaluate(expression: string, scope: ExpressionScope, field = 'expression'): unknown {
+    const problem = this.sizeProblem(expression);
+    if (problem !== null) throw validationError({ [field]: [problem] });
+    let compiled: Compiled;
+    try {
+      compiled = this.compile(expression);
+    } catch (error) {
+      throw validationError({ [field]: [describeParseError(error)] });
+    }
+    // A fresh environment per render: `{% increment data %}` may write to it, never to the caller's.
+    const environment: Record<string, unknown> = { data: scope.data };
+    if (scope.metadata !== undefined) environment['metadata'] = scope.metadata;
+    const budget = new RenderBudget(this.maxRenderSteps, performance.now() + this.renderTimeLimitMs);
+    const context = new Context(
+      environment,
+      this.liquid.options,
+      { sync: true },
+      { liquid: this.liquid, renderLimit: budget as unknown as LiquidLimiter },
+    );
+    try {
+      if (compiled.whole) {
+        const emitter = new CaptureEmitter();
+        toValueSync(this.liquid.renderer.renderTemplates(compiled.templates, context, emitter));
+        return wholeValue(emitter.value);
+      }
+      const emitter = new TextEmitter(context);
+      toValueSync(this.liquid.renderer.renderTemplates(compiled.templates, context, emitter));
+      return emitter.buffer;
+    } catch (error) {
+      throw validationError({ [field]: [describeRenderError(error)] });
+    }
+  }
+
+  private sizeProblem(expression: unknown): string | null {
+    if (typeof expression !== 'string') return 'must be a string';
+    if (utf8Length(expression) > this.maxExpressionBytes) {
+      return `must be at most ${this.maxExpressionBytes} bytes`;
+    }
+    return null;
+  }
+
+  private compile(expression: string): Compiled {
+    const hit = this.cache.get(expression);
+    if (hit !== undefined) return hit;
+    this.parses += 1;
+    const templates = this.liquid.parse(expression);
+    const compiled: Compiled = {
+      templates,
+      whole: templates.length === 1 && templates[0] instanceof Output,
+    };
+    this.cache.set(expression, compiled);
+    return compiled;
+  }
+
+  private registerCustom(name: string, body: FilterBody): void {
+    const random = this.random;
+    const handler = function (this: { context: Context }, input: unknown, ...args: unknown[]): unknown {
+      const call: FilterCall = { charge: (units) => this.context.memoryLimit.use(units), random };
+      try {
+        return body(input, args, call);
+      } catch (error) {
+        if (error instanceof FilterError && error.filter === undefined) error.filter = name;
+        throw error;
+      }
+    };
+    this.liquid.registerFilter(name, handler);
+  }
+
+  /**
+   * Standard filters keep their behaviour; a failure inside one is re-thrown as a FilterError that
+   * names the filter only (their own messages might quote the value). Limit errors pass through.
+   */
+  private wrapStandardFilters(): void {
+    for (const [name, options] of Object.entries(this.liquid.filters)) {
+      const original = typeof options === 'function' ? options : options.handler;
+      const raw = typeof options === 'function' ? false : options.raw;
+      const handler = function (this: unknown, input: unknown, ...args: unknown[]): unknown {
+        try {
+          return original.apply(this as never, [input, ...args]);
+        } catch (error) {
+          if (
+            error instanceof Error &&
+            Object.keys(LIMIT_MESSAGES).some((m) => error.message.startsWith(m))
+          ) {
+            throw error;
+          }
+          throw new FilterError('could not be applied to its input', name);
+        }
+      };
+      const wrapped: FilterImplOptions = { handler, raw };
+      this.liquid.registerFilter(name, wrapped);
+    }
+  }
+}

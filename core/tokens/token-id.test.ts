@@ -1,0 +1,74 @@
+/** Token ids (reference §3.4): shape rules, UUID default, alias expressions. */
+import { describe, expect, it } from 'vitest';
+import { isVaultError } from '../errors/catalogue.ts';
+import { FORBIDDEN_TOKEN_ID_CHARACTERS, resolveTokenId, validateTokenId } from './token-id.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function idErrors(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (isVaultError(error, 'VALIDATION_FAILED') && error.errors?.['id'] !== undefined)
+      return error.errors['id'];
+    throw error;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('validateTokenId', () => {
+  it.each([['abc'], ['a'.repeat(400)], ['my token id'], ['ü-ñ-😀'], ['card_123-ab.cd@x:y'], ['   ']])(
+    'accepts %j',
+    (id) => expect(validateTokenId(id)).toBeNull(),
+  );
+
+  it.each([['ab'], [''], ['a'.repeat(401)], [42], [null]])('refuses %j', (id) => {
+    expect(validateTokenId(id)).not.toBeNull();
+  });
+
+  it.each(FORBIDDEN_TOKEN_ID_CHARACTERS.map((c) => [c]))('refuses the character %s', (c) => {
+    expect(validateTokenId(`abc${c}def`)).toContain('must not contain');
+  });
+
+  it('counts code points', () => {
+    expect(validateTokenId('😀😀😀')).toBeNull();
+    expect(validateTokenId('😀'.repeat(400))).toBeNull();
+  });
+});
+
+describe('resolveTokenId', () => {
+  it('generates a UUID when no id is given', () => {
+    expect(resolveTokenId(undefined, 'x', () => false)).toMatch(UUID);
+    expect(resolveTokenId(null, 'x', () => false)).toMatch(UUID);
+  });
+
+  it('keeps a literal id', () => {
+    expect(resolveTokenId('customer-42', 'x', () => true)).toBe('customer-42');
+    expect(idErrors(() => resolveTokenId('a/b', 'x', () => false))[0]).toContain('must not contain');
+    expect(idErrors(() => resolveTokenId(7, 'x', () => false))).toEqual(['must be a string']);
+  });
+
+  it('evaluates an alias expression', () => {
+    expect(resolveTokenId('{{ data | alias_preserve_format: 0, 4 }}', '111-22-3333', () => false)).toMatch(
+      /^\d{3}-\d{2}-3333$/,
+    );
+    expect(
+      resolveTokenId(
+        "{{ data.email | split: '@' | first | alias_preserve_length }}@{{ data.email | split: '@' | last }}",
+        {
+          email: 'john.doe@gmail.com',
+        },
+        () => false,
+      ),
+    ).toMatch(/^[a-z0-9]{8}@gmail\.com$/);
+  });
+
+  it('refuses an alias that is not a valid id', () => {
+    expect(
+      idErrors(() => resolveTokenId('{{ data | alias_preserve_format }}', 'a/b/c', () => false))[0],
+    ).toMatch(/^the alias expression produced an id that must not contain/);
+    expect(
+      idErrors(() => resolveTokenId('{{ data | alias_preserve_length }}', 'ab', () => false))[0],
+    ).toMatch(/^the alias expression produced an id that must be 3 to 400 characters/);
+  });
+});
