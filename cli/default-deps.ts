@@ -1,11 +1,13 @@
 import process from 'node:process';
-import type { CliDeps, TenancyApi, VaultApi, Writer } from './deps.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CliDeps, ServicesFactory, TenancyApi, VaultApi, Writer } from './deps.ts';
 import { createInquirerPrompter } from './prompter.ts';
 
 // The vault engine (sql.js, libsodium), the server (Fastify) and the tenancy module load on first
 // use: `svc config` and `svc --help` should not pay for WebAssembly and an HTTP stack.
 const vaultModule = () => import('../core/vault/index.ts');
 const tenancyModule = () => import('../core/tenancy/bootstrap.ts');
+const servicesModule = () => import('../core/services.ts');
 
 const lazyVault: VaultApi = {
   createVault: async (options) => (await vaultModule()).createVault(options),
@@ -19,9 +21,19 @@ const lazyVault: VaultApi = {
 
 const lazyTenancy: TenancyApi = {
   bootstrapEmbeddedDefault: async (vault) => (await tenancyModule()).bootstrapEmbeddedDefault(vault),
-  regenerateApplicationKey: async (vault, id) => (await tenancyModule()).regenerateApplicationKey(vault, id),
   listApplications: async (vault) => (await tenancyModule()).listApplications(vault),
 };
+
+// Production password cost: the services' default (libsodium INTERACTIVE).
+const services: ServicesFactory = async (vault) => (await servicesModule()).createServices(vault);
+
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return delay(ms, undefined, signal === undefined ? undefined : { signal }).then(
+    () => undefined,
+    () => undefined,
+  );
+}
 
 function writerFor(stream: NodeJS.WriteStream): Writer {
   return {
@@ -66,7 +78,9 @@ export function createDefaultDeps(): CliDeps {
     clock: { now: () => new Date() },
     vault: lazyVault,
     tenancy: lazyTenancy,
+    services,
     startServer: async (vault, options) => (await import('../server/listen.ts')).startServer(vault, options),
     waitForShutdown: waitForSignal,
+    sleep,
   };
 }

@@ -1,8 +1,9 @@
 import type { SecretInput } from '../core/config/index.ts';
 import type { Env } from '../core/config/index.ts';
+import type { Services } from '../core/services-contract.ts';
 import type * as bootstrap from '../core/tenancy/bootstrap.ts';
 import type * as vault from '../core/vault/index.ts';
-import type { Clock } from '../core/vault/types.ts';
+import type { Clock, VaultHandle } from '../core/vault/types.ts';
 import type { startServer } from '../server/listen.ts';
 
 /** Where a command writes. Plain functions so tests capture strings without streams. */
@@ -31,10 +32,14 @@ export type VaultApi = Pick<
   | 'rekeyVault'
 >;
 
-export type TenancyApi = Pick<
-  typeof bootstrap,
-  'bootstrapEmbeddedDefault' | 'regenerateApplicationKey' | 'listApplications'
->;
+/** The embedded default's first-run bootstrap and the application list `svc start` shows. */
+export type TenancyApi = Pick<typeof bootstrap, 'bootstrapEmbeddedDefault' | 'listApplications'>;
+
+/**
+ * The domain services over an open vault (core/services.ts). Injected so tests can pass small
+ * password KDF limits; the CLI acts through them as the operator of a tenant.
+ */
+export type ServicesFactory = (vault: VaultHandle) => Promise<Services>;
 
 /**
  * Everything a command touches outside its own code (the GitHub CLI's "factory"): one object, built
@@ -53,9 +58,15 @@ export interface CliDeps {
   readonly clock: Clock;
   readonly vault: VaultApi;
   readonly tenancy: TenancyApi;
+  readonly services: ServicesFactory;
   readonly startServer: typeof startServer;
-  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); `svc start` waits on it. */
+  /**
+   * Resolves when the process is asked to stop (SIGINT/SIGTERM); `svc start` and `svc logs --follow`
+   * wait on it. Call it once per command: each call listens for the next signal.
+   */
   waitForShutdown(): Promise<string>;
+  /** Resolves after `ms`, or as soon as `signal` aborts (polling loops); tests may shorten it. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** Adapts the CLI's prompter and stdin to the secret input core/config asks for. */

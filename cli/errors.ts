@@ -1,9 +1,23 @@
 import { CommanderError } from 'commander';
-import { isVaultError } from '../core/errors/catalogue.ts';
+import { isVaultError, type FieldErrors, type VaultError } from '../core/errors/catalogue.ts';
 import type { CliDeps } from './deps.ts';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/**
+ * A command that has already said everything on stdout (e.g. `svc logs verify` reporting a broken
+ * chain) and only needs a non-zero exit code: reported with no further line.
+ */
+export class QuietExit extends Error {
+  readonly exitCode: ExitCode;
+
+  constructor(exitCode: ExitCode) {
+    super(`exit ${exitCode}`);
+    this.name = 'QuietExit';
+    this.exitCode = exitCode;
+  }
+}
 
 /** Commander's own exits: help and version are successes, everything else it reports is a usage error. */
 function commanderExit(error: CommanderError): ExitCode {
@@ -37,8 +51,9 @@ export function reportError(deps: CliDeps, error: unknown): ExitCode {
     }
     return code;
   }
+  if (error instanceof QuietExit) return error.exitCode;
   if (isVaultError(error)) {
-    deps.stderr.write(`svc: ${oneLine(error.message)}\n`);
+    deps.stderr.write(`svc: ${oneLine(messageOf(error))}\n`);
     if (debug && error.stack !== undefined) deps.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }
@@ -46,6 +61,24 @@ export function reportError(deps: CliDeps, error: unknown): ExitCode {
   if (debug)
     deps.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return EXIT.error;
+}
+
+/**
+ * A validation failure names its fields, so the one line says what to fix:
+ * "invalid input: name: is required; permissions[0]: unknown permission 'x'".
+ */
+function messageOf(error: VaultError): string {
+  const fields = fieldList(error.errors);
+  if (fields === '') return error.message;
+  const detail = error.message === error.title ? 'invalid input' : error.message.replace(/[.:]\s*$/, '');
+  return `${detail}: ${fields}`;
+}
+
+function fieldList(errors: FieldErrors | undefined): string {
+  if (errors === undefined) return '';
+  return Object.entries(errors)
+    .map(([field, messages]) => `${field}: ${messages.join(', ')}`)
+    .join('; ');
 }
 
 function oneLine(text: string): string {

@@ -3,8 +3,11 @@ import pkg from '../package.json' with { type: 'json' };
 import { newAppCommand } from './commands/app/app.ts';
 import { newConfigCommand } from './commands/config/config.ts';
 import { newInitCommand } from './commands/init/init.ts';
+import { newLogsCommand } from './commands/logs/logs.ts';
 import { newServeCommand } from './commands/serve/serve.ts';
 import { newStartCommand } from './commands/start/start.ts';
+import { newTenantCommand } from './commands/tenant/tenant.ts';
+import { newUserCommand } from './commands/user/user.ts';
 import { newVaultCommand } from './commands/vault/vault.ts';
 import type { CliDeps } from './deps.ts';
 import { EXIT, reportError } from './errors.ts';
@@ -29,6 +32,9 @@ export function buildProgram(deps: CliDeps): Command {
   const program = new Command('svc')
     .description('svc vault: a self-hosted token vault')
     .version(pkg.version, '-v, --version', 'print the version')
+    // Options after a verb belong to the verb: `svc logs verify --json` is verify's --json, not the
+    // one of `svc logs` (which runs on its own too). Needs the root and `logs` to say so.
+    .enablePositionalOptions()
     .addHelpText(
       'after',
       '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 4 authentication or vault locked.\n' +
@@ -39,7 +45,10 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newInitCommand(deps))
     .addCommand(newConfigCommand(deps))
     .addCommand(newVaultCommand(deps))
-    .addCommand(newAppCommand(deps));
+    .addCommand(newTenantCommand(deps))
+    .addCommand(newAppCommand(deps))
+    .addCommand(newUserCommand(deps))
+    .addCommand(newLogsCommand(deps));
   configureTree(program, deps);
   return program;
 }

@@ -179,3 +179,17 @@ export function commonOptionsFrom(raw: RawOptions): CommonOptions {
 export function vaultOptionsFrom(raw: RawOptions): VaultCommandOptions {
   return { ...commonOptionsFrom(raw), key: keyFlagsFrom(raw) };
 }
+
+/** `--tenant <id>`: commands that act in one tenant. */
+export function addTenantOption(command: Command): Command {
+  return command.option('--tenant <id>', 'tenant to act in (default: the only tenant of the vault)');
+}
+
+/** Commander's collector for repeatable flags: `--permission a --permission b,c` → ['a', 'b', 'c']. */
+export function collectList(value: string, previous: string[] | undefined): string[] {
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  return [...(previous ?? []), ...items];
+}

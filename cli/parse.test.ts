@@ -2,12 +2,22 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Runner } from './command-kit.ts';
+import { newAppCreateCommand } from './commands/app/create.ts';
+import { newAppDeleteCommand } from './commands/app/delete.ts';
 import { newAppListCommand } from './commands/app/list.ts';
 import { newAppRegenerateCommand } from './commands/app/regenerate.ts';
+import { newAppShowCommand } from './commands/app/show.ts';
+import { newAppUpdateCommand } from './commands/app/update.ts';
 import { newConfigCommand } from './commands/config/config.ts';
 import { newInitCommand } from './commands/init/init.ts';
+import { newLogsCommand } from './commands/logs/logs.ts';
+import { newLogsVerifyCommand } from './commands/logs/verify.ts';
 import { newServeCommand } from './commands/serve/serve.ts';
 import { newStartCommand } from './commands/start/start.ts';
+import { newTenantCreateCommand } from './commands/tenant/create.ts';
+import { newTenantListCommand } from './commands/tenant/list.ts';
+import { newTenantShowCommand } from './commands/tenant/show.ts';
+import { newUserPasswdCommand } from './commands/user/passwd.ts';
 import { newVaultBackupCommand } from './commands/vault/backup.ts';
 import { newVaultRekeyCommand } from './commands/vault/rekey.ts';
 import { newVaultRestoreCommand } from './commands/vault/restore.ts';
@@ -115,12 +125,152 @@ describe('typed options', () => {
     });
   });
 
-  it('app regenerate and list', async () => {
-    expect(await parse(newAppRegenerateCommand, ['app-1', '--json'])).toMatchObject({
+  it('tenant create, list, show', async () => {
+    expect(await parse(newTenantCreateCommand, [])).toMatchObject({
+      name: undefined,
+      ownerEmail: undefined,
+      ownerPasswordStdin: false,
+      json: false,
+    });
+    expect(
+      await parse(newTenantCreateCommand, [
+        '--name',
+        'Acme',
+        '--owner-email',
+        'o@example.com',
+        '--owner-password-stdin',
+        '--json',
+      ]),
+    ).toMatchObject({ name: 'Acme', ownerEmail: 'o@example.com', ownerPasswordStdin: true, json: true });
+    expect((await parse(newTenantListCommand, ['--json'])).json).toBe(true);
+    expect(await parse(newTenantShowCommand, [])).toMatchObject({ tenant: undefined });
+    expect(await parse(newTenantShowCommand, ['--tenant', 't-1'])).toMatchObject({ tenant: 't-1' });
+  });
+
+  it('app create: type, repeatable and comma-separated permissions, rules as JSON or a file', async () => {
+    expect(await parse(newAppCreateCommand, [])).toMatchObject({
+      name: undefined,
+      type: undefined,
+      tenant: undefined,
+      permissions: undefined,
+      allPermissions: false,
+      rules: undefined,
+    });
+    expect((await parse(newAppCreateCommand, ['--all-permissions'])).allPermissions).toBe(true);
+    const rule = { priority: 1, container: '/pci/', permissions: ['token:read'], transform: 'mask' };
+    expect(
+      await parse(newAppCreateCommand, [
+        '--name',
+        'Backend',
+        '--type',
+        'private',
+        '--permission',
+        'token:read, token:search',
+        '--permission',
+        'token:use',
+        '--rule',
+        JSON.stringify(rule),
+        '--rule',
+        JSON.stringify({ ...rule, priority: 2 }),
+        '--tenant',
+        't-1',
+      ]),
+    ).toMatchObject({
+      name: 'Backend',
+      type: 'private',
+      tenant: 't-1',
+      permissions: ['token:read', 'token:search', 'token:use'],
+      rules: { kind: 'inline', rules: [rule, { ...rule, priority: 2 }] },
+    });
+    expect((await parse(newAppCreateCommand, ['--rules-file', 'r.json'])).rules).toEqual({
+      kind: 'file',
+      path: path.join(CWD, 'r.json'),
+    });
+  });
+
+  it('app list, show, update, delete, regenerate', async () => {
+    expect(await parse(newAppListCommand, [])).toMatchObject({
+      json: false,
+      type: undefined,
+      tenant: undefined,
+    });
+    expect(await parse(newAppListCommand, ['--type', 'management', '--tenant', 't'])).toMatchObject({
+      type: 'management',
+      tenant: 't',
+    });
+    expect(await parse(newAppShowCommand, ['app-1', '--json'])).toMatchObject({
       applicationId: 'app-1',
       json: true,
+      tenant: undefined,
     });
-    expect((await parse(newAppListCommand, [])).json).toBe(false);
+    expect(
+      await parse(newAppUpdateCommand, ['app-1', '--name', 'N', '--permission', 'token:read']),
+    ).toMatchObject({
+      applicationId: 'app-1',
+      name: 'N',
+      permissions: ['token:read'],
+      rules: undefined,
+    });
+    expect(await parse(newAppDeleteCommand, ['app-1'])).toMatchObject({ applicationId: 'app-1', yes: false });
+    expect(await parse(newAppDeleteCommand, ['app-1', '-y'])).toMatchObject({ yes: true });
+    expect(await parse(newAppDeleteCommand, ['app-1', '--yes'])).toMatchObject({ yes: true });
+    expect(await parse(newAppRegenerateCommand, ['app-1', '--json', '--tenant', 't'])).toMatchObject({
+      applicationId: 'app-1',
+      json: true,
+      tenant: 't',
+    });
+  });
+
+  it('user passwd', async () => {
+    expect(await parse(newUserPasswdCommand, ['a@example.com'])).toMatchObject({
+      email: 'a@example.com',
+      passwordStdin: false,
+    });
+    expect((await parse(newUserPasswdCommand, ['a@example.com', '--password-stdin'])).passwordStdin).toBe(
+      true,
+    );
+  });
+
+  it('logs: filters, dates normalised to UTC, limit, follow', async () => {
+    expect(await parse(newLogsCommand, [])).toMatchObject({
+      tenant: undefined,
+      entityType: undefined,
+      entityId: undefined,
+      since: undefined,
+      until: undefined,
+      limit: 50,
+      follow: false,
+      json: false,
+    });
+    expect(
+      await parse(newLogsCommand, [
+        '--tenant',
+        't',
+        '--entity-type',
+        'application',
+        '--entity-id',
+        'a-1',
+        '--since',
+        '2025-01-31',
+        '--until',
+        '2025-02-01T12:00:00+01:00',
+        '--limit',
+        '10',
+        '-f',
+      ]),
+    ).toMatchObject({
+      tenant: 't',
+      entityType: 'application',
+      entityId: 'a-1',
+      since: '2025-01-31T00:00:00.000Z',
+      until: '2025-02-01T11:00:00.000Z',
+      limit: 10,
+      follow: true,
+    });
+    expect(await parse(newLogsVerifyCommand, ['--tenant', 't', '--json'])).toMatchObject({
+      tenant: 't',
+      json: true,
+    });
   });
 
   it('config: accepts every setting flag, to preview its effect', async () => {
@@ -143,6 +293,24 @@ describe('usage errors exit 2 with one line', () => {
     [['init', '--passphrase', '--key-file', 'k'], /cannot be used with/],
     [['vault', 'rekey'], /--new-passphrase or --new-key-file/],
     [['vault', 'rekey', '--new-passphrase', '--new-key-file', 'k'], /cannot be used with/],
+    [
+      ['app', 'create', '--type', 'robot'],
+      /argument 'robot' is invalid. Allowed choices are private, public, management/,
+    ],
+    [['app', 'create', '--rule', 'not json'], /Not valid JSON/],
+    [['app', 'create', '--rule', '{}', '--rules-file', 'r.json'], /cannot be used with/],
+    [['app', 'create', '--permission', 'log:read', '--all-permissions'], /cannot be used with/],
+    [['app', 'list', '--type', 'expiring'], /Allowed choices/],
+    [['app', 'show'], /missing required argument 'application-id'/],
+    [['app', 'delete', 'a', 'b'], /too many arguments/],
+    [['tenant', 'create', '--owner-password-stdin', '--passphrase-stdin'], /cannot be used with/],
+    [['user', 'passwd'], /missing required argument 'email'/],
+    [['user', 'passwd', 'a@b.c', '--password-stdin', '--passphrase-stdin'], /cannot be used with/],
+    [['logs', '--since', 'last tuesday'], /ISO 8601/],
+    [['logs', '--limit', '-3'], /between 1 and 10000/],
+    [['logs', '--limit', '10001'], /between 1 and 10000/],
+    [['logs', 'verify', '--follow'], /unknown option '--follow'/],
+    [['logs', 'extra'], /too many arguments|unknown command/],
   ])('svc %j', async (args, message) => {
     const result = await runSvc(args);
     expect(result.code).toBe(2);
@@ -166,10 +334,34 @@ describe('usage errors exit 2 with one line', () => {
 });
 
 describe('help and version exit 0', () => {
-  it.each([[['--help']], [['vault', 'backup', '--help']], [['--version']], [[]]])('svc %j', async (args) => {
+  it.each([
+    [['--help']],
+    [['vault', 'backup', '--help']],
+    [['--version']],
+    [[]],
+    [['tenant', 'create', '--help']],
+    [['app', 'create', '--help']],
+    [['logs', '--help']],
+    [['logs', 'verify', '--help']],
+  ])('svc %j', async (args) => {
     const result = await runSvc(args);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout.length).toBeGreaterThan(0);
+  });
+});
+
+describe('help texts', () => {
+  it('logs explains the lock and the exit codes of verify', async () => {
+    const logs = await runSvc(['logs', '--help']);
+    expect(logs.stdout).toMatch(/exit 4/);
+    expect(logs.stdout).toMatch(/held|holds/);
+    const verify = await runSvc(['logs', 'verify', '--help']);
+    expect(verify.stdout).toMatch(/exit 0 .*1 naming/s);
+  });
+
+  it('app create lists the permissions each type may hold', async () => {
+    const help = await runSvc(['app', 'create', '--help']);
+    expect(help.stdout).toContain('public: token:create, token:update');
   });
 });

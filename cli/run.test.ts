@@ -2,13 +2,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VaultError } from '../core/errors/catalogue.ts';
-import {
-  makeTempHome,
-  randomBase64Key,
-  runSvc,
-  type CliResult,
-  type TempHome,
-} from './test-support/harness.ts';
+import { expectNoSecret, expectOk, expectOneLineError } from './test-support/expect.ts';
+import { makeTempHome, randomBase64Key, runSvc, type TempHome } from './test-support/harness.ts';
 
 /** Running layer: real commands against a real vault in a temp SVC_HOME passed through deps. */
 
@@ -17,28 +12,6 @@ beforeEach(async () => {
   home = await makeTempHome();
 });
 afterEach(() => home.cleanup());
-
-/** Exit 0 and no error line (stderr may carry notes, e.g. "No applications yet"). */
-function expectOk(result: CliResult): void {
-  expect({ code: result.code, errorLine: /^svc: /m.test(result.stderr) }, result.stderr).toEqual({
-    code: 0,
-    errorLine: false,
-  });
-}
-
-function expectOneLineError(result: CliResult, code: number, message?: RegExp): void {
-  expect(result.code).toBe(code);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(/^svc: [^\n]+\n$/);
-  if (message) expect(result.stderr).toMatch(message);
-}
-
-function expectNoSecret(result: CliResult, ...secrets: string[]): void {
-  for (const secret of secrets) {
-    expect(result.stdout).not.toContain(secret);
-    expect(result.stderr).not.toContain(secret);
-  }
-}
 
 describe('svc init + svc vault status', () => {
   it('creates a key-file vault and reports it without a key', async () => {
@@ -108,8 +81,8 @@ describe('keys', () => {
     expectOk(init);
     expect(init.stdout).toContain('SVC_VAULT_KEY');
     expectNoSecret(init, key);
-    expectOk(await runSvc(['app', 'list', '--json'], { env: home.env({ SVC_VAULT_KEY: key }) }));
-    const without = await runSvc(['app', 'list'], { env: home.env() });
+    expectOk(await runSvc(['tenant', 'list', '--json'], { env: home.env({ SVC_VAULT_KEY: key }) }));
+    const without = await runSvc(['tenant', 'list'], { env: home.env() });
     expectOneLineError(without, 4, /unlocked by a key/);
   });
 
@@ -127,9 +100,9 @@ describe('keys', () => {
     expectOk(viaEnv);
     expectNoSecret(viaEnv, passphrase);
     expectOk(
-      await runSvc(['app', 'list', '--passphrase-stdin'], { env: home.env(), stdin: `${passphrase}\n` }),
+      await runSvc(['tenant', 'list', '--passphrase-stdin'], { env: home.env(), stdin: `${passphrase}\n` }),
     );
-    const prompted = await runSvc(['app', 'list', '--json'], {
+    const prompted = await runSvc(['tenant', 'list', '--json'], {
       env: home.env(),
       isTTY: true,
       answers: [passphrase],
@@ -179,7 +152,10 @@ describe('missing vault → exit 1', () => {
   it.each([
     [['vault', 'status']],
     [['vault', 'compact']],
+    [['tenant', 'list']],
     [['app', 'list']],
+    [['logs']],
+    [['logs', 'verify']],
     [['serve']],
     [['vault', 'backup', 'b']],
   ])('svc %j', async (args) => {
@@ -224,7 +200,7 @@ describe('backup, restore, rekey', () => {
       env: { SVC_HOME: other },
     });
     expectOk(fresh);
-    expectOk(await runSvc(['app', 'list', '--key-file', keyFile], { env: { SVC_HOME: other } }));
+    expectOk(await runSvc(['tenant', 'list', '--key-file', keyFile], { env: { SVC_HOME: other } }));
   });
 
   it('rekeys from the key file to a passphrase and on to a new key file', async () => {
@@ -240,7 +216,7 @@ describe('backup, restore, rekey', () => {
     // The old key file is still at the default path; the vault header says "passphrase", so it is skipped.
     const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
     expect(JSON.parse(status.stdout)).toMatchObject({ keySource: 'passphrase' });
-    expectOk(await runSvc(['app', 'list'], { env: home.env({ SVC_VAULT_PASSPHRASE: newPassphrase }) }));
+    expectOk(await runSvc(['tenant', 'list'], { env: home.env({ SVC_VAULT_PASSPHRASE: newPassphrase }) }));
 
     const newKeyFile = path.join(home.dir, 'new.key');
     const toKey = await runSvc(['vault', 'rekey', '--new-key-file', newKeyFile, '--json'], {
@@ -252,9 +228,9 @@ describe('backup, restore, rekey', () => {
       keyFile: newKeyFile,
       keyFileCreated: true,
     });
-    expectOneLineError(await runSvc(['app', 'list'], { env: home.env() }), 4);
-    expectOk(await runSvc(['app', 'list', '--key-file', newKeyFile], { env: home.env() }));
-    expectOk(await runSvc(['app', 'list'], { env: home.env({ SVC_KEY_FILE: newKeyFile }) }));
+    expectOneLineError(await runSvc(['tenant', 'list'], { env: home.env() }), 4);
+    expectOk(await runSvc(['tenant', 'list', '--key-file', newKeyFile], { env: home.env() }));
+    expectOk(await runSvc(['tenant', 'list'], { env: home.env({ SVC_KEY_FILE: newKeyFile }) }));
 
     const same = await runSvc(['vault', 'rekey', '--new-key-file', newKeyFile], {
       env: home.env({ SVC_KEY_FILE: newKeyFile }),

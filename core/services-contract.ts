@@ -102,7 +102,10 @@ export interface AuthService {
    * With `tenantId`, returns the member principal; a tenant the user is not a member of (or that
    * does not exist) throws FORBIDDEN, the same for both so existence is not revealed.
    */
-  authenticateSession(token: string, tenantId: string | undefined): Promise<{ userId: string; sessionId: string; principal: Principal | null }>;
+  authenticateSession(
+    token: string,
+    tenantId: string | undefined,
+  ): Promise<{ userId: string; sessionId: string; principal: Principal | null }>;
   /**
    * Verifies e-mail and password. Failures throw UNAUTHENTICATED with one generic message.
    * Repeated failures are slowed per (account, address) and per address with RATE_LIMITED
@@ -147,7 +150,11 @@ export interface TenantService {
 
 export interface ApplicationService {
   create(principal: Principal, input: ApplicationInput): Promise<ApplicationWithKey>;
-  list(principal: Principal, filter: { ids?: readonly string[]; type?: ApplicationType }, page: PageRequest): Promise<Page<Application>>;
+  list(
+    principal: Principal,
+    filter: { ids?: readonly string[]; type?: ApplicationType },
+    page: PageRequest,
+  ): Promise<Page<Application>>;
   get(principal: Principal, id: string): Promise<Application>;
   /** The application behind the calling key. */
   getSelf(principal: Principal): Promise<Application>;

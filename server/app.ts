@@ -1,12 +1,20 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createServices } from '../core/services.ts';
+import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
+import { installAccessControl } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
+import { registerApplicationRoutes } from './routes/applications.ts';
+import { registerAuthRoutes } from './routes/auth.ts';
 import { registerHealthRoute } from './routes/health.ts';
+import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
+import { registerPermissionRoutes } from './routes/permissions.ts';
+import { registerTenantRoutes } from './routes/tenants.ts';
 import type { VaultServer } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -18,6 +26,10 @@ export interface ServerOptions {
   readonly logger?: ServerLogger;
   /** API version shown in /openapi.json. Default `0.0.0`; the CLI passes the package version. */
   readonly version?: string;
+  /** The domain services the routes call. Default `createServices(vault, serviceOptions)`. */
+  readonly services?: Services;
+  /** Options for the default services (password KDF cost, session lifetime); ignored with `services`. */
+  readonly serviceOptions?: ServiceOptions;
 }
 
 /**
@@ -25,6 +37,9 @@ export interface ServerOptions {
  * the desktop shell) may still add routes or plugins, and those get problem responses and appear
  * in /openapi.json like built-in ones. `inject()`, `ready()` and `listen()` finish the setup.
  * The vault stays the caller's: closing the server does not close it.
+ *
+ * Every route, later ones included, must declare who may call it (`config.access`, see
+ * server/http/access.ts); adding a route without a declaration throws.
  */
 export async function buildServer(vault: VaultHandle, options: ServerOptions = {}): Promise<VaultServer> {
   // Typed as Fastify's base logger so the instance type does not depend on pino's generics.
@@ -42,10 +57,19 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const services = options.services ?? createServices(vault, options.serviceOptions);
+
   echoTraceId(app);
   installBodyParsers(app);
   installErrorHandling(app);
+  // Before any route: its onRoute hook checks and guards every route added after it.
+  installAccessControl(app, services);
   await registerOpenApi(app, { version: options.version ?? '0.0.0' });
   registerHealthRoute(app, vault);
+  registerAuthRoutes(app, services);
+  registerTenantRoutes(app, services);
+  registerApplicationRoutes(app, services);
+  registerPermissionRoutes(app);
+  registerLogRoutes(app, services);
   return app;
 }

@@ -9,6 +9,7 @@ function probeRoutes(app: VaultServer): void {
   app.post(
     '/probe',
     {
+      config: { access: 'public' },
       schema: {
         body: Type.Object({
           name: Type.String({ minLength: 1 }),
@@ -21,8 +22,8 @@ function probeRoutes(app: VaultServer): void {
     },
     async (request) => ({ got: request.body.name }),
   );
-  app.delete('/probe', async (_request, reply) => reply.code(204).send());
-  app.get('/fail/:kind', async (request) => {
+  app.delete('/probe', { config: { access: 'public' } }, async (_request, reply) => reply.code(204).send());
+  app.get('/fail/:kind', { config: { access: 'public' } }, async (request) => {
     const { kind } = request.params as { kind: string };
     if (kind === 'conflict') throw new VaultError('CONFLICT', 'A token with this id exists.');
     if (kind === 'vault-failed')

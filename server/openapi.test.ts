@@ -22,6 +22,7 @@ beforeEach(async () => {
       app.get(
         '/widgets',
         {
+          config: { access: { permission: 'application:read' } },
           schema: {
             querystring: pageQuery(),
             response: { 200: paginated(Type.Object({ id: Type.String() })) },
@@ -32,7 +33,11 @@ beforeEach(async () => {
           data: [],
         }),
       );
-      app.post('/widgets/:id', { schema: { params: Type.Object({ id: Type.String() }) } }, async () => ({}));
+      app.post(
+        '/widgets/:id',
+        { config: { access: 'public' }, schema: { params: Type.Object({ id: Type.String() }) } },
+        async () => ({}),
+      );
     },
   });
 });
@@ -81,5 +86,65 @@ describe('GET /openapi.json', () => {
     };
     const size = operation.parameters.find((p) => p.name === 'size');
     expect(size).toMatchObject({ in: 'query', schema: { minimum: 1, maximum: 100, default: 20 } });
+  });
+});
+
+describe('security in /openapi.json', () => {
+  interface Operation {
+    security?: Array<Record<string, string[]>>;
+    'x-permission'?: string;
+    responses: Record<string, unknown>;
+  }
+
+  async function document() {
+    const response = await server.app.inject({ method: 'GET', url: '/openapi.json' });
+    return response.json() as {
+      paths: Record<string, Record<string, Operation>>;
+      components: { securitySchemes: Record<string, Record<string, string>> };
+    };
+  }
+
+  it('declares the SVC-API-KEY, bearer and tenant header schemes', async () => {
+    const { components } = await document();
+    expect(components.securitySchemes).toMatchObject({
+      ApiKey: { type: 'apiKey', in: 'header', name: 'SVC-API-KEY' },
+      BearerAuth: { type: 'http', scheme: 'bearer' },
+      TenantId: { type: 'apiKey', in: 'header', name: 'SVC-TENANT-ID' },
+    });
+  });
+
+  it('states each operation’s credentials and permission', async () => {
+    const { paths } = await document();
+    expect(paths['/healthz']?.get?.security).toEqual([]);
+    expect(paths['/auth/login']?.post?.security).toEqual([]);
+    expect(paths['/tenants']?.get?.security).toEqual([{ BearerAuth: [] }]);
+    expect(paths['/permissions']?.get?.security).toEqual([{ ApiKey: [] }, { BearerAuth: [] }]);
+    const get = paths['/applications/{id}']?.get;
+    expect(get?.security).toEqual([{ ApiKey: [] }, { BearerAuth: [], TenantId: [] }]);
+    expect(get?.['x-permission']).toBe('application:read');
+    expect(paths['/widgets']?.get?.['x-permission']).toBe('application:read');
+  });
+
+  it('shows the key only in the create and regenerate responses', async () => {
+    const { paths } = await document();
+    const properties = (operation: Operation | undefined, status: string) =>
+      Object.keys(
+        (
+          operation?.responses[status] as
+            | { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } }
+            | undefined
+        )?.content['application/json'].schema.properties ?? {},
+      );
+    expect(properties(paths['/applications']?.post, '201')).toContain('key');
+    expect(properties(paths['/applications/{id}/regenerate']?.post, '200')).toContain('key');
+    for (const [path, method] of [
+      ['/applications/{id}', 'get'],
+      ['/applications/{id}', 'put'],
+      ['/applications/key', 'get'],
+    ] as const) {
+      const names = properties(paths[path]?.[method], '200');
+      expect(names, `${method} ${path}`).toContain('name');
+      expect(names, `${method} ${path}`).not.toContain('key');
+    }
   });
 });

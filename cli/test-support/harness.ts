@@ -4,17 +4,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Env } from '../../core/config/index.ts';
 import { VaultError } from '../../core/errors/catalogue.ts';
+import { createServices } from '../../core/services.ts';
 import * as tenancy from '../../core/tenancy/bootstrap.ts';
 import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
 import * as vault from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
-import type { CliDeps, Prompter, VaultApi, Writer } from '../deps.ts';
+import type { CliDeps, Prompter, ServicesFactory, VaultApi, Writer } from '../deps.ts';
 import { run } from '../main.ts';
 
 /**
  * Real components everywhere (vault, tenancy, server); only the process edges are fakes: captured
  * output, a given env (process.env is never touched, so test files run in parallel), scripted prompt
- * answers, and a shutdown trigger in place of SIGINT. Passphrase vaults use small Argon2id limits.
+ * answers, and a shutdown trigger in place of SIGINT. Passphrase vaults and user passwords use small
+ * Argon2id limits.
  */
 
 export type Answer = string | boolean | VaultError;
@@ -38,6 +40,10 @@ export interface TestIoOptions {
   readonly answers?: readonly Answer[];
   readonly stdin?: string;
   readonly vault?: Partial<VaultApi>;
+  /** Replaces the services factory (e.g. to keep hold of the services a running command uses). */
+  readonly services?: ServicesFactory;
+  /** Replaces the one-second sleep of polling loops (`svc logs --follow`). */
+  readonly sleep?: CliDeps['sleep'];
 }
 
 function capture(isTTY: boolean): { writer: Writer; text(): string } {
@@ -51,6 +57,25 @@ function capture(isTTY: boolean): { writer: Writer; text(): string } {
     },
     text: () => buffer,
   };
+}
+
+/** The services with fast password hashing (production keeps libsodium INTERACTIVE). */
+export const fastServices: ServicesFactory = async (vault) =>
+  createServices(vault, { passwordKdf: FAST_KDF });
+
+/** Resolves after `ms` or when `signal` aborts, like the real one. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 }
 
 /** createVault and rekeyVault with fast KDF limits (production keeps MODERATE). */
@@ -100,8 +125,10 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
     clock: { now: () => new Date() },
     vault: { ...fastVault, ...options.vault },
     tenancy,
+    services: options.services ?? fastServices,
     startServer,
     waitForShutdown: () => shutdown,
+    sleep: options.sleep ?? sleep,
   };
   return {
     deps,

@@ -4,17 +4,25 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 /** 40 base62 characters ≈ 238 bits. */
 const KEY_CHARS = 40;
 
-/** `key_` + base62 from the CSPRNG, with rejection sampling so every character is uniform. */
-export function generateApiKey(): string {
-  let out = 'key_';
-  while (out.length < 4 + KEY_CHARS) {
+/**
+ * `length` base62 characters from the CSPRNG, with rejection sampling so every character is
+ * uniform. Shared by API keys and session tokens.
+ */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
     for (const byte of randomBytes(64)) {
       if (byte >= 248) continue; // 248 = 4 × 62: keeps the modulo unbiased
       out += ALPHABET[byte % 62];
-      if (out.length === 4 + KEY_CHARS) break;
+      if (out.length === length) break;
     }
   }
   return out;
+}
+
+/** `key_` + 40 base62 characters. */
+export function generateApiKey(): string {
+  return `key_${randomBase62(KEY_CHARS)}`;
 }
 
 export function looksLikeApiKey(value: string): boolean {

@@ -1,8 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { VaultError } from '../errors/catalogue.ts';
-import { generateApiKey } from '../crypto/api-key.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { permissionsFor } from '../access/permissions.ts';
+import {
+  APPLICATION_MESSAGES,
+  auditApplication,
+  findApplicationRow,
+  replaceApplicationKey,
+} from './application-store.ts';
+import { FIRST_APPLICATION, insertTenant, operatorIn } from './tenants.ts';
 
 const EMBEDDED_DEFAULT = 'embedded_default';
 
@@ -21,8 +25,9 @@ export interface ApplicationSummary {
 }
 
 /**
- * The embedded default's first run: one tenant and a management application. Returns null when
- * the vault was bootstrapped before, so a second start never shows a key again.
+ * The embedded default's first run: one tenant (no owner: the operator at the machine runs it)
+ * and a management application, audited as the operator's. Returns null when the vault was
+ * bootstrapped before, so a second start never shows a key again.
  */
 export async function bootstrapEmbeddedDefault(vault: VaultHandle): Promise<BootstrapResult | null> {
   return vault.transaction(async (trx) => {
@@ -32,71 +37,48 @@ export async function bootstrapEmbeddedDefault(vault: VaultHandle): Promise<Boot
       .where('key', '=', EMBEDDED_DEFAULT)
       .executeTakeFirst();
     if (done) return null;
-    const now = vault.clock.now().toISOString();
-    const tenantId = randomUUID();
-    const applicationId = randomUUID();
-    const apiKey = generateApiKey();
-    await trx
-      .insertInto('tenants')
-      .values({
-        id: tenantId,
-        name: 'Default',
-        settings: '{}',
-        created_at: now,
-        created_by: null,
-        modified_at: null,
-        modified_by: null,
-      })
-      .execute();
-    await trx
-      .insertInto('applications')
-      .values({
-        id: applicationId,
-        tenant_id: tenantId,
-        name: 'Management',
-        type: 'management',
-        key_hash: vault.hashApiKey(apiKey),
-        permissions: JSON.stringify(permissionsFor('management')),
-        rules: null,
-        created_at: now,
-        created_by: null,
-        modified_at: null,
-        modified_by: null,
-      })
-      .execute();
+    const { tenant, application } = await insertTenant(trx, vault, null, {
+      name: 'Default',
+      ownerUserId: null,
+      application: FIRST_APPLICATION,
+    });
+    if (!application) throw new Error('bootstrap: the first application was not created');
     await trx
       .insertInto('vault_meta')
       .values({
         key: EMBEDDED_DEFAULT,
-        value: JSON.stringify({ tenant_id: tenantId, application_id: applicationId }),
+        value: JSON.stringify({ tenant_id: tenant.id, application_id: application.id }),
       })
       .execute();
-    return { tenantId, applicationId, apiKey };
+    return { tenantId: tenant.id, applicationId: application.id, apiKey: application.key };
   });
 }
 
-/** Issues a new key for an application; the old one stops working with this commit. */
+/** Issues a new key for an application (operator); the old one stops working with this commit. */
 export async function regenerateApplicationKey(
   vault: VaultHandle,
   applicationId: string,
 ): Promise<{ apiKey: string }> {
   return vault.transaction(async (trx) => {
-    const apiKey = generateApiKey();
-    const result = await trx
-      .updateTable('applications')
-      .set({ key_hash: vault.hashApiKey(apiKey), modified_at: vault.clock.now().toISOString() })
-      .where('id', '=', applicationId)
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) throw new VaultError('NOT_FOUND', `No application ${applicationId}.`);
-    return { apiKey };
+    const row = await findApplicationRow(trx, applicationId);
+    if (!row) throw new VaultError('NOT_FOUND', `No application ${applicationId}.`);
+    const { key } = await replaceApplicationKey(trx, vault, operatorIn(row.tenant_id), row);
+    return { apiKey: key };
   });
 }
 
+/** Every application of the vault (operator view, `svc start`); each one's read is audited. */
 export async function listApplications(vault: VaultHandle): Promise<ApplicationSummary[]> {
-  const rows = await vault.db
-    .selectFrom('applications')
-    .select(['id', 'tenant_id', 'name', 'type'])
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, name: r.name, type: r.type }));
+  return vault.transaction(async (trx) => {
+    const rows = await trx
+      .selectFrom('applications')
+      .select(['id', 'tenant_id', 'name', 'type'])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    for (const row of rows) {
+      await auditApplication(trx, vault, operatorIn(row.tenant_id), row, 'read', APPLICATION_MESSAGES.read);
+    }
+    return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, name: r.name, type: r.type }));
+  });
 }

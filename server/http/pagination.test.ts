@@ -40,6 +40,7 @@ describe('a paginated route', () => {
         app.get(
           '/items',
           {
+            config: { access: 'public' },
             schema: {
               querystring: Type.Object({
                 ...pageQuery({ defaultSize: 10, maxSize: 50 }).properties,

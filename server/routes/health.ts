@@ -21,6 +21,7 @@ export function registerHealthRoute(app: VaultServer, vault: HealthSource): void
   app.get(
     '/healthz',
     {
+      config: { access: 'public' },
       schema: {
         summary: 'Liveness check',
         tags: ['system'],

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
+import { SECURITY_SCHEMES } from '../http/access.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_SCHEMA_ID, ProblemSchema } from '../http/problem.ts';
 import type { VaultServer } from '../types.ts';
 
@@ -37,6 +38,28 @@ export async function registerOpenApi(app: VaultServer, { version }: OpenApiOpti
     openapi: {
       openapi: '3.0.3',
       info: { title: 'svc vault API', version },
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEMES.apiKey]: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'SVC-API-KEY',
+            description: "An application's API key. The key fixes the tenant and the permissions.",
+          },
+          [SECURITY_SCHEMES.bearer]: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A session token from POST /auth/login. Ignored when SVC-API-KEY is sent.',
+          },
+          [SECURITY_SCHEMES.tenant]: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'SVC-TENANT-ID',
+            description:
+              'With a session token: the tenant to act in (a tenant id); the user must be a member of it.',
+          },
+        },
+      },
     },
     // Name shared schemas by their `$id` (`Problem`) rather than `def-0`.
     refResolver: {
@@ -44,5 +67,7 @@ export async function registerOpenApi(app: VaultServer, { version }: OpenApiOpti
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 }

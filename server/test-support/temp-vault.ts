@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVault } from '../../core/vault/index.ts';
-import type { VaultHandle } from '../../core/vault/types.ts';
+import type { Clock, VaultHandle } from '../../core/vault/types.ts';
 
 export interface TempVault {
   readonly vault: VaultHandle;
@@ -12,12 +12,18 @@ export interface TempVault {
   dispose(): Promise<void>;
 }
 
+export interface TempVaultOptions {
+  /** The vault's clock (a ManualClock to move time by hand). Default: the system clock. */
+  readonly clock?: Clock;
+}
+
 /** A real vault in a fresh temp dir, unlocked with a random raw key (no KDF, so it is quick). */
-export async function createTempVault(): Promise<TempVault> {
+export async function createTempVault(options: TempVaultOptions = {}): Promise<TempVault> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-server-test-'));
   const vault = await createVault({
     path: join(dir, 'vault.svc'),
     key: { kind: 'key', key: randomBytes(32) },
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   return {
     vault,

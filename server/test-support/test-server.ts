@@ -1,3 +1,7 @@
+import { createServices } from '../../core/services.ts';
+import type { ServiceOptions, Services } from '../../core/services-contract.ts';
+import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
+import type { Clock } from '../../core/vault/types.ts';
 import { buildServer, type ServerOptions } from '../app.ts';
 import type { VaultServer } from '../types.ts';
 import { captureLogs, type LogCapture } from './log-capture.ts';
@@ -7,25 +11,44 @@ export interface TestServer {
   readonly app: VaultServer;
   readonly temp: TempVault;
   readonly logs: LogCapture;
+  /** The services behind the routes, to arrange fixtures directly. */
+  readonly services: Services;
   dispose(): Promise<void>;
 }
 
+export interface TestServerOptions extends Omit<ServerOptions, 'logger' | 'services' | 'serviceOptions'> {
+  /** Adds test-only routes before the instance is ready. */
+  readonly routes?: (app: VaultServer) => void;
+  /** The vault's clock; a ManualClock lets a test expire sessions. */
+  readonly clock?: Clock;
+  /** Service options; the password KDF defaults to FAST_KDF so tests stay quick. */
+  readonly serviceOptions?: ServiceOptions;
+  /** Log level of the capture. Default `info`. */
+  readonly logLevel?: Parameters<typeof captureLogs>[0];
+}
+
 /**
- * buildServer over a real temp vault, logging into memory. `routes` adds test-only routes before
- * the instance is ready, as any later route module would.
+ * buildServer over a real temp vault and real services, logging into memory. `routes` adds
+ * test-only routes before the instance is ready, as any later route module would.
  */
-export async function createTestServer(
-  options: Omit<ServerOptions, 'logger'> & { routes?: (app: VaultServer) => void } = {},
-): Promise<TestServer> {
-  const { routes, ...serverOptions } = options;
-  const temp = await createTempVault();
-  const logs = captureLogs();
-  const app = await buildServer(temp.vault, { ...serverOptions, logger: logs.logger });
-  routes?.(app);
+export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const { routes, clock, serviceOptions, logLevel, ...serverOptions } = options;
+  const temp = await createTempVault({ clock });
+  const logs = captureLogs(logLevel);
+  const services = createServices(temp.vault, { passwordKdf: FAST_KDF, ...serviceOptions });
+  let app: VaultServer;
+  try {
+    app = await buildServer(temp.vault, { ...serverOptions, services, logger: logs.logger });
+    routes?.(app);
+  } catch (error) {
+    await temp.dispose();
+    throw error;
+  }
   return {
     app,
     temp,
     logs,
+    services,
     async dispose() {
       try {
         await app.close();

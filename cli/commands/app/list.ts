@@ -1,44 +1,73 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import type { Principal } from '../../../core/access/principal.ts';
+import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
+import type { Application, Services } from '../../../core/services-contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig, withVault } from '../../context.ts';
+import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
+  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeLine, writeTable } from '../../output.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { APPLICATION_COLUMNS, applicationRow } from './format.ts';
 
-export type AppListOptions = VaultCommandOptions;
+export interface AppListOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+  readonly type: ApplicationType | undefined;
+}
 
 export function newAppListCommand(
   deps: CliDeps,
   run: Runner<AppListOptions> = (o) => runAppList(deps, o),
 ): Command {
-  const command = new Command('list').description('List the applications in the vault');
+  const command = new Command('list')
+    .description("List a tenant's applications")
+    .addOption(new Option('--type <type>', 'only applications of this type').choices(APPLICATION_TYPES));
+  addTenantOption(command);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
-    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
+    const raw = commandOf(args).opts<RawOptions & { tenant?: string; type?: ApplicationType }>();
+    await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, type: raw.type });
   });
+}
+
+const PAGE_SIZE = 100;
+
+/** Every application matching the filter, page by page. */
+async function listAll(
+  services: Services,
+  principal: Principal,
+  type: ApplicationType | undefined,
+): Promise<Application[]> {
+  const filter = type === undefined ? {} : { type };
+  const items: Application[] = [];
+  for (let page = 1; ; page++) {
+    const result = await services.applications.list(principal, filter, { page, size: PAGE_SIZE });
+    items.push(...result.items);
+    if (result.items.length < PAGE_SIZE || items.length >= result.total) return items;
+  }
 }
 
 export async function runAppList(deps: CliDeps, options: AppListOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const apps = await withVault(deps, resolved, options.key, (vault) => deps.tenancy.listApplications(vault));
+  const apps = await withServices(deps, resolved, options.key, async (services) => {
+    const tenant = await resolveTenant(services, options.tenant);
+    return listAll(services, operatorIn(tenant.id), options.type);
+  });
   if (options.json) {
     writeJson(deps.stdout, apps);
     return;
   }
   if (apps.length === 0) {
-    writeLine(deps.stderr, "No applications yet ('svc start' or 'svc serve' creates the default one).");
+    writeLine(deps.stderr, "No applications (create one with 'svc app create').");
     return;
   }
-  writeTable(
-    deps,
-    ['ID', 'Name', 'Type', 'Tenant'],
-    apps.map((app) => [app.id, app.name, app.type, app.tenantId]),
-  );
+  writeTable(deps, APPLICATION_COLUMNS, apps.map(applicationRow));
 }

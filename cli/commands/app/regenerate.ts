@@ -1,19 +1,13 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig, withVault } from '../../context.ts';
+import type { Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
-import {
-  addJsonOption,
-  addVaultOptions,
-  vaultOptionsFrom,
-  type RawOptions,
-  type VaultCommandOptions,
-} from '../../options.ts';
+import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
+import { findApplication, withServices } from '../../tenant-scope.ts';
+import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
 
-export interface AppRegenerateOptions extends VaultCommandOptions {
-  readonly applicationId: string;
-}
+export type AppRegenerateOptions = AppIdOptions;
 
 export function newAppRegenerateCommand(
   deps: CliDeps,
@@ -21,22 +15,24 @@ export function newAppRegenerateCommand(
 ): Command {
   const command = new Command('regenerate')
     .description("Replace an application's API key; the old key stops working and the new one is shown once")
-    .argument('<application-id>', "the application's id (see 'svc app list')");
+    .argument('<application-id>', APPLICATION_ID_HELP);
+  addTenantOption(command);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
-    await run({ ...vaultOptionsFrom(commandOf(args).opts<RawOptions>()), applicationId: String(args[0]) });
+    await run(appIdOptionsFrom(args));
   });
 }
 
 export async function runAppRegenerate(deps: CliDeps, options: AppRegenerateOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const { apiKey } = await withVault(deps, resolved, options.key, (vault) =>
-    deps.tenancy.regenerateApplicationKey(vault, options.applicationId),
-  );
+  const regenerated = await withServices(deps, resolved, options.key, async (services) => {
+    const { principal, application } = await findApplication(services, options.applicationId, options.tenant);
+    return services.applications.regenerate(principal, application.id);
+  });
   if (options.json) {
-    writeJson(deps.stdout, { id: options.applicationId, apiKey });
+    writeJson(deps.stdout, regenerated);
     return;
   }
-  writeLine(deps.stdout, `API key for ${options.applicationId} (shown once): ${apiKey}`);
+  writeLine(deps.stdout, `API key for ${regenerated.id} (shown once): ${regenerated.key}`);
 }

@@ -86,7 +86,7 @@ describe('svc start', () => {
     expect(regenerated.code).toBe(0);
     expect(JSON.parse(regenerated.stdout)).toMatchObject({
       id: app?.id,
-      apiKey: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^key_/),
     });
     const unknown = await runSvc(['app', 'regenerate', 'no-such-app'], { env: home.env() });
     expect(unknown.code).toBe(1);

@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+import { findApplication, withServices } from '../../tenant-scope.ts';
+import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
+
+export interface AppDeleteOptions extends AppIdOptions {
+  readonly yes: boolean;
+}
+
+export function newAppDeleteCommand(
+  deps: CliDeps,
+  run: Runner<AppDeleteOptions> = (o) => runAppDelete(deps, o),
+): Command {
+  const command = new Command('delete')
+    .description('Delete an application; its API key stops working at once')
+    .argument('<application-id>', APPLICATION_ID_HELP)
+    .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<{ yes?: boolean }>();
+    await run({ ...appIdOptionsFrom(args), yes: raw.yes === true });
+  });
+}
+
+export async function runAppDelete(deps: CliDeps, options: AppDeleteOptions): Promise<void> {
+  // A script must say --yes; checked before the vault is unlocked.
+  if (!options.yes && !deps.isTTY) {
+    throw new VaultError('USAGE', 'deleting an application needs confirmation; pass --yes');
+  }
+  const resolved = await loadConfig(deps, options.config);
+  const deleted = await withServices(deps, resolved, options.key, async (services) => {
+    const { principal, application } = await findApplication(services, options.applicationId, options.tenant);
+    if (!options.yes) {
+      const yes = await deps.prompter.confirm({
+        message: `Delete application ${application.name} (${application.id})? Its API key stops working.`,
+        default: false,
+      });
+      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the application was left as it is');
+    }
+    await services.applications.delete(principal, application.id);
+    return application;
+  });
+  if (options.json) {
+    writeJson(deps.stdout, { id: deleted.id, tenant_id: deleted.tenant_id, deleted: true });
+    return;
+  }
+  writeLine(deps.stdout, `Deleted application ${deleted.id} (${deleted.name})`);
+}

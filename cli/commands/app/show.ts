@@ -1,0 +1,53 @@
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeRecord } from '../../output.ts';
+import { findApplication, withServices } from '../../tenant-scope.ts';
+import { applicationEntries } from './format.ts';
+
+/** Options of the commands that name one application: show, update, delete, regenerate. */
+export interface AppIdOptions extends VaultCommandOptions {
+  readonly applicationId: string;
+  /** Optional: the id finds its tenant; --tenant narrows the search to one. */
+  readonly tenant: string | undefined;
+}
+
+export const APPLICATION_ID_HELP = "the application's id (see 'svc app list')";
+
+export function appIdOptionsFrom(args: readonly unknown[]): AppIdOptions {
+  const raw = commandOf(args).opts<RawOptions & { tenant?: string }>();
+  return { ...vaultOptionsFrom(raw), applicationId: String(args[0]), tenant: raw.tenant };
+}
+
+export function newAppShowCommand(
+  deps: CliDeps,
+  run: Runner<AppIdOptions> = (o) => runAppShow(deps, o),
+): Command {
+  const command = new Command('show')
+    .description('Show an application: type, permissions, rules (never its key)')
+    .argument('<application-id>', APPLICATION_ID_HELP);
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(appIdOptionsFrom(args));
+  });
+}
+
+export async function runAppShow(deps: CliDeps, options: AppIdOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const { application } = await withServices(deps, resolved, options.key, (services) =>
+    findApplication(services, options.applicationId, options.tenant),
+  );
+  if (options.json) writeJson(deps.stdout, application);
+  else writeRecord(deps, applicationEntries(application));
+}

@@ -1,0 +1,74 @@
+import { Command } from 'commander';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
+import { writeJson, writeRecord } from '../../output.ts';
+import { findApplication, withServices } from '../../tenant-scope.ts';
+import { applicationEntries } from './format.ts';
+import {
+  addGrantOptions,
+  grantOptionsFrom,
+  loadRules,
+  permissionsHelp,
+  permissionsToGrant,
+  type GrantOptions,
+  type RawGrantOptions,
+} from './grants.ts';
+import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
+
+export interface AppUpdateOptions extends AppIdOptions, GrantOptions {
+  readonly name: string | undefined;
+}
+
+export function newAppUpdateCommand(
+  deps: CliDeps,
+  run: Runner<AppUpdateOptions> = (o) => runAppUpdate(deps, o),
+): Command {
+  const command = new Command('update')
+    .description(
+      "Change an application's name, permissions or rules; what you leave out stays as it is (the type cannot change)",
+    )
+    .argument('<application-id>', APPLICATION_ID_HELP)
+    .option('--name <name>', 'new name');
+  addGrantOptions(command);
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  command.addHelpText(
+    'after',
+    `\n--permission replaces all permissions; --rule / --rules-file replace all rules (an empty array removes them).${permissionsHelp()}`,
+  );
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawGrantOptions & { name?: string }>();
+    await run({ ...appIdOptionsFrom(args), ...grantOptionsFrom(deps, raw), name: raw.name });
+  });
+}
+
+export async function runAppUpdate(deps: CliDeps, options: AppUpdateOptions): Promise<void> {
+  if (
+    options.name === undefined &&
+    options.permissions === undefined &&
+    !options.allPermissions &&
+    options.rules === undefined
+  ) {
+    throw new VaultError(
+      'USAGE',
+      'nothing to update; pass --name, --permission, --all-permissions, --rule or --rules-file',
+    );
+  }
+  const rules = options.rules === undefined ? undefined : await loadRules(options.rules);
+  const resolved = await loadConfig(deps, options.config);
+  const updated = await withServices(deps, resolved, options.key, async (services) => {
+    const { principal, application } = await findApplication(services, options.applicationId, options.tenant);
+    // The service replaces the whole application (PUT); the CLI fills in what was left out.
+    return services.applications.update(principal, application.id, {
+      name: options.name ?? application.name,
+      permissions: permissionsToGrant(options, application.type) ?? application.permissions,
+      rules: rules ?? application.rules,
+    });
+  });
+  if (options.json) writeJson(deps.stdout, updated);
+  else writeRecord(deps, applicationEntries(updated));
+}

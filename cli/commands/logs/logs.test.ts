@@ -1,0 +1,243 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApplicationWithKey, LogEntry, Services, Tenant } from '../../../core/services-contract.ts';
+import { run } from '../../main.ts';
+import { expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
+import { fastServices, makeTempHome, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { operatorIn } from '../../tenant-scope.ts';
+
+/** `svc logs` and `svc logs verify` against a real vault whose tenant has a few audited actions. */
+
+let home: TempHome;
+let tenant: Tenant;
+let app: ApplicationWithKey;
+
+const svc = (...args: string[]) => runSvc(args, { env: home.env() });
+
+beforeEach(async () => {
+  home = await makeTempHome();
+  expectOk(await svc('init'));
+  const created = await svc(
+    'tenant',
+    'create',
+    '--name',
+    'Acme',
+    '--owner-email',
+    'owner@example.com',
+    '--json',
+  );
+  expectOk(created);
+  tenant = (JSON.parse(created.stdout) as { tenant: Tenant }).tenant;
+  const made = await svc(
+    'app',
+    'create',
+    '--name',
+    'Backend',
+    '--type',
+    'private',
+    '--permission',
+    'token:read',
+    '--json',
+  );
+  expectOk(made);
+  app = JSON.parse(made.stdout) as ApplicationWithKey;
+  expectOk(await svc('app', 'update', app.id, '--name', 'Renamed'));
+});
+afterEach(() => home.cleanup());
+
+function entries(stdout: string): LogEntry[] {
+  return JSON.parse(stdout) as LogEntry[];
+}
+
+describe('svc logs', () => {
+  it('lists newest first, as JSON or tab-separated lines, never with keys', async () => {
+    const result = await svc('logs', '--json');
+    expectOk(result);
+    const all = entries(result.stdout);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect(all.every((e) => e.tenant_id === tenant.id)).toBe(true);
+    const times = all.map((e) => e.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    // The newest entry about the application is the update the last command made.
+    const ofApp = all.filter((e) => e.entity_id === app.id);
+    expect(ofApp[0]).toMatchObject({
+      entity_type: 'application',
+      operation: 'update',
+      actor_type: 'operator',
+    });
+    expect(ofApp[ofApp.length - 1]).toMatchObject({ operation: 'create', actor_type: 'operator' });
+    expect(result.stdout).not.toContain(app.key);
+
+    const table = await svc('logs', '--entity-id', app.id);
+    expectOk(table);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(ofApp.length);
+    const newest = ofApp[0] as LogEntry;
+    expect(lines[0]).toBe(
+      [newest.created_at, 'update', 'application', app.id, 'operator', newest.message].join('\t'),
+    );
+  });
+
+  it('filters by entity, time and count', async () => {
+    const all = entries((await svc('logs', '--json')).stdout);
+    const byApp = entries(
+      (await svc('logs', '--entity-type', 'application', '--entity-id', app.id, '--json')).stdout,
+    );
+    expect(byApp.every((e) => e.entity_type === 'application' && e.entity_id === app.id)).toBe(true);
+    expect(byApp[0]?.operation).toBe('update');
+    expect(byApp[byApp.length - 1]?.operation).toBe('create');
+    const tenantOnly = entries((await svc('logs', '--entity-type', 'tenant', '--json')).stdout);
+    expect(tenantOnly.every((e) => e.entity_type === 'tenant')).toBe(true);
+
+    expect(entries((await svc('logs', '--since', '2999-01-01', '--json')).stdout)).toEqual([]);
+    expect(entries((await svc('logs', '--until', '2000-01-01T00:00:00Z', '--json')).stdout)).toEqual([]);
+    const oldest = all[all.length - 1] as LogEntry;
+    const since = entries((await svc('logs', '--since', oldest.created_at, '--json')).stdout);
+    expect(since.map((e) => e.id)).toEqual(expect.arrayContaining(all.map((e) => e.id)));
+    const until = entries((await svc('logs', '--until', oldest.created_at, '--json')).stdout);
+    expect(until.map((e) => e.id)).not.toContain(oldest.id);
+
+    const limited = await svc('logs', '--limit', '1');
+    expectOk(limited);
+    expect(limited.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(limited.stderr).toMatch(/^Showing the newest 1 of \d+ entries; --limit shows more\.\n$/);
+    expect(entries((await svc('logs', '--limit', '2', '--json')).stdout)).toHaveLength(2);
+
+    const none = await svc('logs', '--entity-id', 'nothing-here');
+    expectOk(none);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toBe('No log entries match.\n');
+  });
+
+  it('bad dates and limits are usage errors', async () => {
+    expectOneLineError(await svc('logs', '--since', 'yesterday'), 2, /ISO 8601/);
+    expectOneLineError(await svc('logs', '--until', '2025-13-45'), 2, /ISO 8601/);
+    expectOneLineError(await svc('logs', '--limit', '0'), 2, /between 1 and 10000/);
+  });
+
+  it('picks the tenant like the other commands: --tenant is needed with two', async () => {
+    const beta = await svc('tenant', 'create', '--name', 'Beta', '--owner-email', 'b@example.com', '--json');
+    const betaId = (JSON.parse(beta.stdout) as { tenant: Tenant }).tenant.id;
+    expectOneLineError(await svc('logs'), 2, /pass --tenant/);
+    const betaLogs = entries((await svc('logs', '--tenant', betaId, '--json')).stdout);
+    expect(betaLogs.length).toBeGreaterThan(0);
+    expect(betaLogs.every((e) => e.tenant_id === betaId)).toBe(true);
+  });
+
+  it('a vault held by another opener → exit 4 naming the holder', async () => {
+    await withHomeVault(home, async () => {
+      const held = await svc('logs');
+      expectOneLineError(held, 4, /held by/);
+      expect(held.stderr).toContain(`process ${process.pid}`);
+    });
+  });
+
+  it('--follow prints what is written while it runs, oldest first, until stopped', async () => {
+    let services: Services | undefined;
+    let sleeping: () => void = () => undefined;
+    let nap = new Promise<void>((resolve) => (sleeping = resolve));
+    let wake: () => void = () => undefined;
+    const io = makeTestIo({
+      env: home.env(),
+      services: async (vault) => (services = await fastServices(vault)),
+      // The test decides when the loop looks again: each "second" lasts until wake().
+      sleep: (_ms, signal) =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+          sleeping();
+        }),
+    });
+    const exit = run(['logs', '--follow', '--json'], io.deps);
+    await nap;
+    const initial = io
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as LogEntry);
+    expect(initial.find((e) => e.entity_id === app.id)).toMatchObject({ operation: 'update' });
+
+    // Two writes through the command's own vault handle, then one look.
+    const principal = operatorIn(tenant.id);
+    const first = await services?.applications.create(principal, {
+      name: 'First',
+      type: 'public',
+      permissions: ['token:create'],
+    });
+    const second = await services?.applications.create(principal, {
+      name: 'Second',
+      type: 'public',
+      permissions: ['token:create'],
+    });
+    nap = new Promise<void>((resolve) => (sleeping = resolve));
+    wake();
+    await nap;
+    const streamed = io
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .slice(initial.length)
+      .map((line) => JSON.parse(line) as LogEntry);
+    expect(streamed.filter((e) => e.operation === 'create').map((e) => e.entity_id)).toEqual([
+      first?.id,
+      second?.id,
+    ]);
+    expect(io.stdout()).not.toContain((first as ApplicationWithKey).key);
+
+    // Nothing new: nothing printed.
+    const before = io.stdout();
+    nap = new Promise<void>((resolve) => (sleeping = resolve));
+    wake();
+    await nap;
+    expect(io.stdout()).toBe(before);
+
+    io.shutdown();
+    expect(await exit).toBe(0);
+    // The vault was closed (lock released): the next command opens it.
+    expectOk(await svc('logs', '--limit', '1'));
+  });
+});
+
+describe('svc logs verify', () => {
+  it('passes on an intact log and names the altered entry after tampering', async () => {
+    // Listing the log reads the tenant (an audited read), so count first, then verify.
+    const count = entries((await svc('logs', '--json', '--limit', '10000')).stdout).length;
+    const ok = await svc('logs', 'verify');
+    expectOk(ok);
+    expect(ok.stdout).toBe(`ok: ${count} entries in 1 tenant verified\n`);
+    const okJson = await svc('logs', 'verify', '--tenant', tenant.id, '--json');
+    expectOk(okJson);
+    expect(JSON.parse(okJson.stdout)).toEqual({ ok: true, tenants: 1, entries: count, firstBreak: null });
+    expectOneLineError(await svc('logs', 'verify', '--tenant', 'nope'), 1, /no audit log for tenant nope/);
+
+    const target = await withHomeVault(home, async (vault) => {
+      const row = await vault.db
+        .selectFrom('audit_logs')
+        .select(['id', 'seq'])
+        .where('tenant_id', '=', tenant.id)
+        .where('entity_id', '=', app.id)
+        .where('operation', '=', 'create')
+        .executeTakeFirstOrThrow();
+      await vault.transaction((trx) =>
+        trx
+          .updateTable('audit_logs')
+          .set({ message: 'nothing to see here' })
+          .where('id', '=', row.id)
+          .execute(),
+      );
+      return row;
+    });
+
+    const broken = await svc('logs', 'verify');
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toBe(
+      `broken: tenant ${tenant.id}, entry #${target.seq} (${target.id}): its contents were altered\n`,
+    );
+    expect(broken.stderr).toBe('');
+    const brokenJson = await svc('logs', 'verify', '--json');
+    expect(brokenJson.code).toBe(1);
+    expect(JSON.parse(brokenJson.stdout)).toMatchObject({
+      ok: false,
+      firstBreak: { tenantId: tenant.id, seq: target.seq, entryId: target.id },
+    });
+  });
+});

@@ -1,0 +1,223 @@
+import { Command, InvalidArgumentError } from 'commander';
+import type { Principal } from '../../../core/access/principal.ts';
+import { ENTITY_TYPES } from '../../../core/audit/entity-types.ts';
+import type { LogFilter } from '../../../core/audit/audit-log.ts';
+import type { LogEntry, Services } from '../../../core/services-contract.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { colours, writeJson, writeLine, writeTable } from '../../output.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { newLogsVerifyCommand } from './verify.ts';
+
+export interface LogsOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+  readonly entityType: string | undefined;
+  readonly entityId: string | undefined;
+  /** ISO 8601 (UTC, as stored), inclusive. */
+  readonly since: string | undefined;
+  /** ISO 8601 (UTC, as stored), exclusive. */
+  readonly until: string | undefined;
+  readonly limit: number;
+  readonly follow: boolean;
+}
+
+type RawLogs = RawOptions & {
+  tenant?: string;
+  entityType?: string;
+  entityId?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+  follow?: boolean;
+};
+
+export const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 10_000;
+/** How often `--follow` looks for new entries. */
+export const FOLLOW_INTERVAL_MS = 1000;
+/** Entries per service call; larger limits are fetched page by page. */
+const PAGE_SIZE = 100;
+
+/** A date or date-time in ISO 8601 form (`2025-01-31`, `2025-01-31T12:00:00+01:00`), stored form out. */
+export function parseIsoDate(text: string): string {
+  const date = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}([T ]|$)/.test(text) || Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError('Expected an ISO 8601 date or date-time, e.g. 2025-01-31T12:00:00Z.');
+  }
+  return date.toISOString();
+}
+
+export function parseLimit(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > MAX_LIMIT) {
+    throw new InvalidArgumentError(`Expected a whole number between 1 and ${MAX_LIMIT}.`);
+  }
+  return value;
+}
+
+const HELP_AFTER = `
+Entity types: ${ENTITY_TYPES.map((t) => t.value).join(', ')}.
+
+This command opens the vault itself, which takes the vault's lock: while a server (svc start,
+svc serve) holds the vault, it fails with exit 4 naming the holder; stop the server first. For the
+same reason --follow shows only what is written through this process while it runs (new entries
+oldest first, checked every second; Ctrl-C stops). Reading the log of a running server through its
+API is a later feature.
+
+See also: svc logs verify (checks that no entry was altered, removed or reordered).`;
+
+export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => runLogs(deps, o)): Command {
+  const command = new Command('logs')
+    .description("Show a tenant's audit log, newest first")
+    // `svc logs verify --tenant T`: options after the verb belong to the verb.
+    .enablePositionalOptions()
+    .option('--entity-type <type>', 'only entries about this kind of entity (e.g. application, token)')
+    .option('--entity-id <id>', 'only entries about this entity')
+    .option('--since <iso>', 'only entries at or after this time (ISO 8601)', parseIsoDate)
+    .option('--until <iso>', 'only entries before this time (ISO 8601)', parseIsoDate)
+    .option('--limit <n>', `at most this many entries (default ${DEFAULT_LIMIT})`, parseLimit)
+    .option('-f, --follow', 'keep running and print new entries as they are written');
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  command.addHelpText('after', HELP_AFTER);
+  command.addCommand(newLogsVerifyCommand(deps));
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawLogs>();
+    await run({
+      ...vaultOptionsFrom(raw),
+      tenant: raw.tenant,
+      entityType: raw.entityType,
+      entityId: raw.entityId,
+      since: raw.since,
+      until: raw.until,
+      limit: raw.limit ?? DEFAULT_LIMIT,
+      follow: raw.follow === true,
+    });
+  });
+}
+
+function filterOf(options: LogsOptions): LogFilter {
+  return {
+    ...(options.entityType === undefined ? {} : { entityType: options.entityType }),
+    ...(options.entityId === undefined ? {} : { entityId: options.entityId }),
+    ...(options.since === undefined ? {} : { startDate: options.since }),
+    ...(options.until === undefined ? {} : { endDate: options.until }),
+  };
+}
+
+interface Scope {
+  readonly services: Services;
+  readonly principal: Principal;
+  readonly filter: LogFilter;
+}
+
+/** The newest `limit` entries, newest first, and how many match in all. */
+async function newest(scope: Scope, limit: number): Promise<{ items: LogEntry[]; total: number }> {
+  const items: LogEntry[] = [];
+  let total = 0;
+  for (let page = 1; items.length < limit; page++) {
+    const size = Math.min(PAGE_SIZE, limit);
+    const result = await scope.services.logs.list(scope.principal, scope.filter, { page, size });
+    total = result.total;
+    items.push(...result.items);
+    if (result.items.length < size || items.length >= total) break;
+  }
+  return { items: items.slice(0, limit), total };
+}
+
+/** Entries newer than `seenId` (everything when null), newest first. */
+async function newerThan(scope: Scope, seenId: string | null): Promise<LogEntry[]> {
+  const fresh: LogEntry[] = [];
+  for (let page = 1; ; page++) {
+    const result = await scope.services.logs.list(scope.principal, scope.filter, { page, size: PAGE_SIZE });
+    for (const entry of result.items) {
+      if (entry.id === seenId) return fresh;
+      fresh.push(entry);
+    }
+    if (result.items.length < PAGE_SIZE) return fresh;
+  }
+}
+
+function actorOf(entry: LogEntry): string {
+  if (entry.actor_type === null) return '-';
+  return entry.actor_id === null ? entry.actor_type : `${entry.actor_type} ${entry.actor_id}`;
+}
+
+const COLUMNS = ['Time', 'Operation', 'Entity', 'Entity ID', 'Actor', 'Message'];
+
+function row(entry: LogEntry): string[] {
+  return [
+    entry.created_at,
+    entry.operation,
+    entry.entity_type,
+    entry.entity_id,
+    actorOf(entry),
+    entry.message,
+  ];
+}
+
+/** A streamed entry: one JSON line, or one line of fields (tab-separated in a pipe). */
+function writeStreamed(deps: CliDeps, entry: LogEntry, json: boolean): void {
+  if (json) {
+    writeLine(deps.stdout, JSON.stringify(entry));
+    return;
+  }
+  const fields = row(entry);
+  if (!deps.stdout.isTTY) {
+    writeLine(deps.stdout, fields.join('\t'));
+    return;
+  }
+  const { dim } = colours(deps);
+  const [time = '', ...rest] = fields;
+  writeLine(deps.stdout, `${dim(time)}  ${rest.join('  ')}`);
+}
+
+async function follow(deps: CliDeps, scope: Scope, seenId: string | null, json: boolean): Promise<void> {
+  const stopped = new AbortController();
+  void deps.waitForShutdown().then(() => stopped.abort());
+  if (deps.stderr.isTTY) writeLine(deps.stderr, 'Following new entries; press Ctrl-C to stop.');
+  let lastSeen = seenId;
+  // The commit counter says cheaply whether anything was written since the last look.
+  let sequence = scope.services.vault.sequence;
+  while (!stopped.signal.aborted) {
+    await deps.sleep(FOLLOW_INTERVAL_MS, stopped.signal);
+    if (stopped.signal.aborted || scope.services.vault.sequence === sequence) continue;
+    sequence = scope.services.vault.sequence;
+    const fresh = await newerThan(scope, lastSeen);
+    if (fresh[0] !== undefined) lastSeen = fresh[0].id;
+    for (const entry of fresh.reverse()) writeStreamed(deps, entry, json);
+  }
+}
+
+export async function runLogs(deps: CliDeps, options: LogsOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  await withServices(deps, resolved, options.key, async (services) => {
+    const tenant = await resolveTenant(services, options.tenant);
+    const scope: Scope = { services, principal: operatorIn(tenant.id), filter: filterOf(options) };
+    const { items, total } = await newest(scope, options.limit);
+
+    if (options.follow && options.json) {
+      for (const entry of items) writeStreamed(deps, entry, true);
+    } else if (options.json) {
+      writeJson(deps.stdout, items);
+    } else if (items.length === 0) {
+      writeLine(deps.stderr, 'No log entries match.');
+    } else {
+      writeTable(deps, COLUMNS, items.map(row));
+    }
+    if (!options.json && total > items.length) {
+      writeLine(deps.stderr, `Showing the newest ${items.length} of ${total} entries; --limit shows more.`);
+    }
+    if (options.follow) await follow(deps, scope, items[0]?.id ?? null, options.json);
+  });
+}

@@ -1,0 +1,278 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import type { ApplicationWithKey, Tenant, User } from '../../../core/services-contract.ts';
+import {
+  expectNoSecret,
+  expectOk,
+  expectOneLineError,
+  expectShownOnce,
+  withHomeVault,
+} from '../../test-support/expect.ts';
+import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+
+/** `svc tenant create|list|show` and `svc user passwd` against a real vault in a temp home. */
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+  expectOk(await runSvc(['init'], { env: home.env() }));
+});
+afterEach(() => home.cleanup());
+
+interface Created {
+  readonly tenant: Tenant;
+  readonly owner: User | null;
+  readonly application: ApplicationWithKey | null;
+}
+
+const PASSWORD = 'owner password 123';
+
+describe('svc tenant create', () => {
+  it('prints tenant, owner, application and the key once; the key and the password work', async () => {
+    const result = await runSvc(
+      ['tenant', 'create', '--name', 'Acme', '--owner-email', 'owner@example.com', '--owner-password-stdin'],
+      { env: home.env(), stdin: `${PASSWORD}\n` },
+    );
+    expectOk(result);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    const tenantId = /^Tenant: (\S+) \(Acme\)$/.exec(lines[0] ?? '')?.[1];
+    expect(lines[1]).toMatch(/^Owner: owner@example\.com \(\S+\)$/);
+    const applicationId = /^Application: (\S+) \(.+, management\)$/.exec(lines[2] ?? '')?.[1];
+    const key = /^Management API key \(shown once\): (key_\S+)$/.exec(lines[3] ?? '')?.[1] ?? '';
+    expect(tenantId).toBeDefined();
+    expect(key).not.toBe('');
+    expectShownOnce(result, key);
+    expectNoSecret(result, PASSWORD);
+    expect(result.stderr).toBe('');
+
+    await withHomeVault(home, async (_vault, services) => {
+      const principal = await services.auth.authenticateApiKey(key);
+      expect(principal).toMatchObject({ kind: 'application', tenantId, applicationId });
+      const session = await services.auth.signIn('owner@example.com', PASSWORD, '127.0.0.1');
+      expect(session.token).toEqual(expect.any(String));
+    });
+  });
+
+  it('--json: one object with tenant, owner and application (its key once); no password → a hint', async () => {
+    const result = await runSvc(
+      ['tenant', 'create', '--name', 'Acme', '--owner-email', 'owner@example.com', '--json'],
+      { env: home.env() },
+    );
+    expectOk(result);
+    const created = JSON.parse(result.stdout) as Created;
+    expect(created.tenant).toMatchObject({ name: 'Acme', owner_id: created.owner?.id });
+    expect(created.owner).toMatchObject({ email: 'owner@example.com' });
+    expect(created.application).toMatchObject({ tenant_id: created.tenant.id, type: 'management' });
+    expect(created.application?.key).toMatch(/^key_/);
+    expectShownOnce(result, created.application?.key ?? '');
+    expect(result.stderr).toBe(
+      'No password set for owner@example.com; set one later with: svc user passwd owner@example.com\n',
+    );
+  });
+
+  it('on a terminal asks for missing values and the password twice (empty skips)', async () => {
+    const prompted = await runSvc(['tenant', 'create'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['Acme', 'owner@example.com', PASSWORD, PASSWORD],
+    });
+    expectOk(prompted);
+    expect(prompted.asked).toEqual([
+      'Tenant name:',
+      "Owner's e-mail:",
+      'Password for owner@example.com (empty to skip):',
+      'Repeat the password:',
+    ]);
+    expectNoSecret(prompted, PASSWORD);
+
+    const skipped = await runSvc(['tenant', 'create', '--name', 'Beta', '--owner-email', 'b@example.com'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [''],
+    });
+    expectOk(skipped);
+    expect(skipped.asked).toEqual(['Password for b@example.com (empty to skip):']);
+    expect(skipped.stderr).toContain('svc user passwd b@example.com');
+
+    // An existing user is not asked for a password: theirs stays.
+    const existing = await runSvc(['tenant', 'create', '--name', 'Gamma', '--owner-email', 'b@example.com'], {
+      env: home.env(),
+      isTTY: true,
+    });
+    expectOk(existing);
+    expect(existing.asked).toEqual([]);
+  });
+
+  it('mismatched passwords and Ctrl-C exit 2 and create nothing', async () => {
+    const mismatch = await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [PASSWORD, 'something else'],
+    });
+    expectOneLineError(mismatch, 2, /do not match/);
+    expectNoSecret(mismatch, PASSWORD, 'something else');
+    const cancelled = await runSvc(['tenant', 'create'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [new VaultError('CANCELLED', 'cancelled')],
+    });
+    expectOneLineError(cancelled, 2, /cancelled/);
+    const list = await runSvc(['tenant', 'list', '--json'], { env: home.env() });
+    expect(JSON.parse(list.stdout)).toEqual([]);
+  });
+
+  it('without a terminal, missing values are a usage error', async () => {
+    expectOneLineError(
+      await runSvc(['tenant', 'create', '--owner-email', 'o@example.com'], { env: home.env() }),
+      2,
+      /missing --name \(required when not on a terminal\)/,
+    );
+    expectOneLineError(
+      await runSvc(['tenant', 'create'], { env: home.env() }),
+      2,
+      /missing --name and --owner-email/,
+    );
+    expectOneLineError(
+      await runSvc(
+        ['tenant', 'create', '--name', 'A', '--owner-email', 'o@example.com', '--owner-password-stdin'],
+        {
+          env: home.env(),
+          stdin: '',
+        },
+      ),
+      2,
+      /no password on standard input/,
+    );
+  });
+
+  it('a validation failure names the field and exits 2', async () => {
+    const result = await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'not-an-address'], {
+      env: home.env(),
+    });
+    expectOneLineError(result, 2, /^svc: [^\n]*email[^\n]*: /i);
+  });
+});
+
+describe('svc tenant list and show', () => {
+  async function createTenant(name: string, email: string): Promise<Created> {
+    const result = await runSvc(['tenant', 'create', '--name', name, '--owner-email', email, '--json'], {
+      env: home.env(),
+    });
+    expectOk(result);
+    return JSON.parse(result.stdout) as Created;
+  }
+
+  it('lists tenants (JSON, and tab-separated in a pipe) and shows the only one without --tenant', async () => {
+    const empty = await runSvc(['tenant', 'list'], { env: home.env() });
+    expectOk(empty);
+    expect(empty.stdout).toBe('');
+    expect(empty.stderr).toContain('No tenants yet');
+
+    const acme = await createTenant('Acme', 'owner@example.com');
+    const list = await runSvc(['tenant', 'list', '--json'], { env: home.env() });
+    expectOk(list);
+    expect(JSON.parse(list.stdout)).toEqual([acme.tenant]);
+    const table = await runSvc(['tenant', 'list'], { env: home.env() });
+    expect(table.stdout).toBe(`${acme.tenant.id}\tAcme\towner@example.com\t${acme.tenant.created_at}\n`);
+
+    const show = await runSvc(['tenant', 'show', '--json'], { env: home.env() });
+    expectOk(show);
+    expect(JSON.parse(show.stdout)).toEqual(acme.tenant);
+    const record = await runSvc(['tenant', 'show'], { env: home.env() });
+    expect(record.stdout).toContain(`ID\t${acme.tenant.id}\n`);
+    expect(record.stdout).toContain(`Owner\towner@example.com (${acme.owner?.id})\n`);
+  });
+
+  it('with several tenants, --tenant is required; an unknown one is an error', async () => {
+    const acme = await createTenant('Acme', 'a@example.com');
+    const beta = await createTenant('Beta', 'b@example.com');
+    const ambiguous = await runSvc(['tenant', 'show'], { env: home.env() });
+    expectOneLineError(ambiguous, 2, /2 tenants; pass --tenant <id>/);
+    expect(ambiguous.stderr).toContain(`${acme.tenant.id} (Acme)`);
+    expect(ambiguous.stderr).toContain(`${beta.tenant.id} (Beta)`);
+
+    const chosen = await runSvc(['tenant', 'show', '--tenant', beta.tenant.id, '--json'], {
+      env: home.env(),
+    });
+    expectOk(chosen);
+    expect(JSON.parse(chosen.stdout)).toMatchObject({ id: beta.tenant.id, name: 'Beta' });
+    expectOneLineError(
+      await runSvc(['tenant', 'show', '--tenant', 'nope'], { env: home.env() }),
+      1,
+      /no tenant nope/,
+    );
+  });
+
+  it('a vault without tenants says how to make one', async () => {
+    expectOneLineError(
+      await runSvc(['tenant', 'show'], { env: home.env() }),
+      2,
+      /no tenants yet.*svc tenant create/,
+    );
+  });
+});
+
+describe('svc user passwd', () => {
+  beforeEach(async () => {
+    expectOk(
+      await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'owner@example.com'], {
+        env: home.env(),
+      }),
+    );
+  });
+
+  it('sets the password from standard input or two prompts; the password is never printed', async () => {
+    const fromStdin = await runSvc(['user', 'passwd', 'owner@example.com', '--password-stdin'], {
+      env: home.env(),
+      stdin: `${PASSWORD}\n`,
+    });
+    expectOk(fromStdin);
+    expect(fromStdin.stdout).toBe('Password set for owner@example.com\n');
+    expectNoSecret(fromStdin, PASSWORD);
+    await withHomeVault(home, async (_vault, services) => {
+      await expect(services.auth.signIn('owner@example.com', PASSWORD, '127.0.0.1')).resolves.toMatchObject({
+        token: expect.any(String),
+      });
+    });
+
+    const second = 'second password 456';
+    const prompted = await runSvc(['user', 'passwd', 'owner@example.com', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [second, second],
+    });
+    expectOk(prompted);
+    expect(prompted.asked).toEqual(['New password for owner@example.com:', 'Repeat the password:']);
+    expect(JSON.parse(prompted.stdout)).toMatchObject({ email: 'owner@example.com', password_set: true });
+    expectNoSecret(prompted, second);
+    await withHomeVault(home, async (_vault, services) => {
+      await expect(services.auth.signIn('owner@example.com', second, '127.0.0.1')).resolves.toBeDefined();
+    });
+  });
+
+  it('unknown user → exit 1; no terminal and no --password-stdin → exit 2; mismatch → exit 2', async () => {
+    expectOneLineError(
+      await runSvc(['user', 'passwd', 'nobody@example.com', '--password-stdin'], {
+        env: home.env(),
+        stdin: 'x',
+      }),
+      1,
+      /no user with the e-mail nobody@example\.com/,
+    );
+    expectOneLineError(
+      await runSvc(['user', 'passwd', 'owner@example.com'], { env: home.env() }),
+      2,
+      /--password-stdin/,
+    );
+    expectOneLineError(
+      await runSvc(['user', 'passwd', 'owner@example.com'], {
+        env: home.env(),
+        isTTY: true,
+        answers: [PASSWORD, 'different'],
+      }),
+      2,
+      /do not match/,
+    );
+  });
+});

@@ -1,0 +1,90 @@
+import type { KeySourceFlags, ResolvedConfig } from '../core/config/index.ts';
+import type { Principal } from '../core/access/principal.ts';
+import { isVaultError, VaultError } from '../core/errors/catalogue.ts';
+import type { Application, Services, Tenant } from '../core/services-contract.ts';
+import { withVault } from './context.ts';
+import type { CliDeps } from './deps.ts';
+
+/**
+ * The CLI holds the vault key, so it acts in a tenant as that tenant's operator: every permission,
+ * every action still audited (core/access/principal.ts).
+ */
+export function operatorIn(tenantId: string): Principal {
+  return { kind: 'operator', tenantId };
+}
+
+/** Opens the vault, builds the services over it, runs `fn`, and always closes the vault. */
+export function withServices<T>(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: KeySourceFlags,
+  fn: (services: Services) => Promise<T>,
+): Promise<T> {
+  return withVault(deps, resolved, flags, async (vault) => fn(await deps.services(vault)));
+}
+
+/** "3f2c… (Acme), 9b1d… (Default)": what a person needs to pick one with --tenant. */
+export function describeTenants(tenants: readonly Tenant[]): string {
+  return tenants.map((t) => `${t.id} (${t.name})`).join(', ');
+}
+
+const NO_TENANTS = "this vault has no tenants yet; create one with 'svc tenant create' (or run 'svc start')";
+
+/**
+ * The tenant a command acts in: `--tenant <id>` when given, else the vault's only tenant. With
+ * none or several, a usage error (exit 2) that lists the choices.
+ *
+ * Core audits reads: naming a tenant records one read in that tenant's log; choosing the only one
+ * lists them all, which records a read in each (there is just one in the case that succeeds).
+ */
+export async function resolveTenant(services: Services, requested: string | undefined): Promise<Tenant> {
+  if (requested !== undefined) {
+    try {
+      return await services.tenants.get(operatorIn(requested));
+    } catch (error) {
+      if (!isVaultError(error, 'NOT_FOUND')) throw error;
+    }
+    const tenants = await services.tenants.listAll();
+    const choices = tenants.length === 0 ? 'it has none' : `its tenants: ${describeTenants(tenants)}`;
+    throw new VaultError('NOT_FOUND', `no tenant ${requested} in this vault; ${choices}`);
+  }
+  const tenants = await services.tenants.listAll();
+  const [only] = tenants;
+  if (only !== undefined && tenants.length === 1) return only;
+  if (only === undefined) throw new VaultError('USAGE', NO_TENANTS);
+  throw new VaultError(
+    'USAGE',
+    `this vault has ${tenants.length} tenants; pass --tenant <id> with one of: ${describeTenants(tenants)}`,
+  );
+}
+
+export interface FoundApplication {
+  readonly tenant: Tenant;
+  readonly principal: Principal;
+  readonly application: Application;
+}
+
+/**
+ * An application by id. Its id already names its tenant, so without `--tenant` every tenant is
+ * searched: `svc app regenerate <id>` (the hint `svc start` prints) works in any vault.
+ */
+export async function findApplication(
+  services: Services,
+  id: string,
+  requestedTenant: string | undefined,
+): Promise<FoundApplication> {
+  const tenants =
+    requestedTenant === undefined
+      ? await services.tenants.listAll()
+      : [await resolveTenant(services, requestedTenant)];
+  for (const tenant of tenants) {
+    const principal = operatorIn(tenant.id);
+    try {
+      return { tenant, principal, application: await services.applications.get(principal, id) };
+    } catch (error) {
+      if (!isVaultError(error, 'NOT_FOUND')) throw error;
+    }
+  }
+  const where = requestedTenant === undefined ? 'this vault' : `tenant ${requestedTenant}`;
+  throw new VaultError('NOT_FOUND', `no application ${id} in ${where} (see 'svc app list')`);
+}

@@ -1,0 +1,108 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VaultError } from '../errors/catalogue.ts';
+import type { AuthService, SignInResult } from '../services-contract.ts';
+import { authenticateApiKey } from '../tenancy/applications.ts';
+import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import { findMembership, memberPrincipal } from './members.ts';
+import { DummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import { deleteSessionById, insertSession, lookupSession, purgeExpiredSessions } from './sessions.ts';
+import { SignInThrottle } from './sign-in-throttle.ts';
+import { emailProblems, normalizeEmail } from './users.ts';
+
+export interface AuthOptions {
+  readonly kdf: KdfLimits;
+  readonly sessionTtlMs: number;
+  /** Tests pass their own (a manual clock, small limits); by default one per service instance. */
+  readonly throttle?: SignInThrottle;
+  readonly delay?: (ms: number) => Promise<void>;
+}
+
+/** One message for every failure, so it never tells which of e-mail or password was wrong. */
+const SIGN_IN_FAILED = 'The e-mail or password is not correct.';
+const SESSION_INVALID = 'The session token is not valid or has expired.';
+
+export function createAuthService(vault: VaultHandle, options: AuthOptions): AuthService {
+  const throttle = options.throttle ?? new SignInThrottle(vault.clock);
+  const delay = options.delay ?? ((ms: number) => sleep(ms));
+  const dummy = new DummyHash(options.kdf);
+
+  /** The user whose password this is, or null: same work whether or not the account exists. */
+  async function verify(email: string, password: string): Promise<{ id: string; hash: string } | null> {
+    const row =
+      emailProblems(email).length === 0
+        ? await vault.db
+            .selectFrom('users')
+            .select(['id', 'password_hash'])
+            .where('email', '=', normalizeEmail(email))
+            .executeTakeFirst()
+        : undefined;
+    if (!row || row.password_hash === null) {
+      await dummy.burn(password);
+      return null;
+    }
+    return (await verifyPassword(row.password_hash, password))
+      ? { id: row.id, hash: row.password_hash }
+      : null;
+  }
+
+  return {
+    authenticateApiKey: (apiKey) => authenticateApiKey(vault, apiKey),
+
+    async authenticateSession(token, tenantId) {
+      const found =
+        typeof token === 'string'
+          ? await lookupSession(vault.db, vault, token)
+          : { state: 'unknown' as const };
+      if (found.state === 'expired') {
+        const { id } = found.session;
+        await vault.transaction((trx) => deleteSessionById(trx, id));
+      }
+      if (found.state !== 'valid') throw new VaultError('UNAUTHENTICATED', SESSION_INVALID);
+      const { id: sessionId, userId } = found.session;
+      if (tenantId === undefined) return { userId, sessionId, principal: null };
+      const membership = await findMembership(vault.db, tenantId, userId);
+      // Not a member and no such tenant look the same: tenant ids are not revealed.
+      if (!membership)
+        throw new VaultError('FORBIDDEN', 'The signed-in user is not a member of this tenant.');
+      return { userId, sessionId, principal: memberPrincipal(membership, sessionId) };
+    },
+
+    async signIn(email, password, address): Promise<SignInResult> {
+      if (typeof email !== 'string' || typeof password !== 'string') {
+        throw new VaultError('UNAUTHENTICATED', SIGN_IN_FAILED);
+      }
+      // Bounded keys: the throttle is in memory, and e-mails longer than this are invalid anyway.
+      const attempt = throttle.begin(normalizeEmail(email).slice(0, 320), String(address).slice(0, 100));
+      if (attempt.delayMs > 0) await delay(attempt.delayMs);
+      const user = await verify(email, password);
+      if (!user) throw new VaultError('UNAUTHENTICATED', SIGN_IN_FAILED);
+      attempt.succeeded();
+      // Raising the limits later upgrades each stored hash at its owner's next sign-in.
+      const rehash = (await needsRehash(user.hash, options.kdf))
+        ? await hashPassword(password, options.kdf)
+        : null;
+      const session = await vault.transaction(async (trx) => {
+        const now = vault.clock.now();
+        await purgeExpiredSessions(trx, user.id, now);
+        if (rehash !== null) {
+          await trx
+            .updateTable('users')
+            .set({ password_hash: rehash })
+            .where('id', '=', user.id)
+            .where('password_hash', '=', user.hash)
+            .execute();
+        }
+        return insertSession(trx, vault, user.id, options.sessionTtlMs);
+      });
+      return { token: session.token, expires_at: session.expiresAt, user_id: user.id };
+    },
+
+    async signOut(token) {
+      if (typeof token !== 'string') return;
+      // Only a known token costs a journal write.
+      const found = await lookupSession(vault.db, vault, token);
+      if (found.state === 'unknown') return;
+      await vault.transaction((trx) => deleteSessionById(trx, found.session.id));
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { VaultError } from '../errors/catalogue.ts';
+import type { User, UserService } from '../services-contract.ts';
+import type { Database, UsersTable } from '../storage/schema.ts';
+import { FieldErrorCollector } from '../validation/fields.ts';
+import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import { hashPassword, passwordProblems } from './passwords.ts';
+import { deleteUserSessions } from './sessions.ts';
+
+export type NewUser = Parameters<UserService['create']>[0];
+
+/** RFC 5321 limits: 64 for the local part, 254 for a usable address. */
+const EMAIL_MAX = 254;
+const LOCAL_MAX = 64;
+const PERSON_NAME_MAX = 200;
+
+// The WHATWG "valid e-mail address" shape (what browsers accept), plus the RFC 5322 rule that the
+// dot-atom local part has no leading, trailing or doubled dot. Quoted local parts and address
+// literals are refused: no one signs in with them, and each is a parsing risk. A domain without a
+// dot (`admin@localhost`) is accepted because the vault usually runs on one machine.
+const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const DOMAIN =
+  /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** E-mails are kept trimmed and lower-cased, so lookups and uniqueness ignore case. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function emailProblems(email: unknown): string[] {
+  if (typeof email !== 'string' || email.trim() === '') return ['is required'];
+  const normalized = normalizeEmail(email);
+  if (normalized.length > EMAIL_MAX) return [`must be at most ${EMAIL_MAX} characters`];
+  const at = normalized.lastIndexOf('@');
+  const local = normalized.slice(0, at);
+  const domain = normalized.slice(at + 1);
+  if (at < 1 || local.length > LOCAL_MAX || !LOCAL.test(local) || !DOMAIN.test(domain))
+    return ['must be a valid e-mail address'];
+  return [];
+}
+
+export function userOf(row: Pick<UsersTable, 'id' | 'email' | 'first_name' | 'last_name'>): User {
+  return { id: row.id, email: row.email, first_name: row.first_name, last_name: row.last_name };
+}
+
+function optionalName(errors: FieldErrorCollector, field: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    errors.add(field, 'must be a string');
+    return null;
+  }
+  const trimmed = value.trim();
+  if (trimmed.length > PERSON_NAME_MAX) errors.add(field, `must be at most ${PERSON_NAME_MAX} characters`);
+  return trimmed === '' ? null : trimmed;
+}
+
+export interface CheckedUser {
+  readonly email: string;
+  readonly password: string | undefined;
+  readonly first_name: string | null;
+  readonly last_name: string | null;
+}
+
+/** Validates a new user's fields (field names as in the input). */
+export function checkNewUser(
+  input: NewUser,
+  errors: FieldErrorCollector,
+  emailField = 'email',
+  passwordField = 'password',
+): CheckedUser {
+  for (const problem of emailProblems(input.email)) errors.add(emailField, problem);
+  if (input.password !== undefined)
+    for (const problem of passwordProblems(input.password)) errors.add(passwordField, problem);
+  return {
+    email: typeof input.email === 'string' ? normalizeEmail(input.email) : '',
+    password: input.password,
+    first_name: optionalName(errors, 'first_name', input.first_name),
+    last_name: optionalName(errors, 'last_name', input.last_name),
+  };
+}
+
+export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<User | null> {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'email', 'first_name', 'last_name'])
+    .where('email', '=', normalizeEmail(email))
+    .executeTakeFirst();
+  return row ? userOf(row) : null;
+}
+
+export async function findUserById(db: Kysely<Database>, id: string): Promise<User | null> {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'email', 'first_name', 'last_name'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? userOf(row) : null;
+}
+
+/** Inserts a checked user; CONFLICT when the e-mail is taken. Call inside the caller's transaction. */
+export async function insertUser(
+  trx: Kysely<Database>,
+  vault: Pick<VaultHandle, 'clock'>,
+  user: CheckedUser,
+  passwordHash: string | null,
+): Promise<User> {
+  if (await findUserByEmail(trx, user.email)) {
+    throw new VaultError('CONFLICT', 'A user with this e-mail already exists.');
+  }
+  const row = {
+    id: randomUUID(),
+    email: user.email,
+    first_name: user.first_name,
+    last_name: user.last_name,
+    password_hash: passwordHash,
+    created_at: vault.clock.now().toISOString(),
+    modified_at: null,
+  };
+  await trx.insertInto('users').values(row).execute();
+  return userOf(row);
+}
+
+/**
+ * People are vault-wide, not tenant data: they are not in any tenant's audit chain. What they do
+ * in a tenant (membership, actions) is.
+ */
+export function createUserService(vault: VaultHandle, kdf: KdfLimits): UserService {
+  return {
+    async create(input: NewUser): Promise<User> {
+      const errors = new FieldErrorCollector();
+      const user = checkNewUser(input, errors);
+      errors.throwIfAny();
+      // Hashing is slow and synchronous: do it before the transaction holds the vault.
+      const hash = user.password === undefined ? null : await hashPassword(user.password, kdf);
+      return vault.transaction((trx) => insertUser(trx, vault, user, hash));
+    },
+
+    findByEmail(email: string): Promise<User | null> {
+      return findUserByEmail(vault.db, email);
+    },
+
+    get(id: string): Promise<User | null> {
+      return findUserById(vault.db, id);
+    },
+
+    /** Also signs the user out everywhere: whoever knew the old password may hold a session. */
+    async setPassword(userId: string, password: string): Promise<void> {
+      const errors = new FieldErrorCollector();
+      for (const problem of passwordProblems(password)) errors.add('password', problem);
+      errors.throwIfAny();
+      if (!(await findUserById(vault.db, userId))) throw new VaultError('NOT_FOUND', 'No such user.');
+      const hash = await hashPassword(password, kdf);
+      await vault.transaction(async (trx) => {
+        const result = await trx
+          .updateTable('users')
+          .set({ password_hash: hash, modified_at: vault.clock.now().toISOString() })
+          .where('id', '=', userId)
+          .executeTakeFirst();
+        if (result.numUpdatedRows === 0n) throw new VaultError('NOT_FOUND', 'No such user.');
+        await deleteUserSessions(trx, userId);
+      });
+    },
+  };
+}

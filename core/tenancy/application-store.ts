@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { actorOf } from '../access/principal.ts';
+import type { Principal } from '../access/principal.ts';
+import type { AccessRule } from '../access/rules.ts';
+import { appendAudit } from '../audit/audit-log.ts';
+import type { AuditOperation } from '../audit/entity-types.ts';
+import { generateApiKey } from '../crypto/api-key.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Application, ApplicationWithKey } from '../services-contract.ts';
+import type { ApplicationsTable, Database } from '../storage/schema.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { CheckedApplication } from './application-input.ts';
+import { isApplicationType } from './application-input.ts';
+
+export const APPLICATION_ENTITY = 'application';
+
+export type ApplicationRow = Selectable<ApplicationsTable>;
+type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
+
+function corrupt(id: string): VaultError {
+  return new VaultError('VAULT_CORRUPT', `Application ${id} has malformed stored grants.`);
+}
+
+function parseJsonArray(json: string | null, id: string): unknown[] {
+  if (json === null) return [];
+  const parsed: unknown = JSON.parse(json);
+  if (!Array.isArray(parsed)) throw corrupt(id);
+  return parsed;
+}
+
+/** Stored grants were validated on the way in; this only makes their types explicit. */
+export function applicationOf(row: ApplicationRow): Application {
+  if (!isApplicationType(row.type)) throw corrupt(row.id);
+  const permissions = parseJsonArray(row.permissions, row.id);
+  if (!permissions.every((p): p is string => typeof p === 'string')) throw corrupt(row.id);
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    type: row.type,
+    permissions,
+    rules: parseJsonArray(row.rules, row.id) as AccessRule[],
+    created_by: row.created_by,
+    created_at: row.created_at,
+    modified_by: row.modified_by,
+    modified_at: row.modified_at,
+  };
+}
+
+/** Rules are stored as null when there are none, as the schema documents. */
+export function grantColumns(grants: { permissions: readonly string[]; rules: readonly AccessRule[] }) {
+  return {
+    permissions: JSON.stringify(grants.permissions),
+    rules: grants.rules.length === 0 ? null : JSON.stringify(grants.rules),
+  };
+}
+
+/** Fixed wording: names are caller-chosen text, and audit messages must never carry secrets. */
+export const APPLICATION_MESSAGES = {
+  create: 'Application created',
+  read: 'Application read',
+  update: 'Application updated',
+  regenerate: 'Application key regenerated',
+  delete: 'Application deleted',
+} as const;
+
+export async function auditApplication(
+  trx: Kysely<Database>,
+  vault: Keys,
+  actor: Principal,
+  app: { id: string; tenant_id: string },
+  operation: AuditOperation,
+  message: string,
+): Promise<void> {
+  await appendAudit(trx, vault, actor, {
+    tenantId: app.tenant_id,
+    entityType: APPLICATION_ENTITY,
+    entityId: app.id,
+    operation,
+    message,
+  });
+}
+
+/**
+ * Inserts an application with a fresh key, inside the caller's transaction, with its audit entry.
+ * Only the keyed hash of the key is stored; the key is returned this once.
+ */
+export async function insertApplication(
+  trx: Kysely<Database>,
+  vault: Keys,
+  actor: Principal,
+  tenantId: string,
+  input: CheckedApplication,
+): Promise<ApplicationWithKey> {
+  const key = generateApiKey();
+  const row: ApplicationRow = {
+    id: randomUUID(),
+    tenant_id: tenantId,
+    name: input.name,
+    type: input.type,
+    key_hash: vault.hashApiKey(key),
+    ...grantColumns(input),
+    created_at: vault.clock.now().toISOString(),
+    created_by: actorOf(actor).actor_id,
+    modified_at: null,
+    modified_by: null,
+  };
+  await trx.insertInto('applications').values(row).execute();
+  await auditApplication(trx, vault, actor, row, 'create', APPLICATION_MESSAGES.create);
+  return { ...applicationOf(row), key };
+}
+
+/** Replaces the key hash: the old key stops working with this commit. */
+export async function replaceApplicationKey(
+  trx: Kysely<Database>,
+  vault: Keys,
+  actor: Principal,
+  row: ApplicationRow,
+): Promise<ApplicationWithKey> {
+  const key = generateApiKey();
+  const changes = {
+    key_hash: vault.hashApiKey(key),
+    modified_at: vault.clock.now().toISOString(),
+    modified_by: actorOf(actor).actor_id,
+  };
+  await trx.updateTable('applications').set(changes).where('id', '=', row.id).execute();
+  await auditApplication(trx, vault, actor, row, 'update', APPLICATION_MESSAGES.regenerate);
+  return { ...applicationOf({ ...row, ...changes }), key };
+}
+
+export async function findApplicationRow(
+  db: Kysely<Database>,
+  id: string,
+): Promise<ApplicationRow | undefined> {
+  return db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+}

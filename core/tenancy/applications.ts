@@ -1,0 +1,172 @@
+import type { Kysely } from 'kysely';
+import { authorize } from '../access/authorize.ts';
+import { actorOf } from '../access/principal.ts';
+import type { Principal } from '../access/principal.ts';
+import { constantTimeEqual } from '../crypto/constant-time.ts';
+import { looksLikeApiKey } from '../crypto/api-key.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Application, ApplicationService, Page } from '../services-contract.ts';
+import type { Database } from '../storage/schema.ts';
+import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import { checkApplicationUpdate, checkNewApplication, isApplicationType } from './application-input.ts';
+import {
+  APPLICATION_MESSAGES,
+  applicationOf,
+  auditApplication,
+  findApplicationRow,
+  grantColumns,
+  insertApplication,
+  replaceApplicationKey,
+} from './application-store.ts';
+import type { ApplicationRow } from './application-store.ts';
+
+/** Page size cap of list endpoints (behaviour reference §2.1). */
+const MAX_PAGE_SIZE = 100;
+
+function notFound(): VaultError {
+  // The same detail as authorize()'s cross-tenant NOT_FOUND: the body must not tell the two apart.
+  return new VaultError('NOT_FOUND', 'Not found.');
+}
+
+/**
+ * The application `id` for `permission`. The permission is checked before anything is looked up,
+ * so a caller without it learns nothing about ids; with it, another tenant's application is
+ * NOT_FOUND exactly like a missing one.
+ */
+async function loadFor(
+  trx: Kysely<Database>,
+  principal: Principal,
+  permission: string,
+  id: string,
+): Promise<ApplicationRow> {
+  authorize(principal, permission);
+  const row = typeof id === 'string' ? await findApplicationRow(trx, id) : undefined;
+  if (!row) throw notFound();
+  authorize(principal, permission, { tenantId: row.tenant_id });
+  return row;
+}
+
+/** The principal an API key stands for, or null. */
+export async function authenticateApiKey(vault: VaultHandle, apiKey: string): Promise<Principal | null> {
+  if (typeof apiKey !== 'string' || !looksLikeApiKey(apiKey)) return null;
+  const hash = vault.hashApiKey(apiKey);
+  const row = await vault.db
+    .selectFrom('applications')
+    .selectAll()
+    .where('key_hash', '=', hash)
+    .executeTakeFirst();
+  if (!row || !constantTimeEqual(row.key_hash, hash)) return null;
+  const app = applicationOf(row);
+  return {
+    kind: 'application',
+    tenantId: app.tenant_id,
+    applicationId: app.id,
+    applicationType: app.type,
+    permissions: app.permissions,
+    rules: app.rules,
+  };
+}
+
+/**
+ * Application management (behaviour reference §5.8). Reads are audited too: a list writes one
+ * `read` entry per application on the returned page, so filtering the log by an application's id
+ * shows everyone who saw it.
+ */
+export function createApplicationService(vault: VaultHandle): ApplicationService {
+  const get = (principal: Principal, id: string): Promise<Application> =>
+    vault.transaction(async (trx) => {
+      const row = await loadFor(trx, principal, 'application:read', id);
+      await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
+      return applicationOf(row);
+    });
+
+  return {
+    async create(principal, input) {
+      authorize(principal, 'application:create');
+      const checked = checkNewApplication(input);
+      return vault.transaction(async (trx) => {
+        // An operator principal names its tenant directly; it may not exist (or no longer).
+        const tenant = await trx
+          .selectFrom('tenants')
+          .select('id')
+          .where('id', '=', principal.tenantId)
+          .executeTakeFirst();
+        if (!tenant) throw new VaultError('NOT_FOUND', 'No such tenant.');
+        return insertApplication(trx, vault, principal, tenant.id, checked);
+      });
+    },
+
+    async list(principal, filter, page) {
+      authorize(principal, 'application:read');
+      const { offset, limit } = checkPage(page, MAX_PAGE_SIZE);
+      const errors = new FieldErrorCollector();
+      if (filter.type !== undefined && !isApplicationType(filter.type))
+        errors.add('type', 'must be one of private, public, management');
+      // One SQL parameter each: keep well below SQLite's limit.
+      if (filter.ids !== undefined && filter.ids.length > MAX_PAGE_SIZE)
+        errors.add('id', `at most ${MAX_PAGE_SIZE} ids`);
+      errors.throwIfAny();
+      return vault.transaction(async (trx): Promise<Page<Application>> => {
+        let query = trx.selectFrom('applications').where('tenant_id', '=', principal.tenantId);
+        if (filter.ids !== undefined && filter.ids.length > 0)
+          query = query.where('id', 'in', [...filter.ids]);
+        if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+        const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const rows = await query
+          .selectAll()
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        for (const row of rows)
+          await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
+        return { total: Number(count.n), items: rows.map(applicationOf) };
+      });
+    },
+
+    get,
+
+    async getSelf(principal) {
+      authorize(principal, 'application:read');
+      if (principal.kind !== 'application') {
+        throw new VaultError('NOT_FOUND', 'The caller is not an application: no API key was presented.');
+      }
+      return get(principal, principal.applicationId);
+    },
+
+    async update(principal, id, input) {
+      return vault.transaction(async (trx) => {
+        const row = await loadFor(trx, principal, 'application:update', id);
+        const current = applicationOf(row);
+        const checked = checkApplicationUpdate(current.type, input);
+        const changes = {
+          name: checked.name,
+          ...grantColumns(checked),
+          modified_at: vault.clock.now().toISOString(),
+          modified_by: actorOf(principal).actor_id,
+        };
+        await trx.updateTable('applications').set(changes).where('id', '=', row.id).execute();
+        await auditApplication(trx, vault, principal, row, 'update', APPLICATION_MESSAGES.update);
+        return applicationOf({ ...row, ...changes });
+      });
+    },
+
+    async delete(principal, id) {
+      await vault.transaction(async (trx) => {
+        const row = await loadFor(trx, principal, 'application:delete', id);
+        await trx.deleteFrom('applications').where('id', '=', row.id).execute();
+        await auditApplication(trx, vault, principal, row, 'delete', APPLICATION_MESSAGES.delete);
+      });
+    },
+
+    async regenerate(principal, id) {
+      return vault.transaction(async (trx) => {
+        // Regenerating is an update of the application (behaviour reference §5.2).
+        const row = await loadFor(trx, principal, 'application:update', id);
+        return replaceApplicationKey(trx, vault, principal, row);
+      });
+    },
+  };
+}

@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { authorize } from '../access/authorize.ts';
+import { MANAGEMENT_PERMISSIONS } from '../access/permissions.ts';
+import { actorOf } from '../access/principal.ts';
+import type { Principal } from '../access/principal.ts';
+import { appendAudit, dropAuditChain } from '../audit/audit-log.ts';
+import type { AuditOperation } from '../audit/entity-types.ts';
+import { VaultError, validationError } from '../errors/catalogue.ts';
+import { addMember, isMemberRole, memberPrincipal } from '../identity/members.ts';
+import { hashPassword, passwordProblems } from '../identity/passwords.ts';
+import {
+  emailProblems,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  normalizeEmail,
+} from '../identity/users.ts';
+import type { ApplicationWithKey, Tenant, TenantService, User } from '../services-contract.ts';
+import type { Database, TenantsTable } from '../storage/schema.ts';
+import { FieldErrorCollector, checkName } from '../validation/fields.ts';
+import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import type { CheckedApplication } from './application-input.ts';
+import { insertApplication } from './application-store.ts';
+import { checkSettings, parseSettings } from './settings.ts';
+
+export const TENANT_ENTITY = 'tenant';
+
+/**
+ * Every table whose rows belong to one tenant (a `tenant_id` column). Deleting a tenant empties
+ * each of them in the deletion's transaction: a later table (tokens, invitations, …) is one more
+ * entry here. Users and sessions are vault-wide and stay; the audit chain is dropped separately.
+ */
+export const TENANT_SCOPED_TABLES = ['applications', 'members', 'tenant_keys'] as const;
+
+/** The first application of a new tenant: everything a management application may hold. */
+export const FIRST_APPLICATION: CheckedApplication = {
+  name: 'Management',
+  type: 'management',
+  permissions: [...MANAGEMENT_PERMISSIONS],
+  rules: [],
+};
+
+const MESSAGES = {
+  create: 'Tenant created',
+  read: 'Tenant read',
+  update: 'Tenant updated',
+  delete: 'Tenant deleted',
+} as const satisfies Partial<Record<AuditOperation, string>>;
+
+type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
+
+/** The CLI's actor: someone holding the vault key, acting in this tenant (core/access/principal.ts). */
+export function operatorIn(tenantId: string): Principal {
+  return { kind: 'operator', tenantId };
+}
+
+export function tenantOf(row: Selectable<TenantsTable>): Tenant {
+  return {
+    id: row.id,
+    owner_id: row.owner_id,
+    name: row.name,
+    settings: parseSettings(row.settings),
+    created_by: row.created_by,
+    created_at: row.created_at,
+    modified_by: row.modified_by,
+    modified_at: row.modified_at,
+  };
+}
+
+async function auditTenant(
+  trx: Kysely<Database>,
+  vault: Keys,
+  actor: Principal,
+  tenantId: string,
+  operation: keyof typeof MESSAGES,
+): Promise<void> {
+  await appendAudit(trx, vault, actor, {
+    tenantId,
+    entityType: TENANT_ENTITY,
+    entityId: tenantId,
+    operation,
+    message: MESSAGES[operation],
+  });
+}
+
+/**
+ * A tenant, its OWNER member (when there is an owner) and its first application (when asked),
+ * inside the caller's transaction, each with its audit entry in the new tenant's chain.
+ * `actor` null is the operator. Shared by TenantService.create and the embedded default's bootstrap.
+ */
+export async function insertTenant(
+  trx: Kysely<Database>,
+  vault: Keys,
+  actor: Principal | null,
+  input: { name: string; ownerUserId: string | null; application: CheckedApplication | null },
+): Promise<{ tenant: Tenant; application: ApplicationWithKey | null }> {
+  const id = randomUUID();
+  const who = actor ?? operatorIn(id);
+  const row: Selectable<TenantsTable> = {
+    id,
+    owner_id: input.ownerUserId,
+    name: input.name,
+    settings: '{}',
+    created_at: vault.clock.now().toISOString(),
+    created_by: actorOf(who).actor_id,
+    modified_at: null,
+    modified_by: null,
+  };
+  await trx.insertInto('tenants').values(row).execute();
+  await auditTenant(trx, vault, who, id, 'create');
+  if (input.ownerUserId !== null) {
+    await addMember(trx, vault, who, { tenantId: id, userId: input.ownerUserId, role: 'OWNER' });
+  }
+  const application = input.application
+    ? await insertApplication(trx, vault, who, id, input.application)
+    : null;
+  return { tenant: tenantOf(row), application };
+}
+
+type CreateInput = Parameters<TenantService['create']>[0];
+
+interface CheckedCreate {
+  readonly name: string;
+  readonly owner:
+    | { readonly kind: 'none' }
+    | { readonly kind: 'id'; readonly userId: string }
+    | { readonly kind: 'email'; readonly email: string; readonly password: string | undefined };
+  readonly withApplication: boolean;
+}
+
+function checkCreate(input: CreateInput): CheckedCreate {
+  const errors = new FieldErrorCollector();
+  const name = checkName(errors, input.name);
+  const { ownerEmail, ownerPassword, ownerUserId } = input;
+  if (ownerEmail !== undefined && ownerUserId !== undefined)
+    errors.add('ownerUserId', 'give the owner by e-mail or by user id, not both');
+  if (ownerPassword !== undefined && ownerEmail === undefined)
+    errors.add('ownerPassword', 'is only used with ownerEmail (a new owner)');
+  if (ownerEmail !== undefined) for (const p of emailProblems(ownerEmail)) errors.add('ownerEmail', p);
+  if (ownerPassword !== undefined)
+    for (const p of passwordProblems(ownerPassword)) errors.add('ownerPassword', p);
+  if (ownerUserId !== undefined && (typeof ownerUserId !== 'string' || ownerUserId === ''))
+    errors.add('ownerUserId', 'must be a user id');
+  if (input.withApplication !== undefined && typeof input.withApplication !== 'boolean')
+    errors.add('withApplication', 'must be true or false');
+  errors.throwIfAny();
+  const owner: CheckedCreate['owner'] =
+    ownerUserId !== undefined
+      ? { kind: 'id', userId: ownerUserId }
+      : ownerEmail !== undefined
+        ? { kind: 'email', email: normalizeEmail(ownerEmail), password: ownerPassword }
+        : { kind: 'none' };
+  return { name, owner, withApplication: input.withApplication ?? true };
+}
+
+/** Only the tenant of the principal is ever reachable: there is no tenant id to pass. */
+async function loadOwnTenant(
+  trx: Kysely<Database>,
+  principal: Principal,
+  permission: string,
+): Promise<Selectable<TenantsTable>> {
+  authorize(principal, permission, { tenantId: principal.tenantId });
+  const row = await trx
+    .selectFrom('tenants')
+    .selectAll()
+    .where('id', '=', principal.tenantId)
+    .executeTakeFirst();
+  if (!row) throw new VaultError('NOT_FOUND', 'No such tenant.');
+  return row;
+}
+
+export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantService {
+  return {
+    async create(input, actor) {
+      const checked = checkCreate(input);
+      const { owner } = checked;
+      // Hash before the transaction (slow, synchronous), and only for an owner who is new: an
+      // existing user keeps their password.
+      const hash =
+        owner.kind === 'email' &&
+        owner.password !== undefined &&
+        (await findUserByEmail(vault.db, owner.email)) === null
+          ? await hashPassword(owner.password, kdf)
+          : null;
+      return vault.transaction(async (trx) => {
+        let user: User | null = null;
+        if (owner.kind === 'id') {
+          user = await findUserById(trx, owner.userId);
+          if (!user) throw validationError({ ownerUserId: ['no user has this id'] });
+        } else if (owner.kind === 'email') {
+          user =
+            (await findUserByEmail(trx, owner.email)) ??
+            (await insertUser(
+              trx,
+              vault,
+              { email: owner.email, password: undefined, first_name: null, last_name: null },
+              hash,
+            ));
+        }
+        const created = await insertTenant(trx, vault, actor, {
+          name: checked.name,
+          ownerUserId: user?.id ?? null,
+          application: checked.withApplication ? FIRST_APPLICATION : null,
+        });
+        return { tenant: created.tenant, owner: user, application: created.application };
+      });
+    },
+
+    async get(principal) {
+      return vault.transaction(async (trx) => {
+        const row = await loadOwnTenant(trx, principal, 'tenant:read');
+        await auditTenant(trx, vault, principal, row.id, 'read');
+        return tenantOf(row);
+      });
+    },
+
+    async update(principal, input) {
+      authorize(principal, 'tenant:update', { tenantId: principal.tenantId });
+      const errors = new FieldErrorCollector();
+      const name = checkName(errors, input.name);
+      // Present: replaces every setting. Omitted: settings stay as they are (behaviour reference §8.1).
+      const settings = input.settings === undefined ? undefined : checkSettings(errors, input.settings);
+      errors.throwIfAny();
+      return vault.transaction(async (trx) => {
+        const row = await loadOwnTenant(trx, principal, 'tenant:update');
+        const changes = {
+          name,
+          ...(settings === undefined ? {} : { settings: JSON.stringify(settings) }),
+          modified_at: vault.clock.now().toISOString(),
+          modified_by: actorOf(principal).actor_id,
+        };
+        await trx.updateTable('tenants').set(changes).where('id', '=', row.id).execute();
+        await auditTenant(trx, vault, principal, row.id, 'update');
+        return tenantOf({ ...row, ...changes });
+      });
+    },
+
+    async delete(principal) {
+      await vault.transaction(async (trx) => {
+        const row = await loadOwnTenant(trx, principal, 'tenant:delete');
+        for (const table of TENANT_SCOPED_TABLES) {
+          await trx.deleteFrom(table).where('tenant_id', '=', row.id).execute();
+        }
+        await dropAuditChain(trx, row.id);
+        await trx.deleteFrom('tenants').where('id', '=', row.id).execute();
+        // The first entry of a fresh chain: the record of the deletion outlives the tenant.
+        await auditTenant(trx, vault, principal, row.id, 'delete');
+      });
+    },
+
+    async listForUser(userId) {
+      return vault.transaction(async (trx) => {
+        const rows = await trx
+          .selectFrom('tenants')
+          .innerJoin('members', 'members.tenant_id', 'tenants.id')
+          .selectAll('tenants')
+          .select(['members.id as member_id', 'members.role as member_role'])
+          .where('members.user_id', '=', userId)
+          .orderBy('tenants.created_at')
+          .orderBy('tenants.id')
+          .execute();
+        const tenants: Tenant[] = [];
+        for (const { member_id, member_role, ...row } of rows) {
+          if (!isMemberRole(member_role)) continue;
+          // Only the actor id is recorded; no session is known here.
+          const actor = memberPrincipal({ id: member_id, tenantId: row.id, userId, role: member_role }, '');
+          await auditTenant(trx, vault, actor, row.id, 'read');
+          tenants.push(tenantOf(row));
+        }
+        return tenants;
+      });
+    },
+
+    async listAll() {
+      return vault.transaction(async (trx) => {
+        const rows = await trx
+          .selectFrom('tenants')
+          .selectAll()
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute();
+        for (const row of rows) await auditTenant(trx, vault, operatorIn(row.id), row.id, 'read');
+        return rows.map(tenantOf);
+      });
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { Principal } from '../access/principal.ts';
+import { isVaultError } from '../errors/catalogue.ts';
+import { createServices } from '../services.ts';
+import type { ServiceInternals } from '../services.ts';
+import type { ServiceOptions, Services } from '../services-contract.ts';
+import type { AuditLogsTable } from '../storage/schema.ts';
+import { ManualClock } from '../vault/clock.ts';
+import { createVault } from '../vault/index.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import { FAST_KDF, makeTempDir } from './temp-vault.ts';
+import type { TempDir } from './temp-vault.ts';
+
+/** A real temp vault with services over it, fast password hashing and a clock tests move. */
+export interface ServicesFixture {
+  readonly tmp: TempDir;
+  readonly vault: VaultHandle;
+  readonly clock: ManualClock;
+  readonly services: Services;
+  close(): Promise<void>;
+}
+
+export async function openServicesFixture(
+  options: ServiceOptions = {},
+  internals: ServiceInternals = { delay: async () => undefined },
+): Promise<ServicesFixture> {
+  const tmp = await makeTempDir();
+  const clock = new ManualClock();
+  const vault = await createVault({ path: tmp.vaultPath, key: tmp.key, clock });
+  const services = createServices(vault, { passwordKdf: FAST_KDF, ...options }, internals);
+  return {
+    tmp,
+    vault,
+    clock,
+    services,
+    async close() {
+      await vault.close();
+      await tmp.cleanup();
+    },
+  };
+}
+
+/** The VaultError code a promise rejects with; 'ok' when it resolves. */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    if (isVaultError(error)) return error.code;
+    throw error;
+  }
+}
+
+/** The field errors of a VALIDATION_FAILED rejection (throws on anything else). */
+export async function fieldErrorsOf(promise: Promise<unknown>): Promise<Record<string, string[]>> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isVaultError(error, 'VALIDATION_FAILED') && error.errors) return error.errors;
+    throw error;
+  }
+  throw new Error('expected VALIDATION_FAILED, but the call succeeded');
+}
+
+/** A tenant with an owner (password set) and its first management application. */
+export async function seedTenant(
+  services: Services,
+  name = 'Acme',
+  ownerEmail = `owner-${name.toLowerCase()}@example.com`,
+  ownerPassword = 'correct horse battery',
+): Promise<{
+  tenantId: string;
+  ownerId: string;
+  key: string;
+  principal: Principal;
+  ownerEmail: string;
+  ownerPassword: string;
+}> {
+  const created = await services.tenants.create({ name, ownerEmail, ownerPassword }, null);
+  if (!created.application || !created.owner) throw new Error('seedTenant: nothing created');
+  const principal = await services.auth.authenticateApiKey(created.application.key);
+  if (!principal) throw new Error('seedTenant: the new key does not authenticate');
+  return {
+    tenantId: created.tenant.id,
+    ownerId: created.owner.id,
+    key: created.application.key,
+    principal,
+    ownerEmail,
+    ownerPassword,
+  };
+}
+
+export type AuditRow = Omit<AuditLogsTable, 'prev_hash' | 'hash'>;
+
+/** A tenant's chain in order (or every row of the vault). */
+export async function auditRows(vault: VaultHandle, tenantId?: string): Promise<AuditRow[]> {
+  let query = vault.db
+    .selectFrom('audit_logs')
+    .select([
+      'id',
+      'tenant_id',
+      'seq',
+      'actor_id',
+      'actor_type',
+      'entity_type',
+      'entity_id',
+      'operation',
+      'message',
+      'created_at',
+    ]);
+  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+  return query.orderBy('tenant_id').orderBy('seq').execute();
+}
+
+export async function auditCount(vault: VaultHandle): Promise<number> {
+  const row = await vault.db
+    .selectFrom('audit_logs')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,352 @@
+/**
+ * THE AUTHORIZATION MATRIX. Every route the server registers (read from the server itself, not
+ * from a list here) is called by every kind of caller, and the answer is checked against what the
+ * route's access declaration promises. A new route fails this suite until it has a fixture below;
+ * a route without an access declaration cannot even be registered (see access.test.ts).
+ */
+import type { InjectOptions } from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  PERMISSIONS,
+  permissionsFor,
+  MANAGEMENT_PERMISSIONS,
+  type ApplicationType,
+} from '../core/access/permissions.ts';
+import type { ApplicationWithKey } from '../core/services-contract.ts';
+import { routeAccessTable, type AccessDeclaration, type DeclaredRoute } from './http/access.ts';
+import {
+  createKey,
+  createTenantFixture,
+  signIn,
+  UNKNOWN_KEY,
+  type TenantFixture,
+} from './test-support/identity.ts';
+import { createTestServer, type TestServer } from './test-support/test-server.ts';
+
+const SCENARIOS = [
+  'no credential',
+  'unknown key',
+  'key of another tenant',
+  'key without the permission',
+  'key with the permission',
+  'member session',
+  'non-member session',
+] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+/** Resources of tenant A that requests can name, and the callers, created on first use. */
+class World {
+  private readonly memo = new Map<string, Promise<unknown>>();
+
+  private constructor(
+    readonly server: TestServer,
+    readonly a: TenantFixture,
+    /** An application of tenant A that path parameters name. */
+    readonly target: ApplicationWithKey,
+  ) {}
+
+  static async create(): Promise<World> {
+    const server = await createTestServer();
+    try {
+      const a = await createTenantFixture(server.services, 'Tenant A');
+      const target = await createKey(server.services, a.tenant.id, 'private', ['token:read'], 'target');
+      return new World(server, a, target);
+    } catch (error) {
+      await server.dispose();
+      throw error;
+    }
+  }
+
+  private once<T>(key: string, make: () => Promise<T>): Promise<T> {
+    let value = this.memo.get(key) as Promise<T> | undefined;
+    if (value === undefined) {
+      value = make();
+      this.memo.set(key, value);
+    }
+    return value;
+  }
+
+  tenantB(): Promise<TenantFixture> {
+    return this.once('b', () => createTenantFixture(this.server.services, 'Tenant B'));
+  }
+
+  /** A key of `tenantId` holding every permission of its type, `permission` included or left out. */
+  key(tenantId: string, access: AccessDeclaration, holdsIt: boolean): Promise<string> {
+    const { type, permissions } = grantsFor(access, holdsIt);
+    return this.once(`key:${tenantId}:${type}:${permissions.join(',')}`, async () => {
+      const app = await createKey(this.server.services, tenantId, type, permissions);
+      return app.key;
+    });
+  }
+
+  memberToken(): Promise<string> {
+    return this.once('member', () => signIn(this.server.services, this.a.ownerEmail, this.a.ownerPassword));
+  }
+
+  /** A session of tenant B's owner: a real user, but no member of A. */
+  nonMemberToken(): Promise<string> {
+    return this.once('non-member', async () => {
+      const b = await this.tenantB();
+      return signIn(this.server.services, b.ownerEmail, b.ownerPassword);
+    });
+  }
+
+  /**
+   * Tenant A's rows, read from the database directly (the services might audit a read): compared
+   * before and after a request with another tenant's key.
+   */
+  async digestOfA(): Promise<string> {
+    const { db } = this.server.temp.vault;
+    const tenantId = this.a.tenant.id;
+    const tenant = await db.selectFrom('tenants').selectAll().where('id', '=', tenantId).execute();
+    const apps = await db
+      .selectFrom('applications')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('id')
+      .execute();
+    const members = await db.selectFrom('members').selectAll().where('tenant_id', '=', tenantId).execute();
+    const logs = await db.selectFrom('audit_logs').select('id').where('tenant_id', '=', tenantId).execute();
+    const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+    return JSON.stringify({
+      tenant,
+      apps: apps.map((app) => ({ ...app, key_hash: hex(app.key_hash) })),
+      members,
+      logs: logs.length,
+    });
+  }
+
+  dispose(): Promise<void> {
+    return this.server.dispose();
+  }
+}
+
+/** The application type and permissions of a key for a route: all of the type's, with or without the route's. */
+function grantsFor(
+  access: AccessDeclaration,
+  holdsIt: boolean,
+): { type: ApplicationType; permissions: string[] } {
+  if (typeof access !== 'object') {
+    // No permission is needed: "with" is a full management key, "without" a key with one unrelated permission.
+    return holdsIt
+      ? { type: 'management', permissions: [...MANAGEMENT_PERMISSIONS] }
+      : { type: 'management', permissions: ['report:read'] };
+  }
+  const definition = PERMISSIONS.find((p) => p.type === access.permission);
+  const type = definition?.application_types[0];
+  if (type === undefined) throw new Error(`No application type may hold ${access.permission}`);
+  const all = permissionsFor(type);
+  if (holdsIt) return { type, permissions: all };
+  const rest = all.filter((p) => p !== access.permission);
+  // A type whose only permission is this one: a management key lacks it just as well.
+  return rest.length > 0 ? { type, permissions: rest } : { type: 'management', permissions: ['report:read'] };
+}
+
+interface RouteFixture {
+  /** Path parameters naming resources of tenant A. */
+  readonly params?: (world: World) => Record<string, string>;
+  readonly body?: (world: World) => unknown;
+}
+
+const targetId = (world: World) => ({ id: world.target.id });
+
+/**
+ * How to call each route. Only requests are described here; what each caller must get is derived
+ * from the route's access declaration. A route missing here fails the suite.
+ */
+const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
+  'GET /healthz': {},
+  'GET /openapi.json': {},
+  'POST /auth/login': { body: (w) => ({ email: w.a.ownerEmail, password: w.a.ownerPassword }) },
+  'POST /auth/logout': {},
+  'GET /tenants': {},
+  'POST /tenants': { body: () => ({ name: 'Made by the matrix' }) },
+  'GET /tenants/self': {},
+  'PUT /tenants/self': {
+    body: () => ({ name: 'Renamed by the matrix', settings: { deduplicate_tokens: 'true' } }),
+  },
+  'DELETE /tenants/self': {},
+  'POST /applications': {
+    body: () => ({ name: 'matrix app', type: 'management', permissions: ['log:read'] }),
+  },
+  'GET /applications': {},
+  'GET /applications/key': {},
+  'GET /applications/:id': { params: targetId },
+  'PUT /applications/:id': {
+    params: targetId,
+    body: () => ({ name: 'renamed', permissions: ['token:search'] }),
+  },
+  'DELETE /applications/:id': { params: targetId },
+  'POST /applications/:id/regenerate': { params: targetId },
+  'GET /permissions': {},
+  'GET /logs': {},
+  'GET /logs/entity-types': {},
+};
+
+// The routes, as the server itself reports them.
+const routes: DeclaredRoute[] = await (async () => {
+  const probe = await createTestServer();
+  try {
+    await probe.app.ready();
+    return [...routeAccessTable(probe.app)];
+  } finally {
+    await probe.dispose();
+  }
+})();
+
+/** HEAD routes are Fastify's automatic twins of GET routes and are called like them. */
+function fixtureKey(route: DeclaredRoute): string {
+  return `${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`;
+}
+
+function fillPath(url: string, params: Record<string, string>): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`The fixture of ${url} gives no value for :${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
+async function headersFor(
+  world: World,
+  route: DeclaredRoute,
+  scenario: Scenario,
+): Promise<Record<string, string>> {
+  const tenantA = world.a.tenant.id;
+  switch (scenario) {
+    case 'no credential':
+      return {};
+    case 'unknown key':
+      return { 'svc-api-key': UNKNOWN_KEY };
+    case 'key of another tenant': {
+      const b = await world.tenantB();
+      return { 'svc-api-key': await world.key(b.tenant.id, route.access, true) };
+    }
+    case 'key without the permission':
+      return { 'svc-api-key': await world.key(tenantA, route.access, false) };
+    case 'key with the permission':
+      return { 'svc-api-key': await world.key(tenantA, route.access, true) };
+    case 'member session':
+      return { authorization: `Bearer ${await world.memberToken()}`, 'svc-tenant-id': tenantA };
+    case 'non-member session':
+      return { authorization: `Bearer ${await world.nonMemberToken()}`, 'svc-tenant-id': tenantA };
+  }
+}
+
+interface Outcome {
+  readonly status: number;
+  readonly body: string;
+}
+
+type Check = (outcome: Outcome, world: World) => void | Promise<void>;
+
+const is =
+  (expected: number): Check =>
+  ({ status, body }) =>
+    expect(status, body).toBe(expected);
+const succeeds: Check = ({ status, body }) =>
+  expect(status >= 200 && status < 300, `${status} ${body}`).toBe(true);
+/** Passed the access check: neither 401 nor 403 (nor a failure of ours). */
+const admitted: Check = ({ status, body }) => {
+  expect([401, 403], `${status} ${body}`).not.toContain(status);
+  expect(status, body).toBeLessThan(500);
+};
+
+/** What `scenario` must get from a route declaring `access`. */
+function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
+  const { access } = route;
+  const namesResource = route.url.includes(':');
+  if (access === 'public') return admitted;
+  if (scenario === 'no credential' || scenario === 'unknown key') return is(401);
+  if (access === 'authenticated') return admitted;
+  if (access === 'session') {
+    return scenario === 'member session' || scenario === 'non-member session' ? admitted : is(403);
+  }
+  const management = MANAGEMENT_PERMISSIONS.includes(access.permission);
+  switch (scenario) {
+    case 'key without the permission':
+      return is(403);
+    case 'key with the permission':
+      return succeeds;
+    case 'key of another tenant':
+      // A resource of tenant A does not exist for B; `/…/self` routes act on B's own tenant.
+      return namesResource
+        ? is(404)
+        : (outcome, world) => {
+            succeeds(outcome, world);
+            expect(outcome.body).not.toContain(world.a.tenant.id);
+            expect(outcome.body).not.toContain(world.target.id);
+          };
+    case 'member session':
+      return management ? admitted : is(403);
+    case 'non-member session':
+      return is(403);
+  }
+}
+
+/** Requests that change state get a fresh world per caller, so one case cannot spoil the next. */
+const changesState = (route: DeclaredRoute) => !['GET', 'HEAD', 'OPTIONS'].includes(route.method);
+
+let shared: World | undefined;
+afterAll(async () => {
+  await shared?.dispose();
+});
+
+describe('authorization matrix', () => {
+  it('sees the routes of the server', () => {
+    expect(routes.length).toBeGreaterThan(10);
+    expect(routes.map((r) => `${r.method} ${r.url}`)).toContain('GET /applications/:id');
+  });
+
+  it('keeps every route but these behind a credential', () => {
+    // A deliberate list: making another route public is a decision to take here, in review.
+    const publicRoutes = routes.filter((r) => r.access === 'public').map(fixtureKey);
+    expect([...new Set(publicRoutes)].sort()).toEqual([
+      'GET /healthz',
+      'GET /openapi.json',
+      'POST /auth/login',
+    ]);
+  });
+
+  it('has no fixture for a route that does not exist', () => {
+    const registered = new Set(routes.map(fixtureKey));
+    expect(Object.keys(ROUTE_FIXTURES).filter((key) => !registered.has(key))).toEqual([]);
+  });
+
+  for (const route of routes) {
+    const name = `${route.method} ${route.url}`;
+    const fixture = ROUTE_FIXTURES[fixtureKey(route)];
+    if (fixture === undefined) {
+      it(`${name} is covered`, () => {
+        throw new Error(
+          `${name} has no entry in ROUTE_FIXTURES (server/authorization-matrix.test.ts). Declare how to ` +
+            'call it (path parameters naming resources of tenant A, a valid body); the expected answers ' +
+            'follow from its config.access.',
+        );
+      });
+      continue;
+    }
+
+    describe(`${name} (${typeof route.access === 'object' ? route.access.permission : route.access})`, () => {
+      it.each(SCENARIOS)('%s', async (scenario) => {
+        const world = changesState(route) ? await World.create() : (shared ??= await World.create());
+        try {
+          const crossTenant = scenario === 'key of another tenant' && typeof route.access === 'object';
+          const before = crossTenant ? await world.digestOfA() : undefined;
+          const request: InjectOptions = {
+            method: route.method as InjectOptions['method'],
+            url: fillPath(route.url, fixture.params?.(world) ?? {}),
+            headers: await headersFor(world, route, scenario),
+          };
+          if (fixture.body !== undefined) request.payload = fixture.body(world) as InjectOptions['payload'];
+          const response = await world.server.app.inject(request);
+          await expectationFor(route, scenario)({ status: response.statusCode, body: response.body }, world);
+          // Whatever it was answered, a request with another tenant's key left tenant A as it was.
+          if (before !== undefined) expect(await world.digestOfA()).toBe(before);
+        } finally {
+          if (world !== shared) await world.dispose();
+        }
+      });
+    });
+  }
+});

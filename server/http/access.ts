@@ -1,0 +1,237 @@
+import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import { authorize } from '../../core/access/authorize.ts';
+import { isPermission } from '../../core/access/permissions.ts';
+import type { Principal } from '../../core/access/principal.ts';
+import { VaultError, validationError } from '../../core/errors/catalogue.ts';
+import type { Services } from '../../core/services-contract.ts';
+import type { VaultServer } from '../types.ts';
+import { isUuid } from './ids.ts';
+
+/**
+ * What a route requires of its caller, declared in the route's `config.access`. Every route must
+ * declare one: `buildServer` (or the later `app.get(...)`) throws for a route without it, so an
+ * endpoint cannot ship without somebody deciding who may call it.
+ *
+ * - `'public'`: no credential is looked at (health, OpenAPI, sign-in).
+ * - `'authenticated'`: any valid credential, an API key or a user session; no tenant needed.
+ * - `'session'`: a signed-in user (`Authorization: Bearer <token>`); API keys are refused (403).
+ * - `{ permission }`: a tenant-scoped endpoint. An API key acts in its own tenant; a session acts
+ *   in the tenant named by `SVC-TENANT-ID` through the user's membership. Then `authorize`.
+ */
+export type AccessDeclaration = 'public' | 'authenticated' | 'session' | { readonly permission: string };
+
+/** The signed-in user behind a session credential. */
+export interface UserSession {
+  readonly userId: string;
+  readonly sessionId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call this route; see AccessDeclaration (server/http/access.ts). Required. */
+    access?: AccessDeclaration;
+  }
+  interface FastifyRequest {
+    /** The tenant-scoped caller: set on `{ permission }` routes, and on other routes called with an API key. */
+    principal: Principal | null;
+    /** The signed-in user, when the request carried a session token. */
+    userSession: UserSession | null;
+  }
+}
+
+export const API_KEY_HEADER = 'svc-api-key';
+export const TENANT_HEADER = 'svc-tenant-id';
+/** How the tenant header is named in problem `errors` and messages. */
+const TENANT_HEADER_NAME = 'SVC-TENANT-ID';
+
+/** OpenAPI security scheme names (components.securitySchemes, see routes/openapi.ts). */
+export const SECURITY_SCHEMES = {
+  apiKey: 'ApiKey',
+  bearer: 'BearerAuth',
+  tenant: 'TenantId',
+} as const;
+
+export interface DeclaredRoute {
+  readonly method: string;
+  readonly url: string;
+  readonly access: AccessDeclaration;
+}
+
+const declaredRoutes = new WeakMap<object, DeclaredRoute[]>();
+
+/**
+ * Every route registered on `app` with its access declaration, HEAD routes included, in
+ * registration order. For the authorization matrix test and for tooling.
+ */
+export function routeAccessTable(app: VaultServer): readonly DeclaredRoute[] {
+  return declaredRoutes.get(app) ?? [];
+}
+
+/**
+ * Installs the access check. Must run before any route is added: the onRoute hook only sees later
+ * routes. Authentication and authorization run in an onRequest hook of each protected route, that
+ * is before the body is parsed and validated, so an unauthenticated or unauthorized caller learns
+ * nothing about request schemas and never makes the server parse a body.
+ */
+export function installAccessControl(app: VaultServer, services: Services): void {
+  const table: DeclaredRoute[] = [];
+  declaredRoutes.set(app, table);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('userSession', null);
+  app.addHook('onRoute', (route) => {
+    const access = checkDeclaration(route);
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, access });
+    route.schema = { ...route.schema, ...openApiSecurity(access) };
+    if (access === 'public') return;
+    // A new array: Fastify copies the original options for the automatic HEAD route, and a shared
+    // array would then carry the guard twice.
+    const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [...existing, guardFor(access, services)];
+  });
+}
+
+function checkDeclaration(route: RouteOptions): AccessDeclaration {
+  const where = `${[route.method].flat().join(',')} ${route.url}`;
+  const access: unknown = (route.config as { access?: unknown } | undefined)?.access;
+  if (access === undefined) {
+    throw new Error(
+      `Route ${where} declares no access. Add config: { access: 'public' | 'authenticated' | 'session' | ` +
+        `{ permission: '<resource:action>' } } to it (see "Access declarations" in docs/architecture.md).`,
+    );
+  }
+  if (access === 'public' || access === 'authenticated' || access === 'session') return access;
+  if (typeof access === 'object' && access !== null) {
+    const permission = (access as { permission?: unknown }).permission;
+    if (typeof permission === 'string' && isPermission(permission)) return { permission };
+    throw new Error(
+      `Route ${where} declares access.permission ${JSON.stringify(permission)}, which is not in the ` +
+        'permission catalogue (core/access/permissions.ts).',
+    );
+  }
+  throw new Error(`Route ${where} declares an unknown access ${JSON.stringify(access)}.`);
+}
+
+function openApiSecurity(
+  access: AccessDeclaration,
+): { security: Array<Record<string, string[]>> } & Record<string, unknown> {
+  const { apiKey, bearer, tenant } = SECURITY_SCHEMES;
+  switch (access) {
+    case 'public':
+      return { security: [] };
+    case 'authenticated':
+      return { security: [{ [apiKey]: [] }, { [bearer]: [] }] };
+    case 'session':
+      return { security: [{ [bearer]: [] }] };
+    default:
+      return {
+        security: [{ [apiKey]: [] }, { [bearer]: [], [tenant]: [] }],
+        'x-permission': access.permission,
+      };
+  }
+}
+
+type Credential =
+  { readonly kind: 'api-key'; readonly key: string } | { readonly kind: 'bearer'; readonly token: string };
+
+/**
+ * The credential a request presents. `SVC-API-KEY` wins when both it and `Authorization` are sent:
+ * proxied requests legitimately carry an `Authorization` header meant for the destination, so the
+ * vault never reads `Authorization` next to an API key. A non-Bearer `Authorization` is no credential.
+ */
+export function credentialOf(request: FastifyRequest): Credential | null {
+  const key = request.headers[API_KEY_HEADER];
+  if (key !== undefined) return { kind: 'api-key', key: [key].flat().join(', ') };
+  const token = bearerToken(request);
+  return token === null ? null : { kind: 'bearer', token };
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** The session token of `Authorization: Bearer <token>`, or null. */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  return BEARER.exec(header)?.[1] ?? null;
+}
+
+function unauthenticated(detail: string): VaultError {
+  return new VaultError('UNAUTHENTICATED', detail);
+}
+
+const NO_CREDENTIAL =
+  'Send an SVC-API-KEY header with an application key, or Authorization: Bearer <token> with a session token.';
+
+function guardFor(access: Exclude<AccessDeclaration, 'public'>, services: Services): onRequestHookHandler {
+  const tenantScoped = typeof access === 'object';
+  return async function guard(request) {
+    const credential = credentialOf(request);
+    if (credential === null) throw unauthenticated(NO_CREDENTIAL);
+
+    if (credential.kind === 'api-key') {
+      const principal = await services.auth.authenticateApiKey(credential.key);
+      if (principal === null) throw unauthenticated('The API key is not valid.');
+      if (access === 'session') {
+        throw new VaultError('FORBIDDEN', 'This endpoint is for signed-in users; an API key cannot call it.');
+      }
+      if (tenantScoped) {
+        const named = tenantHeader(request);
+        if (named !== undefined && named.toLowerCase() !== principal.tenantId.toLowerCase()) {
+          throw validationError(
+            {
+              [TENANT_HEADER_NAME]: ['does not name the tenant of the API key (leave it out with API keys)'],
+            },
+            'The SVC-TENANT-ID header names another tenant than the API key belongs to.',
+          );
+        }
+        authorize(principal, access.permission);
+      }
+      request.principal = principal;
+      return;
+    }
+
+    // A session. Only tenant-scoped routes look at SVC-TENANT-ID; elsewhere it is ignored.
+    const named = tenantScoped ? tenantHeader(request) : undefined;
+    const wellFormed = named !== undefined && isUuid(named) ? named.toLowerCase() : undefined;
+    // The token is checked first, so a bad token is a 401 whatever the tenant header says.
+    const session = await services.auth.authenticateSession(credential.token, wellFormed);
+    request.userSession = { userId: session.userId, sessionId: session.sessionId };
+    if (!tenantScoped) return;
+    if (named === undefined || session.principal === null) {
+      throw validationError(
+        {
+          [TENANT_HEADER_NAME]: [
+            named === undefined ? 'is required with a user session' : 'must be a tenant id (UUID)',
+          ],
+        },
+        'Name the tenant to act in with the SVC-TENANT-ID header (a tenant id).',
+      );
+    }
+    authorize(session.principal, access.permission);
+    request.principal = session.principal;
+  };
+}
+
+function tenantHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers[TENANT_HEADER];
+  return value === undefined ? undefined : [value].flat().join(', ');
+}
+
+/** The tenant-scoped principal of a `{ permission }` route; a route declared otherwise is a bug. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) {
+    throw new Error(
+      `Route ${request.routeOptions.url ?? request.url} has no principal: declare a permission.`,
+    );
+  }
+  return request.principal;
+}
+
+/** The signed-in user of a `'session'` route; a route declared otherwise is a bug. */
+export function userSessionOf(request: FastifyRequest): UserSession {
+  if (request.userSession === null) {
+    throw new Error(
+      `Route ${request.routeOptions.url ?? request.url} has no user session: declare 'session'.`,
+    );
+  }
+  return request.userSession;
+}

@@ -1,0 +1,291 @@
+import { Type, type Static } from 'typebox';
+import { APPLICATION_TYPES } from '../../core/access/permissions.ts';
+import { TRANSFORMS, type AccessRule } from '../../core/access/rules.ts';
+import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
+import type { Application, ApplicationWithKey, Services } from '../../core/services-contract.ts';
+import { principalOf } from '../http/access.ts';
+import { idParams, uuidPathParams, uuidSchema } from '../http/ids.ts';
+import { pageQuery, paginate, paginated } from '../http/pagination.ts';
+import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import type { VaultServer } from '../types.ts';
+
+const NAME_MAX = 200;
+const PERMISSIONS_MAX = 50;
+
+const RuleSchema = Type.Object(
+  {
+    description: Type.Optional(Type.String({ maxLength: 200, default: '' })),
+    priority: Type.Integer({ description: 'Evaluation order, from 1 (first); unique per application.' }),
+    container: Type.String({
+      maxLength: 500,
+      description: "Container path the rule covers, e.g. '/pci/high/'.",
+    }),
+    permissions: Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX }),
+    transform: StringEnum(TRANSFORMS, { description: 'How token data is shown when this rule decides.' }),
+  },
+  { additionalProperties: false },
+);
+
+const RuleResponse = Type.Object({
+  description: Type.String(),
+  priority: Type.Integer(),
+  container: Type.String(),
+  permissions: Type.Array(Type.String()),
+  transform: StringEnum(TRANSFORMS),
+});
+
+const applicationProperties = {
+  id: Type.String({ format: 'uuid' }),
+  tenant_id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  type: StringEnum(APPLICATION_TYPES),
+  permissions: Type.Array(Type.String()),
+  rules: Type.Array(RuleResponse),
+  created_by: Nullable(Type.String()),
+  created_at: Timestamp,
+  modified_by: Nullable(Type.String()),
+  modified_at: Nullable(Timestamp),
+};
+
+/** Every application response but create and regenerate: no `key`, ever. */
+export const ApplicationSchema = Type.Object(applicationProperties, {
+  description: 'An application. Its API key is shown only when created or regenerated.',
+});
+
+/** Create and regenerate responses: the one place a key is shown. */
+export const ApplicationWithKeySchema = Type.Object(
+  {
+    ...applicationProperties,
+    key: Type.String({ description: 'The API key. Shown once: store it now, it cannot be read again.' }),
+  },
+  { description: 'An application with its new API key.' },
+);
+
+type ApplicationBody = Static<typeof ApplicationSchema>;
+type ApplicationWithKeyBody = Static<typeof ApplicationWithKeySchema>;
+
+const CreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
+    type: StringEnum(APPLICATION_TYPES),
+    permissions: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX })),
+    rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+const UpdateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
+    permissions: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX })),
+    rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 100 })),
+  },
+  { additionalProperties: false, description: 'Full replacement; the type cannot change.' },
+);
+
+const ListQuery = Type.Object({
+  ...pageQuery().properties,
+  id: Type.Optional(
+    Type.Array(uuidSchema('Application id'), {
+      maxItems: 100,
+      description: 'Only these applications; repeat the parameter for several (`?id=a&id=b`).',
+    }),
+  ),
+  type: Type.Optional(StringEnum(APPLICATION_TYPES, { description: 'Only applications of this type.' })),
+});
+
+const Params = idParams('Application id (UUID).');
+
+const NO_SUCH_APPLICATION = 'No such application.';
+
+/** A malformed id is a 404 like any other (see uuidPathParams). */
+const checkId = uuidPathParams(NO_SUCH_APPLICATION);
+
+/**
+ * Every 404 of an id route says the same, whether the application does not exist, is malformed or
+ * belongs to another tenant: a differing detail would tell a caller which ids exist elsewhere.
+ */
+async function byId<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', NO_SUCH_APPLICATION);
+    throw error;
+  }
+}
+
+type RuleInput = Static<typeof RuleSchema>;
+
+function rulesInput(rules: RuleInput[] | undefined): AccessRule[] | undefined {
+  return rules?.map((rule) => ({ ...rule, description: rule.description ?? '' }));
+}
+
+function ruleBody(rule: AccessRule): Static<typeof RuleResponse> {
+  return {
+    description: rule.description,
+    priority: rule.priority,
+    container: rule.container,
+    permissions: [...rule.permissions],
+    transform: rule.transform,
+  };
+}
+
+/** Field by field, so that a key on the core object can never reach a response without one. */
+export function applicationBody(application: Application): ApplicationBody {
+  return {
+    id: application.id,
+    tenant_id: application.tenant_id,
+    name: application.name,
+    type: application.type,
+    permissions: [...application.permissions],
+    rules: application.rules.map(ruleBody),
+    created_by: application.created_by,
+    created_at: application.created_at,
+    modified_by: application.modified_by,
+    modified_at: application.modified_at,
+  };
+}
+
+function applicationWithKeyBody(application: ApplicationWithKey): ApplicationWithKeyBody {
+  return { ...applicationBody(application), key: application.key };
+}
+
+const tags = ['applications'];
+
+export function registerApplicationRoutes(app: VaultServer, services: Services): void {
+  app.post(
+    '/applications',
+    {
+      config: { access: { permission: 'application:create' } },
+      schema: {
+        summary: 'Create an application',
+        description: 'Returns the new application with its API key, which is shown only this once.',
+        tags,
+        body: CreateBody,
+        response: { 201: ApplicationWithKeySchema },
+      },
+    },
+    async (request, reply) => {
+      const { name, type, permissions, rules } = request.body;
+      const created = await services.applications.create(principalOf(request), {
+        name,
+        type,
+        permissions,
+        rules: rulesInput(rules),
+      });
+      return reply.code(201).header('cache-control', 'no-store').send(applicationWithKeyBody(created));
+    },
+  );
+
+  app.get(
+    '/applications',
+    {
+      config: { access: { permission: 'application:read' } },
+      schema: {
+        summary: 'List applications',
+        tags,
+        querystring: ListQuery,
+        response: { 200: paginated(ApplicationSchema) },
+      },
+    },
+    async (request) => {
+      const { page, size, id, type } = request.query;
+      const ids = id?.map((value) => value.toLowerCase());
+      const result = await services.applications.list(principalOf(request), { ids, type }, { page, size });
+      return paginate(result.items.map(applicationBody), result.total, page, size);
+    },
+  );
+
+  // Before `/applications/:id` in the file for the reader; the router prefers the static path anyway.
+  app.get(
+    '/applications/key',
+    {
+      config: { access: { permission: 'application:read' } },
+      schema: {
+        summary: 'Get the calling application',
+        description: 'The application that owns the presented SVC-API-KEY.',
+        tags,
+        response: { 200: ApplicationSchema },
+      },
+    },
+    async (request) => applicationBody(await services.applications.getSelf(principalOf(request))),
+  );
+
+  app.get(
+    '/applications/:id',
+    {
+      config: { access: { permission: 'application:read' } },
+      preValidation: checkId,
+      schema: { summary: 'Get an application', tags, params: Params, response: { 200: ApplicationSchema } },
+    },
+    async (request) =>
+      applicationBody(await byId(services.applications.get(principalOf(request), request.params.id))),
+  );
+
+  app.put(
+    '/applications/:id',
+    {
+      config: { access: { permission: 'application:update' } },
+      preValidation: checkId,
+      schema: {
+        summary: 'Update an application',
+        description: 'Replaces name, permissions and rules. The type cannot change.',
+        tags,
+        params: Params,
+        body: UpdateBody,
+        response: { 200: ApplicationSchema },
+      },
+    },
+    async (request) => {
+      const { name, permissions, rules } = request.body;
+      const updated = await byId(
+        services.applications.update(principalOf(request), request.params.id, {
+          name,
+          permissions,
+          rules: rulesInput(rules),
+        }),
+      );
+      return applicationBody(updated);
+    },
+  );
+
+  app.delete(
+    '/applications/:id',
+    {
+      config: { access: { permission: 'application:delete' } },
+      preValidation: checkId,
+      schema: {
+        summary: 'Delete an application',
+        description: 'Its key stops working at once.',
+        tags,
+        params: Params,
+        response: { 204: Type.Null({ description: 'Deleted.' }) },
+      },
+    },
+    async (request, reply) => {
+      await byId(services.applications.delete(principalOf(request), request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/applications/:id/regenerate',
+    {
+      config: { access: { permission: 'application:update' } },
+      preValidation: checkId,
+      schema: {
+        summary: "Regenerate an application's key",
+        description: 'Issues a new key, shown only in this response; the old key stops working at once.',
+        tags,
+        params: Params,
+        response: { 200: ApplicationWithKeySchema },
+      },
+    },
+    async (request, reply) => {
+      const regenerated = await byId(
+        services.applications.regenerate(principalOf(request), request.params.id),
+      );
+      return reply.header('cache-control', 'no-store').send(applicationWithKeyBody(regenerated));
+    },
+  );
+}
