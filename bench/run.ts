@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` picks one suite.
+ * `--only storage` (or `http`) picks one suite.
  */
+import { runHttpBench } from './http.ts';
 import { runStorageBench } from './storage.ts';
 
 const args = process.argv.slice(2);
@@ -14,6 +15,7 @@ const suites: Record<string, () => Promise<void>> = {
     runStorageBench(
       quick ? { sizes: [10_000], commitSeconds: 1 } : { sizes: [100_000, 1_000_000], commitSeconds: 3 },
     ),
+  http: () => runHttpBench({ seconds: quick ? 2 : 8 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

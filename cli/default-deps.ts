@@ -36,6 +36,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function writerFor(stream: NodeJS.WriteStream): Writer {
+  // `svc … | head` closes the pipe early: that is the reader's choice, not an error worth a trace.
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   return {
     write: (text) => {
       stream.write(text);

@@ -18,6 +18,19 @@ export interface Prompter {
   password(options: { message: string; validate?: (value: string) => string | undefined }): Promise<string>;
   input(options: { message: string; default?: string }): Promise<string>;
   confirm(options: { message: string; default?: boolean }): Promise<boolean>;
+  /** One of `choices` (arrow keys on a terminal). */
+  select<T extends string>(options: {
+    message: string;
+    choices: readonly SelectChoice<T>[];
+    default?: T;
+  }): Promise<T>;
+}
+
+export interface SelectChoice<T extends string> {
+  readonly value: T;
+  /** Shown instead of the value when given. */
+  readonly name?: string;
+  readonly description?: string;
 }
 
 /** The vault operations a command may call; injected so tests can, e.g., pass fast KDF limits. */

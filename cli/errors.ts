@@ -53,7 +53,7 @@ export function reportError(deps: CliDeps, error: unknown): ExitCode {
   }
   if (error instanceof QuietExit) return error.exitCode;
   if (isVaultError(error)) {
-    deps.stderr.write(`svc: ${oneLine(messageOf(error))}\n`);
+    deps.stderr.write(`svc: ${describeError(error)}\n`);
     if (debug && error.stack !== undefined) deps.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }
@@ -61,6 +61,11 @@ export function reportError(deps: CliDeps, error: unknown): ExitCode {
   if (debug)
     deps.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return EXIT.error;
+}
+
+/** The one line `reportError` prints for a VaultError (also used in summaries, e.g. of `svc token import`). */
+export function describeError(error: VaultError): string {
+  return oneLine(messageOf(error));
 }
 
 /**

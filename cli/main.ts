@@ -7,6 +7,8 @@ import { newLogsCommand } from './commands/logs/logs.ts';
 import { newServeCommand } from './commands/serve/serve.ts';
 import { newStartCommand } from './commands/start/start.ts';
 import { newTenantCommand } from './commands/tenant/tenant.ts';
+import { newTokenCommand } from './commands/token/token.ts';
+import { newTokenizeCommand } from './commands/tokenize/tokenize.ts';
 import { newUserCommand } from './commands/user/user.ts';
 import { newVaultCommand } from './commands/vault/vault.ts';
 import type { CliDeps } from './deps.ts';
@@ -47,6 +49,8 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newVaultCommand(deps))
     .addCommand(newTenantCommand(deps))
     .addCommand(newAppCommand(deps))
+    .addCommand(newTokenizeCommand(deps))
+    .addCommand(newTokenCommand(deps))
     .addCommand(newUserCommand(deps))
     .addCommand(newLogsCommand(deps));
   configureTree(program, deps);

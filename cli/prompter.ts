@@ -52,5 +52,16 @@ export function createInquirerPrompter(context: PromptContext): Prompter {
           context,
         ),
       ),
+    select: (options) =>
+      cancellable(async () =>
+        (await prompts()).select(
+          {
+            message: options.message,
+            choices: options.choices.map((choice) => ({ ...choice })),
+            ...(options.default === undefined ? {} : { default: options.default }),
+          },
+          context,
+        ),
+      ),
   };
 }

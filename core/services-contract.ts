@@ -8,6 +8,7 @@ import type { Principal } from './access/principal.ts';
 import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { ChainReport, LogFilter } from './audit/audit-log.ts';
+import type { TokenService } from './tokens/contract.ts';
 import type { KdfLimits, VaultHandle } from './vault/types.ts';
 
 export interface PageRequest {
@@ -172,6 +173,7 @@ export interface LogService {
 
 export interface Services {
   readonly vault: VaultHandle;
+  readonly tokens: TokenService;
   readonly auth: AuthService;
   readonly users: UserService;
   readonly tenants: TenantService;

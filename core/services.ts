@@ -1,4 +1,5 @@
 import { createLogService } from './audit/log-service.ts';
+import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
@@ -7,6 +8,7 @@ import { createUserService } from './identity/users.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
 import { createApplicationService } from './tenancy/applications.ts';
 import { createTenantService } from './tenancy/tenants.ts';
+import { createTokenService } from './tokens/token-service.ts';
 import type { VaultHandle } from './vault/types.ts';
 
 export type { ServiceOptions, Services } from './services-contract.ts';
@@ -18,8 +20,8 @@ export interface ServiceInternals {
 }
 
 /**
- * The domain services over one open vault. Cheap to build; the sign-in throttle lives in the
- * returned object, so a process should build one and keep it.
+ * The domain services over one open vault. Cheap to build; the sign-in throttle and the cache of
+ * unwrapped tenant keys live in the returned object, so a process should build one and keep it.
  */
 export function createServices(
   vault: VaultHandle,
@@ -31,8 +33,11 @@ export function createServices(
   if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs <= 0) {
     throw new RangeError('sessionTtlMs must be a positive number of milliseconds');
   }
+  // One cache of unwrapped per-tenant keys for the whole services instance.
+  const tenantKeys = new TenantKeys(vault);
   return {
     vault,
+    tokens: createTokenService(vault, { keys: tenantKeys }),
     auth: createAuthService(vault, { kdf, sessionTtlMs, ...internals }),
     users: createUserService(vault, kdf),
     tenants: createTenantService(vault, kdf),

@@ -15,6 +15,7 @@ import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
+import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
 import type { VaultServer } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -51,8 +52,9 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     // The request id is the SVC-TRACE-ID; genReqId vets a client-supplied one before adopting it.
     requestIdHeader: false,
     genReqId: traceIdFor,
-    // Real clients send `POST /tokens/`.
-    routerOptions: { ignoreTrailingSlash: true },
+    // Real clients send `POST /tokens/`. Path parameters are measured decoded, in UTF-16 units: a
+    // token id of 400 code points may take 800 (routes/tokens.ts answers longer ones with 404).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2 * TOKEN_ID_MAX_LENGTH },
     // Requests Fastify rejects before routing (bad URL encoding) still get a problem body.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -71,5 +73,6 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerApplicationRoutes(app, services);
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
+  registerTokenRoutes(app, services);
   return app;
 }

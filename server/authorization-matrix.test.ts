@@ -13,15 +13,18 @@ import {
   type ApplicationType,
 } from '../core/access/permissions.ts';
 import type { ApplicationWithKey } from '../core/services-contract.ts';
+import type { TokenView } from '../core/tokens/contract.ts';
 import { routeAccessTable, type AccessDeclaration, type DeclaredRoute } from './http/access.ts';
 import {
   createKey,
   createTenantFixture,
+  operator,
   signIn,
   UNKNOWN_KEY,
   type TenantFixture,
 } from './test-support/identity.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { MERGE_PATCH } from './test-support/tokens.ts';
 
 const SCENARIOS = [
   'no credential',
@@ -43,6 +46,8 @@ class World {
     readonly a: TenantFixture,
     /** An application of tenant A that path parameters name. */
     readonly target: ApplicationWithKey,
+    /** A token of tenant A that path parameters name (its id needs URL-encoding). */
+    readonly token: TokenView,
   ) {}
 
   static async create(): Promise<World> {
@@ -50,7 +55,12 @@ class World {
     try {
       const a = await createTenantFixture(server.services, 'Tenant A');
       const target = await createKey(server.services, a.tenant.id, 'private', ['token:read'], 'target');
-      return new World(server, a, target);
+      const { token } = await server.services.tokens.create(operator(a.tenant.id), {
+        id: 'matrix token ä',
+        data: 'matrix token data',
+        metadata: { origin: 'matrix' },
+      });
+      return new World(server, a, target, token);
     } catch (error) {
       await server.dispose();
       throw error;
@@ -107,12 +117,26 @@ class World {
       .execute();
     const members = await db.selectFrom('members').selectAll().where('tenant_id', '=', tenantId).execute();
     const logs = await db.selectFrom('audit_logs').select('id').where('tenant_id', '=', tenantId).execute();
+    const tokens = await db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('row_id')
+      .execute();
+    const activity = await db
+      .selectFrom('token_activity')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('token_id')
+      .execute();
     const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
     return JSON.stringify({
       tenant,
       apps: apps.map((app) => ({ ...app, key_hash: hex(app.key_hash) })),
       members,
       logs: logs.length,
+      tokens,
+      activity,
     });
   }
 
@@ -146,9 +170,11 @@ interface RouteFixture {
   /** Path parameters naming resources of tenant A. */
   readonly params?: (world: World) => Record<string, string>;
   readonly body?: (world: World) => unknown;
+  readonly headers?: Record<string, string>;
 }
 
 const targetId = (world: World) => ({ id: world.target.id });
+const tokenId = (world: World) => ({ id: world.token.id });
 
 /**
  * How to call each route. Only requests are described here; what each caller must get is derived
@@ -181,6 +207,17 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /permissions': {},
   'GET /logs': {},
   'GET /logs/entity-types': {},
+  'POST /tokenize': { body: () => ({ card: 'tokenized by the matrix', list: [1, 2] }) },
+  'POST /tokens': { body: () => ({ data: 'created by the matrix', metadata: { origin: 'matrix' } }) },
+  'GET /tokens': {},
+  'POST /tokens/search': { body: () => ({ query: 'metadata.origin:matrix' }) },
+  'GET /tokens/:id': { params: tokenId },
+  'PATCH /tokens/:id': {
+    params: tokenId,
+    headers: { 'content-type': MERGE_PATCH },
+    body: () => ({ metadata: { patched: 'by the matrix' } }),
+  },
+  'DELETE /tokens/:id': { params: tokenId },
 };
 
 // The routes, as the server itself reports them.
@@ -276,6 +313,7 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
             succeeds(outcome, world);
             expect(outcome.body).not.toContain(world.a.tenant.id);
             expect(outcome.body).not.toContain(world.target.id);
+            expect(outcome.body).not.toContain(world.token.id);
           };
     case 'member session':
       return management ? admitted : is(403);
@@ -336,7 +374,7 @@ describe('authorization matrix', () => {
           const request: InjectOptions = {
             method: route.method as InjectOptions['method'],
             url: fillPath(route.url, fixture.params?.(world) ?? {}),
-            headers: await headersFor(world, route, scenario),
+            headers: { ...fixture.headers, ...(await headersFor(world, route, scenario)) },
           };
           if (fixture.body !== undefined) request.payload = fixture.body(world) as InjectOptions['payload'];
           const response = await world.server.app.inject(request);

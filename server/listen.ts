@@ -1,5 +1,7 @@
 import { BlockList, isIP, type AddressInfo } from 'node:net';
 import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
+import { createServices } from '../core/services.ts';
+import { DEFAULT_SWEEP_INTERVAL_MS, startExpirySweeper } from '../core/tokens/index.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { buildServer, type ServerOptions } from './app.ts';
 import type { VaultServer } from './types.ts';
@@ -11,7 +13,16 @@ export interface StartServerOptions extends ServerOptions {
   readonly port: number;
   /** Needed to bind anything but loopback: the API would then be reachable from other machines. */
   readonly allowRemote?: boolean;
+  /**
+   * How often expired tokens are deleted for good, in milliseconds. Default 10 minutes, well within
+   * the hour the service interface allows (expired tokens are unreadable at once either way).
+   * `false` or `0` runs no sweeper (tests). Only a listening server sweeps; `buildServer` never
+   * starts timers.
+   */
+  readonly sweepIntervalMs?: number | false;
 }
+
+export { DEFAULT_SWEEP_INTERVAL_MS };
 
 export interface RunningServer {
   /** Where local clients reach the server, e.g. `http://127.0.0.1:54321`. Also recorded in the vault lock. */
@@ -38,9 +49,22 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export async function startServer(vault: VaultHandle, options: StartServerOptions): Promise<RunningServer> {
-  const { host, port, allowRemote = false, ...serverOptions } = options;
+  const {
+    host,
+    port,
+    allowRemote = false,
+    sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS,
+    ...serverOptions
+  } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new VaultError('USAGE', `Port must be an integer from 0 to 65535, not ${String(port)}.`);
+  }
+  const sweeps = sweepIntervalMs !== false && sweepIntervalMs !== 0;
+  if (sweeps && (!Number.isSafeInteger(sweepIntervalMs) || sweepIntervalMs < 0)) {
+    throw new VaultError(
+      'USAGE',
+      `The expiry sweep interval must be a positive number of milliseconds, not ${String(sweepIntervalMs)}.`,
+    );
   }
   const warnings: string[] = [];
   if (!isLoopbackHost(host)) {
@@ -57,7 +81,9 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
     );
   }
 
-  const app = await buildServer(vault, serverOptions);
+  // Built here rather than in buildServer, so that the sweeper works on the routes' services.
+  const services = serverOptions.services ?? createServices(vault, serverOptions.serviceOptions);
+  const app = await buildServer(vault, { ...serverOptions, services });
   try {
     await app.listen({ host, port });
   } catch (error) {
@@ -72,10 +98,24 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
     throw error;
   }
 
+  // Started once the server is up; a failed sweep is logged (without token data: core's errors
+  // carry none) and retried on the next tick.
+  const stopSweeper = sweeps
+    ? startExpirySweeper(services, {
+        intervalMs: sweepIntervalMs,
+        onError: (error) => app.log.error({ err: error }, 'expiry sweep failed'),
+        onSweep: (removed) => {
+          if (removed > 0) app.log.info({ removed }, 'expired tokens deleted');
+        },
+      })
+    : async () => undefined;
+
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       try {
+        // First, and waiting for a sweep in progress, so none runs against a closing vault.
+        await stopSweeper();
         await clearLockUrl(vault);
       } finally {
         await app.close();

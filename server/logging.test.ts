@@ -18,7 +18,7 @@ const SECRETS = {
 
 function secretRoutes(app: VaultServer): void {
   const schema = { body: Type.Object({ data: Type.String() }) };
-  app.post('/tokens', { config: { access: 'public' }, schema }, async (request) => {
+  app.post('/test/secret-echo', { config: { access: 'public' }, schema }, async (request) => {
     // A careless handler: the logger must still keep credentials out.
     request.log.info({ headers: request.headers }, 'handler saw headers');
     request.log.info({ req: request }, 'handler logged the request');
@@ -29,7 +29,7 @@ function secretRoutes(app: VaultServer): void {
 function secretRequest(app: VaultServer) {
   return app.inject({
     method: 'POST',
-    url: `/tokens?svc-proxy-key=${SECRETS.proxyKey}&q=${SECRETS.query}`,
+    url: `/test/secret-echo?svc-proxy-key=${SECRETS.proxyKey}&q=${SECRETS.query}`,
     headers: {
       'svc-api-key': SECRETS.apiKey,
       authorization: SECRETS.authorization,
@@ -85,13 +85,13 @@ describe('request logging', () => {
       headers: { 'svc-api-key': '[redacted]', authorization: '[redacted]', cookie: '[redacted]' },
     });
     const reqLine = server.logs.lines().find((line) => line.msg === 'handler logged the request');
-    expect(reqLine).toMatchObject({ req: { method: 'POST', path: '/tokens' } });
+    expect(reqLine).toMatchObject({ req: { method: 'POST', path: '/test/secret-echo' } });
   });
 
   it('keeps secrets out of the log of a failing request too', async () => {
     const response = await server.app.inject({
       method: 'POST',
-      url: `/tokens?q=${SECRETS.query}`,
+      url: `/test/secret-echo?q=${SECRETS.query}`,
       headers: { 'svc-api-key': SECRETS.apiKey, 'content-type': 'application/json' },
       payload: `{"data": "${SECRETS.body}"`,
     });

@@ -102,6 +102,12 @@ function scriptedPrompter(answers: Answer[], asked: string[]): Prompter {
     },
     input: async ({ message }) => String(next(message)),
     confirm: async ({ message }) => next(message) === true,
+    select: async ({ message, choices }) => {
+      const answer = String(next(message));
+      const choice = choices.find((c) => c.value === answer);
+      if (choice === undefined) throw new Error(`prompt answer '${answer}' is not one of the choices`);
+      return choice.value;
+    },
   };
 }
 

@@ -6,4 +6,7 @@ import type { Database as SqlJsDatabase } from 'sql.js';
  */
 export function applyPragmas(sqlite: SqlJsDatabase): void {
   sqlite.exec('PRAGMA foreign_keys = ON');
+  // Deleted rows are overwritten with zeros instead of lingering in free pages, so a deleted
+  // token's envelope does not ride along into the next snapshot ("data removed permanently").
+  sqlite.exec('PRAGMA secure_delete = ON');
 }

@@ -116,6 +116,54 @@ export interface AuditHeadsTable {
   hash: Uint8Array;
 }
 
+/**
+ * Tokens (behaviour reference §3). `row_id` is the rowid (time-ordered primary key); `id` is the
+ * token id, unique per tenant. `data` holds only a field envelope (`v1.<term>.<nonce>.<ct>`,
+ * core/crypto/field-envelope.ts) of the JSON of the data; nothing else here is secret.
+ */
+export interface TokensTable {
+  row_id: Generated<number>;
+  tenant_id: string;
+  id: string;
+  type: string;
+  /** Field envelope of JSON(data), sealed with the tenant's data key; AAD tenant ‖ token id ‖ term. */
+  data: string;
+  /** JSON of the mask template; null = no mask. */
+  mask: string | null;
+  /** base58 keyed BLAKE2b (tenant fingerprint key) of type ‖ evaluated expression; null = none. */
+  fingerprint: string | null;
+  /** The effective expression (the request's or the type's default). */
+  fingerprint_expression: string;
+  container: string;
+  /** JSON object string → string. */
+  metadata: string;
+  /** JSON array of search index expressions (the values are only in token_search_indexes, hashed). */
+  search_indexes: string;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+  /** UTC ISO 8601 (`toISOString()`), compared as text; null = never expires. */
+  expires_at: string | null;
+  /** Offset in minutes the caller gave with `expires_at` (for the response); null = UTC (`Z`). */
+  expires_offset: number | null;
+}
+
+/** Blind search indexes: keyed BLAKE2b (tenant search key) of each lower-cased evaluated index. */
+export interface TokenSearchIndexesTable {
+  tenant_id: string;
+  token_rowid: number;
+  digest: Uint8Array;
+}
+
+/** One row per token and calendar month (UTC) in which it was created, read or used (MATs). */
+export interface TokenActivityTable {
+  tenant_id: string;
+  /** `YYYY-MM`. */
+  month: string;
+  token_id: string;
+}
+
 export interface Database {
   schema_migrations: SchemaMigrationsTable;
   vault_meta: VaultMetaTable;
@@ -127,6 +175,9 @@ export interface Database {
   sessions: SessionsTable;
   audit_logs: AuditLogsTable;
   audit_heads: AuditHeadsTable;
+  tokens: TokensTable;
+  token_search_indexes: TokenSearchIndexesTable;
+  token_activity: TokenActivityTable;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

@@ -31,7 +31,14 @@ export const TENANT_ENTITY = 'tenant';
  * each of them in the deletion's transaction: a later table (tokens, invitations, …) is one more
  * entry here. Users and sessions are vault-wide and stay; the audit chain is dropped separately.
  */
-export const TENANT_SCOPED_TABLES = ['applications', 'members', 'tenant_keys'] as const;
+export const TENANT_SCOPED_TABLES = [
+  'applications',
+  'members',
+  'token_search_indexes',
+  'tokens',
+  'token_activity',
+  'tenant_keys',
+] as const;
 
 /** The first application of a new tenant: everything a management application may hold. */
 export const FIRST_APPLICATION: CheckedApplication = {

@@ -169,7 +169,7 @@ function convertRange(node: RangeNode): SearchNode {
 function checkDate(value: string, position: number | undefined): string {
   const date = new Date(value);
   if (!ISO_DATE.test(value) || Number.isNaN(date.getTime())) {
-    throw invalid(`'${value}' is not an ISO 8601 date or date-time`, position);
+    throw invalid('a date is not an ISO 8601 date or date-time', position);
   }
   return date.toISOString();
 }

@@ -1,3 +1,5 @@
+import type { preParsingAsyncHookHandler } from 'fastify';
+import { VaultError } from '../../core/errors/catalogue.ts';
 import type { VaultServer } from '../types.ts';
 
 /**
@@ -18,3 +20,42 @@ export function installBodyParsers(app: VaultServer): void {
     else parseJson(request, text, done);
   });
 }
+
+/** RFC 7386 JSON merge patch: the only body `PATCH /tokens/{id}` takes. */
+export const MERGE_PATCH_CONTENT_TYPE = 'application/merge-patch+json';
+
+/** The media type of a Content-Type header, lower case, without parameters; undefined when absent. */
+export function mediaTypeOf(header: string | string[] | undefined): string | undefined {
+  const value = [header ?? []].flat()[0];
+  if (value === undefined) return undefined;
+  const bare = value.split(';', 1)[0]?.trim().toLowerCase();
+  return bare === undefined || bare === '' ? undefined : bare;
+}
+
+/**
+ * Adds the merge-patch parser to `scope` (a plugin scope holding the merge-patch routes, so the
+ * rest of the API keeps answering this type with 415). It parses like the JSON parser, prototype
+ * poisoning checks included; an empty body counts as no body.
+ */
+export function installMergePatchParser(scope: VaultServer): void {
+  const parseJson = scope.getDefaultJsonParser('error', 'error');
+  scope.addContentTypeParser(MERGE_PATCH_CONTENT_TYPE, { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.length === 0) done(null, undefined);
+    else parseJson(request, text, done);
+  });
+}
+
+/**
+ * preParsing hook of a merge-patch route: any other Content-Type, `application/json` included, or
+ * none at all, is a 415 naming the one accepted type. It runs after the access check (so a stranger
+ * still gets 401/403) and before the body is read.
+ */
+export const requireMergePatch: preParsingAsyncHookHandler = async (request) => {
+  if (mediaTypeOf(request.headers['content-type']) !== MERGE_PATCH_CONTENT_TYPE) {
+    throw new VaultError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `This endpoint takes a JSON merge patch (RFC 7386): send Content-Type: ${MERGE_PATCH_CONTENT_TYPE}.`,
+    );
+  }
+};

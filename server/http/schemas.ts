@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 /** `schema` or null. Shown as `nullable` in the OpenAPI 3.0 document. */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -27,4 +27,17 @@ export function StringMap(
       maxValueLength === undefined ? { type: 'string' } : { type: 'string', maxLength: maxValueLength },
     ...rest,
   });
+}
+
+/**
+ * `schema` or null in a REQUEST schema. Not `Nullable` (an `anyOf`): Fastify's AJV coerces types,
+ * and in an `anyOf` the first branch coerces — `[string, null]` turns `null` into `""` and
+ * `[boolean, null]` into `false`, which would break merge-patch removals. A type list coerces only
+ * when no listed type matches, so `null` stays `null`. `schema` must have a single `type`.
+ * Shown as `nullable` in the OpenAPI 3.0 document.
+ */
+export function NullableInput<T extends TSchema>(schema: T) {
+  const { type } = schema as { type?: unknown };
+  if (typeof type !== 'string') throw new TypeError('NullableInput needs a schema with a single type');
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
 }

@@ -26,6 +26,34 @@ function declareProblemResponses(route: RouteOptions): void {
   route.schema = { ...schema, response: { '4xx': problemResponse, '5xx': problemResponse, ...declared } };
 }
 
+interface ParameterObject {
+  in?: string;
+  schema?: { type?: unknown };
+  style?: string;
+  explode?: boolean;
+}
+
+/**
+ * An object-valued query parameter (`metadata` of GET /tokens) is sent as `metadata[key]=value`:
+ * OpenAPI calls that `style: deepObject`. The generator cannot say so per parameter, so it is
+ * added here, for every such parameter.
+ */
+export function markDeepObjectParameters<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, { parameters?: unknown }>> }).paths;
+  for (const operations of Object.values(paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (!Array.isArray(operation.parameters)) continue;
+      for (const parameter of operation.parameters as ParameterObject[]) {
+        if (parameter.in === 'query' && parameter.schema?.type === 'object') {
+          parameter.style = 'deepObject';
+          parameter.explode = true;
+        }
+      }
+    }
+  }
+  return document;
+}
+
 /**
  * Registers the shared problem schema, the OpenAPI generator and `GET /openapi.json`. Must run
  * before any route is added: the generator and the problem responses hook see only later routes.
@@ -61,6 +89,10 @@ export async function registerOpenApi(app: VaultServer, { version }: OpenApiOpti
         },
       },
     },
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject
+        ? markDeepObjectParameters(documentObject.openapiObject)
+        : documentObject.swaggerObject,
     // Name shared schemas by their `$id` (`Problem`) rather than `def-0`.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>

@@ -1,0 +1,51 @@
+/**
+ * A server for the HTTP benchmarks, in its own process so the load generator does not share its
+ * event loop. Mode `echo`: a bare Fastify JSON echo (the ceiling). Mode `vault`: the real API over a
+ * temp vault, with a private application and one token to read. Prints one JSON line when ready.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { createServices } from '../../core/services.ts';
+import { createVault } from '../../core/vault/index.ts';
+import { startServer } from '../../server/listen.ts';
+
+const mode = process.argv[2];
+
+if (mode === 'echo') {
+  const app = Fastify({ logger: false });
+  app.post('/echo', async (request) => request.body);
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+} else {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-http-'));
+  const vault = await createVault({
+    path: join(dir, 'vault.svc'),
+    key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
+  });
+  const services = createServices(vault);
+  const { tenant } = await services.tenants.create({ name: 'bench', withApplication: false }, null);
+  const operator = { kind: 'operator' as const, tenantId: tenant.id };
+  const app = await services.applications.create(operator, {
+    name: 'bench',
+    type: 'private',
+    permissions: ['token:create', 'token:read'],
+  });
+  const { token } = await services.tokens.create(operator, { type: 'card_number', data: '4242424242424242' });
+  const server = await startServer(vault, {
+    host: '127.0.0.1',
+    port: 0,
+    services,
+    logger: { level: 'silent' },
+  });
+  process.stdout.write(`${JSON.stringify({ url: server.url, key: app.key, tokenId: token.id })}\n`);
+  const stop = async () => {
+    await server.close();
+    await vault.close({ snapshot: false });
+    await rm(dir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+}

@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import type { Principal } from '../../../core/access/principal.ts';
+import type { Tenant } from '../../../core/services-contract.ts';
+import type { TokenService } from '../../../core/tokens/contract.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+
+/** Options every token command shares: the vault, `--tenant`, `--json`. */
+export interface TokenScopeOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+}
+
+export type RawTokenScope = RawOptions & { tenant?: string };
+
+export function addTokenScopeOptions(command: Command, deps: CliDeps): Command {
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  return addJsonOption(command);
+}
+
+export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {
+  return { ...vaultOptionsFrom(raw), tenant: raw.tenant };
+}
+
+export interface TokenScope {
+  readonly tokens: TokenService;
+  /** The operator of the tenant: every permission, reads revealed; every action audited. */
+  readonly principal: Principal;
+  readonly tenant: Tenant;
+}
+
+/** Opens the vault, resolves the tenant, runs `fn` with the token service, always closes the vault. */
+export async function withTokens<T>(
+  deps: CliDeps,
+  options: TokenScopeOptions,
+  fn: (scope: TokenScope) => Promise<T>,
+): Promise<T> {
+  const resolved = await loadConfig(deps, options.config);
+  return withServices(deps, resolved, options.key, async (services) => {
+    const tenant = await resolveTenant(services, options.tenant);
+    return fn({ tokens: services.tokens, principal: operatorIn(tenant.id), tenant });
+  });
+}
+
+/** The token's id argument of get, update and delete. */
+export const TOKEN_ID_HELP = "the token's id (see 'svc token list')";

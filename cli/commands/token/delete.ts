@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import type { CliDeps } from '../../deps.ts';
+import { writeJson, writeLine } from '../../output.ts';
+import {
+  addTokenScopeOptions,
+  TOKEN_ID_HELP,
+  tokenScopeOptionsFrom,
+  withTokens,
+  type RawTokenScope,
+  type TokenScopeOptions,
+} from './common.ts';
+import { cell } from './format.ts';
+
+export interface TokenDeleteOptions extends TokenScopeOptions {
+  readonly tokenId: string;
+  readonly yes: boolean;
+}
+
+export function newTokenDeleteCommand(
+  deps: CliDeps,
+  run: Runner<TokenDeleteOptions> = (o) => runTokenDelete(deps, o),
+): Command {
+  const command = new Command('delete')
+    .description('Delete a token: its data is destroyed for good (an audit record stays)')
+    .argument('<token-id>', TOKEN_ID_HELP)
+    .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
+  addTokenScopeOptions(command, deps);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawTokenScope & { yes?: boolean }>();
+    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), yes: raw.yes === true });
+  });
+}
+
+export async function runTokenDelete(deps: CliDeps, options: TokenDeleteOptions): Promise<void> {
+  // A script must say --yes; checked before the vault is unlocked.
+  if (!options.yes && !deps.isTTY) {
+    throw new VaultError('USAGE', 'deleting a token needs confirmation; pass --yes');
+  }
+  const tenantId = await withTokens(deps, options, async ({ tokens, principal, tenant }) => {
+    // No read first: reading would reveal the data to this process and count as use of the token.
+    if (!options.yes) {
+      const yes = await deps.prompter.confirm({
+        message: `Delete token ${options.tokenId}? Its data cannot be recovered.`,
+        default: false,
+      });
+      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the token was left as it is');
+    }
+    await tokens.delete(principal, options.tokenId);
+    return tenant.id;
+  });
+  if (options.json) writeJson(deps.stdout, { id: options.tokenId, tenant_id: tenantId, deleted: true });
+  else writeLine(deps.stdout, `Deleted token ${cell(options.tokenId)}`);
+}

@@ -1,0 +1,162 @@
+import { evaluateMask } from '../../../core/expressions/index.ts';
+import type { Page, PageRequest } from '../../../core/services-contract.ts';
+import type { TokenView } from '../../../core/tokens/contract.ts';
+import type { CliDeps } from '../../deps.ts';
+import { writeJson, writeLine, writeTable } from '../../output.ts';
+
+/**
+ * How tokens are shown. The CLI acts as the tenant's operator, and core shows every token to the
+ * operator through the `reveal` transform (core/access: the operator holds every permission, with
+ * reveal) — reads and also the responses of create, update and tokenize. So every view is
+ * re-rendered through the token's own mask here (what a `mask` transform shows), and plaintext is
+ * printed only when asked for with `--reveal`.
+ */
+
+// Control characters (newlines, tabs, ESC) would break a TSV line or drive the terminal.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** One table cell or record value: text as is, unless it holds control characters (then JSON). */
+export function cell(text: string): string {
+  return CONTROL.test(text) ? JSON.stringify(text) : text;
+}
+
+/** Token data (or a masked view) as one line: strings as they are, anything else as compact JSON. */
+export function dataText(data: unknown): string {
+  return typeof data === 'string' ? cell(data) : JSON.stringify(data);
+}
+
+export interface Masked {
+  readonly view: TokenView;
+  /** The mask could not be evaluated over the data; the view then has no `data`. */
+  readonly failed: boolean;
+}
+
+/**
+ * The view a `mask` transform gives: `data` replaced by the evaluated mask, or removed when the
+ * token has no mask (or the mask fails: never fall back to plaintext).
+ */
+export function maskView(view: TokenView): Masked {
+  const { data, ...rest } = view;
+  // The view carries the mask core stores (the type's default when none was given). As core's
+  // mask transform: no mask, no data; otherwise the evaluated mask (which may be null).
+  if (data === undefined || view.mask === undefined || view.mask === null)
+    return { view: rest, failed: false };
+  try {
+    return { view: { ...rest, data: evaluateMask(view.mask, data) }, failed: false };
+  } catch {
+    return { view: rest, failed: true };
+  }
+}
+
+/** One note for the masks that failed (their views are printed without data). */
+export function noteFailedMasks(deps: CliDeps, failed: number): void {
+  if (failed === 0) return;
+  writeLine(
+    deps.stderr,
+    `note: the mask of ${failed === 1 ? '1 token' : `${failed} tokens`} could not be evaluated; data left out`,
+  );
+}
+
+/** Views to print: as read with `--reveal`, else masked. */
+export function present(deps: CliDeps, views: readonly TokenView[], reveal: boolean): TokenView[] {
+  if (reveal) return [...views];
+  const masked = views.map(maskView);
+  noteFailedMasks(deps, masked.filter((m) => m.failed).length);
+  return masked.map((m) => m.view);
+}
+
+/** The masked view of one token (create and update responses, `get` without --reveal). */
+export function masked(deps: CliDeps, view: TokenView): TokenView {
+  return present(deps, [view], false)[0] ?? view;
+}
+
+export const TOKEN_COLUMNS = ['ID', 'Type', 'Container', 'Fingerprint', 'Created'] as const;
+
+export function tokenRow(view: TokenView, withData: boolean): string[] {
+  const row = [
+    cell(view.id),
+    view.type,
+    cell(view.containers.join(',')),
+    view.fingerprint ?? '-',
+    view.created_at,
+  ];
+  if (withData) row.push(view.data === undefined ? '-' : dataText(view.data));
+  return row;
+}
+
+function stamp(at: string | null | undefined, by: string | null | undefined): string {
+  if (at === null || at === undefined) return '-';
+  return by === null || by === undefined ? at : `${at} by ${by}`;
+}
+
+/**
+ * One token as key/value pairs. `dataLabel` says what the data row holds ("Data (masked)",
+ * "Data"); the row is left out when the view has no data.
+ */
+export function tokenEntries(view: TokenView, dataLabel: string): [string, string][] {
+  const metadata = Object.entries(view.metadata ?? {});
+  const entries: [string, string][] = [
+    ['ID', cell(view.id)],
+    ['Tenant', view.tenant_id],
+    ['Type', view.type],
+    ['Container', cell(view.containers.join(', '))],
+    ['Fingerprint', view.fingerprint ?? '-'],
+    ['Metadata', metadata.length === 0 ? '-' : cell(metadata.map(([k, v]) => `${k}=${v}`).join(', '))],
+    ['Search indexes', String(view.search_indexes?.length ?? 0)],
+    ['Expires', view.expires_at ?? '-'],
+    ['Created', stamp(view.created_at, view.created_by)],
+    ['Modified', stamp(view.modified_at, view.modified_by)],
+  ];
+  if (view.data !== undefined) entries.push([dataLabel, dataText(view.data)]);
+  return entries;
+}
+
+/** The API's paginated envelope, so `--json` output reads like `GET /tokens`. */
+export function pageJson(page: Page<TokenView>, request: PageRequest, items: readonly TokenView[]): unknown {
+  return {
+    pagination: {
+      total_items: page.total,
+      page_number: request.page,
+      page_size: request.size,
+      total_pages: Math.ceil(page.total / request.size),
+    },
+    data: items,
+  };
+}
+
+export interface PageOutput {
+  readonly json: boolean;
+  readonly reveal: boolean;
+  /** Printed on stderr when there is nothing on this page. */
+  readonly empty: string;
+}
+
+/** A page of tokens: JSON envelope, or a table (data only with --reveal) and a footer on stderr. */
+export function writeTokenPage(
+  deps: CliDeps,
+  page: Page<TokenView>,
+  request: PageRequest,
+  output: PageOutput,
+): void {
+  const items = present(deps, page.items, output.reveal);
+  if (output.json) {
+    writeJson(deps.stdout, pageJson(page, request, items));
+    return;
+  }
+  if (items.length === 0) {
+    writeLine(deps.stderr, output.empty);
+    return;
+  }
+  const head = output.reveal ? [...TOKEN_COLUMNS, 'Data'] : [...TOKEN_COLUMNS];
+  writeTable(
+    deps,
+    head,
+    items.map((view) => tokenRow(view, output.reveal)),
+  );
+  const pages = Math.ceil(page.total / request.size);
+  if (pages > 1) {
+    const next = request.page < pages ? `; next: --page ${request.page + 1}` : '';
+    writeLine(deps.stderr, `Page ${request.page} of ${pages} (${page.total} tokens)${next}`);
+  }
+}

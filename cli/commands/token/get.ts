@@ -1,0 +1,45 @@
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import type { CliDeps } from '../../deps.ts';
+import { writeJson, writeRecord } from '../../output.ts';
+import {
+  addTokenScopeOptions,
+  TOKEN_ID_HELP,
+  tokenScopeOptionsFrom,
+  withTokens,
+  type RawTokenScope,
+  type TokenScopeOptions,
+} from './common.ts';
+import { masked, tokenEntries } from './format.ts';
+
+export interface TokenGetOptions extends TokenScopeOptions {
+  readonly tokenId: string;
+  readonly reveal: boolean;
+}
+
+/** `--reveal`: read, list and search show the masked view unless asked for plaintext. */
+export const REVEAL_HELP = 'show the data in plaintext (default: masked, as a mask transform shows it)';
+
+export function newTokenGetCommand(
+  deps: CliDeps,
+  run: Runner<TokenGetOptions> = (o) => runTokenGet(deps, o),
+): Command {
+  const command = new Command('get')
+    .description('Show a token; its data masked unless --reveal')
+    .argument('<token-id>', TOKEN_ID_HELP)
+    .option('--reveal', REVEAL_HELP);
+  addTokenScopeOptions(command, deps);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawTokenScope & { reveal?: boolean }>();
+    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), reveal: raw.reveal === true });
+  });
+}
+
+export async function runTokenGet(deps: CliDeps, options: TokenGetOptions): Promise<void> {
+  const read = await withTokens(deps, options, ({ tokens, principal }) =>
+    tokens.get(principal, options.tokenId),
+  );
+  const view = options.reveal ? read : masked(deps, read);
+  if (options.json) writeJson(deps.stdout, view);
+  else writeRecord(deps, tokenEntries(view, options.reveal ? 'Data' : 'Data (masked)'));
+}

@@ -1,0 +1,104 @@
+import { Command } from 'commander';
+import type { TokenFilter } from '../../../core/tokens/contract.ts';
+import type { TokenType } from '../../../core/tokens/token-types.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import type { CliDeps } from '../../deps.ts';
+import { collectList } from '../../options.ts';
+import {
+  addTokenScopeOptions,
+  tokenScopeOptionsFrom,
+  withTokens,
+  type RawTokenScope,
+  type TokenScopeOptions,
+} from './common.ts';
+import { writeTokenPage } from './format.ts';
+import { REVEAL_HELP } from './get.ts';
+import {
+  collectMetadata,
+  collectTokenTypes,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  parsePage,
+  parseSize,
+} from './input.ts';
+
+/** `--page`, `--size`, `--reveal`: list and search. */
+export interface TokenPageOptions extends TokenScopeOptions {
+  readonly page: number;
+  readonly size: number;
+  readonly reveal: boolean;
+}
+
+export type RawTokenPage = RawTokenScope & { page?: number; size?: number; reveal?: boolean };
+
+export function addPageOptions(command: Command): Command {
+  return command
+    .option('--page <n>', 'page number (default 1)', parsePage)
+    .option(
+      '--size <n>',
+      `tokens per page, at most ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+      parseSize,
+    )
+    .option('--reveal', `${REVEAL_HELP}; adds a Data column to the table`);
+}
+
+export function pageOptionsFrom(raw: RawTokenPage): TokenPageOptions {
+  return {
+    ...tokenScopeOptionsFrom(raw),
+    page: raw.page ?? 1,
+    size: raw.size ?? DEFAULT_PAGE_SIZE,
+    reveal: raw.reveal === true,
+  };
+}
+
+export interface TokenListOptions extends TokenPageOptions {
+  readonly ids: readonly string[] | undefined;
+  readonly types: readonly TokenType[] | undefined;
+  readonly metadata: Readonly<Record<string, string>> | undefined;
+}
+
+type RawTokenList = RawTokenPage & { id?: string[]; type?: TokenType[]; metadata?: Record<string, string> };
+
+export function newTokenListCommand(
+  deps: CliDeps,
+  run: Runner<TokenListOptions> = (o) => runTokenList(deps, o),
+): Command {
+  const command = new Command('list')
+    .description("List a tenant's tokens, a page at a time (never their data unless --reveal)")
+    .option('--id <id>', 'only these ids; repeat or separate with commas', collectList)
+    .option('--type <type>', 'only these types; repeat or separate with commas', collectTokenTypes)
+    .option(
+      '--metadata <key=value>',
+      'only tokens with this metadata (case-insensitive exact match); repeatable, all must match',
+      collectMetadata,
+    );
+  addPageOptions(command);
+  addTokenScopeOptions(command, deps);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawTokenList>();
+    await run({ ...pageOptionsFrom(raw), ids: raw.id, types: raw.type, metadata: raw.metadata });
+  });
+}
+
+function filterOf(options: TokenListOptions): TokenFilter {
+  return {
+    ...(options.ids === undefined ? {} : { ids: options.ids }),
+    ...(options.types === undefined ? {} : { types: options.types }),
+    ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+  };
+}
+
+export async function runTokenList(deps: CliDeps, options: TokenListOptions): Promise<void> {
+  const request = { page: options.page, size: options.size };
+  const page = await withTokens(deps, options, ({ tokens, principal }) =>
+    tokens.list(principal, filterOf(options), request),
+  );
+  writeTokenPage(deps, page, request, {
+    json: options.json,
+    reveal: options.reveal,
+    empty:
+      options.page > 1 && page.total > 0
+        ? `No tokens on page ${options.page} (${page.total} in all).`
+        : "No tokens (create one with 'svc token create' or 'svc tokenize').",
+  });
+}

@@ -1,0 +1,126 @@
+import { Command, Option } from 'commander';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import type { TokenView } from '../../../core/tokens/contract.ts';
+import { isTokenDefinition } from '../../../core/tokens/tokenize.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import type { CliDeps } from '../../deps.ts';
+import { writeJson } from '../../output.ts';
+import { addTenantOption, addVaultOptions } from '../../options.ts';
+import {
+  tokenScopeOptionsFrom,
+  withTokens,
+  type RawTokenScope,
+  type TokenScopeOptions,
+} from '../token/common.ts';
+import { maskView, noteFailedMasks } from '../token/format.ts';
+import {
+  fileSource,
+  isPlainObject,
+  promptTokenData,
+  promptTokenType,
+  readJson,
+  scrubbing,
+  secretsOf,
+  textSource,
+  type JsonSource,
+} from '../token/input.ts';
+
+export interface TokenizeOptions extends TokenScopeOptions {
+  /** The argument or `--file`; undefined: standard input when piped, else the prompts. */
+  readonly source: JsonSource | undefined;
+}
+
+const HELP_AFTER = `
+The body is walked like POST /tokenize: an object with "type" and "data" is a token definition
+and becomes the created token (data masked); any other string, number or boolean becomes a
+"token" token and is replaced by its id; objects and arrays are walked member by member. All or
+nothing: one invalid definition creates no token. The output is always JSON, shaped like the input.
+
+Where the JSON comes from: the argument, --file, or standard input when it is piped. With none of
+these on a terminal, you are asked for a type and a value (hidden input).
+
+Examples:
+  svc tokenize '{"ssn":{"type":"social_security_number","data":"123-45-6789"},"note":"secret"}'
+  svc tokenize --file payload.json
+  cat payload.json | svc tokenize
+  svc tokenize                 # asks for a type and a value`;
+
+export function newTokenizeCommand(
+  deps: CliDeps,
+  run: Runner<TokenizeOptions> = (o) => runTokenize(deps, o),
+): Command {
+  const command = new Command('tokenize')
+    .description('Tokenize any JSON; prints the response JSON (tokens and ids in place of values)')
+    .argument('[json]', 'the JSON to tokenize (visible in ps and shell history: prefer --file or a pipe)')
+    .addOption(new Option('--file <file>', 'read the JSON from a file (- for standard input)'));
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  // The output is JSON anyway; the flag is accepted so scripts can pass --json everywhere.
+  command.option('--json', 'accepted for uniformity: the output is always JSON');
+  command.addHelpText('after', HELP_AFTER);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawTokenScope & { file?: string }>();
+    const text = args[0] as string | undefined;
+    if (text !== undefined && raw.file !== undefined) {
+      throw new VaultError('USAGE', 'give the JSON as an argument or with --file, not both');
+    }
+    let source: JsonSource | undefined;
+    if (text !== undefined) source = textSource(text, 'the JSON argument');
+    else if (raw.file !== undefined) source = fileSource(deps, raw.file);
+    await run({ ...tokenScopeOptionsFrom(raw), source });
+  });
+}
+
+/**
+ * The response with every token view masked (core shows the operator plaintext). The response
+ * has the request's shape, so the request says where the views are: at its token definitions
+ * (core's own test). Anything else there is an id (from a primitive) or was walked through.
+ */
+export function maskResponse(deps: CliDeps, request: unknown, response: unknown): unknown {
+  let failed = 0;
+  const walk = (req: unknown, res: unknown): unknown => {
+    if (Array.isArray(req) && Array.isArray(res)) return res.map((item, i) => walk(req[i], item));
+    if (!isPlainObject(req) || !isPlainObject(res)) return res;
+    if (isTokenDefinition(req)) {
+      const result = maskView(res as unknown as TokenView);
+      if (result.failed) failed++;
+      return result.view;
+    }
+    return Object.fromEntries(Object.entries(res).map(([key, value]) => [key, walk(req[key], value)]));
+  };
+  const out = walk(request, response);
+  noteFailedMasks(deps, failed);
+  return out;
+}
+
+/** The body from the argument, the file or piped stdin; undefined when it is to be asked. */
+async function givenBody(
+  deps: CliDeps,
+  source: JsonSource | undefined,
+): Promise<{ body: unknown } | undefined> {
+  if (source !== undefined) return { body: await readJson(deps, source) };
+  if (deps.isTTY) return undefined;
+  const text = await deps.readStdin();
+  if (text.trim() === '') {
+    throw new VaultError(
+      'USAGE',
+      'nothing to tokenize: pass JSON as an argument, with --file, or on standard input',
+    );
+  }
+  return { body: await readJson(deps, textSource(text, 'standard input')) };
+}
+
+export async function runTokenize(deps: CliDeps, options: TokenizeOptions): Promise<void> {
+  // Given JSON is checked before the vault is unlocked; asked values after (a wrong tenant fails
+  // before anyone types a secret).
+  const given = await givenBody(deps, options.source);
+  let body: unknown = given?.body;
+  const response = await withTokens(deps, options, async ({ tokens, principal }) => {
+    if (given === undefined) {
+      const type = await promptTokenType(deps);
+      body = { type, data: await promptTokenData(deps, type) };
+    }
+    return scrubbing(secretsOf(body), () => tokens.tokenize(principal, body));
+  });
+  writeJson(deps.stdout, maskResponse(deps, body, response));
+}

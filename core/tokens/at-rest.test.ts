@@ -1,0 +1,148 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadSodium } from '../crypto/sodium.ts';
+import { scanJournal } from '../storage/journal.ts';
+import { vaultPaths } from '../storage/paths.ts';
+import { openVaultFile, readHeader, readSnapshot } from '../storage/vault-file.ts';
+import type { TempDir } from '../test-support/temp-vault.ts';
+import { auditRows } from '../test-support/services-fixture.ts';
+import { openVault } from '../vault/index.ts';
+import { unlockKeyring } from '../vault/load.ts';
+import { openTokenFixture } from './token-test-kit.ts';
+import type { TokenFixture } from './token-test-kit.ts';
+
+const SECRET = 'Zebra-Quartz-7731-Plaintext';
+
+/** Every cell of every table, as text (blobs as latin1 and hex), for plaintext hunting. */
+async function everyCell(f: TokenFixture, db = f.vault.db): Promise<string> {
+  const tables = await db
+    .selectFrom(sql<{ name: string; type: string }>`sqlite_master`.as('m'))
+    .select('m.name')
+    .where('m.type', '=', 'table')
+    .execute();
+  const parts: string[] = [];
+  for (const { name } of tables) {
+    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(db);
+    for (const row of rows.rows) {
+      for (const value of Object.values(row)) {
+        if (value instanceof Uint8Array)
+          parts.push(Buffer.from(value).toString('latin1'), Buffer.from(value).toString('hex'));
+        else parts.push(String(value));
+      }
+    }
+  }
+  return parts.join('\n');
+}
+
+async function filesContain(dir: string, needle: string): Promise<string[]> {
+  const hits: string[] = [];
+  for (const name of await readdir(dir)) {
+    const bytes = await readFile(join(dir, name));
+    for (const encoding of ['utf8', 'utf16le'] as const) {
+      if (bytes.includes(Buffer.from(needle, encoding))) hits.push(`${name} (${encoding})`);
+    }
+  }
+  return hits;
+}
+
+/** The vault's own view of its files, decrypted: the snapshot's SQLite image and the journal's statements. */
+async function decrypted(tmp: TempDir): Promise<{ image: Buffer; journal: string }> {
+  const sodium = await loadSodium();
+  const paths = vaultPaths(tmp.vaultPath);
+  const handle = await openVaultFile(paths.vault);
+  try {
+    const read = await readHeader(sodium, handle, paths.vault);
+    const keyring = unlockKeyring(sodium, read.header, tmp.key);
+    const image = Buffer.from(
+      await readSnapshot(sodium, handle, paths.vault, read, keyring.fileKey(read.header.snapshot.term)),
+    );
+    const journalHandle = await openVaultFile(paths.journal);
+    try {
+      const scan = await scanJournal(sodium, journalHandle, paths.journal, (t) => keyring.fileKey(t));
+      const journal = JSON.stringify(scan.entries, (_key, value: unknown) =>
+        value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value,
+      );
+      return { image, journal };
+    } finally {
+      await journalHandle.close();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+describe('token data at rest', () => {
+  let f: TokenFixture;
+  beforeEach(async () => {
+    f = await openTokenFixture();
+  });
+  afterEach(() => f.close());
+
+  it('is never stored in plaintext: not in rows, index, audit, journal or vault file', async () => {
+    const { token } = await f.services.tokens.create(f.app, {
+      data: { secret: SECRET },
+      mask: { secret: '{{ data.secret | reveal_last: 4 }}' },
+      search_indexes: ['{{ data.secret }}'],
+      fingerprint_expression: '{{ data.secret }}',
+    });
+    await f.services.tokens.tokenize(f.app, {
+      nested: [SECRET.toLowerCase(), { type: 'token', data: SECRET }],
+    });
+    await f.services.tokens.update(f.app, token.id, { data: { other: `${SECRET}-2` } });
+    await f.services.tokens.get(f.operator, token.id);
+
+    const cells = await everyCell(f);
+    expect(cells).not.toContain(SECRET);
+    expect(cells.toLowerCase()).not.toContain(SECRET.toLowerCase());
+    const row = await f.vault.db
+      .selectFrom('tokens')
+      .select('data')
+      .where('id', '=', token.id)
+      .executeTakeFirstOrThrow();
+    expect(row.data).toMatch(/^v1\.\d+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(JSON.stringify(await auditRows(f.vault))).not.toContain('Zebra');
+
+    // Journal (before the snapshot) and vault file (after close) hold only ciphertext, and even
+    // decrypted with the file key they hold only field envelopes.
+    expect(await filesContain(f.tmp.dir, SECRET)).toEqual([]);
+    expect(await filesContain(f.tmp.dir, 'Zebra')).toEqual([]);
+    const live = await decrypted(f.tmp);
+    expect(live.journal).toContain(row.data);
+    expect(live.journal).not.toContain('Zebra');
+    expect(live.journal.toLowerCase()).not.toContain('zebra');
+    await f.vault.close();
+    expect(await filesContain(f.tmp.dir, SECRET)).toEqual([]);
+    expect(await filesContain(f.tmp.dir, 'Zebra')).toEqual([]);
+    const closed = await decrypted(f.tmp);
+    expect(closed.image.includes(Buffer.from(row.data))).toBe(true);
+    expect(closed.image.includes(Buffer.from('Zebra'))).toBe(false);
+    expect(closed.image.includes(Buffer.from('zebra'))).toBe(false);
+
+    // And it all opens again.
+    const again = await openVault({ path: f.tmp.vaultPath, key: f.tmp.key });
+    try {
+      expect(await everyCell(f, again.db)).not.toContain(SECRET);
+      expect(await again.db.selectFrom('tokens').select('id').execute()).toHaveLength(3);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('leaves no trace of a deleted token’s envelope in the next snapshot', async () => {
+    const { token } = await f.services.tokens.create(f.app, { data: SECRET });
+    const { data: envelope } = await f.vault.db
+      .selectFrom('tokens')
+      .select('data')
+      .where('id', '=', token.id)
+      .executeTakeFirstOrThrow();
+    await f.vault.compact();
+    expect((await decrypted(f.tmp)).image.includes(Buffer.from(envelope))).toBe(true);
+    await f.services.tokens.delete(f.app, token.id);
+    await f.vault.compact();
+    const after = await decrypted(f.tmp);
+    expect(after.image.includes(Buffer.from(envelope))).toBe(false);
+    expect(after.image.includes(Buffer.from(envelope.slice(-40)))).toBe(false);
+  });
+});

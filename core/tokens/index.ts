@@ -1,0 +1,28 @@
+/**
+ * The tokens feature's public surface for the HTTP routes, the CLI and later features (usage
+ * report, proxies and reactors). The service itself is `Services.tokens` (core/services.ts).
+ */
+export type {
+  CreateTokenRequest,
+  CreateTokenResult,
+  TokenFilter,
+  TokenSearchRequest,
+  TokenService,
+  TokenView,
+} from './contract.ts';
+export { MAX_TOKEN_PAGE_SIZE, TOKEN_MESSAGES, createTokenService } from './token-service.ts';
+export { DEFAULT_SWEEP_INTERVAL_MS, startExpirySweeper } from './sweeper.ts';
+export type { ExpirySweeperOptions } from './sweeper.ts';
+export { MAX_TOKENIZE_DEPTH, MAX_TOKENIZE_TOKENS } from './tokenize.ts';
+export { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from './metadata.ts';
+export { recordActivity, activityMonth } from './activity.ts';
+export {
+  currentMonthlyActiveTokens,
+  monthlyActiveTokenHistory,
+  monthlyActiveTokens,
+  tokenMetricsByType,
+} from './usage.ts';
+export type { TypeMetrics } from './usage.ts';
+export { formatExpiry, parseExpiry } from './expiry.ts';
+export { TOKEN_TYPES, TOKEN_TYPE_NAMES } from './token-types.ts';
+export { MAX_QUERY_LENGTH } from './search-query.ts';

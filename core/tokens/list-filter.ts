@@ -1,0 +1,53 @@
+/**
+ * GET /tokens filters (behaviour reference §3.11): `id` and `type` (each repeatable, ORed within),
+ * `metadata.<key>` (case-insensitive exact, ANDed). At most 100 ids and 50 metadata pairs; an
+ * unknown type or a malformed metadata key is a 400.
+ */
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+import { FieldErrorCollector } from '../validation/fields.ts';
+import type { TokenFilter } from './contract.ts';
+import { metadataKeyProblem } from './metadata.ts';
+import { metadataEquals } from './search-sql.ts';
+import { TOKEN_TYPE_NAMES, isTokenType } from './token-types.ts';
+
+const MAX_FILTER_IDS = 100;
+const MAX_FILTER_METADATA = 50;
+
+export function checkFilter(filter: TokenFilter): void {
+  const errors = new FieldErrorCollector();
+  const { ids, types, metadata } = filter;
+  if (ids !== undefined) {
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+      errors.add('id', 'must be strings');
+    else if (ids.length > MAX_FILTER_IDS) errors.add('id', `at most ${MAX_FILTER_IDS} ids`);
+  }
+  if (types !== undefined) {
+    if (!Array.isArray(types) || !types.every((t) => isTokenType(t))) {
+      errors.add('type', `must be one of: ${TOKEN_TYPE_NAMES.join(', ')}`);
+    }
+  }
+  if (metadata !== undefined) {
+    const entries = Object.entries(metadata);
+    if (entries.length > MAX_FILTER_METADATA) errors.add('metadata', `at most ${MAX_FILTER_METADATA} keys`);
+    for (const [key, value] of entries) {
+      const problem = metadataKeyProblem(key);
+      if (problem !== null) errors.add('metadata', problem);
+      else if (typeof value !== 'string') errors.add(`metadata.${key}`, 'must be a string');
+    }
+  }
+  errors.throwIfAny();
+}
+
+/** The filter as one SQL condition (true when empty). */
+export function filterCondition(
+  eb: ExpressionBuilder<Database, 'tokens'>,
+  filter: TokenFilter,
+): Expression<SqlBool> {
+  const parts: Expression<SqlBool>[] = [];
+  if (filter.ids !== undefined && filter.ids.length > 0) parts.push(eb('tokens.id', 'in', [...filter.ids]));
+  if (filter.types !== undefined && filter.types.length > 0)
+    parts.push(eb('tokens.type', 'in', [...filter.types]));
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) parts.push(metadataEquals(key, value));
+  return eb.and(parts);
+}

@@ -1,0 +1,66 @@
+/**
+ * The tokens feature's use of the per-tenant keys (brief §3):
+ * - `data` is sealed as a field envelope (JSON of the data) with the tenant's data key, AAD =
+ *   tenant ‖ token id ‖ term, so an envelope copied into another token's row does not open;
+ * - fingerprints are keyed BLAKE2b with the tenant's fingerprint key over `type ‖ 0 ‖ input`,
+ *   base58-encoded (44 characters at most);
+ * - blind search indexes are keyed BLAKE2b with the tenant's search key over the lower-cased value.
+ * Fingerprint and search keys are per tenant, so equal data in two tenants hashes differently.
+ */
+import type { Kysely } from 'kysely';
+import { envelopeTerm, openField, sealField } from '../crypto/field-envelope.ts';
+import { keyedHash } from '../crypto/keyed-hash.ts';
+import { loadSodium } from '../crypto/sodium.ts';
+import type { TenantKey, TenantKeys } from '../crypto/tenant-keys.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Database } from '../storage/schema.ts';
+import { base58 } from './base58.ts';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Keyed hashes with a key fetched once (per transaction), so many values cost one lookup. */
+export interface Hasher {
+  (value: string): Uint8Array;
+}
+
+export class TokenCrypto {
+  constructor(private readonly keys: TenantKeys) {}
+
+  /** Seals JSON(data) for `tokenId` under the tenant's newest data key. */
+  async seal(trx: Kysely<Database>, tenantId: string, tokenId: string, data: unknown): Promise<string> {
+    const sodium = await loadSodium();
+    const key = await this.keys.current(trx, tenantId, 'data');
+    const json = JSON.stringify(data);
+    return sealField(sodium, key, tenantId, tokenId, encoder.encode(json));
+  }
+
+  /** Opens an envelope sealed by `seal` (under whichever term it names). */
+  async open(db: Kysely<Database>, tenantId: string, tokenId: string, envelope: string): Promise<unknown> {
+    const sodium = await loadSodium();
+    const key = await this.keys.forTerm(db, tenantId, 'data', envelopeTerm(envelope));
+    const plain = openField(sodium, key, tenantId, tokenId, envelope);
+    try {
+      return JSON.parse(decoder.decode(plain)) as unknown;
+    } catch {
+      throw new VaultError('VAULT_CORRUPT', 'Stored token data is not valid JSON.');
+    }
+  }
+
+  /** The fingerprint function of a tenant: `input` → base58 keyed BLAKE2b of `type ‖ 0 ‖ input`. */
+  async fingerprinter(
+    trx: Kysely<Database>,
+    tenantId: string,
+  ): Promise<(type: string, input: string) => string> {
+    const sodium = await loadSodium();
+    const key = await this.keys.current(trx, tenantId, 'fingerprint');
+    return (type, input) => base58(keyedHash(sodium, key.key, `${type}\u0000${input}`));
+  }
+
+  /** The blind-index function of a tenant: value → keyed BLAKE2b of the lower-cased value. */
+  async searchHasher(trx: Kysely<Database>, tenantId: string): Promise<Hasher> {
+    const sodium = await loadSodium();
+    const key: TenantKey = await this.keys.current(trx, tenantId, 'search');
+    return (value) => keyedHash(sodium, key.key, value.toLowerCase());
+  }
+}

@@ -1,0 +1,418 @@
+/**
+ * `TokenService` (contract.ts) over one open vault: authorization per container, one audit entry
+ * per token touched and monthly activity, all in the transaction that does the work. Token data
+ * reaches storage only as a field envelope; fingerprints and blind indexes are keyed hashes with
+ * the tenant's own keys (token-crypto.ts). Errors never carry token data.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import { authorize, transformFor } from '../access/authorize.ts';
+import { actorOf } from '../access/principal.ts';
+import type { Principal } from '../access/principal.ts';
+import { appendAudit } from '../audit/audit-log.ts';
+import type { AuditOperation } from '../audit/entity-types.ts';
+import type { TenantKeys } from '../crypto/tenant-keys.ts';
+import { VaultError, validationError } from '../errors/catalogue.ts';
+import { ALIAS_ATTEMPTS } from '../expressions/index.ts';
+import type { Page } from '../services-contract.ts';
+import type { Database } from '../storage/schema.ts';
+import { checkPage } from '../validation/fields.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import { recordActivity } from './activity.ts';
+import { containerScope, scopeCondition } from './access-scope.ts';
+import type { ContainerScope } from './access-scope.ts';
+import type { CreateTokenResult, TokenService, TokenView } from './contract.ts';
+import { deduplicationEnabled, duplicateView } from './dedup.ts';
+import { isExpired } from './expiry.ts';
+import { checkFilter, filterCondition } from './list-filter.ts';
+import { compileSearch } from './search-sql.ts';
+import { parseSearchQuery } from './search-query.ts';
+import type { SearchNode } from './search-query.ts';
+import { TokenCrypto } from './token-crypto.ts';
+import type { Hasher } from './token-crypto.ts';
+import { resolveTokenId } from './token-id.ts';
+import { checkCreateRequest, deriveValues, underPrefix } from './token-input.ts';
+import type { CheckedCreate, Derived, IdSpec, TokenSpec } from './token-input.ts';
+import {
+  deleteTokenRow,
+  findDuplicate,
+  findToken,
+  findTokenRow,
+  insertTokenRow,
+  notExpired,
+  replaceSearchDigests,
+  tenantSettings,
+  tokenNotFound,
+  updateTokenRow,
+} from './token-store.ts';
+import type { TokenRow } from './token-store.ts';
+import { planTokenize } from './tokenize.ts';
+import { checkUpdate } from './token-update.ts';
+import { shownData, viewOf } from './token-view.ts';
+
+/** Page size cap of list and search (behaviour reference §2.1, §2.3). */
+export const MAX_TOKEN_PAGE_SIZE = 100;
+/** Rows removed per sweeper transaction. */
+export const SWEEP_BATCH = 500;
+
+/** Fixed audit wording: never data, never ids or metadata values. */
+export const TOKEN_MESSAGES = {
+  create: 'Token created',
+  read: 'Token read',
+  duplicate: 'Token returned as a duplicate',
+  update: 'Token updated',
+  delete: 'Token deleted',
+  expired: 'Token expired',
+} as const;
+
+export interface TokenServiceDeps {
+  /** The services instance's one TenantKeys (its cache of unwrapped tenant keys). */
+  readonly keys: TenantKeys;
+}
+
+type Audited = Pick<TokenRow, 'tenant_id' | 'id' | 'type'>;
+type Condition = (eb: ExpressionBuilder<Database, 'tokens'>) => Expression<SqlBool>;
+
+/** Per-transaction state of a write: the tenant's settings and hash functions, fetched once. */
+class WriteContext {
+  private settings: Record<string, string> | undefined;
+  private fingerprintFn: ((type: string, input: string) => string) | undefined;
+  private searchFn: Hasher | undefined;
+
+  constructor(
+    readonly trx: Kysely<Database>,
+    readonly principal: Principal,
+    readonly now: Date,
+    private readonly crypto: TokenCrypto,
+  ) {}
+
+  get tenantId(): string {
+    return this.principal.tenantId;
+  }
+
+  async tenantSettings(): Promise<Record<string, string>> {
+    this.settings ??= await tenantSettings(this.trx, this.tenantId);
+    return this.settings;
+  }
+
+  async fingerprint(type: string, input: string | null): Promise<string | null> {
+    if (input === null) return null;
+    this.fingerprintFn ??= await this.crypto.fingerprinter(this.trx, this.tenantId);
+    return this.fingerprintFn(type, input);
+  }
+
+  async searchDigests(values: readonly string[]): Promise<Uint8Array[]> {
+    if (values.length === 0) return [];
+    this.searchFn ??= await this.crypto.searchHasher(this.trx, this.tenantId);
+    const hash = this.searchFn;
+    return values.map((value) => hash(value));
+  }
+}
+
+function containsData(node: SearchNode): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return containsData(node.left) || containsData(node.right);
+    case 'not':
+      return containsData(node.node);
+    default:
+      return node.kind === 'data';
+  }
+}
+
+export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): TokenService {
+  const crypto = new TokenCrypto(deps.keys);
+
+  const audit = (
+    trx: Kysely<Database>,
+    principal: Principal | null,
+    token: Audited,
+    operation: AuditOperation,
+    message: string,
+  ): Promise<void> =>
+    appendAudit(trx, vault, principal, {
+      tenantId: token.tenant_id,
+      entityType: token.type,
+      entityId: token.id,
+      operation,
+      message,
+    });
+
+  const opener = (db: Kysely<Database>, row: TokenRow) => () =>
+    crypto.open(db, row.tenant_id, row.id, row.data);
+
+  /** Physically removes an expired token, with its audit record (no actor: the vault did it). */
+  const expire = async (trx: Kysely<Database>, row: TokenRow): Promise<void> => {
+    await deleteTokenRow(trx, row);
+    await audit(trx, null, row, 'delete', TOKEN_MESSAGES.expired);
+  };
+
+  /** Whether `id` is held by a live token; an expired holder is swept on the spot. */
+  const idTaken = async (ctx: WriteContext, id: string): Promise<boolean> => {
+    const row = await findTokenRow(ctx.trx, ctx.tenantId, id);
+    if (!row) return false;
+    if (!isExpired(row.expires_at, ctx.now)) return true;
+    await expire(ctx.trx, row);
+    return false;
+  };
+
+  const newTokenId = async (ctx: WriteContext, spec: IdSpec, data: unknown): Promise<string> => {
+    switch (spec.kind) {
+      case 'uuid':
+        return randomUUID();
+      case 'literal':
+        if (await idTaken(ctx, spec.id)) {
+          throw new VaultError('CONFLICT', 'A token with this id already exists in the tenant.');
+        }
+        return spec.id;
+      case 'alias':
+        // evaluateAlias wants a synchronous check; the store is asynchronous, so retry here.
+        for (let attempt = 0; attempt < ALIAS_ATTEMPTS; attempt += 1) {
+          const candidate = resolveTokenId(spec.expression, data, () => false);
+          if (!(await idTaken(ctx, candidate))) return candidate;
+        }
+        return randomUUID();
+    }
+  };
+
+  /** The duplicate of a would-be token, returned instead (audited as a read), or null. */
+  const returnDuplicate = async (
+    ctx: WriteContext,
+    type: string,
+    fingerprint: string | null,
+    flag: boolean | undefined,
+    excludeRowId?: number,
+  ): Promise<TokenView | null> => {
+    if (fingerprint === null || !deduplicationEnabled(await ctx.tenantSettings(), flag)) return null;
+    const existing = await findDuplicate(ctx.trx, ctx.tenantId, type, fingerprint, ctx.now, excludeRowId);
+    if (!existing) return null;
+    const view = await duplicateView(ctx.principal, existing, opener(ctx.trx, existing));
+    await audit(ctx.trx, ctx.principal, existing, 'read', TOKEN_MESSAGES.duplicate);
+    await recordActivity(ctx.trx, ctx.tenantId, [existing.id], ctx.now);
+    return view;
+  };
+
+  /** Stored columns of a spec (everything but ids, creation and data). */
+  const specColumns = (spec: TokenSpec, fingerprint: string | null) => ({
+    mask: spec.mask === null ? null : JSON.stringify(spec.mask),
+    fingerprint,
+    fingerprint_expression: spec.fingerprintExpression,
+    container: spec.container,
+    metadata: JSON.stringify(spec.metadata),
+    search_indexes: JSON.stringify(spec.searchIndexes),
+    expires_at: spec.expiry === null ? null : spec.expiry.at.toISOString(),
+    expires_offset: spec.expiry === null ? null : spec.expiry.offsetMinutes,
+  });
+
+  /** One token of create or tokenize, inside the caller's transaction. */
+  const createOne = async (
+    ctx: WriteContext,
+    checked: CheckedCreate,
+    derived: Derived,
+  ): Promise<CreateTokenResult> => {
+    const type = checked.definition.type;
+    const transform = transformFor(ctx.principal, 'token:create', checked.container);
+    const fingerprint = await ctx.fingerprint(type, derived.fingerprintInput);
+    const duplicate = await returnDuplicate(ctx, type, fingerprint, checked.deduplicate);
+    if (duplicate) return { token: duplicate, created: false };
+
+    const id = await newTokenId(ctx, checked.id, checked.data);
+    const at = ctx.now.toISOString();
+    const row = await insertTokenRow(ctx.trx, {
+      tenant_id: ctx.tenantId,
+      id,
+      type,
+      data: await crypto.seal(ctx.trx, ctx.tenantId, id, checked.data),
+      ...specColumns(checked, fingerprint),
+      created_by: actorOf(ctx.principal).actor_id,
+      created_at: at,
+      modified_by: null,
+      modified_at: null,
+    });
+    await replaceSearchDigests(
+      ctx.trx,
+      ctx.tenantId,
+      row.row_id,
+      await ctx.searchDigests(derived.searchValues),
+      false,
+    );
+    await audit(ctx.trx, ctx.principal, row, 'create', TOKEN_MESSAGES.create);
+    await recordActivity(ctx.trx, ctx.tenantId, [id], ctx.now);
+    const view = viewOf(row, await shownData(transform, row, async () => checked.data));
+    return { token: view, created: true };
+  };
+
+  /** A page of live tokens in the caller's scope, each through `permission`'s transform. */
+  const listPage = async (
+    principal: Principal,
+    permission: 'token:read' | 'token:search',
+    scope: ContainerScope,
+    page: { offset: number; limit: number },
+    build: (trx: Kysely<Database>) => Promise<Condition>,
+  ): Promise<Page<TokenView>> =>
+    vault.transaction(async (trx) => {
+      const now = vault.clock.now();
+      const condition = await build(trx);
+      const filtered = trx
+        .selectFrom('tokens')
+        .where('tokens.tenant_id', '=', principal.tenantId)
+        .where(condition)
+        .where((eb) => notExpired(eb, now))
+        .where((eb) => scopeCondition(eb, scope));
+      const count = await filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const rows = await filtered
+        .selectAll('tokens')
+        .orderBy('tokens.row_id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
+      const items: TokenView[] = [];
+      for (const row of rows) {
+        const transform = transformFor(principal, permission, row.container);
+        items.push(viewOf(row, await shownData(transform, row, opener(trx, row))));
+        await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
+      }
+      await recordActivity(
+        trx,
+        principal.tenantId,
+        rows.map((r) => r.id),
+        now,
+      );
+      return { total: Number(count.n), items };
+    });
+
+  return {
+    async create(principal, request) {
+      authorize(principal, 'token:create');
+      const now = vault.clock.now();
+      const checked = checkCreateRequest(request, now);
+      const derived = deriveValues(checked);
+      return vault.transaction(async (trx) => {
+        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
+        await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
+        return createOne(ctx, checked, derived);
+      });
+    },
+
+    async tokenize(principal, body) {
+      authorize(principal, 'token:create');
+      const plan = planTokenize(body, vault.clock.now());
+      return vault.transaction(async (trx) => {
+        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
+        await ctx.tenantSettings();
+        const results: CreateTokenResult[] = [];
+        for (const token of plan.tokens) {
+          results.push(await underPrefix(token.path, () => createOne(ctx, token.checked, token.derived)));
+        }
+        return plan.assemble(results);
+      });
+    },
+
+    async get(principal, id) {
+      authorize(principal, 'token:read');
+      return vault.transaction(async (trx) => {
+        const now = vault.clock.now();
+        const row = await findToken(trx, principal.tenantId, id, now);
+        if (!row) throw tokenNotFound();
+        const transform = transformFor(principal, 'token:read', row.container);
+        const view = viewOf(row, await shownData(transform, row, opener(trx, row)));
+        await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
+        await recordActivity(trx, row.tenant_id, [row.id], now);
+        return view;
+      });
+    },
+
+    async list(principal, filter, page) {
+      const scope = containerScope(principal, 'token:read');
+      const window = checkPage(page, MAX_TOKEN_PAGE_SIZE);
+      checkFilter(filter);
+      return listPage(
+        principal,
+        'token:read',
+        scope,
+        window,
+        async () => (eb) => filterCondition(eb, filter),
+      );
+    },
+
+    async search(principal, request) {
+      const scope = containerScope(principal, 'token:search');
+      const window = checkPage({ page: request.page, size: request.size }, MAX_TOKEN_PAGE_SIZE);
+      if (typeof request.query !== 'string') throw validationError({ query: ['is required'] });
+      const tree = parseSearchQuery(request.query);
+      return listPage(principal, 'token:search', scope, window, async (trx) => {
+        const digest: Hasher = containsData(tree)
+          ? await crypto.searchHasher(trx, principal.tenantId)
+          : () => new Uint8Array(0);
+        return (eb) => compileSearch(eb, tree, { tenantId: principal.tenantId, digest });
+      });
+    },
+
+    async update(principal, id, patch) {
+      authorize(principal, 'token:update');
+      return vault.transaction(async (trx) => {
+        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
+        const row = await findToken(trx, principal.tenantId, id, ctx.now);
+        if (!row) throw tokenNotFound();
+        transformFor(principal, 'token:update', row.container);
+        const current = await crypto.open(trx, row.tenant_id, row.id, row.data);
+        const { spec, dataChanged, deduplicate } = checkUpdate(row, current, patch, ctx.now);
+        const derived = deriveValues(spec);
+        // Moving needs token:update on both containers (reference §3.3); the response shows the
+        // token through the transform of where it now is.
+        const transform = transformFor(principal, 'token:update', spec.container);
+        const fingerprint = await ctx.fingerprint(row.type, derived.fingerprintInput);
+        const duplicate = await returnDuplicate(ctx, row.type, fingerprint, deduplicate, row.row_id);
+        if (duplicate) return duplicate;
+
+        const updated = await updateTokenRow(trx, row, {
+          ...(dataChanged ? { data: await crypto.seal(trx, row.tenant_id, row.id, spec.data) } : {}),
+          ...specColumns(spec, fingerprint),
+          modified_by: actorOf(principal).actor_id,
+          modified_at: ctx.now.toISOString(),
+        });
+        await replaceSearchDigests(
+          trx,
+          row.tenant_id,
+          row.row_id,
+          await ctx.searchDigests(derived.searchValues),
+          true,
+        );
+        await audit(trx, principal, updated, 'update', TOKEN_MESSAGES.update);
+        return viewOf(updated, await shownData(transform, updated, async () => spec.data));
+      });
+    },
+
+    async delete(principal, id) {
+      authorize(principal, 'token:delete');
+      await vault.transaction(async (trx) => {
+        const row = await findToken(trx, principal.tenantId, id, vault.clock.now());
+        if (!row) throw tokenNotFound();
+        transformFor(principal, 'token:delete', row.container);
+        await deleteTokenRow(trx, row);
+        await audit(trx, principal, row, 'delete', TOKEN_MESSAGES.delete);
+      });
+    },
+
+    async sweepExpired() {
+      let total = 0;
+      for (;;) {
+        const removed = await vault.transaction(async (trx) => {
+          const rows = await trx
+            .selectFrom('tokens')
+            .selectAll()
+            .where('expires_at', 'is not', null)
+            .where('expires_at', '<=', vault.clock.now().toISOString())
+            .orderBy('expires_at')
+            .limit(SWEEP_BATCH)
+            .execute();
+          for (const row of rows) await expire(trx, row);
+          return rows.length;
+        });
+        total += removed;
+        if (removed < SWEEP_BATCH) return total;
+      }
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Rows of the `tokens` and `token_search_indexes` tables: the only module that writes them.
+ * Callers pass the transaction; every timestamp comes from the vault clock via the caller.
+ */
+import type {
+  Expression,
+  ExpressionBuilder,
+  Insertable,
+  Kysely,
+  Selectable,
+  SqlBool,
+  Updateable,
+} from 'kysely';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Database, TokensTable } from '../storage/schema.ts';
+import { parseSettings } from '../tenancy/settings.ts';
+
+export type TokenRow = Selectable<TokensTable>;
+export type NewTokenRow = Omit<Insertable<TokensTable>, 'row_id'>;
+export type TokenChanges = Omit<Updateable<TokensTable>, 'row_id' | 'tenant_id' | 'id' | 'type'>;
+
+/** The one NOT_FOUND of tokens: a missing, expired or other tenant's token look the same. */
+export function tokenNotFound(): VaultError {
+  return new VaultError('NOT_FOUND', 'Not found.');
+}
+
+/** Tokens that have not expired at `now` (expired ones are invisible before the sweeper runs). */
+export function notExpired(eb: ExpressionBuilder<Database, 'tokens'>, now: Date): Expression<SqlBool> {
+  return eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now.toISOString())]);
+}
+
+/** A live token of the tenant, or undefined. */
+export async function findToken(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: unknown,
+  now: Date,
+): Promise<TokenRow | undefined> {
+  if (typeof id !== 'string' || id === '') return undefined;
+  return db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where((eb) => notExpired(eb, now))
+    .executeTakeFirst();
+}
+
+/** Any row with this id, expired or not (an expired one still holds its id until it is swept). */
+export async function findTokenRow(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+): Promise<TokenRow | undefined> {
+  return db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The oldest live token of the tenant with this type and fingerprint (other than `excludeRowId`). */
+export async function findDuplicate(
+  db: Kysely<Database>,
+  tenantId: string,
+  type: string,
+  fingerprint: string,
+  now: Date,
+  excludeRowId?: number,
+): Promise<TokenRow | undefined> {
+  let query = db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('fingerprint', '=', fingerprint)
+    .where('type', '=', type)
+    .where((eb) => notExpired(eb, now));
+  if (excludeRowId !== undefined) query = query.where('row_id', '!=', excludeRowId);
+  return query.orderBy('row_id').limit(1).executeTakeFirst();
+}
+
+export async function insertTokenRow(trx: Kysely<Database>, row: NewTokenRow): Promise<TokenRow> {
+  return trx.insertInto('tokens').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateTokenRow(
+  trx: Kysely<Database>,
+  row: TokenRow,
+  changes: TokenChanges,
+): Promise<TokenRow> {
+  await trx.updateTable('tokens').set(changes).where('row_id', '=', row.row_id).execute();
+  return { ...row, ...changes } as TokenRow;
+}
+
+/** Removes the row and its blind indexes: the data envelope is gone for good. */
+export async function deleteTokenRow(trx: Kysely<Database>, row: Pick<TokenRow, 'row_id'>): Promise<void> {
+  await trx.deleteFrom('token_search_indexes').where('token_rowid', '=', row.row_id).execute();
+  await trx.deleteFrom('tokens').where('row_id', '=', row.row_id).execute();
+}
+
+/** Replaces a token's blind indexes with these digests (duplicates stored once). */
+export async function replaceSearchDigests(
+  trx: Kysely<Database>,
+  tenantId: string,
+  rowId: number,
+  digests: readonly Uint8Array[],
+  replacing: boolean,
+): Promise<void> {
+  if (replacing) await trx.deleteFrom('token_search_indexes').where('token_rowid', '=', rowId).execute();
+  const seen = new Set<string>();
+  const values = [];
+  for (const digest of digests) {
+    const hex = Buffer.from(digest).toString('hex');
+    if (seen.has(hex)) continue;
+    seen.add(hex);
+    values.push({ tenant_id: tenantId, token_rowid: rowId, digest });
+  }
+  if (values.length > 0) await trx.insertInto('token_search_indexes').values(values).execute();
+}
+
+/** The tenant's settings; NOT_FOUND when the tenant does not exist (e.g. an operator's stale id). */
+export async function tenantSettings(
+  db: Kysely<Database>,
+  tenantId: string,
+): Promise<Record<string, string>> {
+  const row = await db.selectFrom('tenants').select('settings').where('id', '=', tenantId).executeTakeFirst();
+  if (!row) throw new VaultError('NOT_FOUND', 'No such tenant.');
+  return parseSettings(row.settings);
+}

@@ -1,0 +1,76 @@
+/**
+ * Test helpers of the tokens feature: application principals with chosen grants (built directly:
+ * `transformFor` looks only at the principal), and a vault with two tenants.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../access/principal.ts';
+import type { AccessRule, Transform } from '../access/rules.ts';
+import { operatorIn } from '../tenancy/tenants.ts';
+import { openServicesFixture } from '../test-support/services-fixture.ts';
+import type { ServicesFixture } from '../test-support/services-fixture.ts';
+
+export function rule(
+  priority: number,
+  container: string,
+  permissions: string[],
+  transform: Transform,
+): AccessRule {
+  return { description: `rule ${priority}`, priority, container, permissions, transform };
+}
+
+export function appIn(
+  tenantId: string,
+  grants: { permissions?: string[]; rules?: AccessRule[] } = {},
+): Principal {
+  return {
+    kind: 'application',
+    tenantId,
+    applicationId: randomUUID(),
+    applicationType: 'private',
+    permissions: grants.permissions ?? [],
+    rules: grants.rules ?? [],
+  };
+}
+
+export const ALL_TOKEN_PERMISSIONS = [
+  'token:create',
+  'token:read',
+  'token:update',
+  'token:delete',
+  'token:search',
+  'token:use',
+];
+
+export interface TokenFixture extends ServicesFixture {
+  readonly tenantId: string;
+  readonly otherTenantId: string;
+  /** Operator of the first tenant: every permission, reveal everywhere. */
+  readonly operator: Principal;
+  /** Private application with every token permission as plain permissions (mask transforms). */
+  readonly app: Principal;
+}
+
+export async function openTokenFixture(): Promise<TokenFixture> {
+  const f = await openServicesFixture();
+  const first = await f.services.tenants.create({ name: 'Acme', withApplication: false }, null);
+  const second = await f.services.tenants.create({ name: 'Other', withApplication: false }, null);
+  const tenantId = first.tenant.id;
+  return Object.assign(f, {
+    tenantId,
+    otherTenantId: second.tenant.id,
+    operator: operatorIn(tenantId),
+    app: appIn(tenantId, { permissions: ALL_TOKEN_PERMISSIONS }),
+  });
+}
+
+/** Rows of a table (all tenants). */
+export async function countRows(
+  f: ServicesFixture,
+  table: 'tokens' | 'token_search_indexes' | 'token_activity' | 'audit_logs',
+): Promise<number> {
+  const row = await f.vault.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

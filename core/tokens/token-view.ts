@@ -1,0 +1,97 @@
+/**
+ * A stored token as the API shows it (reference §3.9, §5.5). The transform decides `data`:
+ * reveal → the plaintext; mask → the evaluated mask, or no `data` when the token has no mask;
+ * redact → no `data`. Plaintext is only opened (the `open` callback) when reveal or mask needs it.
+ */
+import type { Transform } from '../access/rules.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import { evaluateMask } from '../expressions/index.ts';
+import type { TokenView } from './contract.ts';
+import { formatExpiry } from './expiry.ts';
+import type { TokenRow } from './token-store.ts';
+import type { MaskTemplate } from './token-types.ts';
+
+function corrupt(what: string): VaultError {
+  return new VaultError('VAULT_CORRUPT', `A stored token has a malformed ${what}.`);
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw corrupt(what);
+  }
+}
+
+export function maskOf(row: Pick<TokenRow, 'mask'>): MaskTemplate {
+  return row.mask === null ? null : (parseJson(row.mask, 'mask') as MaskTemplate);
+}
+
+export function metadataOf(row: Pick<TokenRow, 'metadata'>): Record<string, string> {
+  const parsed = parseJson(row.metadata, 'metadata');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw corrupt('metadata');
+  return parsed as Record<string, string>;
+}
+
+export function searchIndexesOf(row: Pick<TokenRow, 'search_indexes'>): string[] {
+  const parsed = parseJson(row.search_indexes, 'search index list');
+  if (!Array.isArray(parsed) || !parsed.every((e): e is string => typeof e === 'string')) {
+    throw corrupt('search index list');
+  }
+  return parsed;
+}
+
+/** `data` as shown: absent (`undefined`) or a value (which may be null, e.g. a mask of a missing field). */
+export type Shown = { readonly value: unknown } | undefined;
+
+/** What `transform` shows of the data; `open` decrypts and is only called when needed. */
+export async function shownData(
+  transform: Transform,
+  row: TokenRow,
+  open: () => Promise<unknown>,
+): Promise<Shown> {
+  if (transform === 'redact') return undefined;
+  if (transform === 'reveal') return { value: await open() };
+  const mask = maskOf(row);
+  if (mask === null) return undefined;
+  return { value: evaluateMask(mask, await open()) };
+}
+
+/** Every field of the token; `data` only when shown. */
+export function viewOf(row: TokenRow, shown: Shown): TokenView {
+  const mask = maskOf(row);
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    type: row.type,
+    ...(shown === undefined ? {} : { data: shown.value }),
+    ...(mask === null ? {} : { mask }),
+    ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
+    fingerprint_expression: row.fingerprint_expression,
+    containers: [row.container],
+    metadata: metadataOf(row),
+    search_indexes: searchIndexesOf(row),
+    created_by: row.created_by,
+    created_at: row.created_at,
+    modified_by: row.modified_by,
+    modified_at: row.modified_at,
+    expires_at: row.expires_at === null ? null : formatExpiry(row.expires_at, row.expires_offset),
+  };
+}
+
+/**
+ * A duplicate the caller may not read (reference §3.6): only what identifies it. The reference
+ * lists id, type, tenant_id, fingerprint and containers; created_by/created_at are added because
+ * the TokenView contract requires them (neither is sensitive).
+ */
+export function redactedView(row: TokenRow): TokenView {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    type: row.type,
+    ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
+    containers: [row.container],
+    created_by: row.created_by,
+    created_at: row.created_at,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * POST /tokenize (service interface "Tokenize"; behaviour reference §3.10): the request is walked
+ * once, before anything is written, into a plan:
+ * - an object with both `type` and `data` is a token definition → replaced by the token's view;
+ * - any other object is traversed member by member, an array element by element;
+ * - a string, number or boolean becomes a `token` token → replaced by its id;
+ * - `null` stays `null` (it is no value, and `token` data may not be null).
+ * Every definition is checked and its expressions evaluated up front, so one 400 reports every
+ * problem, each under its JSON path (`card.data.number`, `[2].expires_at`). The service then
+ * creates the tokens in order in one transaction (all or nothing) and `assemble` rebuilds the
+ * request's shape around the results.
+ *
+ * Limits: at most 1000 tokens per request and 32 levels of nesting (400 under `body`).
+ */
+import { validationError } from '../errors/catalogue.ts';
+import { FieldErrorCollector } from '../validation/fields.ts';
+import type { CreateTokenResult } from './contract.ts';
+import { checkCreateRequest, collectInto, deriveValues, joinField } from './token-input.ts';
+import type { CheckedCreate, Derived } from './token-input.ts';
+import { isPlainObject, setOwn } from './merge-patch.ts';
+
+export const MAX_TOKENIZE_TOKENS = 1000;
+export const MAX_TOKENIZE_DEPTH = 32;
+
+export interface PlannedToken {
+  /** JSON path for error messages; '' for the request itself. */
+  readonly path: string;
+  readonly checked: CheckedCreate;
+  readonly derived: Derived;
+  /** A definition is answered with the token view, a primitive with the id. */
+  readonly definition: boolean;
+}
+
+type Shape =
+  | { readonly kind: 'null' }
+  | { readonly kind: 'token'; readonly index: number }
+  | { readonly kind: 'array'; readonly items: readonly Shape[] }
+  | { readonly kind: 'object'; readonly entries: ReadonlyArray<readonly [string, Shape]> };
+
+export interface TokenizePlan {
+  readonly tokens: readonly PlannedToken[];
+  /** The response: the request's shape with each token replaced by its view or id. */
+  assemble(results: readonly CreateTokenResult[]): unknown;
+}
+
+export function isTokenDefinition(value: Record<string, unknown>): boolean {
+  return Object.hasOwn(value, 'type') && Object.hasOwn(value, 'data');
+}
+
+/** Walks the request; throws one 400 with every problem found. */
+export function planTokenize(body: unknown, now: Date): TokenizePlan {
+  const errors = new FieldErrorCollector();
+  const tokens: PlannedToken[] = [];
+  let count = 0;
+  let tooDeep = false;
+
+  const plan = (path: string, definition: boolean, request: unknown): Shape => {
+    count += 1;
+    if (count > MAX_TOKENIZE_TOKENS) return { kind: 'null' };
+    const index = tokens.length;
+    try {
+      const checked = checkCreateRequest(request, now, path);
+      const derived = deriveValues(checked, path);
+      tokens.push({ path, checked, derived, definition });
+    } catch (error) {
+      collectInto(errors, error);
+    }
+    // With an error nothing is assembled: the whole request fails with every problem.
+    return { kind: 'token', index };
+  };
+
+  const walk = (value: unknown, path: string, depth: number): Shape => {
+    if (depth > MAX_TOKENIZE_DEPTH) {
+      tooDeep = true;
+      return { kind: 'null' };
+    }
+    if (value === null || value === undefined) return { kind: 'null' };
+    if (Array.isArray(value)) {
+      return { kind: 'array', items: value.map((item, i) => walk(item, `${path}[${i}]`, depth + 1)) };
+    }
+    if (isPlainObject(value)) {
+      if (isTokenDefinition(value)) return plan(path, true, value);
+      return {
+        kind: 'object',
+        entries: Object.entries(value).map(([key, member]) => [
+          key,
+          walk(member, joinField(path, key), depth + 1),
+        ]),
+      };
+    }
+    return plan(path, false, { type: 'token', data: value });
+  };
+
+  const shape = walk(body, '', 0);
+  if (tooDeep) errors.add('body', `must not be nested deeper than ${MAX_TOKENIZE_DEPTH} levels`);
+  if (count > MAX_TOKENIZE_TOKENS) errors.add('body', `must hold at most ${MAX_TOKENIZE_TOKENS} tokens`);
+  if (!errors.empty) throw validationError(errors.errors);
+
+  const assemble = (results: readonly CreateTokenResult[]): unknown => {
+    const build = (node: Shape): unknown => {
+      switch (node.kind) {
+        case 'null':
+          return null;
+        case 'token': {
+          const result = results[node.index];
+          if (result === undefined) throw new Error('tokenize: a planned token has no result');
+          return tokens[node.index]!.definition ? result.token : result.token.id;
+        }
+        case 'array':
+          return node.items.map(build);
+        case 'object': {
+          const out: Record<string, unknown> = {};
+          for (const [key, member] of node.entries) setOwn(out, key, build(member));
+          return out;
+        }
+      }
+    };
+    return build(shape);
+  };
+  return { tokens, assemble };
+}

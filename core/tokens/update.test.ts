@@ -1,0 +1,181 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditRows, codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
+import { appIn, openTokenFixture, rule } from './token-test-kit.ts';
+import type { TokenFixture } from './token-test-kit.ts';
+
+describe('updating tokens (merge patch)', () => {
+  let f: TokenFixture;
+  beforeEach(async () => {
+    f = await openTokenFixture();
+  });
+  afterEach(() => f.close());
+
+  const reveal = (id: string) => f.services.tokens.get(f.operator, id);
+
+  it('merges data, mask and metadata; null removes members; nested objects merge', async () => {
+    const { token } = await f.services.tokens.create(f.app, {
+      data: { name: { first: 'Ada', last: 'Lovelace' }, email: 'ada@example.com', tags: ['a', 'b'] },
+      mask: { name: { first: '{{ data.name.first }}' }, email: '{{ data.email | reveal_last: 4 }}' },
+      metadata: { customer: 'c1', plan: 'gold' },
+    });
+    f.clock.advance(60_000);
+    const updated = await f.services.tokens.update(f.app, token.id, {
+      data: { name: { last: null, middle: 'King' }, email: null, tags: ['c'] },
+      mask: { email: null, tags: '{{ data.tags }}' },
+      metadata: { plan: null, region: 'eu' },
+    });
+    expect((await reveal(token.id)).data).toEqual({ name: { first: 'Ada', middle: 'King' }, tags: ['c'] });
+    expect(updated).toMatchObject({
+      data: { name: { first: 'Ada' }, tags: ['c'] },
+      mask: { name: { first: '{{ data.name.first }}' }, tags: '{{ data.tags }}' },
+      metadata: { customer: 'c1', region: 'eu' },
+      modified_at: '2026-01-01T00:01:00.000Z',
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    expect(updated.modified_by).toBe(f.app.kind === 'application' ? f.app.applicationId : undefined);
+    // A primitive patch replaces; mask null removes the mask; metadata null clears it.
+    const again = await f.services.tokens.update(f.app, token.id, {
+      data: 'plain',
+      mask: null,
+      metadata: null,
+    });
+    expect(again).not.toHaveProperty('data');
+    expect(again).not.toHaveProperty('mask');
+    expect(again.metadata).toEqual({});
+    expect((await reveal(token.id)).data).toBe('plain');
+  });
+
+  it('replaces containers, search indexes, fingerprint expression and expiry (null → defaults)', async () => {
+    const { token } = await f.services.tokens.create(f.app, {
+      data: 'abc',
+      containers: ['/general/low/'],
+      search_indexes: ['{{ data }}'],
+      fingerprint_expression: '{{ data | upcase }}',
+      expires_at: '1/1/2030',
+    });
+    const updated = await f.services.tokens.update(f.app, token.id, {
+      containers: ['/other/'],
+      search_indexes: ['{{ data | last4 }}', '{{ data | upcase }}'],
+      fingerprint_expression: null,
+      expires_at: '2031-06-01T10:00:00+02:00',
+    });
+    expect(updated).toMatchObject({
+      containers: ['/other/'],
+      search_indexes: ['{{ data | last4 }}', '{{ data | upcase }}'],
+      fingerprint_expression: '{{ data | stringify }}',
+      expires_at: '2031-06-01T10:00:00+02:00',
+    });
+    const search = (query: string) => f.services.tokens.search(f.app, { query, page: 1, size: 10 });
+    expect((await search('data:ABC')).total).toBe(1);
+    const cleared = await f.services.tokens.update(f.app, token.id, {
+      containers: null,
+      search_indexes: null,
+      expires_at: null,
+    });
+    expect(cleared).toMatchObject({ containers: ['/general/high/'], search_indexes: [], expires_at: null });
+    expect((await search('data:abc')).total).toBe(0);
+  });
+
+  it('recomputes the fingerprint and the mask from the new data', async () => {
+    const { token } = await f.services.tokens.create(f.app, {
+      type: 'card_number',
+      data: '4242424242424242',
+    });
+    const other = await f.services.tokens.create(f.app, { type: 'card_number', data: '5555555555554444' });
+    const updated = await f.services.tokens.update(f.app, token.id, { data: '5555555555554444' });
+    expect(updated.data).toBe('XXXXXXXXXXXX4444');
+    expect(updated.fingerprint).toBe(other.token.fingerprint);
+  });
+
+  it.each([
+    ['type change', { type: 'card' }, ['type']],
+    ['id change', { id: 'new-id' }, ['id']],
+    ['data removed', { data: null }, ['data']],
+    ['invalid data for the type', { data: '123' }, ['data']],
+    ['mask on a fixed-mask type', { mask: '{{ data }}' }, ['mask']],
+    ['search indexes on card_number', { search_indexes: ['{{ data }}'] }, ['search_indexes']],
+    ['bad container', { containers: ['x'] }, ['containers[0]']],
+    ['metadata not an object', { metadata: 'x' }, ['metadata']],
+    ['metadata value not a string', { metadata: { a: 1 } }, ['metadata.a']],
+    ['expiry in the past', { expires_at: '2020-01-01T00:00:00Z' }, ['expires_at']],
+  ])('400 on %s, nothing changed', async (_name, patch, fields) => {
+    const { token } = await f.services.tokens.create(f.app, {
+      type: 'card_number',
+      data: '4242424242424242',
+    });
+    const errors = await fieldErrorsOf(f.services.tokens.update(f.app, token.id, patch));
+    expect(Object.keys(errors)).toEqual(fields);
+    expect(await reveal(token.id)).toMatchObject({ data: '4242424242424242', modified_at: null });
+  });
+
+  it('accepts the current id and type repeated in the patch', async () => {
+    const { token } = await f.services.tokens.create(f.app, { data: 'x' });
+    const updated = await f.services.tokens.update(f.app, token.id, {
+      id: token.id,
+      type: 'token',
+      metadata: { a: 'b' },
+    });
+    expect(updated.metadata).toEqual({ a: 'b' });
+  });
+
+  it('moving needs token:update on both containers; the response uses the new container’s transform', async () => {
+    const { token } = await f.services.tokens.create(f.app, {
+      data: 'value',
+      mask: '{{ data | last4 }}',
+      containers: ['/a/'],
+    });
+    const onlyA = appIn(f.tenantId, { rules: [rule(1, '/a/', ['token:update'], 'reveal')] });
+    expect(await codeOf(f.services.tokens.update(onlyA, token.id, { containers: ['/b/'] }))).toBe(
+      'FORBIDDEN',
+    );
+    const onlyB = appIn(f.tenantId, { rules: [rule(1, '/b/', ['token:update'], 'reveal')] });
+    expect(await codeOf(f.services.tokens.update(onlyB, token.id, { containers: ['/b/'] }))).toBe(
+      'FORBIDDEN',
+    );
+    expect((await reveal(token.id)).containers).toEqual(['/a/']);
+    const both = appIn(f.tenantId, {
+      rules: [rule(1, '/a/', ['token:update'], 'reveal'), rule(2, '/b/', ['token:update'], 'redact')],
+    });
+    const moved = await f.services.tokens.update(both, token.id, { containers: ['/b/'] });
+    expect(moved.containers).toEqual(['/b/']);
+    expect(moved).not.toHaveProperty('data');
+    // A plain token:update masks.
+    expect((await f.services.tokens.update(f.app, token.id, { metadata: { a: 'b' } })).data).toBe('alue');
+    const noUpdate = appIn(f.tenantId, { permissions: ['token:read'] });
+    expect(await codeOf(f.services.tokens.update(noUpdate, token.id, {}))).toBe('FORBIDDEN');
+  });
+
+  it('audits the update without data', async () => {
+    const { token } = await f.services.tokens.create(f.app, { data: 'top secret value' });
+    await f.services.tokens.update(f.app, token.id, { data: 'another secret value' });
+    const entries = (await auditRows(f.vault, f.tenantId)).filter((r) => r.entity_id === token.id);
+    expect(entries.map((e) => [e.entity_type, e.operation, e.message])).toEqual([
+      ['token', 'create', 'Token created'],
+      ['token', 'update', 'Token updated'],
+    ]);
+    expect(JSON.stringify(entries)).not.toContain('secret');
+  });
+
+  describe('delete', () => {
+    it('removes the row and its indexes; the audit entry remains; needs token:delete there', async () => {
+      const { token } = await f.services.tokens.create(f.app, {
+        type: 'social_security_number',
+        data: '123-45-6789',
+      });
+      const reader = appIn(f.tenantId, {
+        permissions: ['token:read'],
+        rules: [rule(1, '/pci/', ['token:delete'], 'redact')],
+      });
+      expect(await codeOf(f.services.tokens.delete(reader, token.id))).toBe('FORBIDDEN');
+      await f.services.tokens.delete(f.app, token.id);
+      expect(await codeOf(f.services.tokens.get(f.operator, token.id))).toBe('NOT_FOUND');
+      expect(await codeOf(f.services.tokens.delete(f.app, token.id))).toBe('NOT_FOUND');
+      expect(await f.vault.db.selectFrom('tokens').selectAll().execute()).toEqual([]);
+      expect(await f.vault.db.selectFrom('token_search_indexes').selectAll().execute()).toEqual([]);
+      const entries = (await auditRows(f.vault, f.tenantId)).filter((r) => r.entity_id === token.id);
+      expect(entries.map((e) => e.operation)).toEqual(['create', 'delete']);
+      // The id is free again.
+      expect((await f.services.tokens.create(f.app, { id: token.id, data: 'x' })).token.id).toBe(token.id);
+    });
+  });
+});

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const SVC_BIN = fileURLToPath(new URL('../cli/bin/svc.js', import.meta.url));
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `svc` as a user would: a real process, its own environment, no terminal. */
+export function svc(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SVC_BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: env.SVC_HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+/** Starts `svc serve`/`svc start` and resolves with the URL it prints. */
+export function svcServe(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SVC_BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: env.SVC_HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      const match = /URL: (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve({ child, url: match[1]!, stdout: () => stdout });
+    });
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => reject(new Error(`svc exited early (${code}): ${stderr}`)));
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+export async function api(
+  url: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown } = {},
+): Promise<{ status: number; body: unknown }> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers['SVC-API-KEY'] = options.key;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+}

@@ -1,0 +1,195 @@
+/** The token API over a real listener (fetch, real sockets), and the expiry sweeper startServer runs. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServices } from '../core/services.ts';
+import type { Services } from '../core/services-contract.ts';
+import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { TOKEN_MESSAGES } from '../core/tokens/index.ts';
+import { ManualClock } from '../core/vault/clock.ts';
+import { startServer, type RunningServer, type StartServerOptions } from './listen.ts';
+import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
+import { captureLogs } from './test-support/log-capture.ts';
+import { createTempVault, type TempVault } from './test-support/temp-vault.ts';
+import {
+  MERGE_PATCH,
+  privateKey,
+  rule,
+  TOKEN_PERMISSIONS,
+  type TokenJson,
+  type TokenPageJson,
+} from './test-support/tokens.ts';
+
+const HOUR = 60 * 60 * 1000;
+
+let clock: ManualClock;
+let temp: TempVault;
+let services: Services;
+let a: TenantFixture;
+let key: string;
+let running: RunningServer | undefined;
+
+beforeEach(async () => {
+  clock = new ManualClock(new Date());
+  temp = await createTempVault({ clock });
+  services = createServices(temp.vault, { passwordKdf: FAST_KDF });
+  a = await createTenantFixture(services, 'Tenant A');
+  const app = await privateKey(services, a.tenant.id, {
+    permissions: TOKEN_PERMISSIONS,
+    rules: [rule('/', ['token:read', 'token:search'], 'reveal')],
+  });
+  key = app.key;
+});
+
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+  await temp.dispose();
+});
+
+async function start(options: Partial<StartServerOptions> = {}): Promise<RunningServer> {
+  running = await startServer(temp.vault, {
+    host: '127.0.0.1',
+    port: 0,
+    services,
+    logger: captureLogs().logger,
+    ...options,
+  });
+  return running;
+}
+
+function call(server: RunningServer, path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('SVC-API-KEY', key);
+  if (init.body !== undefined && !headers.has('content-type'))
+    headers.set('content-type', 'application/json');
+  return fetch(`${server.url}${path}`, { ...init, headers });
+}
+
+async function tokenRowExists(id: string): Promise<boolean> {
+  const row = await temp.vault.db
+    .selectFrom('tokens')
+    .select('id')
+    .where('tenant_id', '=', a.tenant.id)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('tokens over a real listener', () => {
+  it('creates, reads, patches, lists, tokenizes, searches and deletes', async () => {
+    const server = await start({ sweepIntervalMs: false });
+    const created = await call(server, '/tokens/', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: 'wire token',
+        data: { pan: 'over the wire' },
+        metadata: { channel: 'HTTP' },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const location = created.headers.get('location');
+    expect(location).toBe('/tokens/wire%20token');
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect(((await created.json()) as TokenJson).id).toBe('wire token');
+
+    const read = await call(server, location ?? '');
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as TokenJson).data).toEqual({ pan: 'over the wire' });
+
+    const wrongType = await call(server, location ?? '', {
+      method: 'PATCH',
+      body: JSON.stringify({ metadata: { step: 'two' } }),
+    });
+    expect(wrongType.status).toBe(415);
+    expect(wrongType.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const patched = await call(server, location ?? '', {
+      method: 'PATCH',
+      headers: { 'content-type': MERGE_PATCH },
+      body: JSON.stringify({ metadata: { step: 'two' } }),
+    });
+    expect(patched.status).toBe(200);
+    expect(((await patched.json()) as TokenJson).metadata).toEqual({ channel: 'HTTP', step: 'two' });
+
+    for (const query of ['metadata[channel]=http', 'metadata.step=TWO&metadata.channel=http']) {
+      const listed = await call(server, `/tokens?${query}`);
+      expect(listed.status).toBe(200);
+      expect(
+        ((await listed.json()) as TokenPageJson).data.map((t) => t.id),
+        query,
+      ).toEqual(['wire token']);
+    }
+
+    const tokenized = await call(server, '/tokenize', {
+      method: 'POST',
+      body: JSON.stringify(['one', 'two']),
+    });
+    expect(tokenized.status).toBe(200);
+    const ids = (await tokenized.json()) as string[];
+    expect(ids).toHaveLength(2);
+    const searched = await call(server, '/tokens/search', {
+      method: 'POST',
+      body: JSON.stringify({ query: `id:"${ids[0]}" OR id:"${ids[1]}"` }),
+    });
+    const page = (await searched.json()) as TokenPageJson;
+    expect(page.data.map((t) => t.data).sort()).toEqual(['one', 'two']);
+
+    const deleted = await call(server, location ?? '', { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+    expect((await call(server, location ?? '')).status).toBe(404);
+  });
+
+  it('sweeps expired tokens away in the background, with an audit record, and stops on close', async () => {
+    const create = (id: string, expiresAt: Date) =>
+      services.tokens.create(
+        { kind: 'operator', tenantId: a.tenant.id },
+        { id, data: `data of ${id}`, expires_at: expiresAt.toISOString() },
+      );
+    await create('expires-soon', new Date(clock.now().getTime() + HOUR));
+    await create('expires-later', new Date(clock.now().getTime() + 10 * HOUR));
+    const server = await start({ sweepIntervalMs: 25 });
+    expect((await call(server, '/tokens/expires-soon')).status).toBe(200);
+
+    clock.advance(2 * HOUR);
+    // Unreadable at once, gone from the store soon after.
+    expect((await call(server, '/tokens/expires-soon')).status).toBe(404);
+    await waitFor(async () => !(await tokenRowExists('expires-soon')));
+    expect(await tokenRowExists('expires-later')).toBe(true);
+
+    const logs = await fetch(`${server.url}/logs?entity_id=expires-soon`, {
+      headers: { 'SVC-API-KEY': a.admin.key },
+    });
+    const entries = ((await logs.json()) as { data: Array<{ operation: string; message: string }> }).data;
+    expect(entries).toContainEqual(
+      expect.objectContaining({ operation: 'delete', message: TOKEN_MESSAGES.expired }),
+    );
+
+    await server.close();
+    clock.advance(20 * HOUR);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // No sweep after close: the later token's row is still there (it is expired, so no read shows it).
+    expect(await tokenRowExists('expires-later')).toBe(true);
+  });
+
+  it('runs no sweeper when it is turned off', async () => {
+    await services.tokens.create(
+      { kind: 'operator', tenantId: a.tenant.id },
+      { id: 'never-swept', data: 'x', expires_at: new Date(clock.now().getTime() + HOUR).toISOString() },
+    );
+    clock.advance(2 * HOUR);
+    await start({ sweepIntervalMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await tokenRowExists('never-swept')).toBe(true);
+  });
+
+  it('refuses a negative sweep interval', async () => {
+    await expect(start({ sweepIntervalMs: -1 })).rejects.toThrow(/sweep interval/);
+    await expect(start({ sweepIntervalMs: 1.5 })).rejects.toThrow(/sweep interval/);
+  });
+});
