@@ -13,7 +13,7 @@ interface Ready {
   tokenId?: string;
 }
 
-function startChild(mode: 'echo' | 'vault'): Promise<{ child: ChildProcess; ready: Ready }> {
+function startChild(mode: 'echo' | 'server-echo' | 'vault'): Promise<{ child: ChildProcess; ready: Ready }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', serveScript, mode], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -62,18 +62,23 @@ export async function runHttpBench(options: { seconds: number }): Promise<void> 
   });
   const json = { 'content-type': 'application/json' };
 
-  const echo = await startChild('echo');
-  try {
-    for (const connections of [1, 50]) {
-      await measure(
-        'json_echo_ceiling',
-        { url: `${echo.ready.url}/echo`, method: 'POST', headers: json, body: payload },
-        connections,
-        options.seconds,
-      );
+  for (const [mode, name] of [
+    ['echo', 'fastify_json_echo_ceiling'],
+    ['server-echo', 'server_json_echo_ceiling'],
+  ] as const) {
+    const echo = await startChild(mode);
+    try {
+      for (const connections of [1, 50]) {
+        await measure(
+          name,
+          { url: `${echo.ready.url}/echo`, method: 'POST', headers: json, body: payload },
+          connections,
+          options.seconds,
+        );
+      }
+    } finally {
+      await stopChild(echo.child);
     }
-  } finally {
-    await stopChild(echo.child);
   }
 
   const vault = await startChild('vault');

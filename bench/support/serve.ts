@@ -1,7 +1,9 @@
 /**
  * A server for the HTTP benchmarks, in its own process so the load generator does not share its
- * event loop. Mode `echo`: a bare Fastify JSON echo (the ceiling). Mode `vault`: the real API over a
- * temp vault, with a private application and one token to read. Prints one JSON line when ready.
+ * event loop. Mode `echo`: a bare Fastify JSON echo (the framework's ceiling). Mode `server-echo`:
+ * the same echo on our own server stack (trace ids, logging, error handling, access checks), the
+ * ceiling our routes can reach. Mode `vault`: the real API over a temp vault, with a private
+ * application and one token to read. Prints one JSON line when ready.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { createServices } from '../../core/services.ts';
 import { createVault } from '../../core/vault/index.ts';
+import { buildServer } from '../../server/app.ts';
 import { startServer } from '../../server/listen.ts';
 
 const mode = process.argv[2];
@@ -19,6 +22,24 @@ if (mode === 'echo') {
   app.post('/echo', async (request) => request.body);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ url })}\n`);
+} else if (mode === 'server-echo') {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-echo-'));
+  const vault = await createVault({
+    path: join(dir, 'vault.svc'),
+    key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
+  });
+  const app = await buildServer(vault, { logger: { level: 'silent' } });
+  app.post('/echo', { config: { access: 'public' } }, async (request) => request.body);
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  process.on('SIGTERM', () => {
+    void (async () => {
+      await app.close();
+      await vault.close({ snapshot: false });
+      await rm(dir, { recursive: true, force: true });
+      process.exit(0);
+    })();
+  });
 } else {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-http-'));
   const vault = await createVault({

@@ -9,4 +9,9 @@ export function applyPragmas(sqlite: SqlJsDatabase): void {
   // Deleted rows are overwritten with zeros instead of lingering in free pages, so a deleted
   // token's envelope does not ride along into the next snapshot ("data removed permanently").
   sqlite.exec('PRAGMA secure_delete = ON');
+  // The database lives in sql.js's in-memory file system and durability comes from our own journal,
+  // so SQLite's rollback journal need not be a (copied) file and nothing needs syncing.
+  sqlite.exec('PRAGMA journal_mode = MEMORY');
+  sqlite.exec('PRAGMA synchronous = OFF');
+  sqlite.exec('PRAGMA temp_store = MEMORY');
 }
