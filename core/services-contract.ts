@@ -7,7 +7,7 @@
 import type { Principal } from './access/principal.ts';
 import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
-import type { ChainReport, LogFilter } from './audit/audit-log.ts';
+import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
 import type { TokenService } from './tokens/contract.ts';
 import type { KdfLimits, VaultHandle } from './vault/types.ts';
 
@@ -70,17 +70,8 @@ export interface ApplicationUpdate {
   readonly rules?: readonly AccessRule[];
 }
 
-export interface LogEntry {
-  readonly id: string;
-  readonly tenant_id: string;
-  readonly actor_id: string | null;
-  readonly actor_type: string | null;
-  readonly entity_type: string;
-  readonly entity_id: string;
-  readonly operation: string;
-  readonly message: string;
-  readonly created_at: string;
-}
+/** An audit log entry as the API returns it. */
+export type LogEntry = AuditLogEntry;
 
 export interface SignInResult {
   readonly token: string;
