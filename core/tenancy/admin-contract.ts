@@ -1,0 +1,102 @@
+/**
+ * Tenant administration (service interface: Tenant usage report, Tenant member, Tenant invitation
+ * and the invitation state table; behaviour reference §8). `Services.members`, `Services.invitations`
+ * and `Services.usage` implement it. Every method takes the acting Principal, checks the permission
+ * named beside it with `authorize` (core/access), and audits in the same transaction
+ * (entity types `tenantMember`, `tenantInvitation`). Secrets (invitation links) never reach audit
+ * entries, logs or errors.
+ */
+import type { Principal } from '../access/principal.ts';
+import type { Page, PageRequest, User } from '../services-contract.ts';
+
+export interface Member {
+  readonly id: string;
+  readonly tenant_id: string;
+  /** `OWNER` or `ADMIN`. */
+  readonly role: string;
+  readonly user: User;
+  readonly created_by: string | null;
+  readonly created_at: string;
+  readonly modified_by: string | null;
+  readonly modified_at: string | null;
+}
+
+export type InvitationStatus = 'PENDING' | 'EXPIRED';
+
+export interface Invitation {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly email: string;
+  /** Derived from `expires_at` at read time: EXPIRED is visible the moment it passes. */
+  readonly status: InvitationStatus;
+  readonly expires_at: string;
+  readonly created_by: string | null;
+  readonly created_at: string;
+  readonly modified_by: string | null;
+  readonly modified_at: string | null;
+}
+
+/** Where invitation mail goes: SMTP (nodemailer) or an outbox folder of .eml files. */
+export type MailTransportConfig =
+  | { readonly kind: 'smtp'; readonly url: string; readonly from: string }
+  | { readonly kind: 'outbox'; readonly dir: string; readonly from: string };
+
+export interface AdminOptions {
+  readonly mail: MailTransportConfig;
+  /** Base of accept links, e.g. `http://127.0.0.1:8080/invitations/accept` (the secret is appended as `?token=`). */
+  readonly acceptBaseUrl: string;
+  /** Monthly active tokens included in the plan (usage report); default documented in docs. */
+  readonly includedMonthlyActiveTokens?: number;
+}
+
+export interface UsageReport {
+  readonly token_report: {
+    readonly metrics_by_type: Record<string, { count: number; last_created_at?: string }>;
+    readonly included_monthly_active_tokens: number;
+    readonly monthly_active_tokens: number;
+    readonly monthly_active_token_history: Array<{ year: number; month: number; count: number }>;
+  };
+}
+
+export interface MemberService {
+  /** tenant:member:read; `userIds` filter; page ≥1, size 1..50 (400 otherwise). */
+  list(
+    principal: Principal,
+    filter: { userIds?: readonly string[] },
+    page: PageRequest,
+  ): Promise<Page<Member>>;
+  /** tenant:member:delete; the OWNER cannot be removed (UNPROCESSABLE 422); their sessions lose the tenant at once. */
+  remove(principal: Principal, memberId: string): Promise<void>;
+}
+
+export interface InvitationService {
+  /** tenant:invitation:create; RFC 5322 e-mail; an existing member's e-mail → CONFLICT; sends the mail. */
+  create(principal: Principal, input: { email: string }): Promise<Invitation>;
+  /** tenant:invitation:read; `status` filter; page ≥1, size 1..100. */
+  list(
+    principal: Principal,
+    filter: { status?: InvitationStatus },
+    page: PageRequest,
+  ): Promise<Page<Invitation>>;
+  get(principal: Principal, id: string): Promise<Invitation>;
+  /** tenant:invitation:create AND tenant:invitation:update; new expiry now + 72 h; earlier links stop working; mail sent again. */
+  resend(principal: Principal, id: string): Promise<Invitation>;
+  /** tenant:invitation:delete; every outstanding link stops working. */
+  delete(principal: Principal, id: string): Promise<void>;
+  /**
+   * No principal: the secret from the link is the credential. A new user gives first/last name and
+   * password; an existing user proves who they are with their password. Creates an ADMIN member and
+   * consumes the invitation. Expired, resent-over, deleted or used links → a clear 4xx.
+   */
+  accept(input: {
+    token: string;
+    first_name?: string;
+    last_name?: string;
+    password?: string;
+  }): Promise<{ member: Member }>;
+}
+
+export interface UsageService {
+  /** report:read. */
+  report(principal: Principal): Promise<UsageReport>;
+}
