@@ -25,7 +25,8 @@ const lazyTenancy: TenancyApi = {
 };
 
 // Production password cost: the services' default (libsodium INTERACTIVE).
-const services: ServicesFactory = async (vault) => (await servicesModule()).createServices(vault);
+const services: ServicesFactory = async (vault, options = {}) =>
+  (await servicesModule()).createServices(vault, { ...options });
 
 /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

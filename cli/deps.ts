@@ -1,6 +1,7 @@
 import type { SecretInput } from '../core/config/index.ts';
 import type { Env } from '../core/config/index.ts';
 import type { Services } from '../core/services-contract.ts';
+import type { AdminOptions } from '../core/tenancy/admin-contract.ts';
 import type * as bootstrap from '../core/tenancy/bootstrap.ts';
 import type * as vault from '../core/vault/index.ts';
 import type { Clock, VaultHandle } from '../core/vault/types.ts';
@@ -48,11 +49,16 @@ export type VaultApi = Pick<
 /** The embedded default's first-run bootstrap and the application list `svc start` shows. */
 export type TenancyApi = Pick<typeof bootstrap, 'bootstrapEmbeddedDefault' | 'listApplications'>;
 
+/** What the CLI adds to the services' options: invitation mail and links (cli/admin-config.ts). */
+export interface CliServiceOptions {
+  readonly admin?: AdminOptions;
+}
+
 /**
  * The domain services over an open vault (core/services.ts). Injected so tests can pass small
  * password KDF limits; the CLI acts through them as the operator of a tenant.
  */
-export type ServicesFactory = (vault: VaultHandle) => Promise<Services>;
+export type ServicesFactory = (vault: VaultHandle, options?: CliServiceOptions) => Promise<Services>;
 
 /**
  * Everything a command touches outside its own code (the GitHub CLI's "factory"): one object, built

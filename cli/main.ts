@@ -3,7 +3,9 @@ import pkg from '../package.json' with { type: 'json' };
 import { newAppCommand } from './commands/app/app.ts';
 import { newConfigCommand } from './commands/config/config.ts';
 import { newInitCommand } from './commands/init/init.ts';
+import { newInvitationCommand } from './commands/invitation/invitation.ts';
 import { newLogsCommand } from './commands/logs/logs.ts';
+import { newMemberCommand } from './commands/member/member.ts';
 import { newServeCommand } from './commands/serve/serve.ts';
 import { newStartCommand } from './commands/start/start.ts';
 import { newTenantCommand } from './commands/tenant/tenant.ts';
@@ -48,6 +50,8 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newConfigCommand(deps))
     .addCommand(newVaultCommand(deps))
     .addCommand(newTenantCommand(deps))
+    .addCommand(newMemberCommand(deps))
+    .addCommand(newInvitationCommand(deps))
     .addCommand(newAppCommand(deps))
     .addCommand(newTokenizeCommand(deps))
     .addCommand(newTokenCommand(deps))

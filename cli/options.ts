@@ -193,3 +193,28 @@ export function collectList(value: string, previous: string[] | undefined): stri
     .filter((item) => item !== '');
   return [...(previous ?? []), ...items];
 }
+
+/** `--page <n>` and `--size <n>`: whole numbers; the service checks the bounds (a 400-style usage error). */
+export function parseWholeNumber(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) {
+    throw new InvalidArgumentError('Expected a whole number.');
+  }
+  return value;
+}
+
+export interface PageOptions {
+  readonly page: number;
+  readonly size: number;
+}
+
+/** Adds `--page` (default 1) and `--size` (default 20, at most `maxSize`). */
+export function addPageOptions(command: Command, maxSize: number): Command {
+  return command
+    .option('--page <n>', 'page number, from 1 (default 1)', parseWholeNumber)
+    .option(`--size <n>`, `items per page, 1 to ${maxSize} (default 20)`, parseWholeNumber);
+}
+
+export function pageOptionsFrom(raw: { page?: number; size?: number }): PageOptions {
+  return { page: raw.page ?? 1, size: raw.size ?? 20 };
+}

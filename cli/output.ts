@@ -69,3 +69,32 @@ export function formatBytes(bytes: number): string {
   }
   return `${value.toFixed(1)} ${units[unit]}`;
 }
+
+/** A page as `--json` prints it (the API's shape, as `svc token list` prints it). */
+export function pagedJson<T>(
+  page: { readonly total: number; readonly items: readonly T[] },
+  request: { readonly page: number; readonly size: number },
+): unknown {
+  return {
+    pagination: {
+      total_items: page.total,
+      page_number: request.page,
+      page_size: request.size,
+      total_pages: Math.ceil(page.total / request.size),
+    },
+    data: page.items,
+  };
+}
+
+/** "Page 1 of 3 (45 members); next: --page 2" on stderr, when there is more than one page. */
+export function writePageFooter(
+  deps: CliDeps,
+  total: number,
+  request: { readonly page: number; readonly size: number },
+  noun: string,
+): void {
+  const pages = Math.ceil(total / request.size);
+  if (pages <= 1) return;
+  const next = request.page < pages ? `; next: --page ${request.page + 1}` : '';
+  writeLine(deps.stderr, `Page ${request.page} of ${pages} (${total} ${noun})${next}`);
+}

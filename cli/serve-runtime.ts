@@ -2,6 +2,7 @@ import pkg from '../package.json' with { type: 'json' };
 import type { ResolvedConfig } from '../core/config/index.ts';
 import { VaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
+import { serverAdminOptionsFrom } from './admin-config.ts';
 import type { CliDeps } from './deps.ts';
 import { colours, writeJson, writeLine } from './output.ts';
 
@@ -48,6 +49,8 @@ export async function serveVault(
       allowRemote,
       bodyLimit,
       version: pkg.version,
+      // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
+      admin: serverAdminOptionsFrom(deps.env, resolved.config),
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).
       logger: { level: logLevel, destination: deps.stderr },
     });

@@ -2,6 +2,7 @@ import type { KeySourceFlags, ResolvedConfig } from '../core/config/index.ts';
 import type { Principal } from '../core/access/principal.ts';
 import { isVaultError, VaultError } from '../core/errors/catalogue.ts';
 import type { Application, Services, Tenant } from '../core/services-contract.ts';
+import { adminOptionsFrom } from './admin-config.ts';
 import { withVault } from './context.ts';
 import type { CliDeps } from './deps.ts';
 
@@ -13,14 +14,18 @@ export function operatorIn(tenantId: string): Principal {
   return { kind: 'operator', tenantId };
 }
 
-/** Opens the vault, builds the services over it, runs `fn`, and always closes the vault. */
+/**
+ * Opens the vault, builds the services over it (with invitation mail configured from the
+ * environment, cli/admin-config.ts), runs `fn`, and always closes the vault.
+ */
 export function withServices<T>(
   deps: CliDeps,
   resolved: ResolvedConfig,
   flags: KeySourceFlags,
   fn: (services: Services) => Promise<T>,
 ): Promise<T> {
-  return withVault(deps, resolved, flags, async (vault) => fn(await deps.services(vault)));
+  const admin = adminOptionsFrom(deps.env, resolved.config);
+  return withVault(deps, resolved, flags, async (vault) => fn(await deps.services(vault, { admin })));
 }
 
 /** "3f2c… (Acme), 9b1d… (Default)": what a person needs to pick one with --tenant. */

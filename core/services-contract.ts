@@ -8,6 +8,12 @@ import type { Principal } from './access/principal.ts';
 import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
+import type {
+  AdminOptions,
+  InvitationService,
+  MemberService,
+  UsageService,
+} from './tenancy/admin-contract.ts';
 import type { TokenService } from './tokens/contract.ts';
 import type { KdfLimits, VaultHandle } from './vault/types.ts';
 
@@ -84,6 +90,12 @@ export interface ServiceOptions {
   readonly passwordKdf?: KdfLimits;
   /** Session lifetime; default 12 hours. */
   readonly sessionTtlMs?: number;
+  /**
+   * Tenant administration (invitation mail, accept links, the usage report's plan). Default: mail
+   * into the outbox folder `<vault dir>/outbox` from `noreply@svc.local`, accept links on
+   * `http://127.0.0.1:8080/invitations/accept`, 1000 included monthly active tokens.
+   */
+  readonly admin?: AdminOptions;
 }
 
 export interface AuthService {
@@ -170,4 +182,7 @@ export interface Services {
   readonly tenants: TenantService;
   readonly applications: ApplicationService;
   readonly logs: LogService;
+  readonly members: MemberService;
+  readonly invitations: InvitationService;
+  readonly usage: UsageService;
 }

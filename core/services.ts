@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createAuthService } from './identity/auth.ts';
@@ -5,13 +6,47 @@ import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
 import type { SignInThrottle } from './identity/sign-in-throttle.ts';
 import { createUserService } from './identity/users.ts';
+import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
+import type { AdminOptions } from './tenancy/admin-contract.ts';
+import { createInvitationService } from './tenancy/invitations.ts';
+import { createMemberService } from './tenancy/member-service.ts';
+import { DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS, createUsageService } from './tenancy/usage-report.ts';
 import { createApplicationService } from './tenancy/applications.ts';
 import { createTenantService } from './tenancy/tenants.ts';
 import { createTokenService } from './tokens/token-service.ts';
 import type { VaultHandle } from './vault/types.ts';
 
 export type { ServiceOptions, Services } from './services-contract.ts';
+
+export const DEFAULT_MAIL_FROM = 'noreply@svc.local';
+export const DEFAULT_ACCEPT_BASE_URL = 'http://127.0.0.1:8080/invitations/accept';
+
+/** The admin options when the caller gives none: an outbox folder next to the vault file. */
+export function defaultAdminOptions(vaultPath: string): AdminOptions {
+  return {
+    mail: { kind: 'outbox', dir: join(dirname(vaultPath), 'outbox'), from: DEFAULT_MAIL_FROM },
+    acceptBaseUrl: DEFAULT_ACCEPT_BASE_URL,
+  };
+}
+
+function checkAdminOptions(admin: AdminOptions): number {
+  let base: URL;
+  try {
+    base = new URL(admin.acceptBaseUrl);
+  } catch {
+    throw new RangeError('acceptBaseUrl must be an absolute http(s) URL');
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new RangeError('acceptBaseUrl must be an absolute http(s) URL');
+  if (admin.mail.kind === 'smtp') checkSmtpUrl(admin.mail.url);
+  if (typeof admin.mail.from !== 'string' || admin.mail.from.trim() === '')
+    throw new RangeError('the mail from-address is required');
+  const included = admin.includedMonthlyActiveTokens ?? DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS;
+  if (!Number.isSafeInteger(included) || included < 0)
+    throw new RangeError('includedMonthlyActiveTokens must be a whole number ≥ 0');
+  return included;
+}
 
 /** Knobs for tests only; not part of the contract the routes and the CLI code against. */
 export interface ServiceInternals {
@@ -33,6 +68,9 @@ export function createServices(
   if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs <= 0) {
     throw new RangeError('sessionTtlMs must be a positive number of milliseconds');
   }
+  const admin = options.admin ?? defaultAdminOptions(vault.path);
+  const included = checkAdminOptions(admin);
+  const mailer = createMailer(admin.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
   return {
@@ -43,5 +81,8 @@ export function createServices(
     tenants: createTenantService(vault, kdf),
     applications: createApplicationService(vault),
     logs: createLogService(vault),
+    members: createMemberService(vault),
+    invitations: createInvitationService(vault, { mailer, acceptBaseUrl: admin.acceptBaseUrl, kdf }),
+    usage: createUsageService(vault, included),
   };
 }

@@ -35,6 +35,19 @@ describe('access declarations', () => {
     ).toThrow(/not in the permission catalogue/);
   });
 
+  it('refuses an empty permission list, or one naming a permission not in the catalogue', () => {
+    expect(() =>
+      server.app.get('/none', { config: { access: { permission: [] } } }, async () => ({})),
+    ).toThrow(/not in the permission catalogue/);
+    expect(() =>
+      server.app.get(
+        '/typo-in-list',
+        { config: { access: { permission: ['application:read', 'aplication:update'] } } },
+        async () => ({}),
+      ),
+    ).toThrow(/not in the permission catalogue/);
+  });
+
   it('refuses an unknown kind of access', () => {
     expect(() =>
       server.app.get('/odd', { config: { access: 'anyone' as 'public' } }, async () => ({})),

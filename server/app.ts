@@ -1,8 +1,8 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { createServices } from '../core/services.ts';
 import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
+import { createServerServices, urlOf, type ServerAdminOptions } from './admin-options.ts';
 import { installAccessControl } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
@@ -11,9 +11,11 @@ import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerHealthRoute } from './routes/health.ts';
+import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
+import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
 import type { VaultServer } from './types.ts';
@@ -31,6 +33,12 @@ export interface ServerOptions {
   readonly services?: Services;
   /** Options for the default services (password KDF cost, session lifetime); ignored with `services`. */
   readonly serviceOptions?: ServiceOptions;
+  /**
+   * Tenant administration (invitation mail, accept links, included monthly active tokens) for the
+   * default services; ignored with `services`, and `serviceOptions.admin` wins over it. Without
+   * `acceptBaseUrl`, links point at this server's own URL + `/invitations/accept` once it listens.
+   */
+  readonly admin?: ServerAdminOptions;
 }
 
 /**
@@ -59,7 +67,19 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const services = options.services ?? createServices(vault, options.serviceOptions);
+  let services: Services;
+  if (options.services === undefined) {
+    const built = createServerServices(vault, options.serviceOptions, options.admin);
+    services = built.services;
+    // Accept links defaulting to the server's own URL learn it here (startServer does the same for
+    // the services it builds).
+    app.addHook('onListen', async () => {
+      const address = app.server.address();
+      if (address !== null && typeof address === 'object') built.listening(urlOf(address));
+    });
+  } else {
+    services = options.services;
+  }
 
   echoTraceId(app);
   installBodyParsers(app);
@@ -70,6 +90,8 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerHealthRoute(app, vault);
   registerAuthRoutes(app, services);
   registerTenantRoutes(app, services);
+  registerTenantAdminRoutes(app, services);
+  registerInvitationAcceptRoutes(app, services);
   registerApplicationRoutes(app, services);
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);

@@ -4,6 +4,8 @@
  * route's access declaration promises. A new route fails this suite until it has a fixture below;
  * a route without an access declaration cannot even be registered (see access.test.ts).
  */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -13,8 +15,14 @@ import {
   type ApplicationType,
 } from '../core/access/permissions.ts';
 import type { ApplicationWithKey } from '../core/services-contract.ts';
+import type { Invitation, Member } from '../core/tenancy/admin-contract.ts';
 import type { TokenView } from '../core/tokens/contract.ts';
-import { routeAccessTable, type AccessDeclaration, type DeclaredRoute } from './http/access.ts';
+import {
+  requiredPermissions,
+  routeAccessTable,
+  type AccessDeclaration,
+  type DeclaredRoute,
+} from './http/access.ts';
 import {
   createKey,
   createTenantFixture,
@@ -23,6 +31,7 @@ import {
   UNKNOWN_KEY,
   type TenantFixture,
 } from './test-support/identity.ts';
+import { acceptLinkOf, outboxMessages } from './test-support/mail.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 import { MERGE_PATCH } from './test-support/tokens.ts';
 
@@ -74,6 +83,35 @@ class World {
       this.memo.set(key, value);
     }
     return value;
+  }
+
+  /**
+   * A pending invitation of tenant A and the secret of its link, read from the outbox folder the
+   * default services mail into (next to the vault file).
+   */
+  invitation(key = 'invitation'): Promise<{ invitation: Invitation; email: string; secret: string }> {
+    return this.once(key, async () => {
+      const email = `invitee-${randomUUID().slice(0, 8)}@example.test`;
+      const invitation = await this.server.services.invitations.create(operator(this.a.tenant.id), { email });
+      const mails = await outboxMessages(join(this.server.temp.dir, 'outbox'));
+      const mail = mails.find((m) => [m.to].flat().some((to) => to?.text.includes(email)));
+      if (mail === undefined) throw new Error(`no invitation mail to ${email} in the outbox`);
+      return { invitation, email, secret: acceptLinkOf(mail).secret };
+    });
+  }
+
+  /** A member of tenant A other than the owner (role ADMIN), who joined through an invitation. */
+  member(): Promise<Member> {
+    return this.once('admin member', async () => {
+      const { secret } = await this.invitation('invitation of the member');
+      const { member } = await this.server.services.invitations.accept({
+        token: secret,
+        first_name: 'Matrix',
+        last_name: 'Member',
+        password: `pw-${randomUUID()}`,
+      });
+      return member;
+    });
   }
 
   tenantB(): Promise<TenantFixture> {
@@ -129,6 +167,12 @@ class World {
       .where('tenant_id', '=', tenantId)
       .orderBy('token_id')
       .execute();
+    const invitations = await db
+      .selectFrom('invitations')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('id')
+      .execute();
     const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
     return JSON.stringify({
       tenant,
@@ -137,6 +181,7 @@ class World {
       logs: logs.length,
       tokens,
       activity,
+      invitations: invitations.map((row) => ({ ...row, secret_hash: hex(row.secret_hash) })),
     });
   }
 
@@ -156,25 +201,30 @@ function grantsFor(
       ? { type: 'management', permissions: [...MANAGEMENT_PERMISSIONS] }
       : { type: 'management', permissions: ['report:read'] };
   }
-  const definition = PERMISSIONS.find((p) => p.type === access.permission);
+  // With several required permissions, "without" lacks the last one but holds the others: holding
+  // only some of them is not enough.
+  const required = requiredPermissions(access);
+  const definition = PERMISSIONS.find((p) => p.type === required[0]);
   const type = definition?.application_types[0];
-  if (type === undefined) throw new Error(`No application type may hold ${access.permission}`);
+  if (type === undefined) throw new Error(`No application type may hold ${required.join(', ')}`);
   const all = permissionsFor(type);
   if (holdsIt) return { type, permissions: all };
-  const rest = all.filter((p) => p !== access.permission);
+  const rest = all.filter((p) => p !== required.at(-1));
   // A type whose only permission is this one: a management key lacks it just as well.
   return rest.length > 0 ? { type, permissions: rest } : { type: 'management', permissions: ['report:read'] };
 }
 
 interface RouteFixture {
   /** Path parameters naming resources of tenant A. */
-  readonly params?: (world: World) => Record<string, string>;
+  readonly params?: (world: World) => Record<string, string> | Promise<Record<string, string>>;
   readonly body?: (world: World) => unknown;
   readonly headers?: Record<string, string>;
 }
 
 const targetId = (world: World) => ({ id: world.target.id });
 const tokenId = (world: World) => ({ id: world.token.id });
+const memberId = async (world: World) => ({ id: (await world.member()).id });
+const invitationId = async (world: World) => ({ id: (await world.invitation()).invitation.id });
 
 /**
  * How to call each route. Only requests are described here; what each caller must get is derived
@@ -218,6 +268,23 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     body: () => ({ metadata: { patched: 'by the matrix' } }),
   },
   'DELETE /tokens/:id': { params: tokenId },
+  'GET /tenants/self/reports/usage': {},
+  'GET /tenants/self/members': {},
+  'DELETE /tenants/self/members/:id': { params: memberId },
+  'POST /tenants/self/invitations': { body: () => ({ email: 'invited-by-the-matrix@example.test' }) },
+  'GET /tenants/self/invitations': {},
+  'GET /tenants/self/invitations/:id': { params: invitationId },
+  'POST /tenants/self/invitations/:id/resend': { params: invitationId },
+  'DELETE /tenants/self/invitations/:id': { params: invitationId },
+  'GET /invitations/accept': {},
+  'POST /invitations/accept': {
+    body: async (w) => ({
+      token: (await w.invitation()).secret,
+      first_name: 'Accepted',
+      last_name: 'By the matrix',
+      password: 'a password of the matrix',
+    }),
+  },
 };
 
 // The routes, as the server itself reports them.
@@ -299,7 +366,7 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
   if (access === 'session') {
     return scenario === 'member session' || scenario === 'non-member session' ? admitted : is(403);
   }
-  const management = MANAGEMENT_PERMISSIONS.includes(access.permission);
+  const management = requiredPermissions(access).every((p) => MANAGEMENT_PERMISSIONS.includes(p));
   switch (scenario) {
     case 'key without the permission':
       return is(403);
@@ -341,8 +408,11 @@ describe('authorization matrix', () => {
     const publicRoutes = routes.filter((r) => r.access === 'public').map(fixtureKey);
     expect([...new Set(publicRoutes)].sort()).toEqual([
       'GET /healthz',
+      'GET /invitations/accept',
       'GET /openapi.json',
       'POST /auth/login',
+      // The secret of the e-mailed link is the credential.
+      'POST /invitations/accept',
     ]);
   });
 
@@ -365,18 +435,23 @@ describe('authorization matrix', () => {
       continue;
     }
 
-    describe(`${name} (${typeof route.access === 'object' ? route.access.permission : route.access})`, () => {
+    const declared =
+      typeof route.access === 'object' ? requiredPermissions(route.access).join(' + ') : route.access;
+    describe(`${name} (${declared})`, () => {
       it.each(SCENARIOS)('%s', async (scenario) => {
         const world = changesState(route) ? await World.create() : (shared ??= await World.create());
         try {
-          const crossTenant = scenario === 'key of another tenant' && typeof route.access === 'object';
-          const before = crossTenant ? await world.digestOfA() : undefined;
+          // The request first: its fixtures may create resources of tenant A.
           const request: InjectOptions = {
             method: route.method as InjectOptions['method'],
-            url: fillPath(route.url, fixture.params?.(world) ?? {}),
+            url: fillPath(route.url, (await fixture.params?.(world)) ?? {}),
             headers: { ...fixture.headers, ...(await headersFor(world, route, scenario)) },
           };
-          if (fixture.body !== undefined) request.payload = fixture.body(world) as InjectOptions['payload'];
+          if (fixture.body !== undefined) {
+            request.payload = (await fixture.body(world)) as InjectOptions['payload'];
+          }
+          const crossTenant = scenario === 'key of another tenant' && typeof route.access === 'object';
+          const before = crossTenant ? await world.digestOfA() : undefined;
           const response = await world.server.app.inject(request);
           await expectationFor(route, scenario)({ status: response.statusCode, body: response.body }, world);
           // Whatever it was answered, a request with another tenant's key left tenant A as it was.

@@ -1,8 +1,8 @@
 import { BlockList, isIP, type AddressInfo } from 'node:net';
 import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
-import { createServices } from '../core/services.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, startExpirySweeper } from '../core/tokens/index.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
+import { createServerServices, urlOf } from './admin-options.ts';
 import { buildServer, type ServerOptions } from './app.ts';
 import type { VaultServer } from './types.ts';
 
@@ -82,7 +82,12 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
   }
 
   // Built here rather than in buildServer, so that the sweeper works on the routes' services.
-  const services = serverOptions.services ?? createServices(vault, serverOptions.serviceOptions);
+  // Accept links may default to this server's URL, known once it listens (see createServerServices).
+  const built =
+    serverOptions.services === undefined
+      ? createServerServices(vault, serverOptions.serviceOptions, serverOptions.admin)
+      : { services: serverOptions.services, listening: () => undefined };
+  const { services } = built;
   const app = await buildServer(vault, { ...serverOptions, services });
   try {
     await app.listen({ host, port });
@@ -91,6 +96,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
     throw listenError(error, host, port);
   }
   const url = urlOf(app.server.address() as AddressInfo);
+  built.listening(url);
   try {
     await vault.setLockUrl(url);
   } catch (error) {
@@ -122,19 +128,6 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
       }
     })());
   return { url, app, warnings, close };
-}
-
-/**
- * A wildcard bind is reached locally through loopback, and the URL is what local clients (the CLI
- * finding a running server through the lock file) use.
- */
-function urlOf(address: AddressInfo): string {
-  if (address.family === 'IPv6') {
-    const ip = address.address === '::' ? '::1' : address.address;
-    return `http://[${ip}]:${address.port}`;
-  }
-  const ip = address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
-  return `http://${ip}:${address.port}`;
 }
 
 async function clearLockUrl(vault: VaultHandle): Promise<void> {

@@ -60,8 +60,8 @@ function capture(isTTY: boolean): { writer: Writer; text(): string } {
 }
 
 /** The services with fast password hashing (production keeps libsodium INTERACTIVE). */
-export const fastServices: ServicesFactory = async (vault) =>
-  createServices(vault, { passwordKdf: FAST_KDF });
+export const fastServices: ServicesFactory = async (vault, options = {}) =>
+  createServices(vault, { ...options, passwordKdf: FAST_KDF });
 
 /** Resolves after `ms` or when `signal` aborts, like the real one. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -27,6 +27,7 @@ export const errorCatalogue = {
   UNPROCESSABLE: { status: 422, title: 'The request cannot be processed.', exitCode: 1 },
   RATE_LIMITED: { status: 429, title: 'Too many requests.', exitCode: 1 },
   INTERNAL: { status: 500, title: 'Internal server error.', exitCode: 1 },
+  MAIL_FAILED: { status: 502, title: 'The e-mail could not be sent.', exitCode: 1 },
   // Vault storage and keys
   VAULT_NOT_FOUND: { status: 500, title: 'No vault exists at this path.', exitCode: 1 },
   VAULT_EXISTS: { status: 409, title: 'A vault already exists at this path.', exitCode: 1 },

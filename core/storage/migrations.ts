@@ -185,6 +185,28 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 4,
+    name: 'invitations',
+    async up(db) {
+      // Tenant invitations (behaviour reference §8.3). Only a keyed hash of the link secret is
+      // stored; resend replaces it, accept and delete remove the row. Status is derived from
+      // expires_at at read time.
+      await db.schema
+        .createTable('invitations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('secret_hash', 'blob', (c) => c.notNull().unique())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('modified_by', 'text')
+        .addColumn('modified_at', 'text')
+        .addUniqueConstraint('invitations_tenant_email', ['tenant_id', 'email'])
+        .execute();
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

@@ -164,6 +164,22 @@ export interface TokenActivityTable {
   token_id: string;
 }
 
+/** Tenant invitations: one outstanding invitation per (tenant, e-mail); the link secret only as a keyed hash. */
+export interface InvitationsTable {
+  id: string;
+  tenant_id: string;
+  /** Trimmed and lower-cased. */
+  email: string;
+  /** keyedHash('invitation', secret); replaced on resend, so earlier links stop matching. */
+  secret_hash: Uint8Array;
+  /** UTC ISO 8601 (`toISOString()`); at or before now = EXPIRED. */
+  expires_at: string;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
 export interface Database {
   schema_migrations: SchemaMigrationsTable;
   vault_meta: VaultMetaTable;
@@ -178,6 +194,7 @@ export interface Database {
   tokens: TokensTable;
   token_search_indexes: TokenSearchIndexesTable;
   token_activity: TokenActivityTable;
+  invitations: InvitationsTable;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

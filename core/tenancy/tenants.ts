@@ -38,6 +38,7 @@ export const TENANT_SCOPED_TABLES = [
   'tokens',
   'token_activity',
   'tenant_keys',
+  'invitations',
 ] as const;
 
 /** The first application of a new tenant: everything a management application may hold. */

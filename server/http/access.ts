@@ -17,8 +17,16 @@ import { isUuid } from './ids.ts';
  * - `'session'`: a signed-in user (`Authorization: Bearer <token>`); API keys are refused (403).
  * - `{ permission }`: a tenant-scoped endpoint. An API key acts in its own tenant; a session acts
  *   in the tenant named by `SVC-TENANT-ID` through the user's membership. Then `authorize`.
+ *   `permission` may be a list: the caller must then hold EVERY one of them (resending an
+ *   invitation needs `tenant:invitation:create` and `tenant:invitation:update`).
  */
-export type AccessDeclaration = 'public' | 'authenticated' | 'session' | { readonly permission: string };
+export type AccessDeclaration =
+  'public' | 'authenticated' | 'session' | { readonly permission: string | readonly string[] };
+
+/** The permissions a `{ permission }` declaration requires, all of them, as a list. */
+export function requiredPermissions(access: { readonly permission: string | readonly string[] }): string[] {
+  return typeof access.permission === 'string' ? [access.permission] : [...access.permission];
+}
 
 /** The signed-in user behind a session credential. */
 export interface UserSession {
@@ -96,16 +104,25 @@ function checkDeclaration(route: RouteOptions): AccessDeclaration {
   if (access === undefined) {
     throw new Error(
       `Route ${where} declares no access. Add config: { access: 'public' | 'authenticated' | 'session' | ` +
-        `{ permission: '<resource:action>' } } to it (see "Access declarations" in docs/architecture.md).`,
+        `{ permission: '<resource:action>' | ['<resource:action>', …] } } to it (see "Access declarations" in ` +
+        'docs/architecture.md).',
     );
   }
   if (access === 'public' || access === 'authenticated' || access === 'session') return access;
   if (typeof access === 'object' && access !== null) {
     const permission = (access as { permission?: unknown }).permission;
     if (typeof permission === 'string' && isPermission(permission)) return { permission };
+    if (
+      Array.isArray(permission) &&
+      permission.length > 0 &&
+      permission.every((p): p is string => typeof p === 'string' && isPermission(p))
+    ) {
+      // A copy, frozen: the declaration cannot be changed after the check.
+      return { permission: Object.freeze([...new Set(permission)]) };
+    }
     throw new Error(
       `Route ${where} declares access.permission ${JSON.stringify(permission)}, which is not in the ` +
-        'permission catalogue (core/access/permissions.ts).',
+        'permission catalogue (core/access/permissions.ts), or is an empty list.',
     );
   }
   throw new Error(`Route ${where} declares an unknown access ${JSON.stringify(access)}.`);
@@ -122,11 +139,13 @@ function openApiSecurity(
       return { security: [{ [apiKey]: [] }, { [bearer]: [] }] };
     case 'session':
       return { security: [{ [bearer]: [] }] };
-    default:
-      return {
-        security: [{ [apiKey]: [] }, { [bearer]: [], [tenant]: [] }],
-        'x-permission': access.permission,
-      };
+    default: {
+      const security: Array<Record<string, string[]>> = [{ [apiKey]: [] }, { [bearer]: [], [tenant]: [] }];
+      // One permission: `x-permission`, as every route had so far; several: `x-permissions`, all required.
+      return typeof access.permission === 'string'
+        ? { security, 'x-permission': access.permission }
+        : { security, 'x-permissions': [...access.permission] };
+    }
   }
 }
 
@@ -183,7 +202,7 @@ function guardFor(access: Exclude<AccessDeclaration, 'public'>, services: Servic
             'The SVC-TENANT-ID header names another tenant than the API key belongs to.',
           );
         }
-        authorize(principal, access.permission);
+        authorizeAll(principal, access);
       }
       request.principal = principal;
       return;
@@ -206,9 +225,17 @@ function guardFor(access: Exclude<AccessDeclaration, 'public'>, services: Servic
         'Name the tenant to act in with the SVC-TENANT-ID header (a tenant id).',
       );
     }
-    authorize(session.principal, access.permission);
+    authorizeAll(session.principal, access);
     request.principal = session.principal;
   };
+}
+
+/** Every required permission, in the declared order: the first one missing is the 403. */
+function authorizeAll(
+  principal: Principal,
+  access: { readonly permission: string | readonly string[] },
+): void {
+  for (const permission of requiredPermissions(access)) authorize(principal, permission);
 }
 
 function tenantHeader(request: FastifyRequest): string | undefined {

@@ -1,0 +1,67 @@
+import { Command } from 'commander';
+import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
+import { adminOptionsFrom } from '../../admin-config.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+import { inTenant } from './common.ts';
+import { invitationWithDelivery, withDelivery, writeDelivery } from './format.ts';
+
+export interface InvitationCreateOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+  readonly email: string | undefined;
+}
+
+export const MAIL_HELP = `
+The mail goes through SVC_SMTP_URL when set, else it is written as an .eml file to <home>/outbox
+(the path is printed). Its link is SVC_PUBLIC_URL (default http://127.0.0.1:<port>)
++ /invitations/accept?token=…; the link is never printed.`;
+
+export function newInvitationCreateCommand(
+  deps: CliDeps,
+  run: Runner<InvitationCreateOptions> = (o) => runInvitationCreate(deps, o),
+): Command {
+  const command = new Command('create')
+    .description('Invite someone by e-mail to become an ADMIN member (the link is valid for 72 hours)')
+    .option('--email <email>', 'address to invite (asked on a terminal when missing)');
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  command.addHelpText('after', MAIL_HELP);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions & { tenant?: string; email?: string }>();
+    await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, email: raw.email });
+  });
+}
+
+export async function runInvitationCreate(deps: CliDeps, options: InvitationCreateOptions): Promise<void> {
+  requireUnlessTTY(deps, { '--email': options.email });
+  const resolved = await loadConfig(deps, options.config);
+  const admin = adminOptionsFrom(deps.env, resolved.config);
+  const { result: invitation, delivery } = await inTenant(
+    deps,
+    resolved,
+    options.key,
+    options.tenant,
+    async ({ services, principal }) => {
+      const email = await valueOrPrompt(deps, options.email, '--email', 'E-mail to invite:');
+      return withDelivery(admin, () => services.invitations.create(principal, { email }));
+    },
+  );
+  if (options.json) {
+    writeJson(deps.stdout, invitationWithDelivery(invitation, delivery));
+    return;
+  }
+  writeLine(deps.stdout, `Invitation: ${invitation.id} (${invitation.email}, ${invitation.status})`);
+  writeLine(deps.stdout, `Expires: ${invitation.expires_at}`);
+  writeDelivery(deps, invitation.email, delivery);
+}

@@ -1,0 +1,72 @@
+import { Command, Option } from 'commander';
+import type { InvitationStatus } from '../../../core/tenancy/admin-contract.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addPageOptions,
+  addTenantOption,
+  addVaultOptions,
+  pageOptionsFrom,
+  vaultOptionsFrom,
+  type PageOptions,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
+import { inTenant } from './common.ts';
+import { INVITATION_COLUMNS, invitationRow } from './format.ts';
+
+export interface InvitationListOptions extends VaultCommandOptions, PageOptions {
+  readonly tenant: string | undefined;
+  readonly status: InvitationStatus | undefined;
+}
+
+export const INVITATION_STATUSES: readonly InvitationStatus[] = ['PENDING', 'EXPIRED'];
+
+export function newInvitationListCommand(
+  deps: CliDeps,
+  run: Runner<InvitationListOptions> = (o) => runInvitationList(deps, o),
+): Command {
+  const command = new Command('list')
+    .description("List a tenant's outstanding invitations")
+    .addOption(
+      new Option('--status <status>', 'only invitations in this state').choices(INVITATION_STATUSES),
+    );
+  addPageOptions(command, 100);
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<
+      RawOptions & { tenant?: string; status?: InvitationStatus; page?: number; size?: number }
+    >();
+    await run({ ...vaultOptionsFrom(raw), ...pageOptionsFrom(raw), tenant: raw.tenant, status: raw.status });
+  });
+}
+
+export async function runInvitationList(deps: CliDeps, options: InvitationListOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const page = await inTenant(deps, resolved, options.key, options.tenant, ({ services, principal }) =>
+    services.invitations.list(principal, options.status === undefined ? {} : { status: options.status }, {
+      page: options.page,
+      size: options.size,
+    }),
+  );
+  if (options.json) {
+    writeJson(deps.stdout, pagedJson(page, options));
+    return;
+  }
+  if (page.items.length === 0) {
+    writeLine(
+      deps.stderr,
+      page.total === 0
+        ? "No invitations (create one with 'svc invitation create')."
+        : `No invitations on page ${options.page} (${page.total} in all).`,
+    );
+    return;
+  }
+  writeTable(deps, INVITATION_COLUMNS, page.items.map(invitationRow));
+  writePageFooter(deps, page.total, options, 'invitations');
+}

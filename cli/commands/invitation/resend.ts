@@ -1,0 +1,49 @@
+import { Command } from 'commander';
+import { adminOptionsFrom } from '../../admin-config.ts';
+import { type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+import { MAIL_HELP } from './create.ts';
+import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
+import { INVITATION_ID_HELP, invitationWithDelivery, withDelivery, writeDelivery } from './format.ts';
+
+export function newInvitationResendCommand(
+  deps: CliDeps,
+  run: Runner<InvitationIdOptions> = (o) => runInvitationResend(deps, o),
+): Command {
+  const command = new Command('resend')
+    .description('Send an invitation again with a new link valid for 72 hours; earlier links stop working')
+    .argument('<invitation-id>', INVITATION_ID_HELP);
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  command.addHelpText('after', MAIL_HELP);
+  return command.action(async (...args: unknown[]) => {
+    await run(invitationIdOptionsFrom(args));
+  });
+}
+
+export async function runInvitationResend(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const admin = adminOptionsFrom(deps.env, resolved.config);
+  const { result: invitation, delivery } = await inTenant(
+    deps,
+    resolved,
+    options.key,
+    options.tenant,
+    ({ services, principal }) =>
+      withDelivery(admin, () => services.invitations.resend(principal, options.invitationId)),
+  );
+  if (options.json) {
+    writeJson(deps.stdout, invitationWithDelivery(invitation, delivery));
+    return;
+  }
+  writeLine(
+    deps.stdout,
+    `Resent invitation ${invitation.id} (${invitation.email}); earlier links no longer work`,
+  );
+  writeLine(deps.stdout, `Expires: ${invitation.expires_at}`);
+  writeDelivery(deps, invitation.email, delivery);
+}

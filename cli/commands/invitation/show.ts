@@ -1,0 +1,32 @@
+import { Command } from 'commander';
+import { type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
+import { writeJson, writeRecord } from '../../output.ts';
+import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
+import { INVITATION_ID_HELP, invitationEntries } from './format.ts';
+
+export function newInvitationShowCommand(
+  deps: CliDeps,
+  run: Runner<InvitationIdOptions> = (o) => runInvitationShow(deps, o),
+): Command {
+  const command = new Command('show')
+    .description('Show an invitation: e-mail, status, expiry (never its link)')
+    .argument('<invitation-id>', INVITATION_ID_HELP);
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(invitationIdOptionsFrom(args));
+  });
+}
+
+export async function runInvitationShow(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const invitation = await inTenant(deps, resolved, options.key, options.tenant, ({ services, principal }) =>
+    services.invitations.get(principal, options.invitationId),
+  );
+  if (options.json) writeJson(deps.stdout, invitation);
+  else writeRecord(deps, invitationEntries(invitation));
+}

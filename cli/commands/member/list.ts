@@ -1,0 +1,72 @@
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addPageOptions,
+  addTenantOption,
+  addVaultOptions,
+  collectList,
+  pageOptionsFrom,
+  vaultOptionsFrom,
+  type PageOptions,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { MEMBER_COLUMNS, memberRow } from './format.ts';
+
+export interface MemberListOptions extends VaultCommandOptions, PageOptions {
+  readonly tenant: string | undefined;
+  readonly userIds: readonly string[];
+}
+
+export const MAX_MEMBER_PAGE = 50;
+
+export function newMemberListCommand(
+  deps: CliDeps,
+  run: Runner<MemberListOptions> = (o) => runMemberList(deps, o),
+): Command {
+  const command = new Command('list')
+    .description("List a tenant's members (the owner and everyone who accepted an invitation)")
+    .option('--user-id <id>', 'only this user (repeatable, or comma-separated)', collectList);
+  addPageOptions(command, MAX_MEMBER_PAGE);
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<
+      RawOptions & { tenant?: string; userId?: string[]; page?: number; size?: number }
+    >();
+    await run({
+      ...vaultOptionsFrom(raw),
+      ...pageOptionsFrom(raw),
+      tenant: raw.tenant,
+      userIds: raw.userId ?? [],
+    });
+  });
+}
+
+export async function runMemberList(deps: CliDeps, options: MemberListOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const page = await withServices(deps, resolved, options.key, async (services) => {
+    const tenant = await resolveTenant(services, options.tenant);
+    const filter = options.userIds.length === 0 ? {} : { userIds: options.userIds };
+    return services.members.list(operatorIn(tenant.id), filter, { page: options.page, size: options.size });
+  });
+  if (options.json) {
+    writeJson(deps.stdout, pagedJson(page, options));
+    return;
+  }
+  if (page.items.length === 0) {
+    writeLine(
+      deps.stderr,
+      page.total === 0 ? 'No members.' : `No members on page ${options.page} (${page.total} in all).`,
+    );
+    return;
+  }
+  writeTable(deps, MEMBER_COLUMNS, page.items.map(memberRow));
+  writePageFooter(deps, page.total, options, 'members');
+}

@@ -1,0 +1,85 @@
+import { Command } from 'commander';
+import type { Principal } from '../../../core/access/principal.ts';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import type { Services } from '../../../core/services-contract.ts';
+import type { Member } from '../../../core/tenancy/admin-contract.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { MAX_MEMBER_PAGE } from './list.ts';
+
+export interface MemberRemoveOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+  readonly memberId: string;
+  readonly yes: boolean;
+}
+
+export function newMemberRemoveCommand(
+  deps: CliDeps,
+  run: Runner<MemberRemoveOptions> = (o) => runMemberRemove(deps, o),
+): Command {
+  const command = new Command('remove')
+    .description("Remove a member; their sessions lose this tenant at once (the owner can't be removed)")
+    .argument('<member-id>', "the member's id (see 'svc member list')")
+    .option('-y, --yes', 'remove without asking (needed when not on a terminal)');
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions & { tenant?: string; yes?: boolean }>();
+    await run({
+      ...vaultOptionsFrom(raw),
+      tenant: raw.tenant,
+      memberId: String(args[0]),
+      yes: raw.yes === true,
+    });
+  });
+}
+
+/** The member with this id, looked up page by page (the contract has no single get). */
+async function findMember(services: Services, principal: Principal, id: string): Promise<Member> {
+  for (let page = 1; ; page++) {
+    const result = await services.members.list(principal, {}, { page, size: MAX_MEMBER_PAGE });
+    const found = result.items.find((m) => m.id === id);
+    if (found !== undefined) return found;
+    if (result.items.length < MAX_MEMBER_PAGE || page * MAX_MEMBER_PAGE >= result.total) {
+      throw new VaultError('NOT_FOUND', `no member ${id} in this tenant (see 'svc member list')`);
+    }
+  }
+}
+
+export async function runMemberRemove(deps: CliDeps, options: MemberRemoveOptions): Promise<void> {
+  if (!options.yes && !deps.isTTY) {
+    throw new VaultError('USAGE', 'removing a member needs confirmation; pass --yes');
+  }
+  const resolved = await loadConfig(deps, options.config);
+  const removed = await withServices(deps, resolved, options.key, async (services) => {
+    const tenant = await resolveTenant(services, options.tenant);
+    const principal = operatorIn(tenant.id);
+    const member = await findMember(services, principal, options.memberId);
+    if (!options.yes) {
+      const yes = await deps.prompter.confirm({
+        message: `Remove ${member.user.email} (${member.role}) from ${tenant.name}? Their sessions lose this tenant.`,
+        default: false,
+      });
+      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the member was left as they are');
+    }
+    await services.members.remove(principal, member.id);
+    return member;
+  });
+  if (options.json) {
+    writeJson(deps.stdout, { id: removed.id, tenant_id: removed.tenant_id, removed: true });
+    return;
+  }
+  writeLine(deps.stdout, `Removed member ${removed.id} (${removed.user.email})`);
+}

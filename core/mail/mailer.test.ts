@@ -1,0 +1,61 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
+import type { ServicesFixture } from '../test-support/services-fixture.ts';
+import { invitationMessage } from './invitation-mail.ts';
+import { redactSmtpUrl } from './mailer.ts';
+
+describe('outbox mail', () => {
+  let f: ServicesFixture;
+  beforeEach(async () => {
+    // No admin options: the default outbox next to the vault file.
+    f = await openServicesFixture();
+  });
+  afterEach(() => f.close());
+
+  it('writes one private .eml per invitation with a text and an HTML part carrying the link', async () => {
+    const acme = await seedTenant(f.services, 'Acme <&>', 'owner@example.com');
+    await f.services.invitations.create(acme.principal, { email: 'someone@example.com' });
+    const dir = join(f.tmp.dir, 'outbox');
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    const files = await readdir(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^20260101T000000000Z-[0-9a-f-]{36}\.eml$/);
+    const path = join(dir, files[0] ?? '');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const mail = await simpleParser(await readFile(path));
+    expect(mail.subject).toBe('You are invited to Acme <&> on svc vault');
+    expect(mail.from?.text).toBe('noreply@svc.local');
+    const link = /http:\/\/127\.0\.0\.1:8080\/invitations\/accept\?token=(svci_[0-9A-Za-z]{43})/.exec(
+      mail.text ?? '',
+    );
+    expect(link).not.toBeNull();
+    const secret = link?.[1] ?? '';
+    expect(mail.html).toContain(`href="http://127.0.0.1:8080/invitations/accept?token=${secret}"`);
+    expect(mail.html).toContain('Acme &lt;&amp;&gt;');
+    const { member } = await f.services.invitations.accept({
+      token: secret,
+      first_name: 'Some',
+      last_name: 'One',
+      password: 'a good long password',
+    });
+    expect(member.role).toBe('ADMIN');
+  });
+});
+
+describe('message and URL helpers', () => {
+  it('keeps line breaks out of the subject and credentials out of descriptions', () => {
+    const message = invitationMessage({
+      to: 'a@example.com',
+      tenantName: 'Evil\r\nBcc: x@example.com',
+      acceptBaseUrl: 'https://vault.example.com/accept?lang=en',
+      secret: 'svci_abc',
+      expiresAt: '2026-01-04T00:00:00.000Z',
+    });
+    expect(message.subject).toBe('You are invited to Evil Bcc: x@example.com on svc vault');
+    expect(message.text).toContain('https://vault.example.com/accept?lang=en&token=svci_abc');
+    expect(redactSmtpUrl('smtps://user:secret@mail.example.com:465')).toBe('smtps://mail.example.com:465');
+  });
+});

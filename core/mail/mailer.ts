@@ -1,0 +1,108 @@
+/**
+ * Outgoing mail (invitations). Two transports behind one small interface: SMTP through nodemailer
+ * when a URL is configured, otherwise an outbox folder of `.eml` files (one per message) that a
+ * person or a test can open. Both build the same MIME message with nodemailer.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTransport } from 'nodemailer';
+import type { MailTransportConfig } from '../tenancy/admin-contract.ts';
+
+/** Connection, greeting and socket timeouts of the SMTP client (nodemailer's defaults are minutes). */
+export const SMTP_TIMEOUT_MS = 10_000;
+
+export interface MailMessage {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+}
+
+export interface SentMail {
+  readonly messageId: string;
+  /** Outbox mode: the `.eml` file written. */
+  readonly path?: string;
+}
+
+export interface Mailer {
+  /** Where mail goes, for people (`smtp://host:port` without credentials, or the outbox folder). */
+  readonly description: string;
+  /** Resolves once the server accepted the message (or the file is written); rejects otherwise. */
+  send(message: MailMessage): Promise<SentMail>;
+}
+
+/** The SMTP URL without user and password, for messages and logs. */
+export function redactSmtpUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return 'an SMTP server (the URL does not parse)';
+  }
+}
+
+export function checkSmtpUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError('The SMTP URL does not parse; expected smtp://[user:pass@]host[:port] or smtps://…');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:')
+    throw new RangeError('The SMTP URL must start with smtp:// or smtps://');
+}
+
+function smtpMailer(url: string, from: string): Mailer {
+  checkSmtpUrl(url);
+  // The URL carries host, port, TLS (smtps: = implicit TLS; smtp: upgrades with STARTTLS when
+  // offered) and credentials; query parameters are nodemailer options (e.g. ?tls.rejectUnauthorized=false).
+  const transport = createTransport({
+    url,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+  });
+  return {
+    description: redactSmtpUrl(url),
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message });
+      return { messageId: info.messageId };
+    },
+  };
+}
+
+function fileStamp(date: Date): string {
+  // 2026-01-01T00:00:00.000Z → 20260101T000000000Z: sorts by time, no characters Windows refuses.
+  return date.toISOString().replace(/[-:.]/g, '');
+}
+
+function outboxMailer(dir: string, from: string, now: () => Date): Mailer {
+  const transport = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    description: dir,
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message });
+      const bytes = info.message;
+      if (!Buffer.isBuffer(bytes)) throw new Error('the outbox transport did not buffer the message');
+      // The messages carry invitation secrets: only the vault's user may read them.
+      const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+      if (created !== undefined) await chmod(dir, 0o700);
+      const path = join(dir, `${fileStamp(now())}-${randomUUID()}.eml`);
+      await writeFile(path, bytes, { mode: 0o600, flag: 'wx' });
+      return { messageId: info.messageId, path };
+    },
+  };
+}
+
+export function createMailer(config: MailTransportConfig, now: () => Date = () => new Date()): Mailer {
+  switch (config.kind) {
+    case 'smtp':
+      return smtpMailer(config.url, config.from);
+    case 'outbox':
+      return outboxMailer(config.dir, config.from, now);
+  }
+}

@@ -1,0 +1,99 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+/** The secret of an accept link (`?token=svci_…`), as core makes them. */
+const SECRET = /svci_[0-9A-Za-z]{43}/;
+
+export interface ReceivedMail {
+  readonly to: string[];
+  readonly parsed: ParsedMail;
+}
+
+export interface TestSmtpServer {
+  /** `smtp://127.0.0.1:<port>`, for `AdminOptions.mail.url`. */
+  readonly url: string;
+  readonly received: ReceivedMail[];
+  /** Resolves with the `count`-th message (1-based) once it arrived. */
+  message(count: number, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Refuse (`true`) or accept every following message. */
+  failing(refuse: boolean): void;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server in this process on 127.0.0.1, port 0, no TLS, no auth: it keeps every message. */
+export async function startSmtpServer(): Promise<TestSmtpServer> {
+  const received: ReceivedMail[] = [];
+  const waiters: Array<() => void> = [];
+  let refuse = false;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      if (refuse) {
+        stream.resume();
+        stream.on('end', () => {
+          const error = new Error('Mailbox unavailable') as Error & { responseCode: number };
+          error.responseCode = 550;
+          callback(error);
+        });
+        return;
+      }
+      simpleParser(stream)
+        .then((parsed) => {
+          received.push({ to: session.envelope.rcptTo.map((r) => r.address), parsed });
+          for (const wake of waiters.splice(0)) wake();
+          callback();
+        })
+        .catch((error: unknown) => callback(error instanceof Error ? error : new Error(String(error))));
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    async message(count, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`mail #${count} did not arrive (got ${received.length})`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+      return received[count - 1]!;
+    },
+    failing(value) {
+      refuse = value;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The accept link in a message's plain-text part, and its secret. */
+export function acceptLinkOf(mail: ParsedMail): { link: string; secret: string } {
+  const text = mail.text ?? '';
+  const link = /https?:\/\/\S+token=svci_[0-9A-Za-z]{43}/.exec(text)?.[0];
+  const secret = link === undefined ? undefined : SECRET.exec(link)?.[0];
+  if (link === undefined || secret === undefined) throw new Error(`no accept link in the mail:\n${text}`);
+  return { link, secret };
+}
+
+/** The `.eml` files of an outbox folder, oldest first, parsed. */
+export async function outboxMessages(dir: string): Promise<ParsedMail[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith('.eml')).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return Promise.all(names.map(async (name) => simpleParser(await readFile(join(dir, name)))));
+}
