@@ -27,7 +27,8 @@ export interface ApplicationSummary {
 /**
  * The embedded default's first run: one tenant (no owner: the operator at the machine runs it)
  * and a management application, audited as the operator's. Returns null when the vault was
- * bootstrapped before, so a second start never shows a key again.
+ * bootstrapped before, so a second start never shows a key again, and when the vault already has
+ * tenants (made with `svc tenant create`): serving such a vault must not add a tenant nobody asked for.
  */
 export async function bootstrapEmbeddedDefault(vault: VaultHandle): Promise<BootstrapResult | null> {
   return vault.transaction(async (trx) => {
@@ -37,6 +38,8 @@ export async function bootstrapEmbeddedDefault(vault: VaultHandle): Promise<Boot
       .where('key', '=', EMBEDDED_DEFAULT)
       .executeTakeFirst();
     if (done) return null;
+    const existing = await trx.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
+    if (existing) return null;
     const { tenant, application } = await insertTenant(trx, vault, null, {
       name: 'Default',
       ownerUserId: null,

@@ -262,6 +262,12 @@ describe('tenant service', () => {
     });
   });
 
+  it('bootstrap adds no Default tenant to a vault that already has tenants', async () => {
+    await f.services.tenants.create({ name: 'Acme', withApplication: false }, null);
+    expect(await bootstrapEmbeddedDefault(f.vault)).toBeNull();
+    expect((await f.services.tenants.listAll()).map((t) => t.name)).toEqual(['Acme']);
+  });
+
   it('bootstrap: tenant without owner and a management application, audited as the operator; once only', async () => {
     const result = await bootstrapEmbeddedDefault(f.vault);
     if (!result) throw new Error('expected a bootstrap');
