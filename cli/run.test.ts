@@ -269,6 +269,16 @@ describe('svc config', () => {
     expect(table.stdout).toContain(`home\t${home.dir}\tenv SVC_HOME`);
   });
 
+  it('shows the SMTP server without its password', async () => {
+    const env = home.env({ SVC_SMTP_URL: 'smtp://mailer:s3cret-pw@mail.test:587' });
+    const table = await runSvc(['config'], { env });
+    expectOk(table);
+    expectNoSecret(table, 's3cret-pw');
+    expect(table.stdout).toContain('smtpUrl\tsmtp://mailer:***@mail.test:587\tenv SVC_SMTP_URL');
+    const json = await runSvc(['config', '--json'], { env });
+    expectNoSecret(json, 's3cret-pw');
+  });
+
   it('reports a bad config file in one line, exit 2', async () => {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(home.dir, { recursive: true });

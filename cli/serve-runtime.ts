@@ -50,7 +50,7 @@ export async function serveVault(
       bodyLimit,
       version: pkg.version,
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
-      admin: serverAdminOptionsFrom(deps.env, resolved.config),
+      admin: serverAdminOptionsFrom(resolved.config),
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).
       logger: { level: logLevel, destination: deps.stderr },
     });

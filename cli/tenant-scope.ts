@@ -24,7 +24,7 @@ export function withServices<T>(
   flags: KeySourceFlags,
   fn: (services: Services) => Promise<T>,
 ): Promise<T> {
-  const admin = adminOptionsFrom(deps.env, resolved.config);
+  const admin = adminOptionsFrom(resolved.config);
   return withVault(deps, resolved, flags, async (vault) => fn(await deps.services(vault, { admin })));
 }
 

@@ -25,6 +25,12 @@ export interface SvcConfig {
   /** Journal size that triggers a snapshot, in bytes. */
   readonly snapshotThresholdBytes: number;
   readonly logLevel: LogLevel;
+  /** SMTP server for invitation mail (`smtp://user:pass@host:port`, `smtps://…`); null = outbox folder. */
+  readonly smtpUrl: string | null;
+  /** Sender of invitation mail. */
+  readonly mailFrom: string;
+  /** Public base URL of the server, for links in mail; null = the URL the server listens on. */
+  readonly publicUrl: string | null;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -45,6 +51,9 @@ export const ENV_NAMES = {
   bodyLimit: 'SVC_BODY_LIMIT',
   snapshotThresholdBytes: 'SVC_SNAPSHOT_THRESHOLD',
   logLevel: 'SVC_LOG_LEVEL',
+  smtpUrl: 'SVC_SMTP_URL',
+  mailFrom: 'SVC_MAIL_FROM',
+  publicUrl: 'SVC_PUBLIC_URL',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -60,6 +69,9 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'bodyLimit',
   'snapshotThresholdBytes',
   'logLevel',
+  'smtpUrl',
+  'mailFrom',
+  'publicUrl',
 ];
 
 const MIB = 1024 * 1024;
@@ -72,6 +84,9 @@ export const FIXED_DEFAULTS = {
   bodyLimit: MIB,
   snapshotThresholdBytes: 64 * MIB,
   logLevel: 'info',
+  smtpUrl: null,
+  mailFrom: 'svc vault <svc@localhost>',
+  publicUrl: null,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -125,6 +140,19 @@ function checkHost(text: string, where: string): string {
   return host;
 }
 
+/** Never echoes the value: an SMTP URL may carry a password. */
+function checkUrl(text: string, where: string, protocols: readonly string[]): string {
+  const expected = protocols.map((p) => `${p}//…`).join(' or ');
+  let parsed: URL;
+  try {
+    parsed = new URL(text.trim());
+  } catch {
+    throw invalid(where, `not a URL; expected ${expected}`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw invalid(where, `must start with ${expected}`);
+  return text.trim();
+}
+
 const MAX_PORT = 65535;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
 
@@ -159,6 +187,13 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
       return parseInteger(text, where, 1, MAX_BYTES);
     case 'logLevel':
       return checkLogLevel(text, where);
+    case 'smtpUrl':
+      return checkUrl(text, where, ['smtp:', 'smtps:']);
+    case 'publicUrl':
+      return checkUrl(text, where, ['http:', 'https:']).replace(/\/+$/, '');
+    case 'mailFrom':
+      if (text.trim() === '') throw invalid(where, 'expected a sender address, got an empty value');
+      return text.trim();
   }
 }
 
@@ -181,6 +216,9 @@ export function checkFileSetting(
     case 'keyFile':
     case 'host':
     case 'logLevel':
+    case 'smtpUrl':
+    case 'publicUrl':
+    case 'mailFrom':
       expect('string');
       return parseAny(key, value as string, where, baseDir);
     case 'port':

@@ -42,6 +42,9 @@ describe('resolveConfig', () => {
       bodyLimit: 1048576,
       snapshotThresholdBytes: 64 * 1024 * 1024,
       logLevel: 'info',
+      smtpUrl: null,
+      mailFrom: 'svc vault <svc@localhost>',
+      publicUrl: null,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

@@ -61,6 +61,9 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   bodyLimit: '--body-limit',
   snapshotThresholdBytes: '--snapshot-threshold',
   logLevel: '--log-level',
+  smtpUrl: '--smtp-url',
+  mailFrom: '--mail-from',
+  publicUrl: '--public-url',
 };
 
 export function flagName(key: ConfigKey): string {

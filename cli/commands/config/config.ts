@@ -51,13 +51,21 @@ export interface ConfigReport {
   readonly secrets: Readonly<Record<string, { readonly env: string; readonly set: boolean }>>;
 }
 
+/** An SMTP URL may carry a password: `svc config` shows the URL with it replaced. */
+function withoutCredentials(config: ResolvedConfig['config']): ResolvedConfig['config'] {
+  if (config.smtpUrl === null) return config;
+  const url = new URL(config.smtpUrl);
+  if (url.password !== '') url.password = '***';
+  return { ...config, smtpUrl: url.toString() };
+}
+
 export function configReport(resolved: ResolvedConfig, env: CliDeps['env']): ConfigReport {
   const secrets: Record<string, { env: string; set: boolean }> = {};
   for (const [name, variable] of Object.entries(SECRET_ENV)) {
     secrets[name] = { env: variable, set: envValue(env, variable) !== undefined };
   }
   return {
-    values: resolved.config,
+    values: withoutCredentials(resolved.config),
     sources: resolved.sources,
     env: ENV_NAMES,
     configFile: resolved.configFile,
@@ -84,9 +92,10 @@ export async function runConfig(deps: CliDeps, options: ConfigOptions): Promise<
     writeJson(deps.stdout, configReport(resolved, deps.env));
     return;
   }
+  const shown = withoutCredentials(resolved.config);
   const rows = CONFIG_KEYS.map((key) => [
     key,
-    String(resolved.config[key]),
+    String(shown[key]),
     describeSource(resolved, resolved.sources[key], ENV_NAMES[key]),
   ]);
   const file = resolved.configFile;

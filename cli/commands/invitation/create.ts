@@ -46,7 +46,7 @@ export function newInvitationCreateCommand(
 export async function runInvitationCreate(deps: CliDeps, options: InvitationCreateOptions): Promise<void> {
   requireUnlessTTY(deps, { '--email': options.email });
   const resolved = await loadConfig(deps, options.config);
-  const admin = adminOptionsFrom(deps.env, resolved.config);
+  const admin = adminOptionsFrom(resolved.config);
   const { result: invitation, delivery } = await inTenant(
     deps,
     resolved,

@@ -292,7 +292,7 @@ describe('svc invitation in outbox mode', () => {
     const badSmtp = await run(['invitation', 'create', '--email', 'a@example.com'], {
       env: home.env({ SVC_SMTP_URL: 'http://user:hunter2@mail' }),
     });
-    expectOneLineError(badSmtp, 2, /SVC_SMTP_URL: must start with smtp:\/\/ or smtps:\/\//);
+    expectOneLineError(badSmtp, 2, /SVC_SMTP_URL: must start with smtp:\/\/… or smtps:\/\/…/);
     expectNoSecret(badSmtp, 'hunter2');
   });
 });

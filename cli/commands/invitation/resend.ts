@@ -27,7 +27,7 @@ export function newInvitationResendCommand(
 
 export async function runInvitationResend(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const admin = adminOptionsFrom(deps.env, resolved.config);
+  const admin = adminOptionsFrom(resolved.config);
   const { result: invitation, delivery } = await inTenant(
     deps,
     resolved,
