@@ -7,6 +7,7 @@
  */
 import type { Principal } from '../access/principal.ts';
 import type { Page, PageRequest } from '../services-contract.ts';
+import type { Privacy } from './privacy.ts';
 
 /** A token as the API returns it. `data` is absent when the transform redacts it or no mask exists. */
 export interface TokenView {
@@ -19,6 +20,8 @@ export interface TokenView {
   readonly fingerprint_expression?: string;
   /** Always one container (the reference's array with maxItems 1). */
   readonly containers: string[];
+  /** The older classification view of the container (privacy.ts); absent on a redacted duplicate. */
+  readonly privacy?: Privacy;
   readonly metadata?: Record<string, string>;
   readonly search_indexes?: string[];
   readonly created_by: string | null;
@@ -38,11 +41,20 @@ export interface CreateTokenRequest {
   readonly mask?: unknown;
   readonly fingerprint_expression?: string;
   readonly containers?: readonly string[];
+  /** The older way to choose a container (privacy.ts); must agree with `containers` when both are given. */
+  readonly privacy?: PrivacyInput;
   readonly metadata?: Record<string, string>;
   readonly search_indexes?: readonly string[];
   readonly deduplicate_token?: boolean;
   /** Date-time with offset, date-time without offset (= UTC), or short `M/D/YYYY` (= midnight UTC). */
   readonly expires_at?: string;
+}
+
+/** `privacy` as a create request gives it; null members count as not given. */
+export interface PrivacyInput {
+  readonly classification?: string | null;
+  readonly impact_level?: string | null;
+  readonly restriction_policy?: string | null;
 }
 
 export interface CreateTokenResult {

@@ -22,6 +22,7 @@ import { checkExpiresAt } from './expiry.ts';
 import type { Expiry } from './expiry.ts';
 import { isPlainObject } from './merge-patch.ts';
 import { checkMetadata } from './metadata.ts';
+import { containerWithPrivacy } from './privacy.ts';
 import { validateTokenId } from './token-id.ts';
 import { TOKEN_TYPES, TOKEN_TYPE_NAMES, isTokenType } from './token-types.ts';
 import type { MaskTemplate, TokenTypeDefinition } from './token-types.ts';
@@ -226,7 +227,12 @@ export function checkCreateRequest(request: unknown, now: Date, prefix = ''): Ch
     data: body.data,
     mask: checkMask(errors, body.mask, definition),
     fingerprintExpression: checkFingerprintExpression(errors, body.fingerprint_expression, definition),
-    container: checkContainers(errors, body.containers, definition.defaultContainer),
+    container: containerWithPrivacy(
+      errors,
+      body.privacy,
+      body.containers,
+      checkContainers(errors, body.containers, definition.defaultContainer),
+    ),
     metadata: checkMetadata(errors, body.metadata),
     searchIndexes: checkSearchIndexes(errors, body.search_indexes, definition),
     expiry: checkExpiry(errors, body.expires_at, now),

@@ -8,6 +8,7 @@ import { VaultError } from '../errors/catalogue.ts';
 import { evaluateMask } from '../expressions/index.ts';
 import type { TokenView } from './contract.ts';
 import { formatExpiry } from './expiry.ts';
+import { privacyOf } from './privacy.ts';
 import type { TokenRow } from './token-store.ts';
 import type { MaskTemplate } from './token-types.ts';
 
@@ -69,6 +70,7 @@ export function viewOf(row: TokenRow, shown: Shown): TokenView {
     ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
     fingerprint_expression: row.fingerprint_expression,
     containers: [row.container],
+    privacy: privacyOf(row.container),
     metadata: metadataOf(row),
     search_indexes: searchIndexesOf(row),
     created_by: row.created_by,

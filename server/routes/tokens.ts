@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { VaultError, isVaultError, validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { CreateTokenRequest, TokenFilter, TokenView } from '../../core/tokens/contract.ts';
+import { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from '../../core/tokens/privacy.ts';
 import { principalOf } from '../http/access.ts';
 import {
   installMergePatchParser,
@@ -11,7 +12,7 @@ import {
 } from '../http/body-parsers.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { queryPairs } from '../http/raw-query.ts';
-import { Nullable, NullableInput, StringMap, Timestamp } from '../http/schemas.ts';
+import { Nullable, NullableInput, StringEnum, StringMap, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 /**
@@ -33,9 +34,42 @@ const FINGERPRINT_EXPRESSION_MAX = 400;
 const SEARCH_QUERY_MAX = 200;
 
 const DATA_DESCRIPTION =
-  'Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext ' +
-  '(reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). ' +
-  'Create, update and tokenize responses are masked.';
+  'Token data, any JSON. Shown through the transform of the caller’s access rules for the operation ' +
+  '(token:read on GET and lists, token:search on search, token:create on create and tokenize, ' +
+  'token:update on update): in plaintext (reveal), as the evaluated mask (mask; absent when the token ' +
+  'has no mask) or not at all (redact). A plain permission without a rule masks, so create, update ' +
+  'and tokenize responses are masked unless a rule of the caller reveals for that operation.';
+
+const PrivacySchema = Type.Object(
+  {
+    classification: Nullable(
+      Type.String({ maxLength: CLASSIFICATION_MAX_LENGTH, description: 'First segment of the container.' }),
+    ),
+    impact_level: Nullable(StringEnum(IMPACT_LEVELS, { description: 'Second segment of the container.' })),
+    restriction_policy: StringEnum(RESTRICTION_POLICIES, { description: 'Always mask.' }),
+  },
+  {
+    description:
+      'The older classification of the token, read off its container `/<classification>/<impact_level>/` ' +
+      '(null where the container has another shape). Not stored: change `containers` to change it.',
+  },
+);
+
+const PrivacyInput = Type.Object(
+  {
+    classification: Type.Optional(NullableInput(Type.String({ maxLength: CLASSIFICATION_MAX_LENGTH }))),
+    impact_level: Type.Optional(NullableInput(StringEnum(IMPACT_LEVELS))),
+    restriction_policy: Type.Optional(NullableInput(StringEnum(RESTRICTION_POLICIES))),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The older way to choose a container: classification and impact level name ' +
+      '`/<classification>/<impact_level>/` (a missing one from the type’s default container). With ' +
+      '`containers` as well, every field given must agree with the container (else 400). ' +
+      '`restriction_policy` may only be `mask`.',
+  },
+);
 
 /** A token as every token endpoint returns it (core's TokenView). */
 export const TokenSchema = Type.Object(
@@ -54,6 +88,7 @@ export const TokenSchema = Type.Object(
     ),
     fingerprint_expression: Type.Optional(Type.String()),
     containers: Type.Array(Type.String(), { maxItems: 1, description: 'The one container of the token.' }),
+    privacy: Type.Optional(PrivacySchema),
     metadata: Type.Optional(
       StringMap({ description: 'Non-sensitive data only: it is stored in plaintext.' }),
     ),
@@ -113,6 +148,7 @@ const CreateBody = Type.Object(
     data: Type.Unknown({ description: 'The sensitive data, any JSON.' }),
     mask: Type.Optional(Type.Unknown({ description: 'Mask expression(s). Default: the type’s.' })),
     containers: Type.Optional(NullableInput(ContainersInput)),
+    privacy: Type.Optional(NullableInput(PrivacyInput)),
     metadata: Type.Optional(NullableInput(MetadataInput)),
     search_indexes: Type.Optional(NullableInput(SearchIndexesInput)),
     fingerprint_expression: Type.Optional(NullableInput(FingerprintExpressionInput)),
@@ -289,6 +325,7 @@ function createRequest(body: CreateBodyValue): CreateTokenRequest {
   if (body.type != null) request.type = body.type;
   if (body.mask !== undefined) request.mask = body.mask;
   if (body.containers != null) request.containers = body.containers;
+  if (body.privacy != null) request.privacy = body.privacy;
   if (body.metadata != null) request.metadata = body.metadata;
   if (body.search_indexes != null) request.search_indexes = body.search_indexes;
   if (body.fingerprint_expression != null) request.fingerprint_expression = body.fingerprint_expression;
@@ -309,6 +346,7 @@ export function tokenBody(token: TokenView): TokenBody {
   if (token.mask !== undefined) body.mask = token.mask;
   if (token.fingerprint !== undefined) body.fingerprint = token.fingerprint;
   if (token.fingerprint_expression !== undefined) body.fingerprint_expression = token.fingerprint_expression;
+  if (token.privacy !== undefined) body.privacy = { ...token.privacy };
   if (token.metadata !== undefined) body.metadata = { ...token.metadata };
   if (token.search_indexes !== undefined) body.search_indexes = [...token.search_indexes];
   if (token.created_by !== undefined) body.created_by = token.created_by;
@@ -350,7 +388,8 @@ function registerTokenScope(app: VaultServer, services: Services): void {
         summary: 'Tokenize a payload',
         description:
           'Walks any JSON: an object with `type` and `data` is a token definition (the fields of ' +
-          'POST /tokens) and is replaced by the created token (masked); any other primitive becomes a ' +
+          'POST /tokens) and is replaced by the created token (data through the caller’s token:create ' +
+          'transform: masked unless a rule reveals); any other primitive becomes a ' +
           '`token` token and is replaced by its id; other objects and arrays are walked. All or ' +
           'nothing: one invalid definition fails the request and creates no token. Needs ' +
           '`token:create` on every container written to.',
@@ -374,7 +413,8 @@ function registerTokenScope(app: VaultServer, services: Services): void {
       schema: {
         summary: 'Create a token',
         description:
-          'Returns the token with its data masked. 201 with a Location header for a new token. ' +
+          'Returns the token with its data through the caller’s token:create transform (masked unless ' +
+          'a rule of the caller reveals for token:create). 201 with a Location header for a new token. ' +
           'With deduplication (the request’s `deduplicate_token`, else the tenant setting ' +
           '`deduplicate_tokens`) a token whose fingerprint matches an existing one is not created: ' +
           'the existing token is returned with 200 instead (redacted to id, type, tenant_id, ' +
@@ -492,7 +532,8 @@ function registerUpdateRoute(app: VaultServer, services: Services): void {
         summary: 'Update a token',
         description:
           `Takes \`Content-Type: ${MERGE_PATCH_CONTENT_TYPE}\` only (any other type is a 415). ` +
-          'Returns the token with its data masked. Moving it to another container needs ' +
+          'Returns the token with its data through the caller’s token:update transform on its (new) ' +
+          'container: masked unless a rule reveals for token:update. Moving it to another container needs ' +
           '`token:update` on both.',
         tags,
         consumes: [MERGE_PATCH_CONTENT_TYPE],

@@ -25,6 +25,7 @@ export interface TokenJson {
   fingerprint?: string;
   fingerprint_expression?: string;
   containers: string[];
+  privacy?: { classification: string | null; impact_level: string | null; restriction_policy: string };
   metadata?: Record<string, string>;
   search_indexes?: string[];
   created_by?: string | null;
