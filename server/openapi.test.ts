@@ -85,7 +85,7 @@ describe('GET /openapi.json', () => {
       parameters: Array<{ name: string; in: string; schema: Record<string, unknown> }>;
     };
     const size = operation.parameters.find((p) => p.name === 'size');
-    expect(size).toMatchObject({ in: 'query', schema: { minimum: 1, maximum: 100, default: 20 } });
+    expect(size).toMatchObject({ in: 'query', schema: { minimum: 0, maximum: 100, default: 20 } });
   });
 });
 

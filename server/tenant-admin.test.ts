@@ -343,12 +343,12 @@ describe('members', () => {
 
 describe('pagination bounds', () => {
   const cases: Array<[string, number]> = [
-    ['/tenants/self/members?size=0', 400],
+    ['/tenants/self/members?size=0', 200],
     ['/tenants/self/members?size=51', 400],
     ['/tenants/self/members?size=50', 200],
     ['/tenants/self/members?page=0', 400],
     ['/tenants/self/members?user_id=not-a-uuid', 400],
-    ['/tenants/self/invitations?size=0', 400],
+    ['/tenants/self/invitations?size=0', 200],
     ['/tenants/self/invitations?size=101', 400],
     ['/tenants/self/invitations?size=100', 200],
     ['/tenants/self/invitations?page=0', 400],

@@ -181,7 +181,7 @@ describe('invitations over a real SMTP server', () => {
   });
 
   it('pagination bounds and permissions', async () => {
-    for (const size of [0, 101]) {
+    for (const size of [-1, 101]) {
       expect(await codeOf(f.services.invitations.list(admin, {}, { page: 1, size }))).toBe(
         'VALIDATION_FAILED',
       );
@@ -190,7 +190,7 @@ describe('invitations over a real SMTP server', () => {
       'VALIDATION_FAILED',
     );
     expect(await codeOf(f.services.invitations.list(admin, {}, { page: 1, size: 100 }))).toBe('ok');
-    for (const size of [0, 51]) {
+    for (const size of [-1, 51]) {
       expect(await codeOf(f.services.members.list(admin, {}, { page: 1, size }))).toBe('VALIDATION_FAILED');
     }
     expect(await codeOf(f.services.members.list(admin, {}, { page: 0, size: 10 }))).toBe('VALIDATION_FAILED');

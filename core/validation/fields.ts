@@ -38,15 +38,18 @@ export function checkName(errors: FieldErrorCollector, value: unknown, field = '
   return name;
 }
 
-/** Offset pagination as the reference has it: page from 1, size 1..maxSize. */
+/**
+ * Offset pagination as the reference has it: page from 1, size 0..maxSize. Size 0 is an empty page
+ * that still reports how many items match (the reference schema allows it).
+ */
 export function checkPage(
   page: { page: number; size: number },
   maxSize: number,
 ): { offset: number; limit: number } {
   const errors = new FieldErrorCollector();
   if (!Number.isSafeInteger(page.page) || page.page < 1) errors.add('page', 'must be an integer ≥ 1');
-  if (!Number.isSafeInteger(page.size) || page.size < 1 || page.size > maxSize)
-    errors.add('size', `must be an integer from 1 to ${maxSize}`);
+  if (!Number.isSafeInteger(page.size) || page.size < 0 || page.size > maxSize)
+    errors.add('size', `must be an integer from 0 to ${maxSize}`);
   errors.throwIfAny();
   return { offset: (page.page - 1) * page.size, limit: page.size };
 }

@@ -14,6 +14,15 @@ describe('paginate', () => {
   it('reports zero pages for zero items', () => {
     expect(paginate([], 0, 1, 20).pagination.total_pages).toBe(0);
   });
+
+  it('reports zero pages for size 0, with the total', () => {
+    expect(paginate([], 45, 1, 0).pagination).toEqual({
+      total_items: 45,
+      page_number: 1,
+      page_size: 0,
+      total_pages: 0,
+    });
+  });
 });
 
 describe('pageWindow', () => {
@@ -78,8 +87,17 @@ describe('a paginated route', () => {
     expect(body.data).toHaveLength(5);
   });
 
+  it('answers size=0 with an empty page and the totals', async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/items?size=0&page=3' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      pagination: { total_items: 45, page_number: 3, page_size: 0, total_pages: 0 },
+      data: [],
+    });
+  });
+
   it.each([
-    ['size=0', 'size', 'must be >= 1'],
+    ['size=-1', 'size', 'must be >= 0'],
     ['size=51', 'size', 'must be <= 50'],
     ['page=0', 'page', 'must be >= 1'],
     ['page=-2', 'page', 'must be >= 1'],

@@ -3,6 +3,8 @@ import { Type, type Static, type TObject, type TInteger, type TSchema } from 'ty
 /**
  * Offset pagination as in behaviour-reference §2.1: `?page=1&size=20`, answered with
  * `{ pagination: { total_items, page_number, page_size, total_pages }, data: [...] }`.
+ * `size=0` is allowed, as the reference schema has it: an empty page whose `total_items` still
+ * counts every match, with `total_pages` 0 (no page of size 0 holds anything).
  */
 
 /** int32, as the reference API declares; also keeps `(page - 1) * size` an exact integer. */
@@ -28,10 +30,10 @@ export function pageQuery({ defaultSize = 20, maxSize = 100 }: PageQueryOptions 
   return Type.Object({
     page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1.' }),
     size: Type.Integer({
-      minimum: 1,
+      minimum: 0,
       maximum: maxSize,
       default: defaultSize,
-      description: `Items per page, 1 to ${maxSize}.`,
+      description: `Items per page, 0 to ${maxSize} (0: no items, only the totals).`,
     }),
   });
 }
@@ -44,7 +46,7 @@ export interface PageRequest {
 export const PaginationSchema = Type.Object({
   total_items: Type.Integer({ minimum: 0 }),
   page_number: Type.Integer({ minimum: 1 }),
-  page_size: Type.Integer({ minimum: 1 }),
+  page_size: Type.Integer({ minimum: 0 }),
   total_pages: Type.Integer({ minimum: 0 }),
 });
 
@@ -67,7 +69,7 @@ export function paginate<T>(items: T[], total: number, page: number, size: numbe
       total_items: total,
       page_number: page,
       page_size: size,
-      total_pages: Math.ceil(total / size),
+      total_pages: size === 0 ? 0 : Math.ceil(total / size),
     },
     data: items,
   };

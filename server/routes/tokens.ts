@@ -218,9 +218,10 @@ const ListQuery = Type.Object({
   metadata: Type.Optional(
     StringMap({
       description:
-        'Only tokens whose metadata has these values, as `metadata.<key>=<value>` or ' +
-        '`metadata[<key>]=<value>`: case-insensitive exact matches, several keys ANDed, a repeated ' +
-        `key ignored after its first value. Up to ${METADATA_FILTERS_MAX} keys.`,
+        'Only tokens whose metadata has these values, as `metadata.<key>=<value>`, ' +
+        '`metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings ' +
+        '(`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a ' +
+        `repeated key ignored after its first value. Up to ${METADATA_FILTERS_MAX} keys.`,
       maxProperties: METADATA_FILTERS_MAX,
       maxValueLength: METADATA_VALUE_MAX,
     }),
@@ -262,12 +263,30 @@ const checkId: preValidationAsyncHookHandler = async (request) => {
 
 const METADATA_DOT = 'metadata.';
 const METADATA_BRACKET = /^metadata\[(.*)\]$/s;
+const METADATA_FORMS =
+  'name a key: metadata.<key>=<value>, metadata[<key>]=<value> or metadata={"<key>":"<value>"}';
+
+/** `metadata={"k":"v"}`: the pairs of a JSON object of strings, or null when it is not one. */
+function metadataObject(value: string): Array<[string, string]> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const pairs = Object.entries(parsed);
+  if (!pairs.every((pair): pair is [string, string] => typeof pair[1] === 'string')) return null;
+  return pairs;
+}
 
 /**
  * The `GET /tokens` query, read from the raw URL: Fastify's parser keeps `metadata[key]` as a flat
- * name, so both metadata forms are gathered here into `metadata: { key: value }`, `id` and `type`
- * into arrays. Unknown parameters are ignored, as elsewhere in the API. Page and size stay strings
- * for the schema to check, coerce and default; a repeated one fails there.
+ * name, so the three metadata forms (`metadata.k=v`, `metadata[k]=v`, and one `metadata` parameter
+ * holding a JSON object of strings, as some clients serialize a map) are gathered here into
+ * `metadata: { key: value }`, `id` and `type` into arrays; a key given twice keeps its first value,
+ * whatever the forms. Unknown parameters are ignored, as elsewhere in the API. Page and size stay
+ * strings for the schema to check, coerce and default; a repeated one fails there.
  */
 export function listQueryFrom(pairs: ReadonlyArray<readonly [string, string]>): Record<string, unknown> {
   const query: Record<string, unknown> = {};
@@ -276,22 +295,25 @@ export function listQueryFrom(pairs: ReadonlyArray<readonly [string, string]>): 
   const metadata: Record<string, string> = {};
   const scalars: Record<'page' | 'size', string[]> = { page: [], size: [] };
   const errors: FieldErrors = {};
+  const addMetadata = (key: string | undefined, value: string): void => {
+    if (key === undefined || key.length === 0) {
+      (errors.metadata ??= []).push(METADATA_FORMS);
+    } else if (key.length > METADATA_KEY_MAX) {
+      (errors.metadata ??= []).push(`keys are at most ${METADATA_KEY_MAX} characters`);
+    } else if (!Object.hasOwn(metadata, key)) {
+      metadata[key] = value;
+    }
+  };
   for (const [name, value] of pairs) {
     if (name === 'id') ids.push(value);
     else if (name === 'type') types.push(value);
     else if (name === 'page' || name === 'size') scalars[name].push(value);
-    else if (name === 'metadata' || name.startsWith(METADATA_DOT) || name.startsWith('metadata[')) {
-      const key = name.startsWith(METADATA_DOT)
-        ? name.slice(METADATA_DOT.length)
-        : METADATA_BRACKET.exec(name)?.[1];
-      if (key === undefined || key.length === 0) {
-        (errors.metadata ??= []).push('name a key: metadata.<key>=<value> or metadata[<key>]=<value>');
-      } else if (key.length > METADATA_KEY_MAX) {
-        (errors.metadata ??= []).push(`keys are at most ${METADATA_KEY_MAX} characters`);
-      } else if (!Object.hasOwn(metadata, key)) {
-        metadata[key] = value;
-      }
-    }
+    else if (name === 'metadata') {
+      const object = metadataObject(value);
+      if (object === null) (errors.metadata ??= []).push(METADATA_FORMS);
+      else for (const [key, member] of object) addMetadata(key, member);
+    } else if (name.startsWith(METADATA_DOT)) addMetadata(name.slice(METADATA_DOT.length), value);
+    else if (name.startsWith('metadata[')) addMetadata(METADATA_BRACKET.exec(name)?.[1], value);
   }
   if (Object.keys(errors).length > 0) throw validationError(errors);
   for (const name of ['page', 'size'] as const) {
@@ -446,7 +468,9 @@ function registerTokenScope(app: VaultServer, services: Services): void {
         summary: 'List tokens',
         description:
           'Tokens of containers the caller may read, each shown through its transform. Metadata ' +
-          'filters: `metadata.<key>=<value>` or `metadata[<key>]=<value>`.',
+          'filters: `metadata.<key>=<value>`, `metadata[<key>]=<value>` or ' +
+          '`metadata={"<key>":"<value>"}`. A type no token has gives an empty page. `size=0` ' +
+          'answers only the totals.',
         tags,
         querystring: ListQuery,
         response: { 200: paginated(TokenSchema) },
