@@ -3,7 +3,9 @@ import type { FieldErrorCollector } from '../validation/fields.ts';
 
 /**
  * Tenant settings the vault understands (behaviour reference §8.1). Values are the strings
- * "true"/"false", as the reference API sends them; an absent key means "false".
+ * "true"/"false", as the reference API sends them; an absent key takes the default below. Each
+ * accepted setting must change what the vault does; one that cannot yet is not listed, so it is
+ * refused like any unknown key instead of looking saved.
  */
 export const KNOWN_SETTINGS = [
   'deduplicate_tokens',
@@ -13,6 +15,16 @@ export const KNOWN_SETTINGS = [
 export type SettingName = (typeof KNOWN_SETTINGS)[number];
 
 const KNOWN = new Set<string>(KNOWN_SETTINGS);
+
+/**
+ * Values of absent keys. `fingerprint_tokens` defaults to on: the 2022 interface fingerprints every
+ * token, and tenants created before the setting existed keep that behaviour.
+ */
+export const SETTING_DEFAULTS: Readonly<Record<SettingName, boolean>> = {
+  deduplicate_tokens: false,
+  fingerprint_tokens: true,
+  disable_ephemeral_proxy: false,
+};
 
 /**
  * Checks a full replacement of the settings. Unknown keys are refused rather than stored: a typo
@@ -58,7 +70,8 @@ export function parseSettings(json: string): Record<string, string> {
   return settings;
 }
 
-/** For the features that read a setting (tokens issue): absent counts as off. */
-export function settingEnabled(settings: Record<string, string>, name: SettingName): boolean {
-  return settings[name] === 'true';
+/** Whether a setting is on: its stored "true"/"false", else its default. */
+export function settingEnabled(settings: Readonly<Record<string, string>>, name: SettingName): boolean {
+  const value = settings[name];
+  return value === undefined ? SETTING_DEFAULTS[name] : value === 'true';
 }

@@ -24,6 +24,7 @@ import type { ContainerScope } from './access-scope.ts';
 import type { CreateTokenResult, TokenService, TokenView } from './contract.ts';
 import { deduplicationEnabled, duplicateView } from './dedup.ts';
 import { isExpired } from './expiry.ts';
+import { fingerprinted } from './fingerprinting.ts';
 import { checkFilter, filterCondition } from './list-filter.ts';
 import { compileSearch } from './search-sql.ts';
 import { parseSearchQuery } from './search-query.ts';
@@ -213,7 +214,8 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
   ): Promise<CreateTokenResult> => {
     const type = checked.definition.type;
     const transform = transformFor(ctx.principal, 'token:create', checked.container);
-    const fingerprint = await ctx.fingerprint(type, derived.fingerprintInput);
+    const wanted = fingerprinted(await ctx.tenantSettings(), checked);
+    const fingerprint = await ctx.fingerprint(type, wanted ? derived.fingerprintInput : null);
     const duplicate = await returnDuplicate(ctx, type, fingerprint, checked.deduplicate);
     if (duplicate) return { token: duplicate, created: false };
 
@@ -362,7 +364,8 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         // Moving needs token:update on both containers (reference §3.3); the response shows the
         // token through the transform of where it now is.
         const transform = transformFor(principal, 'token:update', spec.container);
-        const fingerprint = await ctx.fingerprint(row.type, derived.fingerprintInput);
+        const wanted = fingerprinted(await ctx.tenantSettings(), spec);
+        const fingerprint = await ctx.fingerprint(row.type, wanted ? derived.fingerprintInput : null);
         const duplicate = await returnDuplicate(ctx, row.type, fingerprint, deduplicate, row.row_id);
         if (duplicate) return duplicate;
 
