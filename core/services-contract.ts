@@ -14,6 +14,7 @@ import type {
   MemberService,
   UsageService,
 } from './tenancy/admin-contract.ts';
+import type { TokenAssociationService } from './tokens/associations.ts';
 import type { TokenService } from './tokens/contract.ts';
 import type { KdfLimits, VaultHandle } from './vault/types.ts';
 
@@ -177,6 +178,7 @@ export interface LogService {
 export interface Services {
   readonly vault: VaultHandle;
   readonly tokens: TokenService;
+  readonly tokenAssociations: TokenAssociationService;
   readonly auth: AuthService;
   readonly users: UserService;
   readonly tenants: TenantService;

@@ -14,6 +14,7 @@ import { createMemberService } from './tenancy/member-service.ts';
 import { DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS, createUsageService } from './tenancy/usage-report.ts';
 import { createApplicationService } from './tenancy/applications.ts';
 import { createTenantService } from './tenancy/tenants.ts';
+import { createTokenAssociationService } from './tokens/associations.ts';
 import { createTokenService } from './tokens/token-service.ts';
 import type { VaultHandle } from './vault/types.ts';
 
@@ -73,9 +74,11 @@ export function createServices(
   const mailer = createMailer(admin.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
+  const tokens = createTokenService(vault, { keys: tenantKeys });
   return {
     vault,
-    tokens: createTokenService(vault, { keys: tenantKeys }),
+    tokens,
+    tokenAssociations: createTokenAssociationService(vault, tokens),
     auth: createAuthService(vault, { kdf, sessionTtlMs, ...internals }),
     users: createUserService(vault, kdf),
     tenants: createTenantService(vault, kdf),

@@ -207,6 +207,32 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 5,
+    name: 'token_associations',
+    async up(db) {
+      // Parent/child links between two tokens of one tenant, by row id: a deleted token takes its
+      // links with it (cascade), and a later token that reuses an id does not inherit them.
+      await db.schema
+        .createTable('token_associations')
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('parent_rowid', 'integer', (c) =>
+          c.notNull().references('tokens.row_id').onDelete('cascade'),
+        )
+        .addColumn('child_rowid', 'integer', (c) =>
+          c.notNull().references('tokens.row_id').onDelete('cascade'),
+        )
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('token_associations_pk', ['parent_rowid', 'child_rowid'])
+        .execute();
+      await db.schema
+        .createIndex('token_associations_child')
+        .on('token_associations')
+        .column('child_rowid')
+        .execute();
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

@@ -164,6 +164,15 @@ export interface TokenActivityTable {
   token_id: string;
 }
 
+/** Parent/child links between tokens of one tenant (token row ids; cascade with either token). */
+export interface TokenAssociationsTable {
+  tenant_id: string;
+  parent_rowid: number;
+  child_rowid: number;
+  created_by: string | null;
+  created_at: string;
+}
+
 /** Tenant invitations: one outstanding invitation per (tenant, e-mail); the link secret only as a keyed hash. */
 export interface InvitationsTable {
   id: string;
@@ -195,6 +204,7 @@ export interface Database {
   token_search_indexes: TokenSearchIndexesTable;
   token_activity: TokenActivityTable;
   invitations: InvitationsTable;
+  token_associations: TokenAssociationsTable;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

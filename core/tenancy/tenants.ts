@@ -35,6 +35,7 @@ export const TENANT_SCOPED_TABLES = [
   'applications',
   'members',
   'token_search_indexes',
+  'token_associations',
   'tokens',
   'token_activity',
   'tenant_keys',

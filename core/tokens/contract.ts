@@ -68,6 +68,8 @@ export interface TokenFilter {
   readonly types?: readonly string[];
   /** Case-insensitive exact matches, ANDed. */
   readonly metadata?: Readonly<Record<string, string>>;
+  /** Only the children of the token with this id (associations.ts checks the parent first). */
+  readonly parent?: string;
 }
 
 export interface TokenSearchRequest {

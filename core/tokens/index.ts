@@ -11,6 +11,8 @@ export type {
   TokenView,
 } from './contract.ts';
 export { MAX_TOKEN_PAGE_SIZE, TOKEN_MESSAGES, createTokenService } from './token-service.ts';
+export { ASSOCIATION_MESSAGES, createTokenAssociationService } from './associations.ts';
+export type { TokenAssociationService } from './associations.ts';
 export { DEFAULT_SWEEP_INTERVAL_MS, startExpirySweeper } from './sweeper.ts';
 export type { ExpirySweeperOptions } from './sweeper.ts';
 export { MAX_TOKENIZE_DEPTH, MAX_TOKENIZE_TOKENS } from './tokenize.ts';

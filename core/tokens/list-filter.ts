@@ -19,6 +19,8 @@ const MAX_FILTER_METADATA = 50;
 export function checkFilter(filter: TokenFilter): void {
   const errors = new FieldErrorCollector();
   const { ids, types, metadata } = filter;
+  if (filter.parent !== undefined && typeof filter.parent !== 'string')
+    errors.add('parent', 'must be a token id');
   if (ids !== undefined) {
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
       errors.add('id', 'must be strings');
@@ -48,6 +50,21 @@ export function filterCondition(
 ): Expression<SqlBool> {
   const parts: Expression<SqlBool>[] = [];
   if (filter.ids !== undefined && filter.ids.length > 0) parts.push(eb('tokens.id', 'in', [...filter.ids]));
+  if (filter.parent !== undefined) {
+    const parent = filter.parent;
+    parts.push(
+      eb(
+        'tokens.row_id',
+        'in',
+        eb
+          .selectFrom('token_associations')
+          .innerJoin('tokens as parent', 'parent.row_id', 'token_associations.parent_rowid')
+          .select('token_associations.child_rowid')
+          .whereRef('parent.tenant_id', '=', 'tokens.tenant_id')
+          .where('parent.id', '=', parent),
+      ),
+    );
+  }
   if (filter.types !== undefined && filter.types.length > 0)
     parts.push(eb('tokens.type', 'in', [...filter.types]));
   for (const [key, value] of Object.entries(filter.metadata ?? {})) parts.push(metadataEquals(key, value));

@@ -21,7 +21,7 @@ import type { VaultHandle } from '../vault/types.ts';
 import { recordActivity } from './activity.ts';
 import { containerScope, scopeCondition } from './access-scope.ts';
 import type { ContainerScope } from './access-scope.ts';
-import type { CreateTokenResult, TokenService, TokenView } from './contract.ts';
+import type { CreateTokenRequest, CreateTokenResult, TokenService, TokenView } from './contract.ts';
 import { deduplicationEnabled, duplicateView } from './dedup.ts';
 import { isExpired } from './expiry.ts';
 import { fingerprinted } from './fingerprinting.ts';
@@ -122,7 +122,22 @@ function containsData(node: SearchNode): boolean {
   }
 }
 
-export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): TokenService {
+/**
+ * Work that belongs to a token's creation: it runs in the creating transaction, after the token is
+ * written (or found as a duplicate), so a failure undoes the creation too (child tokens).
+ */
+export type AfterCreate = (trx: Kysely<Database>, result: CreateTokenResult) => Promise<void>;
+
+/** The service plus creation with follow-up work, for other token features in core. */
+export interface TokenServiceWithHooks extends TokenService {
+  createThen(
+    principal: Principal,
+    request: CreateTokenRequest,
+    after: AfterCreate,
+  ): Promise<CreateTokenResult>;
+}
+
+export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): TokenServiceWithHooks {
   const crypto = new TokenCrypto(deps.keys);
 
   const audit = (
@@ -284,18 +299,23 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       return { total: Number(count.n), items };
     });
 
+  const createThen: TokenServiceWithHooks['createThen'] = async (principal, request, after) => {
+    authorize(principal, 'token:create');
+    const now = vault.clock.now();
+    const checked = checkCreateRequest(request, now);
+    const derived = deriveValues(checked);
+    return vault.transaction(async (trx) => {
+      const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
+      await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
+      const result = await createOne(ctx, checked, derived);
+      await after(trx, result);
+      return result;
+    });
+  };
+
   return {
-    async create(principal, request) {
-      authorize(principal, 'token:create');
-      const now = vault.clock.now();
-      const checked = checkCreateRequest(request, now);
-      const derived = deriveValues(checked);
-      return vault.transaction(async (trx) => {
-        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
-        await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
-        return createOne(ctx, checked, derived);
-      });
-    },
+    create: (principal, request) => createThen(principal, request, async () => {}),
+    createThen,
 
     async tokenize(principal, body) {
       authorize(principal, 'token:create');
