@@ -18,6 +18,7 @@ import { registerPermissionRoutes } from './routes/permissions.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
+import { registerTokenAssociationRoutes } from './routes/token-associations.ts';
 import type { VaultServer } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -96,5 +97,6 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
+  registerTokenAssociationRoutes(app, services);
   return app;
 }

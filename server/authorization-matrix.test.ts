@@ -173,6 +173,13 @@ class World {
       .where('tenant_id', '=', tenantId)
       .orderBy('id')
       .execute();
+    const links = await db
+      .selectFrom('token_associations')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('parent_rowid')
+      .orderBy('child_rowid')
+      .execute();
     const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
     return JSON.stringify({
       tenant,
@@ -182,6 +189,7 @@ class World {
       tokens,
       activity,
       invitations: invitations.map((row) => ({ ...row, secret_hash: hex(row.secret_hash) })),
+      links,
     });
   }
 
@@ -225,6 +233,23 @@ const targetId = (world: World) => ({ id: world.target.id });
 const tokenId = (world: World) => ({ id: world.token.id });
 const memberId = async (world: World) => ({ id: (await world.member()).id });
 const invitationId = async (world: World) => ({ id: (await world.invitation()).invitation.id });
+/** The matrix token as parent and a second token of tenant A as its (not yet linked) child. */
+const childLink = async (world: World) => {
+  const { token } = await world.server.services.tokens.create(operator(world.a.tenant.id), {
+    data: 'matrix child data',
+  });
+  return { parentId: world.token.id, childId: token.id };
+};
+/** The same pair, linked. */
+const linkedChild = async (world: World) => {
+  const ids = await childLink(world);
+  await world.server.services.tokenAssociations.associate(
+    operator(world.a.tenant.id),
+    ids.parentId,
+    ids.childId,
+  );
+  return ids;
+};
 
 /**
  * How to call each route. Only requests are described here; what each caller must get is derived
@@ -268,6 +293,13 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     body: () => ({ metadata: { patched: 'by the matrix' } }),
   },
   'DELETE /tokens/:id': { params: tokenId },
+  'POST /tokens/:parentId/children/:childId': { params: childLink },
+  'DELETE /tokens/:parentId/children/:childId': { params: (w) => linkedChild(w) },
+  'POST /tokens/:parentId/children': {
+    params: (w) => ({ parentId: w.token.id }),
+    body: () => ({ data: 'child created by the matrix' }),
+  },
+  'GET /tokens/:parentId/children': { params: (w) => linkedChild(w) },
   'GET /tenants/self/reports/usage': {},
   'GET /tenants/self/members': {},
   'DELETE /tenants/self/members/:id': { params: memberId },

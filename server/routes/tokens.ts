@@ -134,7 +134,7 @@ const ExpiresAtInput = Type.String({
 });
 
 /** `null` is accepted wherever the reference declares a field nullable; it means "not given". */
-const CreateBody = Type.Object(
+export const CreateBody = Type.Object(
   {
     id: Type.Optional(
       NullableInput(
@@ -201,7 +201,7 @@ const SearchBody = Type.Object(
   { additionalProperties: false },
 );
 
-const ListQuery = Type.Object({
+export const ListQuery = Type.Object({
   ...pageQuery().properties,
   id: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: TOKEN_ID_MAX_LENGTH }), {
@@ -228,7 +228,7 @@ const ListQuery = Type.Object({
   ),
 });
 
-type ListQueryValue = Static<typeof ListQuery>;
+export type ListQueryValue = Static<typeof ListQuery>;
 
 const Params = Type.Object({
   id: Type.String({
@@ -326,11 +326,11 @@ export function listQueryFrom(pairs: ReadonlyArray<readonly [string, string]>): 
   return query;
 }
 
-const readListQuery: preValidationAsyncHookHandler = async (request: FastifyRequest) => {
+export const readListQuery: preValidationAsyncHookHandler = async (request: FastifyRequest) => {
   request.query = listQueryFrom(queryPairs(request));
 };
 
-function tokenFilter(query: ListQueryValue): TokenFilter {
+export function tokenFilter(query: ListQueryValue): TokenFilter {
   return {
     ...(query.id === undefined ? {} : { ids: query.id }),
     ...(query.type === undefined ? {} : { types: query.type }),
@@ -338,10 +338,10 @@ function tokenFilter(query: ListQueryValue): TokenFilter {
   };
 }
 
-type CreateBodyValue = Static<typeof CreateBody>;
+export type CreateBodyValue = Static<typeof CreateBody>;
 
 /** The create request for core: `null` means "not given" for every field but `data` and `mask`. */
-function createRequest(body: CreateBodyValue): CreateTokenRequest {
+export function createRequest(body: CreateBodyValue): CreateTokenRequest {
   const request: { -readonly [K in keyof CreateTokenRequest]: CreateTokenRequest[K] } = { data: body.data };
   if (body.id != null) request.id = body.id;
   if (body.type != null) request.type = body.type;
