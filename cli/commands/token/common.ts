@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
+import type { TokenAssociationService } from '../../../core/tokens/associations.ts';
 import type { TokenService } from '../../../core/tokens/contract.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -33,6 +34,7 @@ export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {
 
 export interface TokenScope {
   readonly tokens: TokenService;
+  readonly associations: TokenAssociationService;
   /** The operator of the tenant: every permission, reads revealed; every action audited. */
   readonly principal: Principal;
   readonly tenant: Tenant;
@@ -47,7 +49,12 @@ export async function withTokens<T>(
   const resolved = await loadConfig(deps, options.config);
   return withServices(deps, resolved, options.key, async (services) => {
     const tenant = await resolveTenant(services, options.tenant);
-    return fn({ tokens: services.tokens, principal: operatorIn(tenant.id), tenant });
+    return fn({
+      tokens: services.tokens,
+      associations: services.tokenAssociations,
+      principal: operatorIn(tenant.id),
+      tenant,
+    });
   });
 }
 

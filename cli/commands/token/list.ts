@@ -57,14 +57,15 @@ export interface TokenListOptions extends TokenPageOptions {
   readonly metadata: Readonly<Record<string, string>> | undefined;
 }
 
-type RawTokenList = RawTokenPage & { id?: string[]; type?: TokenType[]; metadata?: Record<string, string> };
+export type RawTokenList = RawTokenPage & {
+  id?: string[];
+  type?: TokenType[];
+  metadata?: Record<string, string>;
+};
 
-export function newTokenListCommand(
-  deps: CliDeps,
-  run: Runner<TokenListOptions> = (o) => runTokenList(deps, o),
-): Command {
-  const command = new Command('list')
-    .description("List a tenant's tokens, a page at a time (never their data unless --reveal)")
+/** `--id`, `--type`, `--metadata`: the filters of list and children. */
+export function addFilterOptions(command: Command): Command {
+  return command
     .option('--id <id>', 'only these ids; repeat or separate with commas', collectList)
     .option('--type <type>', 'only these types; repeat or separate with commas', collectTokenTypes)
     .option(
@@ -72,6 +73,16 @@ export function newTokenListCommand(
       'only tokens with this metadata (case-insensitive exact match); repeatable, all must match',
       collectMetadata,
     );
+}
+
+export function newTokenListCommand(
+  deps: CliDeps,
+  run: Runner<TokenListOptions> = (o) => runTokenList(deps, o),
+): Command {
+  const command = new Command('list').description(
+    "List a tenant's tokens, a page at a time (never their data unless --reveal)",
+  );
+  addFilterOptions(command);
   addPageOptions(command);
   addTokenScopeOptions(command, deps);
   return command.action(async (...args: unknown[]) => {
@@ -80,7 +91,7 @@ export function newTokenListCommand(
   });
 }
 
-function filterOf(options: TokenListOptions): TokenFilter {
+export function filterOf(options: Pick<TokenListOptions, 'ids' | 'types' | 'metadata'>): TokenFilter {
   return {
     ...(options.ids === undefined ? {} : { ids: options.ids }),
     ...(options.types === undefined ? {} : { types: options.types }),
