@@ -154,7 +154,7 @@ export function createTokenAssociationService(
     async createChild(principal, parentId, request) {
       authorize(principal, 'token:create');
       authorize(principal, 'token:read');
-      return tokens.createThen(principal, request, async (trx, result) => {
+      return tokens.create(principal, request, async (trx, result) => {
         const parent = await tokenFor(trx, principal, parentId, 'token:read');
         if (result.token.id === parent.id) {
           throw validationError({

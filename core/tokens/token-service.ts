@@ -128,13 +128,9 @@ function containsData(node: SearchNode): boolean {
  */
 export type AfterCreate = (trx: Kysely<Database>, result: CreateTokenResult) => Promise<void>;
 
-/** The service plus creation with follow-up work, for other token features in core. */
+/** The service as other token features in core use it: creation may carry follow-up work. */
 export interface TokenServiceWithHooks extends TokenService {
-  createThen(
-    principal: Principal,
-    request: CreateTokenRequest,
-    after: AfterCreate,
-  ): Promise<CreateTokenResult>;
+  create(principal: Principal, request: CreateTokenRequest, after?: AfterCreate): Promise<CreateTokenResult>;
 }
 
 export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): TokenServiceWithHooks {
@@ -299,23 +295,20 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       return { total: Number(count.n), items };
     });
 
-  const createThen: TokenServiceWithHooks['createThen'] = async (principal, request, after) => {
-    authorize(principal, 'token:create');
-    const now = vault.clock.now();
-    const checked = checkCreateRequest(request, now);
-    const derived = deriveValues(checked);
-    return vault.transaction(async (trx) => {
-      const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
-      await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
-      const result = await createOne(ctx, checked, derived);
-      await after(trx, result);
-      return result;
-    });
-  };
-
   return {
-    create: (principal, request) => createThen(principal, request, async () => {}),
-    createThen,
+    async create(principal, request, after?: AfterCreate) {
+      authorize(principal, 'token:create');
+      const now = vault.clock.now();
+      const checked = checkCreateRequest(request, now);
+      const derived = deriveValues(checked);
+      return vault.transaction(async (trx) => {
+        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
+        await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
+        const result = await createOne(ctx, checked, derived);
+        if (after) await after(trx, result);
+        return result;
+      });
+    },
 
     async tokenize(principal, body) {
       authorize(principal, 'token:create');
