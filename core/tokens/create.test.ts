@@ -171,11 +171,6 @@ describe('creating tokens', () => {
         ['data.routing_number'],
       ],
       [
-        'own mask on a card',
-        { type: 'card', data: { number: '4242424242424242' }, mask: '{{ data }}' },
-        ['mask'],
-      ],
-      [
         'search indexes on a card',
         { type: 'card', data: { number: '4242424242424242' }, search_indexes: ['{{ data.number }}'] },
         ['search_indexes'],

@@ -62,3 +62,52 @@ export function resolveTokenId(id: unknown, data: unknown, isTaken: (candidate: 
   if (problem !== null) throw validationError({ id: [problem] });
   return id;
 }
+
+/**
+ * Ids are shown to every caller that sees the token, even one whose transform redacts its data, and
+ * they travel in URLs, `Location` headers, request logs and the audit log. So an id may share at most
+ * this many consecutive letters or digits with any value in the data (compared case-insensitively,
+ * separators ignored): as much as the default masks already show (the last four), never more.
+ */
+export const MAX_SHARED_ID_RUN = 4;
+/** Data values shorter than a run are checked whole from this length on (a 3-digit account number). */
+const MIN_WHOLE_VALUE = 3;
+
+function letterDigits(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/** The text values of `data` (strings and numbers, at any depth), each as letters and digits. */
+function dataValues(data: unknown): string[] {
+  const out: string[] = [];
+  const pending: unknown[] = [data];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') out.push(letterDigits(value));
+    else if (typeof value === 'number' && Number.isFinite(value)) out.push(letterDigits(String(value)));
+    else if (Array.isArray(value)) pending.push(...(value as unknown[]));
+    else if (value !== null && typeof value === 'object') pending.push(...Object.values(value));
+  }
+  return out;
+}
+
+/**
+ * Whether `id` carries the data: a run of more than MAX_SHARED_ID_RUN letters/digits of a data
+ * value, or a whole short value. Linear in the data: the id's runs are put in a set first.
+ */
+export function idContainsData(id: string, data: unknown): boolean {
+  const text = letterDigits(id);
+  const run = MAX_SHARED_ID_RUN + 1;
+  const runs = new Set<string>();
+  for (let i = 0; i + run <= text.length; i += 1) runs.add(text.slice(i, i + run));
+  for (const value of dataValues(data)) {
+    if (value.length < run) {
+      if (value.length >= MIN_WHOLE_VALUE && text.includes(value)) return true;
+      continue;
+    }
+    for (let i = 0; i + run <= value.length; i += 1) if (runs.has(value.slice(i, i + run))) return true;
+  }
+  return false;
+}
+
+export const ID_CONTAINS_DATA = `must not contain the token's data (more than ${MAX_SHARED_ID_RUN} consecutive letters or digits of it)`;

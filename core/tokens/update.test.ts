@@ -11,6 +11,9 @@ describe('updating tokens (merge patch)', () => {
   afterEach(() => f.close());
 
   const reveal = (id: string) => f.services.tokens.get(f.operator, id);
+  /** Reads in plaintext (so it may change masks, expressions and containers); updates mask. */
+  const editor = () =>
+    appIn(f.tenantId, { permissions: ['token:update'], rules: [rule(1, '/', ['token:read'], 'reveal')] });
 
   it('merges data, mask and metadata; null removes members; nested objects merge', async () => {
     const { token } = await f.services.tokens.create(f.app, {
@@ -19,7 +22,8 @@ describe('updating tokens (merge patch)', () => {
       metadata: { customer: 'c1', plan: 'gold' },
     });
     f.clock.advance(60_000);
-    const updated = await f.services.tokens.update(f.app, token.id, {
+    const app = editor();
+    const updated = await f.services.tokens.update(app, token.id, {
       data: { name: { last: null, middle: 'King' }, email: null, tags: ['c'] },
       mask: { email: null, tags: '{{ data.tags }}' },
       metadata: { plan: null, region: 'eu' },
@@ -32,9 +36,9 @@ describe('updating tokens (merge patch)', () => {
       modified_at: '2026-01-01T00:01:00.000Z',
       created_at: '2026-01-01T00:00:00.000Z',
     });
-    expect(updated.modified_by).toBe(f.app.kind === 'application' ? f.app.applicationId : undefined);
+    expect(updated.modified_by).toBe(app.kind === 'application' ? app.applicationId : undefined);
     // A primitive patch replaces; mask null removes the mask; metadata null clears it.
-    const again = await f.services.tokens.update(f.app, token.id, {
+    const again = await f.services.tokens.update(app, token.id, {
       data: 'plain',
       mask: null,
       metadata: null,
@@ -53,7 +57,7 @@ describe('updating tokens (merge patch)', () => {
       fingerprint_expression: '{{ data | upcase }}',
       expires_at: '1/1/2030',
     });
-    const updated = await f.services.tokens.update(f.app, token.id, {
+    const updated = await f.services.tokens.update(f.revealer, token.id, {
       containers: ['/other/'],
       search_indexes: ['{{ data | last4 }}', '{{ data | upcase }}'],
       fingerprint_expression: null,
@@ -65,9 +69,9 @@ describe('updating tokens (merge patch)', () => {
       fingerprint_expression: '{{ data | stringify }}',
       expires_at: '2031-06-01T10:00:00+02:00',
     });
-    const search = (query: string) => f.services.tokens.search(f.app, { query, page: 1, size: 10 });
+    const search = (query: string) => f.services.tokens.search(f.revealer, { query, page: 1, size: 10 });
     expect((await search('data:ABC')).total).toBe(1);
-    const cleared = await f.services.tokens.update(f.app, token.id, {
+    const cleared = await f.services.tokens.update(f.revealer, token.id, {
       containers: null,
       search_indexes: null,
       expires_at: null,
@@ -92,7 +96,7 @@ describe('updating tokens (merge patch)', () => {
     ['id change', { id: 'new-id' }, ['id']],
     ['data removed', { data: null }, ['data']],
     ['invalid data for the type', { data: '123' }, ['data']],
-    ['mask on a fixed-mask type', { mask: '{{ data }}' }, ['mask']],
+    ['a mask with an unknown filter', { mask: '{{ data | no_such_filter }}' }, ['mask']],
     ['search indexes on card_number', { search_indexes: ['{{ data }}'] }, ['search_indexes']],
     ['bad container', { containers: ['x'] }, ['containers[0]']],
     ['metadata not an object', { metadata: 'x' }, ['metadata']],
@@ -124,17 +128,22 @@ describe('updating tokens (merge patch)', () => {
       mask: '{{ data | last4 }}',
       containers: ['/a/'],
     });
-    const onlyA = appIn(f.tenantId, { rules: [rule(1, '/a/', ['token:update'], 'reveal')] });
+    const readAll = rule(9, '/', ['token:read'], 'reveal');
+    const onlyA = appIn(f.tenantId, { rules: [rule(1, '/a/', ['token:update'], 'reveal'), readAll] });
     expect(await codeOf(f.services.tokens.update(onlyA, token.id, { containers: ['/b/'] }))).toBe(
       'FORBIDDEN',
     );
-    const onlyB = appIn(f.tenantId, { rules: [rule(1, '/b/', ['token:update'], 'reveal')] });
+    const onlyB = appIn(f.tenantId, { rules: [rule(1, '/b/', ['token:update'], 'reveal'), readAll] });
     expect(await codeOf(f.services.tokens.update(onlyB, token.id, { containers: ['/b/'] }))).toBe(
       'FORBIDDEN',
     );
     expect((await reveal(token.id)).containers).toEqual(['/a/']);
     const both = appIn(f.tenantId, {
-      rules: [rule(1, '/a/', ['token:update'], 'reveal'), rule(2, '/b/', ['token:update'], 'redact')],
+      rules: [
+        rule(1, '/a/', ['token:update'], 'reveal'),
+        rule(2, '/b/', ['token:update'], 'redact'),
+        readAll,
+      ],
     });
     const moved = await f.services.tokens.update(both, token.id, { containers: ['/b/'] });
     expect(moved.containers).toEqual(['/b/']);
