@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isVaultError } from '../errors/catalogue.ts';
 import { auditRows, codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
 import { appIn, openTokenFixture, rule } from './token-test-kit.ts';
 import type { TokenFixture } from './token-test-kit.ts';
@@ -120,6 +121,88 @@ describe('updating tokens (merge patch)', () => {
       metadata: { a: 'b' },
     });
     expect(updated.metadata).toEqual({ a: 'b' });
+  });
+
+  describe('changing how data is derived needs plaintext read access', () => {
+    const card = { type: 'card_number', data: '4242424242424242' } as const;
+
+    it.each([
+      ['mask', { mask: '{{ data }}' }],
+      ['fingerprint_expression', { fingerprint_expression: '{{ data | slice: 0, 1 }}' }],
+      ['fingerprint_expression', { fingerprint_expression: null, mask: null }],
+      ['containers', { containers: ['/general/'] }],
+    ])('403 naming %s for a masking updater, nothing changed', async (field, patch) => {
+      const { token } = await f.services.tokens.create(f.revealer, {
+        ...card,
+        fingerprint_expression: '{{ data | slice: 0, 6 }}',
+      });
+      let error: unknown;
+      try {
+        await f.services.tokens.update(f.app, token.id, patch);
+      } catch (e) {
+        error = e;
+      }
+      expect(isVaultError(error, 'FORBIDDEN')).toBe(true);
+      expect(isVaultError(error) ? error.message : '').toContain(field);
+      expect(await reveal(token.id)).toMatchObject({ modified_at: null, fingerprint: token.fingerprint });
+    });
+
+    it('search indexes too, and a revealing reader on the old container only cannot move', async () => {
+      const { token } = await f.services.tokens.create(f.revealer, {
+        type: 'social_security_number',
+        data: '123-45-6789',
+      });
+      expect(
+        await codeOf(f.services.tokens.update(f.app, token.id, { search_indexes: ['{{ data }}'] })),
+      ).toBe('FORBIDDEN');
+      const oldOnly = appIn(f.tenantId, {
+        permissions: ['token:update'],
+        rules: [rule(1, '/pii/', ['token:read'], 'reveal')],
+      });
+      expect(await codeOf(f.services.tokens.update(oldOnly, token.id, { containers: ['/elsewhere/'] }))).toBe(
+        'FORBIDDEN',
+      );
+      const moved = await f.services.tokens.update(oldOnly, token.id, { containers: ['/pii/low/'] });
+      expect(moved.containers).toEqual(['/pii/low/']);
+    });
+
+    it('a patch repeating the stored values needs nothing', async () => {
+      const { token } = await f.services.tokens.create(f.revealer, card);
+      const echoed = await f.services.tokens.update(f.app, token.id, {
+        mask: token.mask,
+        fingerprint_expression: token.fingerprint_expression,
+        search_indexes: token.search_indexes,
+        containers: token.containers,
+        data: '5555555555554444',
+      });
+      expect(echoed.data).toBe('XXXXXXXXXXXX4444');
+    });
+
+    it('the response shows the stricter of the update and read transforms', async () => {
+      const { token } = await f.services.tokens.create(f.revealer, card);
+      const updateOnly = appIn(f.tenantId, { rules: [rule(1, '/', ['token:update'], 'reveal')] });
+      const noRead = await f.services.tokens.update(updateOnly, token.id, { metadata: { a: 'b' } });
+      expect(noRead).not.toHaveProperty('data');
+      const maskedRead = appIn(f.tenantId, {
+        rules: [rule(1, '/', ['token:update'], 'reveal'), rule(2, '/', ['token:read'], 'mask')],
+      });
+      expect((await f.services.tokens.update(maskedRead, token.id, { metadata: { a: 'c' } })).data).toBe(
+        'XXXXXXXXXXXX4242',
+      );
+      expect((await f.services.tokens.update(f.revealer, token.id, { metadata: { a: 'd' } })).data).toBe(
+        '4242424242424242',
+      );
+    });
+
+    it('a custom mask on any type, changed by a revealing key', async () => {
+      const { token } = await f.services.tokens.create(f.app, { ...card, mask: '{{ data | reveal: 6 }}' });
+      expect(token.data).toBe('424242XXXXXXXXXX');
+      const updated = await f.services.tokens.update(f.revealer, token.id, {
+        mask: { last: '{{ data | last4 }}' },
+      });
+      expect(updated.mask).toEqual({ last: '{{ data | last4 }}' });
+      expect((await f.services.tokens.get(f.app, token.id)).data).toEqual({ last: '4242' });
+    });
   });
 
   it('moving needs token:update on both containers; the response uses the new container’s transform', async () => {
