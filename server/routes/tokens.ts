@@ -35,7 +35,8 @@ const SEARCH_QUERY_MAX = 200;
 const DATA_DESCRIPTION =
   'Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext ' +
   '(reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). ' +
-  'Create, update and tokenize responses are masked.';
+  'Create and tokenize responses use the token:create transform; update responses the stricter of the ' +
+  'token:update and token:read transforms (no data without token:read).';
 
 /** A token as every token endpoint returns it (core's TokenView). */
 export const TokenSchema = Type.Object(
@@ -105,7 +106,8 @@ const CreateBody = Type.Object(
       NullableInput(
         Type.String({
           description:
-            'A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. Default: a UUID.',
+            'A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. ' +
+            'An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID.',
         }),
       ),
     ),
@@ -378,7 +380,8 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           'With deduplication (the request’s `deduplicate_token`, else the tenant setting ' +
           '`deduplicate_tokens`) a token whose fingerprint matches an existing one is not created: ' +
           'the existing token is returned with 200 instead (redacted to id, type, tenant_id, ' +
-          'fingerprint and containers when the caller may not read it). A taken id is a 409.',
+          'fingerprint and containers when the caller may not read it). Public applications do not ' +
+          'deduplicate: `deduplicate_token: true` from one is a 403. A taken id is a 409.',
         tags,
         body: CreateBody,
         response: {
@@ -431,8 +434,10 @@ function registerTokenScope(app: VaultServer, services: Services): void {
         summary: 'Search tokens',
         description:
           'Tokens matching a query, of containers the caller may search, each shown through its ' +
-          'transform. `data:` matches search indexes (keyed blind indexes), never decrypted data. ' +
-          'An invalid query is a 400 naming the position.',
+          'transform. `data:` matches search indexes (keyed blind indexes), never decrypted data; ' +
+          'it needs the reveal transform for token:search on every container the caller may search ' +
+          '(403 otherwise), and a query holds at most 3 `data:` terms. An invalid query is a 400 ' +
+          'naming the position.',
         tags,
         body: SearchBody,
         response: { 200: paginated(TokenSchema) },
@@ -452,7 +457,9 @@ function registerTokenScope(app: VaultServer, services: Services): void {
       preValidation: checkId,
       schema: {
         summary: 'Get a token',
-        description: 'Data shown through the caller’s transform for the token’s container.',
+        description:
+          'Data shown through the caller’s transform for the token’s container. A token outside ' +
+          'the containers the caller may read is a 404, like a missing one.',
         tags,
         params: Params,
         response: { 200: TokenSchema },
@@ -492,8 +499,11 @@ function registerUpdateRoute(app: VaultServer, services: Services): void {
         summary: 'Update a token',
         description:
           `Takes \`Content-Type: ${MERGE_PATCH_CONTENT_TYPE}\` only (any other type is a 415). ` +
-          'Returns the token with its data masked. Moving it to another container needs ' +
-          '`token:update` on both.',
+          'Returns the token with its data shown through the stricter of the token:update and ' +
+          'token:read transforms. Changing `mask`, `fingerprint_expression` or `search_indexes`, or ' +
+          'moving the token, needs token:read with the reveal transform on its container (and the ' +
+          'target one), else 403; moving also needs `token:update` on both. A token the caller may ' +
+          'not read is a 404.',
         tags,
         consumes: [MERGE_PATCH_CONTENT_TYPE],
         params: Params,
