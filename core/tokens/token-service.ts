@@ -373,7 +373,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         // Before any caller-chosen expression is evaluated over the data: its value, its errors and
         // its fingerprint would all tell a caller without plaintext access something about the data.
         requireReveal(principal, needsReveal, [row.container, spec.container]);
-        // Moving needs token:update on both containers (reference §3.3). The response shows the
+        // Moving needs token:update on both containers. The response shows the
         // token where it now is, never more than the caller's read transform there allows.
         const updateTransform = transformFor(principal, 'token:update', spec.container);
         const transform = stricterTransform(

@@ -80,7 +80,7 @@ export function viewOf(row: TokenRow, shown: Shown): TokenView {
 }
 
 /**
- * A duplicate of a create the caller may not read (reference §3.6): exactly what identifies it,
+ * A duplicate of a create the caller may not read: exactly what identifies it,
  * `id`, `type`, `tenant_id`, `fingerprint` and `containers`.
  */
 export function redactedDuplicateView(row: TokenRow): TokenView {
@@ -94,7 +94,7 @@ export function redactedDuplicateView(row: TokenRow): TokenView {
 }
 
 /**
- * A duplicate of an update the caller may not read (reference §3.6): the token without `data`,
+ * A duplicate of an update the caller may not read: the token without `data`,
  * `metadata`, `fingerprint_expression`, `search_indexes` and `mask`.
  */
 export function redactedUpdateDuplicateView(row: TokenRow): TokenView {
