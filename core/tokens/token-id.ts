@@ -91,23 +91,56 @@ function dataValues(data: unknown): string[] {
   return out;
 }
 
-/**
- * Whether `id` carries the data: a run of more than MAX_SHARED_ID_RUN letters/digits of a data
- * value, or a whole short value. Linear in the data: the id's runs are put in a set first.
- */
-export function idContainsData(id: string, data: unknown): boolean {
-  const text = letterDigits(id);
-  const run = MAX_SHARED_ID_RUN + 1;
-  const runs = new Set<string>();
-  for (let i = 0; i + run <= text.length; i += 1) runs.add(text.slice(i, i + run));
-  for (const value of dataValues(data)) {
-    if (value.length < run) {
-      if (value.length >= MIN_WHOLE_VALUE && text.includes(value)) return true;
-      continue;
-    }
-    for (let i = 0; i + run <= value.length; i += 1) if (runs.has(value.slice(i, i + run))) return true;
+const RUN = MAX_SHARED_ID_RUN + 1;
+const HASH_BASE = 31;
+/** HASH_BASE ** (RUN - 1) in 32-bit arithmetic, to take the leaving character out of a window. */
+const HASH_LEAVE = Array.from({ length: RUN - 1 }).reduce<number>((pow) => Math.imul(pow, HASH_BASE), 1);
+
+/** Polynomial hashes (mod 2^32) of every RUN-long window of `text`, in UTF-16 units. */
+function runHashes(text: string): Set<number> {
+  const hashes = new Set<number>();
+  let hash = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    if (i >= RUN) hash = (hash - Math.imul(text.charCodeAt(i - RUN), HASH_LEAVE)) | 0;
+    hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(i)) | 0;
+    if (i >= RUN - 1) hashes.add(hash);
+  }
+  return hashes;
+}
+
+/** Whether a RUN-long window of `value` also occurs in `text` (whose window hashes are `hashes`). */
+function sharesRun(value: string, text: string, hashes: ReadonlySet<number>): boolean {
+  let hash = 0;
+  for (let i = 0; i < value.length; i += 1) {
+    if (i >= RUN) hash = (hash - Math.imul(value.charCodeAt(i - RUN), HASH_LEAVE)) | 0;
+    hash = (Math.imul(hash, HASH_BASE) + value.charCodeAt(i)) | 0;
+    // A hash hit is confirmed on the text: hashes may collide.
+    if (i >= RUN - 1 && hashes.has(hash) && text.includes(value.slice(i - RUN + 1, i + 1))) return true;
   }
   return false;
+}
+
+/**
+ * A check of candidate ids against `data`: whether an id carries a run of more than
+ * MAX_SHARED_ID_RUN letters/digits of a data value, or a whole short value. The data is normalised
+ * once; each check is one rolling-hash pass over it, so large data stays cheap across alias attempts.
+ */
+export function idDataCheck(data: unknown): (id: string) => boolean {
+  const values = dataValues(data);
+  return (id) => {
+    const text = letterDigits(id);
+    const hashes = runHashes(text);
+    return values.some((value) =>
+      value.length < RUN
+        ? value.length >= MIN_WHOLE_VALUE && text.includes(value)
+        : sharesRun(value, text, hashes),
+    );
+  };
+}
+
+/** `idDataCheck` for one id. */
+export function idContainsData(id: string, data: unknown): boolean {
+  return idDataCheck(data)(id);
 }
 
 export const ID_CONTAINS_DATA = `must not contain the token's data (more than ${MAX_SHARED_ID_RUN} consecutive letters or digits of it)`;

@@ -38,7 +38,7 @@ import { compileSearch } from './search-sql.ts';
 import { countDataTerms, parseSearchQuery } from './search-query.ts';
 import { TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
-import { ID_CONTAINS_DATA, idContainsData, resolveTokenId } from './token-id.ts';
+import { ID_CONTAINS_DATA, idDataCheck, resolveTokenId } from './token-id.ts';
 import { checkCreateRequest, deriveValues, underPrefix } from './token-input.ts';
 import type { CheckedCreate, Derived, IdSpec, TokenSpec } from './token-input.ts';
 import {
@@ -167,9 +167,10 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         // candidate carrying the data is drawn again (a random part may have repeated it by
         // chance); an expression whose every draw carries it copies the data itself: 400.
         let carriedData = 0;
+        const containsData = idDataCheck(data);
         for (let attempt = 0; attempt < ALIAS_ATTEMPTS; attempt += 1) {
           const candidate = resolveTokenId(spec.expression, data, () => false);
-          if (idContainsData(candidate, data)) carriedData += 1;
+          if (containsData(candidate)) carriedData += 1;
           else if (!(await idTaken(ctx, candidate))) return candidate;
         }
         if (carriedData === ALIAS_ATTEMPTS) {
