@@ -102,4 +102,12 @@ describe('idContainsData', () => {
     expect(idContainsData(`x${data.slice(2, 2 + MAX_SHARED_ID_RUN)}x`, data)).toBe(false);
     expect(idContainsData(`x${data.slice(2, 3 + MAX_SHARED_ID_RUN)}x`, data)).toBe(true);
   });
+
+  it('handles large data without deep recursion or spreading', () => {
+    const wide = Array.from({ length: 300_000 }, (_, i) => i % 7);
+    expect(idContainsData('order-abc', wide)).toBe(false);
+    let deep: unknown = 'the secret value';
+    for (let i = 0; i < 10_000; i += 1) deep = [deep];
+    expect(idContainsData('x-secre-y', deep)).toBe(true);
+  });
 });

@@ -85,8 +85,10 @@ function dataValues(data: unknown): string[] {
     const value = pending.pop();
     if (typeof value === 'string') out.push(letterDigits(value));
     else if (typeof value === 'number' && Number.isFinite(value)) out.push(letterDigits(String(value)));
-    else if (Array.isArray(value)) pending.push(...(value as unknown[]));
-    else if (value !== null && typeof value === 'object') pending.push(...Object.values(value));
+    // One push per item: spreading a large array into push() would overflow the call stack.
+    else if (Array.isArray(value)) for (const item of value as unknown[]) pending.push(item);
+    else if (value !== null && typeof value === 'object')
+      for (const item of Object.values(value)) pending.push(item);
   }
   return out;
 }
