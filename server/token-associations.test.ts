@@ -130,16 +130,26 @@ describe('token associations over HTTP', () => {
     expect(pageOf(await client.list()).pagination.total_items).toBe(2);
   });
 
-  it('refuses (403) a caller without the per-container permission', async () => {
+  it('answers 404 for a token outside the caller’s containers and 403 without the permission there', async () => {
     const app = await privateKey(server.services, a.tenant.id, {
       rules: [rule('/general/', ['token:read', 'token:delete', 'token:create'], 'reveal')],
     });
     const general = new TokenClient(server.app, app.key);
-    expect((await general.inject({ method: 'POST', url: link(parent, child) })).statusCode).toBe(403);
+    // The child is in /pci/, which it may not read: the same 404 as a missing token.
+    expect((await general.inject({ method: 'POST', url: link(parent, child) })).statusCode).toBe(404);
     await client.inject({ method: 'POST', url: link(parent, child) });
-    expect((await general.inject({ method: 'DELETE', url: link(parent, child) })).statusCode).toBe(403);
+    expect((await general.inject({ method: 'DELETE', url: link(parent, child) })).statusCode).toBe(404);
     // The child it may not read is not listed.
     expect(pageOf(await general.inject({ method: 'GET', url: children(parent) })).data).toEqual([]);
+    // It may read both but delete only in /general/: 403 for the child in /pci/.
+    const deleter = await privateKey(server.services, a.tenant.id, {
+      permissions: ['token:read'],
+      rules: [rule('/general/', ['token:delete'], 'reveal')],
+    });
+    const generalDeleter = new TokenClient(server.app, deleter.key);
+    expect((await generalDeleter.inject({ method: 'DELETE', url: link(parent, child) })).statusCode).toBe(
+      403,
+    );
   });
 
   it('documents the four routes in /openapi.json', async () => {

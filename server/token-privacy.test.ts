@@ -35,7 +35,14 @@ describe('privacy', () => {
       impact_level: 'high',
       restriction_policy: 'mask',
     });
-    const moved = tokenOf(await client.update(created.id, { containers: ['/pci/low/'] }));
+    // Moving needs token:read with reveal.
+    const mover = await privateKey(server.services, a.tenant.id, {
+      permissions: TOKEN_PERMISSIONS,
+      rules: [rule('/', ['token:read'], 'reveal')],
+    });
+    const moved = tokenOf(
+      await new TokenClient(server.app, mover.key).update(created.id, { containers: ['/pci/low/'] }),
+    );
     expect(moved.privacy).toEqual({ ...PCI_HIGH, impact_level: 'low' });
   });
 

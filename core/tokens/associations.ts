@@ -10,12 +10,13 @@
  *   transaction (a missing parent leaves no token behind); a deduplicated child is linked as is;
  * - list children: `token:read` on the parent; the children are listed like `GET /tokens` (only
  *   those the caller may read, each through its transform, audited as reads).
- * Lookups happen in this order, so a caller learns nothing of a token it may not touch: the
- * parent (404, then 403), then the child (404, then 403), then the link. Each change writes an
+ * Lookups go parent, child, link; a token outside every container the caller may read is a 404
+ * like a missing one (a 403 would confirm that it exists), so a caller learns nothing of a token
+ * it may not touch. Each change writes an
  * `update` audit entry on both tokens (fixed wording, no ids in messages).
  */
 import type { Kysely } from 'kysely';
-import { authorize, transformFor } from '../access/authorize.ts';
+import { authorize } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
@@ -23,6 +24,7 @@ import { VaultError, validationError } from '../errors/catalogue.ts';
 import type { Page, PageRequest } from '../services-contract.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { transformOnExisting } from './access-scope.ts';
 import type { CreateTokenRequest, CreateTokenResult, TokenFilter, TokenView } from './contract.ts';
 import type { TokenServiceWithHooks } from './token-service.ts';
 import { findToken, tokenNotFound } from './token-store.ts';
@@ -72,7 +74,11 @@ export function createTokenAssociationService(
       message,
     });
 
-  /** A live token of the caller's tenant that the caller holds `permission` on (404, then 403). */
+  /**
+   * A live token of the caller's tenant that the caller holds `permission` on: a missing token and
+   * one outside every container the caller may read are the same 404; 403 only for a token it may
+   * read but not act on this way.
+   */
   const tokenFor = async (
     trx: Kysely<Database>,
     principal: Principal,
@@ -81,7 +87,7 @@ export function createTokenAssociationService(
   ): Promise<TokenRow> => {
     const row = await findToken(trx, principal.tenantId, id, vault.clock.now());
     if (!row) throw tokenNotFound();
-    transformFor(principal, permission, row.container);
+    transformOnExisting(principal, permission, row.container);
     return row;
   };
 

@@ -65,6 +65,34 @@ describe('creating tokens', () => {
     });
   });
 
+  it.each([
+    ['card', { number: '4242424242424242' }, { number: '{{ data.number | last4 }}' }, { number: '4242' }],
+    [
+      'bank',
+      { routing_number: '021000021', account_number: '12345' },
+      '{{ data.account_number | last4 }}',
+      '2345',
+    ],
+    ['card_number', '4242424242424242', '{{ data | slice: 0, 6 }}', '424242'],
+    ['us_bank_account_number', '000123456', null, undefined],
+    ['us_bank_routing_number', '021000021', 'routing', 'routing'],
+    ['social_security_number', '123-45-6789', '{{ data | slice: 0, 3 }}', '123'],
+    ['employer_id_number', '12-3456789', ['{{ data | last4 }}'], ['6789']],
+  ])('accepts a custom mask on %s', async (type, data, mask, shown) => {
+    const { token } = await f.services.tokens.create(f.app, { type, data, mask });
+    expect(token.data).toEqual(shown);
+    if (mask === null) expect(token).not.toHaveProperty('mask');
+    else expect(token.mask).toEqual(mask);
+  });
+
+  it('accepts search_indexes: [] on every type (an empty list supplies nothing)', async () => {
+    for (const type of ['card_number', 'us_bank_routing_number']) {
+      const data = type === 'card_number' ? '4242424242424242' : '021000021';
+      const { token } = await f.services.tokens.create(f.app, { type, data, search_indexes: [] });
+      expect(token.search_indexes).toEqual([]);
+    }
+  });
+
   describe('fingerprints', () => {
     const fp = async (principal = f.app, request: Parameters<typeof f.services.tokens.create>[1]) =>
       (await f.services.tokens.create(principal, request)).token.fingerprint;
@@ -169,11 +197,6 @@ describe('creating tokens', () => {
         'bad routing number',
         { type: 'bank', data: { routing_number: '123456789', account_number: '1' } },
         ['data.routing_number'],
-      ],
-      [
-        'own mask on a card',
-        { type: 'card', data: { number: '4242424242424242' }, mask: '{{ data }}' },
-        ['mask'],
       ],
       [
         'search indexes on a card',

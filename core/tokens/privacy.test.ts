@@ -109,7 +109,8 @@ describe('privacy on tokens', () => {
       impact_level: 'high',
       restriction_policy: 'mask',
     });
-    const moved = await f.services.tokens.update(f.app, token.id, { containers: ['/custom/'] });
+    // Moving needs plaintext read access: the operator has it.
+    const moved = await f.services.tokens.update(f.operator, token.id, { containers: ['/custom/'] });
     expect(moved.privacy).toEqual({
       classification: 'custom',
       impact_level: null,

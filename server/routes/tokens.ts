@@ -34,11 +34,12 @@ const FINGERPRINT_EXPRESSION_MAX = 400;
 const SEARCH_QUERY_MAX = 200;
 
 const DATA_DESCRIPTION =
-  'Token data, any JSON. Shown through the transform of the caller’s access rules for the operation ' +
-  '(token:read on GET and lists, token:search on search, token:create on create and tokenize, ' +
-  'token:update on update): in plaintext (reveal), as the evaluated mask (mask; absent when the token ' +
-  'has no mask) or not at all (redact). A plain permission without a rule masks, so create, update ' +
-  'and tokenize responses are masked unless a rule of the caller reveals for that operation.';
+  'Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext ' +
+  '(reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). ' +
+  'Reads use the token:read transform, search the token:search one. Create and tokenize responses use ' +
+  'the token:create transform; update responses the stricter of the token:update and token:read ' +
+  'transforms (no data without token:read). A plain permission without a rule masks, so these ' +
+  'responses are masked unless a rule of the caller reveals for the operation.';
 
 const PrivacySchema = Type.Object(
   {
@@ -140,7 +141,8 @@ export const CreateBody = Type.Object(
       NullableInput(
         Type.String({
           description:
-            'A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. Default: a UUID.',
+            'A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. ' +
+            'An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID.',
         }),
       ),
     ),
@@ -440,7 +442,8 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           'With deduplication (the request’s `deduplicate_token`, else the tenant setting ' +
           '`deduplicate_tokens`) a token whose fingerprint matches an existing one is not created: ' +
           'the existing token is returned with 200 instead (redacted to id, type, tenant_id, ' +
-          'fingerprint and containers when the caller may not read it). A taken id is a 409.',
+          'fingerprint and containers when the caller may not read it). Public applications do not ' +
+          'deduplicate: `deduplicate_token: true` from one is a 403. A taken id is a 409.',
         tags,
         body: CreateBody,
         response: {
@@ -495,8 +498,10 @@ function registerTokenScope(app: VaultServer, services: Services): void {
         summary: 'Search tokens',
         description:
           'Tokens matching a query, of containers the caller may search, each shown through its ' +
-          'transform. `data:` matches search indexes (keyed blind indexes), never decrypted data. ' +
-          'An invalid query is a 400 naming the position.',
+          'transform. `data:` matches search indexes (keyed blind indexes), never decrypted data; ' +
+          'it needs the reveal transform for token:search on every container the caller may search ' +
+          '(403 otherwise), and a query holds at most 3 `data:` terms. An invalid query is a 400 ' +
+          'naming the position.',
         tags,
         body: SearchBody,
         response: { 200: paginated(TokenSchema) },
@@ -516,7 +521,9 @@ function registerTokenScope(app: VaultServer, services: Services): void {
       preValidation: checkId,
       schema: {
         summary: 'Get a token',
-        description: 'Data shown through the caller’s transform for the token’s container.',
+        description:
+          'Data shown through the caller’s transform for the token’s container. A token outside ' +
+          'the containers the caller may read is a 404, like a missing one.',
         tags,
         params: Params,
         response: { 200: TokenSchema },
@@ -556,9 +563,11 @@ function registerUpdateRoute(app: VaultServer, services: Services): void {
         summary: 'Update a token',
         description:
           `Takes \`Content-Type: ${MERGE_PATCH_CONTENT_TYPE}\` only (any other type is a 415). ` +
-          'Returns the token with its data through the caller’s token:update transform on its (new) ' +
-          'container: masked unless a rule reveals for token:update. Moving it to another container needs ' +
-          '`token:update` on both.',
+          'Returns the token with its data shown through the stricter of the token:update and ' +
+          'token:read transforms. Changing `mask`, `fingerprint_expression` or `search_indexes`, or ' +
+          'moving the token, needs token:read with the reveal transform on its container (and the ' +
+          'target one), else 403; moving also needs `token:update` on both. A token the caller may ' +
+          'not read is a 404.',
         tags,
         consumes: [MERGE_PATCH_CONTENT_TYPE],
         params: Params,
