@@ -158,8 +158,14 @@ describe('application service', () => {
     const page2 = await f.services.applications.list(admin, {}, { page: 2, size: 2 });
     expect(page2.items.map((x) => x.id)).toEqual([b.id]);
     expect(
-      (await f.services.applications.list(admin, { type: 'private' }, { page: 1, size: 10 })).items,
+      (await f.services.applications.list(admin, { types: ['private'] }, { page: 1, size: 10 })).items,
     ).toHaveLength(1);
+    const twoTypes = await f.services.applications.list(
+      admin,
+      { types: ['private', 'public'] },
+      { page: 1, size: 10 },
+    );
+    expect(twoTypes.items.map((x) => x.name).sort()).toEqual(['Backend', 'Collector']);
     const byIds = await f.services.applications.list(admin, { ids: [a.id, b.id] }, { page: 1, size: 10 });
     expect(byIds.items.map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
     expect(await codeOf(f.services.applications.list(admin, {}, { page: 0, size: 10 }))).toBe(

@@ -107,7 +107,7 @@ const CreateInvitationBody = Type.Object(
       description: 'The invitee, an RFC 5322 address. Anyone already a member → 409.',
     }),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 const NO_SUCH_MEMBER = 'No such member.';
