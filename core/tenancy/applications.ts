@@ -130,12 +130,18 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
 
     get,
 
+    // "Who am I": any application may read itself, whatever it was granted; it learns nothing it
+    // did not present (its key is never part of an Application).
     async getSelf(principal) {
-      authorize(principal, 'application:read');
       if (principal.kind !== 'application') {
         throw new VaultError('NOT_FOUND', 'The caller is not an application: no API key was presented.');
       }
-      return get(principal, principal.applicationId);
+      return vault.transaction(async (trx) => {
+        const row = await findApplicationRow(trx, principal.applicationId);
+        if (!row || row.tenant_id !== principal.tenantId) throw notFound();
+        await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
+        return applicationOf(row);
+      });
     },
 
     async update(principal, id, input) {

@@ -223,15 +223,23 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
   app.get(
     '/applications/key',
     {
-      config: { access: { permission: 'application:read' } },
+      // Any valid API key, whatever its type and grants: a "who am I" call.
+      config: { access: 'authenticated' },
       schema: {
         summary: 'Get the calling application',
-        description: 'The application that owns the presented SVC-API-KEY.',
+        description:
+          'The application that owns the presented SVC-API-KEY (never its key), for any valid key. ' +
+          'A user session has no application: 404.',
         tags,
         response: { 200: ApplicationSchema },
       },
     },
-    async (request) => applicationBody(await services.applications.getSelf(principalOf(request))),
+    async (request) => {
+      if (request.principal === null) {
+        throw new VaultError('NOT_FOUND', 'The caller is not an application: send an SVC-API-KEY.');
+      }
+      return applicationBody(await services.applications.getSelf(request.principal));
+    },
   );
 
   app.get(
