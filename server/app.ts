@@ -9,6 +9,7 @@ import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { requestValidation } from './http/validation.ts';
+import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerHealthRoute } from './routes/health.ts';
@@ -96,6 +97,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerTenantAdminRoutes(app, services);
   registerInvitationAcceptRoutes(app, services);
   registerApplicationRoutes(app, services);
+  registerApplicationTemplateRoutes(app);
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);

@@ -253,6 +253,8 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     body: () => ({ name: 'renamed', permissions: ['token:search'] }),
   },
   'DELETE /applications/:id': { params: targetId },
+  'GET /application-templates': {},
+  'GET /application-templates/:id': { params: () => ({ id: '8c5b6f3e-0f2a-4c63-9a57-1d2e3f4a5b01' }) },
   'POST /applications/:id/regenerate': { params: targetId },
   'GET /permissions': {},
   'GET /logs': {},
