@@ -115,6 +115,28 @@ describe('application bodies', () => {
     expect(updated.json()).toMatchObject({ name: 'Nulls 2', permissions: ['token:read'], rules: [] });
   });
 
+  it('a rule may carry unknown fields, a null description and empty conditions', async () => {
+    const created = await call('POST', '/applications', {
+      name: 'Lenient rules',
+      type: 'private',
+      rules: [
+        {
+          description: null,
+          priority: 1,
+          container: '/',
+          permissions: ['token:read'],
+          transform: 'mask',
+          conditions: [],
+          unknown_field: 'ignored',
+        },
+      ],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().rules).toEqual([
+      { description: '', priority: 1, container: '/', permissions: ['token:read'], transform: 'mask' },
+    ]);
+  });
+
   it('refuses a rule with conditions instead of silently widening it', async () => {
     const response = await call('POST', '/applications', {
       name: 'Conditioned',

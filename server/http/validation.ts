@@ -20,11 +20,13 @@ type ValidatorFactory = NonNullable<
   NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
 >;
 
+type PoolOptions = NonNullable<Parameters<ReturnType<typeof AjvCompiler>>[1]>;
+
 /** The `schemaController` option of `Fastify(...)` that applies the rules above. */
 export function requestValidation(): FastifyServerOptions['schemaController'] {
   const pool = AjvCompiler();
   const buildValidator: ValidatorFactory = (externalSchemas, ajvOptions) => {
-    const shared = ajvOptions as { customOptions?: object; plugins?: [] } | undefined;
+    const shared = ajvOptions as { customOptions?: object; plugins?: PoolOptions['plugins'] } | undefined;
     const compile = (customOptions: object) =>
       pool(externalSchemas as Parameters<typeof pool>[0], {
         plugins: shared?.plugins ?? [],

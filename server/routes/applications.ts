@@ -14,7 +14,7 @@ const PERMISSIONS_MAX = 50;
 
 const RuleSchema = Type.Object(
   {
-    description: Type.Optional(Type.String({ maxLength: 200, default: '' })),
+    description: Type.Optional(NullableInput(Type.String({ maxLength: 200 }))),
     priority: Type.Integer({ description: 'Evaluation order, from 1 (first); unique per application.' }),
     container: Type.String({
       maxLength: 500,
@@ -134,9 +134,18 @@ async function byId<T>(work: Promise<T>): Promise<T> {
 
 type RuleInput = Static<typeof RuleSchema>;
 
-/** The rules as core takes them; `null` (not given) becomes undefined. */
+/**
+ * The rules as core takes them, field by field so that unknown fields are not stored; `null`
+ * (not given) becomes undefined, a `null` description an empty one.
+ */
 function rulesInput(rules: RuleInput[] | null | undefined): AccessRule[] | undefined {
-  return rules?.map(({ conditions: _none, ...rule }) => ({ ...rule, description: rule.description ?? '' }));
+  return rules?.map((rule) => ({
+    description: rule.description ?? '',
+    priority: rule.priority,
+    container: rule.container,
+    permissions: rule.permissions,
+    transform: rule.transform,
+  }));
 }
 
 function ruleBody(rule: AccessRule): Static<typeof RuleResponse> {
