@@ -67,3 +67,8 @@ export const nodeStorageFs: StorageFs = {
 export function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code;
 }
+
+/** True when a file operation failed because the disk (or the user's quota) is full. */
+export function isDiskFull(err: unknown): boolean {
+  return errnoOf(err) === 'ENOSPC' || errnoOf(err) === 'EDQUOT';
+}

@@ -14,6 +14,7 @@ import { Mutex } from '../storage/mutex.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
+import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
 import { writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
@@ -29,6 +30,7 @@ interface TransactionState {
 
 export interface EmbeddedVaultParts {
   readonly sodium: Sodium;
+  readonly fs: StorageFs;
   readonly sqlite: SqlJsDatabase;
   readonly paths: VaultPaths;
   readonly header: VaultHeader;
@@ -256,8 +258,9 @@ export class EmbeddedVault implements VaultHandle {
       ...this.header,
       terms: keyring.terms,
       snapshot: { sequence, term, written_at: this.clock.now().toISOString() },
+      acknowledged_mark: true,
     };
-    await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image);
+    await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image, this.parts.fs);
     this.header = header;
     await journal.reset(sequence, term, keyring.fileKey(term));
   }

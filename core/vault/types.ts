@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { LookupPurpose } from '../crypto/keyring.ts';
 import type { Database } from '../storage/schema.ts';
+import type { StorageFs } from '../storage/storage-fs.ts';
 
 /** How the root key is supplied. */
 export type KeySource =
@@ -25,6 +26,8 @@ export interface OpenVaultOptions {
   /** Take a snapshot when the journal grows past this many bytes. Default 64 MiB. */
   readonly snapshotThresholdBytes?: number;
   readonly clock?: Clock;
+  /** The file layer; the real file system unless a test simulates power loss. */
+  readonly fs?: StorageFs;
 }
 
 export interface CreateVaultOptions extends OpenVaultOptions {
