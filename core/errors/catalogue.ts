@@ -47,7 +47,7 @@ export const errorCatalogue = {
   VAULT_CLOSED: { status: 503, title: 'The vault is closed.', exitCode: 1 },
   VAULT_DISK_FULL: {
     status: 507,
-    title: 'The disk is full: the vault refuses writes until space is freed.',
+    title: 'The vault is out of space: it refuses writes until space is freed.',
     exitCode: 1,
   },
   CONFIG_INVALID: { status: 500, title: 'The configuration is invalid.', exitCode: 2 },

@@ -1,4 +1,4 @@
-import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node:fs/promises';
 
 /**
  * The file operations the storage engine uses, and nothing more. Production uses the real file
@@ -42,6 +42,8 @@ export interface StorageFs {
   mkdir(path: string, mode: number): Promise<void>;
   /** fsyncs a directory so that a create, rename or unlink inside it survives a power loss. */
   syncDirectory(dir: string): Promise<void>;
+  /** Bytes an unprivileged writer may still use on the file system holding `dir`. */
+  freeBytes(dir: string): Promise<number>;
 }
 
 export const nodeStorageFs: StorageFs = {
@@ -53,6 +55,10 @@ export const nodeStorageFs: StorageFs = {
   readFile: (path) => readFile(path),
   mkdir: async (path, mode) => {
     await mkdir(path, { recursive: true, mode });
+  },
+  freeBytes: async (dir) => {
+    const s = await statfs(dir);
+    return s.bavail * s.bsize;
   },
   syncDirectory: async (dir) => {
     const handle = await open(dir, 'r');

@@ -14,6 +14,8 @@ import { Mutex } from '../storage/mutex.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
+import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-guard.ts';
+import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
 import { writeVaultFile } from '../storage/vault-file.ts';
@@ -39,6 +41,7 @@ export interface EmbeddedVaultParts {
   readonly lock: VaultLock;
   readonly clock: Clock;
   readonly snapshotThresholdBytes: number;
+  readonly limits: StorageLimits;
 }
 
 /**
@@ -78,11 +81,14 @@ export class EmbeddedVault implements VaultHandle {
     const outer = this.tx.getStore();
     if (outer?.active) return fn(this.db); // nested: joins the transaction already running
     this.assertUsable();
+    // Refused before anything runs, so a full disk never leaves a half-written journal behind.
+    assertDiskHeadroom(await this.freeDiskBytes(), this.parts.limits, 'writes are refused');
     const release = await this.mutex.acquire();
     let durable: Promise<void>;
     let result: T;
     try {
       this.assertUsable();
+      assertDatabaseHeadroom(this.databaseBytes(), this.parts.limits);
       const state: TransactionState = { statements: [], active: true };
       this.connection.exec('BEGIN');
       try {
@@ -148,6 +154,12 @@ export class EmbeddedVault implements VaultHandle {
     return this.parts.journal.lastSequence;
   }
 
+  get failure(): Error | null {
+    const failed = this.parts.journal.failed;
+    if (!failed) return null;
+    return failed instanceof Error ? failed : new VaultError('VAULT_FAILED');
+  }
+
   /** `snapshot: false` leaves the journal as a crash would (used by tests and emergency shutdown). */
   async close(options: { snapshot?: boolean } = {}): Promise<void> {
     if (this.closed) return;
@@ -195,6 +207,22 @@ export class EmbeddedVault implements VaultHandle {
           .execute();
       });
     }
+  }
+
+  /** Free space on the vault's disk; a file system that cannot tell counts as roomy. */
+  async freeDiskBytes(): Promise<number> {
+    try {
+      return await this.parts.fs.freeBytes(this.parts.paths.dir);
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /** Size of the SQLite database in memory; the caller holds the mutex. */
+  private databaseBytes(): number {
+    const pages = this.parts.sqlite.exec('PRAGMA page_count')[0]?.values[0]?.[0];
+    const size = this.parts.sqlite.exec('PRAGMA page_size')[0]?.values[0]?.[0];
+    return Number(pages ?? 0) * Number(size ?? 0);
   }
 
   private assertUsable(): void {

@@ -12,6 +12,7 @@ import type { VaultLock } from '../storage/lock.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
+import { DEFAULT_STORAGE_LIMITS, assertDiskHeadroom } from '../storage/space-guard.ts';
 import { isDiskFull, nodeStorageFs } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { keyringAad, openVaultFile, readHeader, writeVaultFile } from '../storage/vault-file.ts';
@@ -40,6 +41,12 @@ function explainDiskFull(err: unknown, what: string): unknown {
  * are left exactly as they were.
  */
 export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVault> {
+  return openHeld(options).catch((err: unknown) => {
+    throw explainDiskFull(err, 'the vault cannot be opened for writing');
+  });
+}
+
+async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const fs = options.fs ?? nodeStorageFs;
@@ -79,7 +86,9 @@ export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVaul
     } finally {
       await handle.close();
     }
-    // Nothing has been written so far; from here on the files change.
+    // Nothing has been written so far; from here on the files change, so there must be room.
+    const limits = { ...DEFAULT_STORAGE_LIMITS, ...options.limits };
+    assertDiskHeadroom(await freeBytes(fs, paths.dir), limits, 'the vault cannot be opened for writing');
     const { header } = read;
     const scan = state.scan;
     if (acknowledged === null) {
@@ -116,6 +125,7 @@ export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVaul
       lock,
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
+      limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
     });
     await vault.migrate();
     // A vault from before the mark starts keeping it (and saying so in its header) right away.
@@ -127,7 +137,7 @@ export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVaul
       state?.sqlite.close();
       await lock.release();
     }
-    throw explainDiskFull(err, 'the vault cannot be opened for writing');
+    throw err;
   }
 }
 
@@ -150,6 +160,14 @@ async function startJournal(
   return JournalWriter.open(sodium, fs, paths.journal, scan, keyring.fileKey(header.term), mark);
 }
 
+async function freeBytes(fs: StorageFs, dir: string): Promise<number> {
+  try {
+    return await fs.freeBytes(dir);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 async function exists(fs: StorageFs, path: string): Promise<boolean> {
   try {
     await fs.stat(path);
@@ -161,6 +179,12 @@ async function exists(fs: StorageFs, path: string): Promise<boolean> {
 
 /** Creates a new vault (never over an existing one) with the schema migrated, and returns it open. */
 export async function createVault(options: CreateVaultOptions): Promise<EmbeddedVault> {
+  return createHeld(options).catch((err: unknown) => {
+    throw explainDiskFull(err, 'the vault cannot be created');
+  });
+}
+
+async function createHeld(options: CreateVaultOptions): Promise<EmbeddedVault> {
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const fs = options.fs ?? nodeStorageFs;
@@ -214,6 +238,7 @@ export async function createVault(options: CreateVaultOptions): Promise<Embedded
       lock,
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
+      limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
     });
     await vault.migrate();
     await vault.compact();
@@ -221,6 +246,6 @@ export async function createVault(options: CreateVaultOptions): Promise<Embedded
   } catch (err) {
     if (vault) await vault.close({ snapshot: false }).catch(() => undefined);
     else await lock.release();
-    throw explainDiskFull(err, 'the vault cannot be created');
+    throw err;
   }
 }

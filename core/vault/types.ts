@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { LookupPurpose } from '../crypto/keyring.ts';
 import type { Database } from '../storage/schema.ts';
+import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 
 /** How the root key is supplied. */
@@ -28,6 +29,8 @@ export interface OpenVaultOptions {
   readonly clock?: Clock;
   /** The file layer; the real file system unless a test simulates power loss. */
   readonly fs?: StorageFs;
+  /** Headroom below which writes are refused (VAULT_DISK_FULL). Defaults: DEFAULT_STORAGE_LIMITS. */
+  readonly limits?: Partial<StorageLimits>;
 }
 
 export interface CreateVaultOptions extends OpenVaultOptions {
@@ -80,6 +83,11 @@ export interface VaultHandle {
   status(): Promise<VaultStatus>;
   /** Number of the last committed transaction: a monotonic, cheap commit counter. */
   readonly sequence: number;
+  /**
+   * Why the vault stopped accepting writes (a failed journal write, e.g. a full disk), or null while
+   * it is healthy. Once set it stays set until the vault is reopened.
+   */
+  readonly failure: Error | null;
   /** Records the URL of the server holding the vault in the lock file. */
   setLockUrl(url: string | undefined): Promise<void>;
   /** Keyed BLAKE2b of an API key (for lookup); the key itself is never stored. */
