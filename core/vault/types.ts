@@ -104,6 +104,20 @@ export interface VaultHandle {
   wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array };
   /** Opens what `wrapSecret` sealed under `term`; throws VAULT_CORRUPT when it does not authenticate. */
   unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array;
+  /** The active key term: new snapshots, journal records and wrapped keys are under it. */
+  readonly keyTerm: number;
+  /** Every key term the keyring still holds. */
+  readonly keyTerms: readonly number[];
+  /**
+   * Adds a fresh key term and makes it active; the keyring is re-wrapped with the root key `key`
+   * (checked first) and a snapshot is written under the new term. Returns the new term.
+   */
+  addKeyTerm(key: KeySource): Promise<number>;
+  /**
+   * Forgets every term but the active one; refused (VAULT_CORRUPT, nothing changed) while a wrapped
+   * key or a token envelope is still under an older term. Returns the terms retired.
+   */
+  retireOldKeyTerms(key: KeySource): Promise<number[]>;
   /** Snapshot on clean close (unless `snapshot: false`), release the lock. */
   close(options?: { snapshot?: boolean }): Promise<void>;
 }
