@@ -1,4 +1,4 @@
-import { appendFile, readFile, stat, truncate, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,9 @@ import { FAST_KDF, makeTempDir, snapshotFiles } from '../test-support/temp-vault
 import type { TempDir } from '../test-support/temp-vault.ts';
 import { createVault, openVault, readVaultStatus } from '../vault/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { loadSodium } from '../crypto/sodium.ts';
 import { vaultPaths } from './paths.ts';
+import { openVaultFile, readHeader, rewriteHeader } from './vault-file.ts';
 
 const SECRET = 'Zebra-Quasar-4111-1111-1111-1111-secret';
 
@@ -302,6 +304,33 @@ describe('vault files', () => {
       await expectError(openVault({ path: tmp.vaultPath, key: tmp.key }), 'VAULT_CORRUPT');
       expect(await snapshotFiles(tmp.dir)).toEqual(before);
     });
+  });
+
+  it('gives a vault from before the acknowledged-commit mark a mark and the header flag on first open', async () => {
+    const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
+    await put(vault, 'old', 'format');
+    await vault.close({ snapshot: false });
+    // Make it look like an older vault: no mark file, no header flag.
+    const sodium = await loadSodium();
+    const files = vaultPaths(tmp.vaultPath);
+    const handle = await openVaultFile(files.vault);
+    const read = await readHeader(sodium, handle, files.vault);
+    const { acknowledged_mark: _flag, ...older } = read.header;
+    const olderPath = join(tmp.dir, 'older.svc');
+    await rewriteHeader(sodium, olderPath, handle, read.bodyOffset, older);
+    await handle.close();
+    await rename(olderPath, files.vault);
+    await unlink(files.acknowledged);
+
+    const again = await openVault({ path: tmp.vaultPath, key: tmp.key });
+    expect(
+      await again.db.selectFrom('vault_meta').select('value').where('key', '=', 'old').execute(),
+    ).toEqual([{ value: 'format' }]);
+    await again.close({ snapshot: false });
+    const upgraded = await openVaultFile(files.vault);
+    expect((await readHeader(sodium, upgraded, files.vault)).header.acknowledged_mark).toBe(true);
+    await upgraded.close();
+    expect((await stat(files.acknowledged)).size).toBe(96);
   });
 
   it('unlocks a passphrase vault with the passphrase only', async () => {
