@@ -9,6 +9,7 @@ import { isVaultError } from '../errors/catalogue.ts';
 import { makeTempDir } from '../test-support/temp-vault.ts';
 import type { TempDir } from '../test-support/temp-vault.ts';
 import { acquireLock, readLockHolder } from './lock.ts';
+import { faultyFs } from './test-support/faulty-fs.ts';
 
 const RACERS = 6;
 const TRIALS = 40;
@@ -100,6 +101,21 @@ describe('vault lock', () => {
     const second = await acquireLock(path, new Date());
     expect((await readLockHolder(path))?.pid).toBe(process.pid);
     await second.release();
+  });
+
+  it('works on a file system without hard links', async () => {
+    const path = join(tmp.dir, 'nolinks.lock');
+    let linked = 0;
+    const fs = faultyFs(
+      () => (op, target) => (op === 'create' && target === path && linked++ === 0 ? 'EPERM' : null),
+    );
+    const lock = await acquireLock(path, new Date(), fs);
+    expect((await readLockHolder(path))?.pid).toBe(process.pid);
+    expect(
+      isVaultError(await acquireLock(path, new Date(), fs).catch((e: unknown) => e), 'VAULT_LOCKED'),
+    ).toBe(true);
+    await lock.release();
+    expect(await readLockHolder(path)).toBeNull();
   });
 
   it(`never lets two of ${RACERS} racing processes both take over a stale lock (${TRIALS} trials)`, async () => {

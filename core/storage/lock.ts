@@ -86,6 +86,9 @@ function lockRecord(holder: LockHolder, nonce: string): Buffer {
   return Buffer.from(JSON.stringify({ ...holder, nonce }), 'utf8');
 }
 
+/** File systems without hard links (FAT, some network shares) answer a link with one of these. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+
 /** Creates `path` holding `bytes` if it does not exist; false when it does. */
 async function createExclusive(fs: StorageFs, path: string, bytes: Buffer): Promise<boolean> {
   const temp = tempPathBeside(path);
@@ -101,10 +104,32 @@ async function createExclusive(fs: StorageFs, path: string, bytes: Buffer): Prom
     return true;
   } catch (err) {
     if (errnoOf(err) === 'EEXIST') return false;
+    if (NO_HARD_LINKS.has(errnoOf(err) ?? '')) return createInPlace(fs, path, bytes);
     throw err;
   } finally {
     await fs.unlink(temp).catch(() => undefined);
   }
+}
+
+/**
+ * Without hard links: an exclusive create, then the content. A reader may briefly see the file
+ * empty; an empty or unparsable lock is never taken over, so that only delays a racing starter.
+ */
+async function createInPlace(fs: StorageFs, path: string, bytes: Buffer): Promise<boolean> {
+  let handle;
+  try {
+    handle = await fs.open(path, 'wx', 0o600);
+  } catch (err) {
+    if (errnoOf(err) === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    await writeFully(handle, bytes, 0);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
 }
 
 type Attempt = { readonly held: true } | { readonly held: false; readonly holder: LockHolder | null };
