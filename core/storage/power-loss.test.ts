@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { createVault, openVault } from '../vault/index.ts';
+import { rotateKeys } from '../vault/rotation.ts';
 import type { KeySource, VaultHandle } from '../vault/types.ts';
 import { vaultPaths } from './paths.ts';
 import { PowerLossFs, seededRandom } from './test-support/power-loss-fs.ts';
@@ -14,7 +15,7 @@ import { PowerLossFs, seededRandom } from './test-support/power-loss-fs.ts';
  * after the reboot, and the vault must open. Covers group commit (four concurrent writers), the
  * journal-failure path (a full disk makes the vault fail; nothing is acknowledged after that), and
  * snapshots (a small threshold makes crashes land inside the snapshot's write, rename and
- * directory fsync, and the journal reset that follows).
+ * directory fsync, and the journal reset that follows), and key rotations running alongside.
  */
 const TRIALS = 60;
 const WRITERS = 4;
@@ -70,6 +71,7 @@ describe('power loss', () => {
 
     const everAcknowledged = new Set<string>();
     let failedTrials = 0;
+    let keyTerm = 1;
     for (let trial = 0; trial < TRIALS; trial++) {
       const context = `seed ${seed}, trial ${trial}`;
       const strict = rng() < 0.5;
@@ -88,7 +90,11 @@ describe('power loss', () => {
         });
       }
       machine.crashAfter(20 + Math.floor(rng() * 600));
+      // Every fifth trial also rotates the keys while the writers run: the keyring changes in the
+      // snapshot header, so a crash must never leave a journal under a term the keyring forgot.
+      const rotation = trial % 5 === 1 ? rotateKeys(vault, key).catch(() => undefined) : undefined;
       const { acknowledged, failures } = await runUntilPowerLoss(vault, trial);
+      await rotation;
       await vault.close({ snapshot: false }).catch(() => undefined);
       machine.crash();
       for (const k of acknowledged) everAcknowledged.add(k);
@@ -120,6 +126,7 @@ describe('power loss', () => {
           .where('key', '=', 'last')
           .executeTakeFirst();
         if (last?.value) expect(present.has(last.value), context).toBe(true);
+        keyTerm = check.keyTerm;
       } finally {
         // A clean close snapshots, so later trials also crash in vaults that were compacted.
         await check.close();
@@ -127,5 +134,6 @@ describe('power loss', () => {
     }
     expect(everAcknowledged.size).toBeGreaterThan(TRIALS);
     expect(failedTrials).toBeGreaterThan(0);
+    expect(keyTerm, 'no rotation got as far as a new term').toBeGreaterThan(1);
   }, 300_000);
 });
