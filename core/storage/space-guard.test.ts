@@ -100,6 +100,24 @@ describe('storage headroom', () => {
     await vault.close();
   });
 
+  it('says ENOSPC plainly when a snapshot cannot be written, and loses nothing', async () => {
+    const vault = await createVault({ path: tmp.vaultPath, key: tmp.key, fs });
+    await put(vault, 'journaled');
+    fault = (op, path) => (op === 'write' && path.includes('.vault.svc.') ? 'ENOSPC' : null);
+    const err = await failure(vault.compact());
+    expect(isVaultError(err, 'VAULT_DISK_FULL')).toBe(true);
+    expect(err.message).toContain(
+      'The disk is full (ENOSPC): the snapshot could not be written; nothing is lost',
+    );
+    fault = null;
+    await put(vault, 'after');
+    await vault.close({ snapshot: false });
+    const again = await openVault({ path: tmp.vaultPath, key: tmp.key, fs });
+    const keys = (await again.db.selectFrom('vault_meta').select('key').execute()).map((r) => r.key);
+    expect(keys).toEqual(expect.arrayContaining(['journaled', 'after']));
+    await again.close();
+  });
+
   it('says the disk is full when reopening on a disk that is still full, changing nothing', async () => {
     const vault = await createVault({ path: tmp.vaultPath, key: tmp.key, fs });
     await put(vault, 'kept');

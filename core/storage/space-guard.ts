@@ -1,4 +1,5 @@
 import { VaultError } from '../errors/catalogue.ts';
+import { isDiskFull } from './storage-fs.ts';
 
 /**
  * Headroom the vault keeps so that it refuses writes with a clear problem before anything breaks:
@@ -40,5 +41,15 @@ export function assertDatabaseHeadroom(databaseBytes: number, limits: StorageLim
   throw new VaultError(
     'VAULT_DISK_FULL',
     `The vault's database is full: ${mib(databaseBytes)}, at its limit of ${mib(limits.maxDatabaseBytes)} (the embedded engine cannot hold more in memory), so writes are refused. Delete data and compact, or raise the limit if memory allows.`,
+  );
+}
+
+/** A write that failed for lack of space says so plainly; anything else passes unchanged. */
+export function explainDiskFull(err: unknown, what: string): unknown {
+  if (!isDiskFull(err)) return err;
+  return new VaultError(
+    'VAULT_DISK_FULL',
+    `The disk is full (ENOSPC): ${what}. Free space on the disk holding the vault, then try again.`,
+    { cause: err },
   );
 }

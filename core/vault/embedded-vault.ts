@@ -16,7 +16,7 @@ import { Mutex } from '../storage/mutex.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
-import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-guard.ts';
+import { assertDatabaseHeadroom, assertDiskHeadroom, explainDiskFull } from '../storage/space-guard.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
@@ -361,8 +361,15 @@ export class EmbeddedVault implements VaultHandle {
       snapshot: { sequence, term, written_at: this.clock.now().toISOString() },
       acknowledged_mark: true,
     };
-    await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image, this.parts.fs);
-    this.header = header;
-    await journal.reset(sequence, term, keyring.fileKey(term));
+    try {
+      await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image, this.parts.fs);
+      this.header = header;
+      await journal.reset(sequence, term, keyring.fileKey(term));
+    } catch (err) {
+      throw explainDiskFull(
+        err,
+        'the snapshot could not be written; nothing is lost, the journal still holds every commit',
+      );
+    }
   }
 }

@@ -12,8 +12,8 @@ import type { VaultLock } from '../storage/lock.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
-import { DEFAULT_STORAGE_LIMITS, assertDiskHeadroom } from '../storage/space-guard.ts';
-import { isDiskFull, nodeStorageFs } from '../storage/storage-fs.ts';
+import { DEFAULT_STORAGE_LIMITS, assertDiskHeadroom, explainDiskFull } from '../storage/space-guard.ts';
+import { nodeStorageFs } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { keyringAad, openVaultFile, readHeader, writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
@@ -23,16 +23,6 @@ import { loadState, openJournalIfPresent, unlockKeyring } from './load.ts';
 import type { RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import type { CreateVaultOptions, OpenVaultOptions } from './types.ts';
-
-/** A write that failed for lack of space says so plainly; anything else passes unchanged. */
-function explainDiskFull(err: unknown, what: string): unknown {
-  if (!isDiskFull(err)) return err;
-  return new VaultError(
-    'VAULT_DISK_FULL',
-    `The disk is full (ENOSPC): ${what}. Free space on the disk holding the vault, then try again.`,
-    { cause: err },
-  );
-}
 
 /**
  * Opens an existing vault: checks the key before touching anything, takes the lock, loads the
