@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +103,25 @@ describe('vault lock', () => {
     expect((await readLockHolder(path))?.pid).toBe(process.pid);
     await second.release();
   });
+
+  it.runIf(existsSync('/proc/sys/kernel/random/boot_id'))(
+    'takes over a lock from an earlier boot even when its pid is alive now (power loss)',
+    async () => {
+      const path = join(tmp.dir, 'reboot.lock');
+      // This very process is alive: only the boot id tells that the holder is gone.
+      const stale = {
+        pid: process.pid,
+        host: hostname(),
+        startedAt: new Date(0).toISOString(),
+        nonce: 'x',
+        boot: 'an-earlier-boot',
+      };
+      await writeFile(path, JSON.stringify(stale));
+      const lock = await acquireLock(path, new Date());
+      expect((await readLockHolder(path))?.startedAt).not.toBe(stale.startedAt);
+      await lock.release();
+    },
+  );
 
   it('works on a file system without hard links', async () => {
     const path = join(tmp.dir, 'nolinks.lock');

@@ -1,4 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { VaultError } from '../errors/catalogue.ts';
 import type { LockHolder } from '../vault/types.ts';
@@ -71,9 +72,33 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** A holder on this host whose process is gone crashed: its lock is stale. */
-function isStale(holder: LockHolder): boolean {
-  return holder.host === hostname() && !isAlive(holder.pid);
+/**
+ * This machine's boot id (Linux), or null. A lock written during an earlier boot is stale whatever
+ * its pid: after a power loss that pid may well belong to an unrelated process now.
+ */
+const BOOT_ID: string | null = (() => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+})();
+
+function bootOf(text: string): string | null {
+  try {
+    const parsed = JSON.parse(text) as { boot?: unknown };
+    return typeof parsed.boot === 'string' ? parsed.boot : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A holder on this host whose process is gone (or whose boot is over) crashed: its lock is stale. */
+function isStale(holder: LockHolder, text: string): boolean {
+  if (holder.host !== hostname()) return false;
+  const boot = bootOf(text);
+  if (BOOT_ID !== null && boot !== null && boot !== BOOT_ID) return true;
+  return !isAlive(holder.pid);
 }
 
 export function describeHolder(holder: LockHolder): string {
@@ -83,7 +108,7 @@ export function describeHolder(holder: LockHolder): string {
 
 /** The record written to the lock file; the nonce makes every lock file's bytes unique. */
 function lockRecord(holder: LockHolder, nonce: string): Buffer {
-  return Buffer.from(JSON.stringify({ ...holder, nonce }), 'utf8');
+  return Buffer.from(JSON.stringify({ ...holder, nonce, ...(BOOT_ID ? { boot: BOOT_ID } : {}) }), 'utf8');
 }
 
 /** File systems without hard links (FAT, some network shares) answer a link with one of these. */
@@ -140,8 +165,9 @@ async function takeExclusive(fs: StorageFs, path: string, bytes: Buffer, depth: 
     if (await createExclusive(fs, path, bytes)) return { held: true };
     const current = await readBytes(fs, path);
     if (current === null) continue;
-    const holder = parseHolder(current.toString('utf8'));
-    if (!isStale(holder) || depth >= MAX_TAKEOVER_DEPTH) return { held: false, holder };
+    const text = current.toString('utf8');
+    const holder = parseHolder(text);
+    if (!isStale(holder, text) || depth >= MAX_TAKEOVER_DEPTH) return { held: false, holder };
     const claimPath = `${path}.takeover-${createHash('sha256').update(current).digest('hex').slice(0, 32)}`;
     const claim = await takeExclusive(fs, claimPath, bytes, depth + 1);
     if (!claim.held) return { held: false, holder };
