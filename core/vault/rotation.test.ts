@@ -45,6 +45,21 @@ describe('key rotation', () => {
     expect(envelopes.map((e) => envelopeTerm(e.data))).toEqual([2, 2]);
     const terms = await f.vault.db.selectFrom('tenant_keys').select('term').distinct().execute();
     expect(terms).toEqual([{ term: 2 }]);
+    const audit = await f.vault.db
+      .selectFrom('audit_logs')
+      .select(['tenant_id', 'entity_type', 'operation', 'message', 'actor_id'])
+      .where('message', 'like', 'Keys rotated%')
+      .orderBy('tenant_id')
+      .execute();
+    expect(audit).toEqual(
+      [f.tenantId, f.otherTenantId].sort().map((tenant_id) => ({
+        tenant_id,
+        entity_type: 'tenant',
+        operation: 'update',
+        message: 'Keys rotated to key term 2',
+        actor_id: null,
+      })),
+    );
 
     // Old data stays readable; fingerprints stay the same, so deduplication and search still work.
     expect((await f.services.tokens.get(f.operator, before.id)).data).toBe(BEFORE);

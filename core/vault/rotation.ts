@@ -1,3 +1,4 @@
+import { appendAudit } from '../audit/audit-log.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import type { KeySource, VaultHandle } from './types.ts';
@@ -21,7 +22,8 @@ const RESEAL_BATCH = 200;
  * 2. Every token envelope under an older term is opened and sealed again with the tenant's new
  *    data key, in batches of transactions.
  * 3. Fingerprint and search keys are re-wrapped under the new term (the same keys, so fingerprints
- *    and blind indexes stay valid); the wrapped keys of older terms are deleted.
+ *    and blind indexes stay valid); the wrapped keys of older terms are deleted; each tenant's audit
+ *    log gets an entry.
  * 4. The older terms are removed from the keyring and a snapshot is written without them.
  * A crash at any step leaves a vault that opens; running the rotation again finishes the job
  * (under yet another term).
@@ -50,7 +52,20 @@ export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<Ro
     });
     if (done) break;
   }
-  await vault.transaction((trx) => keys.adoptActiveTerm(trx));
+  await vault.transaction(async (trx) => {
+    await keys.adoptActiveTerm(trx);
+    // Each tenant's log records that its data moved to new keys (by the system: no principal).
+    const tenants = await trx.selectFrom('tenants').select('id').execute();
+    for (const { id } of tenants) {
+      await appendAudit(trx, vault, null, {
+        tenantId: id,
+        entityType: 'tenant',
+        entityId: id,
+        operation: 'update',
+        message: `Keys rotated to key term ${term}`,
+      });
+    }
+  });
   const retired = await vault.retireOldKeyTerms(key);
   return { term, retired, resealed };
 }
