@@ -282,7 +282,7 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   /** Free space on the vault's disk; a file system that cannot tell counts as roomy. */
-  async freeDiskBytes(): Promise<number> {
+  private async freeDiskBytes(): Promise<number> {
     try {
       return await this.parts.fs.freeBytes(this.parts.paths.dir);
     } catch {
