@@ -157,7 +157,7 @@ export interface ApplicationService {
   create(principal: Principal, input: ApplicationInput): Promise<ApplicationWithKey>;
   list(
     principal: Principal,
-    filter: { ids?: readonly string[]; type?: ApplicationType },
+    filter: { ids?: readonly string[]; types?: readonly ApplicationType[] },
     page: PageRequest,
   ): Promise<Page<Application>>;
   get(principal: Principal, id: string): Promise<Application>;

@@ -8,6 +8,8 @@ import { installBodyParsers } from './http/body-parsers.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
+import { requestValidation } from './http/validation.ts';
+import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerHealthRoute } from './routes/health.ts';
@@ -66,6 +68,8 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2 * TOKEN_ID_MAX_LENGTH },
     // Requests Fastify rejects before routing (bad URL encoding) still get a problem body.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    // Bodies are never coerced or rewritten; query strings are (see server/http/validation.ts).
+    schemaController: requestValidation(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   let services: Services;
@@ -94,6 +98,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerTenantAdminRoutes(app, services);
   registerInvitationAcceptRoutes(app, services);
   registerApplicationRoutes(app, services);
+  registerApplicationTemplateRoutes(app);
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);

@@ -45,6 +45,11 @@ export const errorCatalogue = {
     exitCode: 1,
   },
   VAULT_CLOSED: { status: 503, title: 'The vault is closed.', exitCode: 1 },
+  VAULT_DISK_FULL: {
+    status: 507,
+    title: 'The vault is out of space: it refuses writes until space is freed.',
+    exitCode: 1,
+  },
   CONFIG_INVALID: { status: 500, title: 'The configuration is invalid.', exitCode: 2 },
   USAGE: { status: 400, title: 'Invalid usage.', exitCode: 2 },
   CANCELLED: { status: 400, title: 'Cancelled.', exitCode: 2 },

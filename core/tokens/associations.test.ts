@@ -44,9 +44,9 @@ describe('token associations', () => {
     const rows = (await auditRows(f.vault, f.tenantId)).filter((r) => r.operation === 'update');
     expect(rows.map((r) => [r.entity_id, r.entity_type, r.message])).toEqual([
       [parent, 'token', ASSOCIATION_MESSAGES.childAdded],
-      [child, 'card_number', ASSOCIATION_MESSAGES.parentAdded],
+      [child, 'token', ASSOCIATION_MESSAGES.parentAdded],
       [parent, 'token', ASSOCIATION_MESSAGES.childRemoved],
-      [child, 'card_number', ASSOCIATION_MESSAGES.parentRemoved],
+      [child, 'token', ASSOCIATION_MESSAGES.parentRemoved],
     ]);
   });
 

@@ -20,6 +20,7 @@ import { authorize } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
+import { tokenEntityType } from '../audit/entity-types.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import type { Page, PageRequest } from '../services-contract.ts';
 import type { Database } from '../storage/schema.ts';
@@ -68,7 +69,7 @@ export function createTokenAssociationService(
   const audit = (trx: Kysely<Database>, principal: Principal, token: Audited, message: string) =>
     appendAudit(trx, vault, principal, {
       tenantId: token.tenant_id,
-      entityType: token.type,
+      entityType: tokenEntityType(token.type),
       entityId: token.id,
       operation: 'update',
       message,

@@ -289,7 +289,7 @@ describe('creating tokens', () => {
     });
   });
 
-  it('audits each create with the token type as entity type and never the data', async () => {
+  it('audits each create with entity type token (card and bank keep theirs) and never the data', async () => {
     const { token } = await f.services.tokens.create(f.app, {
       type: 'card_number',
       data: '4242424242424242',
@@ -297,7 +297,7 @@ describe('creating tokens', () => {
     const entries = (await auditRows(f.vault, f.tenantId)).filter((r) => r.entity_id === token.id);
     expect(entries).toMatchObject([
       {
-        entity_type: 'card_number',
+        entity_type: 'token',
         operation: 'create',
         message: 'Token created',
         actor_type: 'application',

@@ -71,7 +71,7 @@ describe('token expiry', () => {
     expect(await countRows(f, 'token_search_indexes')).toBe(0);
     const entries = (await auditRows(f.vault, f.tenantId)).filter((r) => r.entity_id === soon.token.id);
     expect(entries.at(-1)).toMatchObject({
-      entity_type: 'social_security_number',
+      entity_type: 'token',
       operation: 'delete',
       message: 'Token expired',
       actor_id: null,

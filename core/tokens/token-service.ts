@@ -10,7 +10,7 @@ import { authorize, transformFor } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
-import type { AuditOperation } from '../audit/entity-types.ts';
+import { tokenEntityType, type AuditOperation } from '../audit/entity-types.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { ALIAS_ATTEMPTS } from '../expressions/index.ts';
@@ -141,7 +141,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
   ): Promise<void> =>
     appendAudit(trx, vault, principal, {
       tenantId: token.tenant_id,
-      entityType: token.type,
+      entityType: tokenEntityType(token.type),
       entityId: token.id,
       operation,
       message,

@@ -10,7 +10,7 @@ import {
   MERGE_PATCH_CONTENT_TYPE,
   requireMergePatch,
 } from '../http/body-parsers.ts';
-import { pageQuery, paginate, paginated } from '../http/pagination.ts';
+import { pageBody, pageFromBody, pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { queryPairs } from '../http/raw-query.ts';
 import { Nullable, NullableInput, StringEnum, StringMap, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
@@ -159,11 +159,15 @@ export const CreateBody = Type.Object(
     ),
     expires_at: Type.Optional(NullableInput(ExpiresAtInput)),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 const UpdateBody = Type.Object(
   {
+    // Declared so that a patch naming them reaches core, which refuses a change (400) and accepts
+    // the current value repeated.
+    id: Type.Optional(Type.Unknown({ description: 'Cannot be changed; may repeat the current id.' })),
+    type: Type.Optional(Type.Unknown({ description: 'Cannot be changed; may repeat the current type.' })),
     data: Type.Optional(Type.Unknown({ description: 'Merge patch (RFC 7386): `null` members remove.' })),
     mask: Type.Optional(Type.Unknown({ description: 'Merge patch.' })),
     metadata: Type.Optional(
@@ -183,10 +187,9 @@ const UpdateBody = Type.Object(
     expires_at: Type.Optional(NullableInput(ExpiresAtInput)),
   },
   {
-    additionalProperties: false,
     description:
       'A JSON merge patch: `data`, `mask` and `metadata` are merged, the other fields replaced; ' +
-      '`null` removes.',
+      '`null` removes. Unknown fields are ignored.',
   },
 );
 
@@ -198,9 +201,9 @@ const SearchBody = Type.Object(
         'Lucene-style query over id, type, data (search indexes), fingerprint, container, ' +
         'metadata.<key>, created_by/at, modified_by/at; AND, OR, NOT, parentheses.',
     }),
-    ...pageQuery().properties,
+    ...pageBody().properties,
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored; `null` page or size means not given.' },
 );
 
 export const ListQuery = Type.Object({
@@ -508,7 +511,8 @@ function registerTokenScope(app: VaultServer, services: Services): void {
       },
     },
     async (request) => {
-      const { query, page, size } = request.body;
+      const { query } = request.body;
+      const { page, size } = pageFromBody(request.body);
       const result = await services.tokens.search(principalOf(request), { query, page, size });
       return paginate(result.items.map(tokenBody), result.total, page, size);
     },
