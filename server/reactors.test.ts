@@ -491,3 +491,45 @@ describe('sandbox escape suite', () => {
     expect(next.body).toEqual({ raw: 'ok' });
   });
 });
+
+describe('official HTTPS JSON request formula', () => {
+  it('sends args.body through the injected outbound function and returns status and body', async () => {
+    const seen: Array<{ url: string; method: string; body: string | null }> = [];
+    const withNetwork = await createTestServer({
+      serviceOptions: {
+        sandbox: {
+          workers: 1,
+          limits: { timeoutMs: 3000 },
+          fetch: async (request) => {
+            seen.push({ url: request.url, method: request.method, body: request.body });
+            return { status: 200, statusText: 'OK', url: request.url, headers: [], body: '{"charged":true}' };
+          },
+        },
+      },
+    });
+    try {
+      const t = await createTenantFixture(withNetwork.services, 'Network');
+      const op = operator(t.tenant.id);
+      const official = OFFICIAL_FORMULAS[1]?.id as string;
+      const r = await withNetwork.services.reactors.create(op, {
+        name: 'pay',
+        formula: { id: official },
+        configuration: { url: 'https://pay.example/charge', method: 'POST' },
+      });
+      const result = await withNetwork.services.reactors.react(op, r.id, { body: { amount: 5 } });
+      expect(result).toEqual({ kind: 'response', body: { raw: { status: 200, body: { charged: true } } } });
+      expect(seen).toEqual([{ url: 'https://pay.example/charge', method: 'POST', body: '{"amount":5}' }]);
+      const refused = await withNetwork.services.reactors.create(op, {
+        name: 'plain http',
+        formula: { id: official },
+        configuration: { url: 'http://pay.example/', method: 'POST' },
+      });
+      await expect(withNetwork.services.reactors.react(op, refused.id, {})).rejects.toMatchObject({
+        status: 400,
+        errors: { url: ['must be an https URL'] },
+      });
+    } finally {
+      await withNetwork.dispose();
+    }
+  });
+});
