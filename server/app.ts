@@ -12,11 +12,14 @@ import { requestValidation } from './http/validation.ts';
 import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerDetokenizeRoutes } from './routes/detokenize.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
+import { registerReactorFormulaRoutes } from './routes/reactor-formulas.ts';
+import { registerReactorRoutes } from './routes/reactors.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
@@ -101,5 +104,8 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
+  registerDetokenizeRoutes(app, services);
+  registerReactorFormulaRoutes(app, services);
+  registerReactorRoutes(app, services);
   return app;
 }
