@@ -4,7 +4,7 @@ import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
-import type { SignInThrottle } from './identity/sign-in-throttle.ts';
+import { SignInThrottle } from './identity/sign-in-throttle.ts';
 import { createUserService } from './identity/users.ts';
 import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
@@ -51,7 +51,6 @@ function checkAdminOptions(admin: AdminOptions): number {
 /** Knobs for tests only; not part of the contract the routes and the CLI code against. */
 export interface ServiceInternals {
   readonly throttle?: SignInThrottle;
-  readonly delay?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -73,16 +72,23 @@ export function createServices(
   const mailer = createMailer(admin.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
+  // One throttle for every password check against an existing account (sign-in, invitation accept).
+  const throttle = internals.throttle ?? new SignInThrottle(vault.clock);
   return {
     vault,
     tokens: createTokenService(vault, { keys: tenantKeys }),
-    auth: createAuthService(vault, { kdf, sessionTtlMs, ...internals }),
+    auth: createAuthService(vault, { kdf, sessionTtlMs, throttle }),
     users: createUserService(vault, kdf),
     tenants: createTenantService(vault, kdf),
     applications: createApplicationService(vault),
     logs: createLogService(vault),
     members: createMemberService(vault),
-    invitations: createInvitationService(vault, { mailer, acceptBaseUrl: admin.acceptBaseUrl, kdf }),
+    invitations: createInvitationService(vault, {
+      mailer,
+      acceptBaseUrl: admin.acceptBaseUrl,
+      kdf,
+      throttle,
+    }),
     usage: createUsageService(vault, included),
   };
 }

@@ -180,6 +180,27 @@ describe('invitations over a real SMTP server', () => {
     );
   });
 
+  it('accepting for an existing account shares its sign-in throttle: a link is no unlimited password oracle', async () => {
+    const other = await seedTenant(f.services, 'Other', 'dave@example.com', 'dave password 1');
+    await f.services.invitations.create(admin, { email: other.ownerEmail });
+    const secret = linkSecret(smtp.messages[0]);
+    for (let i = 0; i < 5; i++)
+      expect(await codeOf(f.services.invitations.accept({ token: secret, password: `guess ${i}!` }))).toBe(
+        'UNAUTHENTICATED',
+      );
+    expect(await codeOf(f.services.invitations.accept({ token: secret, password: 'dave password 1' }))).toBe(
+      'RATE_LIMITED',
+    );
+    // The same account's sign-in waits too, and after the wait the right password works.
+    expect(await codeOf(f.services.auth.signIn(other.ownerEmail, 'dave password 1', '192.0.2.1'))).toBe(
+      'RATE_LIMITED',
+    );
+    f.clock.advance(1000);
+    expect(await codeOf(f.services.invitations.accept({ token: secret, password: 'dave password 1' }))).toBe(
+      'ok',
+    );
+  });
+
   it('pagination bounds and permissions', async () => {
     for (const size of [0, 101]) {
       expect(await codeOf(f.services.invitations.list(admin, {}, { page: 1, size }))).toBe(
