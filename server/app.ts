@@ -5,6 +5,7 @@ import type { VaultHandle } from '../core/vault/types.ts';
 import { createServerServices, urlOf, type ServerAdminOptions } from './admin-options.ts';
 import { installAccessControl } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
+import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
@@ -39,6 +40,11 @@ export interface ServerOptions {
    * `acceptBaseUrl`, links point at this server's own URL + `/invitations/accept` once it listens.
    */
   readonly admin?: ServerAdminOptions;
+  /**
+   * Host names answered besides IP literals, `localhost` and the host of the accept-link base
+   * (publicUrl); other Host headers get 421 (DNS-rebinding defence, see http/host-check.ts).
+   */
+  readonly allowedHosts?: readonly string[];
 }
 
 /**
@@ -82,6 +88,10 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   }
 
   echoTraceId(app);
+  installHostCheck(app, [
+    ...(options.allowedHosts ?? []),
+    ...hostsOfUrls([options.admin?.acceptBaseUrl, options.serviceOptions?.admin?.acceptBaseUrl]),
+  ]);
   installBodyParsers(app);
   installErrorHandling(app);
   // Before any route: its onRoute hook checks and guards every route added after it.

@@ -58,7 +58,8 @@ describe('invitations over a real SMTP server', () => {
     expect(invitation.expires_at).toBe(new Date(f.clock.now().getTime() + INVITATION_TTL_MS).toISOString());
     expect(smtp.messages).toHaveLength(1);
     const mail = smtp.messages[0];
-    expect(mail?.subject).toBe('You are invited to Acme on svc vault');
+    expect(mail?.subject).toBe('Invitation to join a tenant on svc vault');
+    expect(mail?.text).toContain('    "Acme"');
     expect(mail?.html).toContain(`${BASE}?token=`);
     const secret = linkSecret(mail);
     expect(mail?.text).toContain(`svc invitation accept ${secret}`);
