@@ -45,6 +45,8 @@ describe('resolveConfig', () => {
       smtpUrl: null,
       mailFrom: 'svc vault <svc@localhost>',
       publicUrl: null,
+      allowInsecurePermissions: false,
+      rateLimit: 600,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

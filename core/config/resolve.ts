@@ -64,6 +64,8 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   smtpUrl: '--smtp-url',
   mailFrom: '--mail-from',
   publicUrl: '--public-url',
+  allowInsecurePermissions: '--allow-insecure-permissions',
+  rateLimit: '--rate-limit',
 };
 
 export function flagName(key: ConfigKey): string {
