@@ -36,7 +36,7 @@ export async function serveVault(
   resolved: ResolvedConfig,
   options: ServeOptions,
 ): Promise<void> {
-  const { host, port, allowRemote, bodyLimit, logLevel } = resolved.config;
+  const { host, port, allowRemote, bodyLimit, logLevel, rateLimit } = resolved.config;
   let server: Awaited<ReturnType<CliDeps['startServer']>>;
   let bootstrapped: Awaited<ReturnType<CliDeps['tenancy']['bootstrapEmbeddedDefault']>>;
   let applications: Awaited<ReturnType<CliDeps['tenancy']['listApplications']>> = [];
@@ -48,6 +48,7 @@ export async function serveVault(
       port,
       allowRemote,
       bodyLimit,
+      rateLimit,
       version: pkg.version,
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
       admin: serverAdminOptionsFrom(resolved.config),
