@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { RateLimitedError } from './sign-in-throttle.ts';
 
@@ -52,8 +53,14 @@ export interface PasswordWorkerLimits {
   readonly maxQueue: number;
 }
 
-/** Two threads leave the event loop a core on small machines; 32 waiting is ≈ 5 s of work. */
-export const PASSWORD_WORKER_LIMITS: PasswordWorkerLimits = { size: 2, maxQueue: 32 };
+/**
+ * At most two threads, and always one core left for the event loop (one thread on a two-core
+ * machine): a sign-in flood then costs throughput of sign-ins only. 32 waiting is a few seconds of work.
+ */
+export const PASSWORD_WORKER_LIMITS: PasswordWorkerLimits = {
+  size: Math.max(1, Math.min(2, availableParallelism() - 1)),
+  maxQueue: 32,
+};
 
 /**
  * A small pool of worker threads for Argon2id, so that a sign-in (≈ 0.1–0.4 s of CPU) never blocks
