@@ -48,6 +48,7 @@ interface RawConfigOptions {
   logLevel?: SvcConfig['logLevel'];
   allowInsecurePermissions?: boolean;
   rateLimit?: number;
+  auditReadRetentionDays?: number;
 }
 
 /** `--home` and `--config`: every command resolves the configuration. */
@@ -140,6 +141,12 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
         '--rate-limit <n>',
         'requests per minute per API key or session, 0 for none (default 600; env SVC_RATE_LIMIT)',
       ).argParser(settingParser(deps, 'rateLimit', '--rate-limit')),
+    )
+    .addOption(
+      new Option(
+        '--audit-read-retention-days <n>',
+        'prune audit entries of reads older than n days, daily; 0 keeps all (default 0; env SVC_AUDIT_READ_RETENTION_DAYS)',
+      ).argParser(settingParser(deps, 'auditReadRetentionDays', '--audit-read-retention-days')),
     );
 }
 
@@ -163,6 +170,7 @@ export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
   if (raw.allowInsecurePermissions !== undefined)
     flags.allowInsecurePermissions = raw.allowInsecurePermissions;
   if (raw.rateLimit !== undefined) flags.rateLimit = raw.rateLimit;
+  if (raw.auditReadRetentionDays !== undefined) flags.auditReadRetentionDays = raw.auditReadRetentionDays;
   return flags;
 }
 

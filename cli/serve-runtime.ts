@@ -1,4 +1,5 @@
 import pkg from '../package.json' with { type: 'json' };
+import { startReadRetention } from '../core/audit/retention.ts';
 import type { ResolvedConfig } from '../core/config/index.ts';
 import { VaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
@@ -30,6 +31,10 @@ export interface ServeOptions {
  * Runs the HTTP server over an open vault until SIGINT/SIGTERM, then closes the server and the vault
  * (which snapshots and releases the lock). Owns `vault` from here on: closes it on every path.
  */
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export async function serveVault(
   deps: CliDeps,
   vault: VaultHandle,
@@ -60,6 +65,10 @@ export async function serveVault(
     throw error;
   }
 
+  // Old read entries of the audit log go daily while serving (auditReadRetentionDays; 0 keeps all).
+  const stopRetention = startReadRetention(vault, resolved.config.auditReadRetentionDays, (error) =>
+    writeLine(deps.stderr, `warning: audit read retention failed: ${errorMessage(error)}`),
+  );
   try {
     // The server words the non-loopback warning; the CLI only prints it.
     const { yellow } = colours(deps, deps.stderr);
@@ -98,6 +107,7 @@ export async function serveVault(
     // Server first, so no request is mid-write when the vault takes its closing snapshot.
     try {
       await server.close();
+      await stopRetention();
     } finally {
       await vault.close();
     }

@@ -3,7 +3,7 @@ import type { Principal } from '../access/principal.ts';
 import { auditRows, openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { verifyAuditChains } from './audit-log.ts';
-import { pruneReadEntries } from './retention.ts';
+import { pruneReadEntries, startReadRetention } from './retention.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -112,6 +112,26 @@ describe('read retention with checkpoints', () => {
     expect(await f.vault.db.selectFrom('audit_checkpoints').selectAll().execute()).not.toHaveLength(0);
     await f.services.tenants.delete(admin);
     expect(await f.vault.db.selectFrom('audit_checkpoints').selectAll().execute()).toHaveLength(0);
+    expect(await verifyAuditChains(f.vault.db, f.vault)).toMatchObject({ ok: true });
+  });
+
+  it('while serving, prunes at start when a retention is set, and not at all with 0', async () => {
+    await reads(4);
+    await f.services.tenants.get(admin);
+    f.clock.advance(40 * DAY);
+    await f.services.tenants.get(admin);
+    const errors: unknown[] = [];
+    await startReadRetention(f.vault, 0, (e) => errors.push(e))();
+    expect((await auditRows(f.vault, tenantId)).filter((r) => r.operation === 'read')).toHaveLength(6);
+    const pruned: unknown[] = [];
+    await startReadRetention(
+      f.vault,
+      30,
+      (e) => errors.push(e),
+      (r) => pruned.push(r),
+    )();
+    expect(pruned).toEqual([{ entries: 5, checkpoints: 1 }]);
+    expect(errors).toEqual([]);
     expect(await verifyAuditChains(f.vault.db, f.vault)).toMatchObject({ ok: true });
   });
 });

@@ -150,3 +150,32 @@ export async function pruneReadEntries(
     return { entries, checkpoints };
   });
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Read retention while serving: prunes reads older than `days` now and then once a day (an unref'd
+ * timer). `days` 0 does nothing. The returned stop waits for a prune in progress, so the vault can
+ * close after it. A failed prune is reported and retried on the next day's run.
+ */
+export function startReadRetention(
+  vault: Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction'>,
+  days: number,
+  onError: (error: unknown) => void,
+  onPrune: (result: PruneResult) => void = () => undefined,
+): () => Promise<void> {
+  if (days <= 0) return async () => undefined;
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = running
+      .then(() => pruneReadEntries(vault, new Date(vault.clock.now().getTime() - days * DAY_MS)))
+      .then(onPrune, onError);
+  };
+  run();
+  const timer = setInterval(run, DAY_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

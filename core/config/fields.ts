@@ -35,6 +35,8 @@ export interface SvcConfig {
   readonly allowInsecurePermissions: boolean;
   /** Requests per minute per API key or session; 0 turns the limit off. */
   readonly rateLimit: number;
+  /** A serving vault prunes audit entries of reads older than this many days, daily; 0 keeps them all. */
+  readonly auditReadRetentionDays: number;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -60,6 +62,7 @@ export const ENV_NAMES = {
   publicUrl: 'SVC_PUBLIC_URL',
   allowInsecurePermissions: 'SVC_ALLOW_INSECURE_PERMISSIONS',
   rateLimit: 'SVC_RATE_LIMIT',
+  auditReadRetentionDays: 'SVC_AUDIT_READ_RETENTION_DAYS',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -80,6 +83,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'publicUrl',
   'allowInsecurePermissions',
   'rateLimit',
+  'auditReadRetentionDays',
 ];
 
 const MIB = 1024 * 1024;
@@ -97,6 +101,7 @@ export const FIXED_DEFAULTS = {
   publicUrl: null,
   allowInsecurePermissions: false,
   rateLimit: 600,
+  auditReadRetentionDays: 0,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -167,6 +172,8 @@ const MAX_PORT = 65535;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
 /** A million requests a minute is far beyond what one process serves: a typo, not a setting. */
 const MAX_RATE_LIMIT = 1_000_000;
+/** A century. */
+const MAX_RETENTION_DAYS = 36_500;
 
 /**
  * Parses a setting given as text (a flag or an environment variable). `where` names the origin in
@@ -197,6 +204,8 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
       return parseBoolean(text, where);
     case 'rateLimit':
       return parseInteger(text, where, 0, MAX_RATE_LIMIT);
+    case 'auditReadRetentionDays':
+      return parseInteger(text, where, 0, MAX_RETENTION_DAYS);
     case 'bodyLimit':
     case 'snapshotThresholdBytes':
       return parseInteger(text, where, 1, MAX_BYTES);
@@ -250,6 +259,9 @@ export function checkFileSetting(
     case 'rateLimit':
       expect('number');
       return checkInteger(value as number, where, 0, MAX_RATE_LIMIT);
+    case 'auditReadRetentionDays':
+      expect('number');
+      return checkInteger(value as number, where, 0, MAX_RETENTION_DAYS);
   }
 }
 

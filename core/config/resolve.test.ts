@@ -47,6 +47,7 @@ describe('resolveConfig', () => {
       publicUrl: null,
       allowInsecurePermissions: false,
       rateLimit: 600,
+      auditReadRetentionDays: 0,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

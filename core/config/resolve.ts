@@ -66,6 +66,7 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   publicUrl: '--public-url',
   allowInsecurePermissions: '--allow-insecure-permissions',
   rateLimit: '--rate-limit',
+  auditReadRetentionDays: '--audit-read-retention-days',
 };
 
 export function flagName(key: ConfigKey): string {
