@@ -120,8 +120,8 @@ export interface AuthService {
   ): Promise<{ userId: string; sessionId: string; principal: Principal | null }>;
   /**
    * Verifies e-mail and password. Failures throw UNAUTHENTICATED with one generic message.
-   * Repeated failures are slowed per (account, address) and per address with RATE_LIMITED
-   * (the error's detail says when to retry); an attacker elsewhere never locks the owner out.
+   * Repeated failures of an account, from any address, get growing waits (RATE_LIMITED; the
+   * error's detail says when to retry). `address` is not throttled: local callers share 127.0.0.1.
    */
   signIn(email: string, password: string, address: string): Promise<SignInResult>;
   /** Revokes the session of this token (idempotent). */

@@ -3,8 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { createServerServices, urlOf, type ServerAdminOptions } from './admin-options.ts';
-import { installAccessControl } from './http/access.ts';
+import { installAccessControl, rateLimiterFor } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
+import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
@@ -44,6 +45,16 @@ export interface ServerOptions {
    * `acceptBaseUrl`, links point at this server's own URL + `/invitations/accept` once it listens.
    */
   readonly admin?: ServerAdminOptions;
+  /**
+   * Host names answered besides IP literals, `localhost` and the host of the accept-link base
+   * (publicUrl); other Host headers get 421 (DNS-rebinding defence, see http/host-check.ts).
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Requests per minute per API key or signed-in user (429 with Retry-After beyond); 0 or absent:
+   * no limit. The CLI passes the `rateLimit` setting (default 600).
+   */
+  readonly rateLimit?: number;
 }
 
 /**
@@ -89,10 +100,14 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   }
 
   echoTraceId(app);
+  installHostCheck(app, [
+    ...(options.allowedHosts ?? []),
+    ...hostsOfUrls([options.admin?.acceptBaseUrl, options.serviceOptions?.admin?.acceptBaseUrl]),
+  ]);
   installBodyParsers(app);
   installErrorHandling(app);
   // Before any route: its onRoute hook checks and guards every route added after it.
-  installAccessControl(app, services);
+  installAccessControl(app, services, rateLimiterFor(options.rateLimit, vault));
   await registerOpenApi(app, { version: options.version ?? '0.0.0' });
   registerHealthRoute(app, vault);
   registerAuthRoutes(app, services);

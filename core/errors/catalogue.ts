@@ -26,6 +26,11 @@ export const errorCatalogue = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type.', exitCode: 2 },
   UNPROCESSABLE: { status: 422, title: 'The request cannot be processed.', exitCode: 1 },
   RATE_LIMITED: { status: 429, title: 'Too many requests.', exitCode: 1 },
+  MISDIRECTED_REQUEST: {
+    status: 421,
+    title: 'The Host header names no host this server answers for.',
+    exitCode: 1,
+  },
   INTERNAL: { status: 500, title: 'Internal server error.', exitCode: 1 },
   MAIL_FAILED: { status: 502, title: 'The e-mail could not be sent.', exitCode: 1 },
   // Reactor code (the error classes it can throw, and what the sandbox ends)

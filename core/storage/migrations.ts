@@ -250,6 +250,29 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 6,
+    name: 'audit checkpoints',
+    async up(db) {
+      // A checkpoint stands for a run of pruned read entries (first_seq..last_seq) of a tenant's
+      // chain: the hash before the run and the chain hash at its end, under a MAC, so the chain
+      // still verifies across the gap (core/audit/retention.ts).
+      await db.schema
+        .createTable('audit_checkpoints')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('first_seq', 'integer', (c) => c.notNull())
+        .addColumn('last_seq', 'integer', (c) => c.notNull())
+        .addColumn('entries', 'integer', (c) => c.notNull())
+        .addColumn('first_at', 'text', (c) => c.notNull())
+        .addColumn('last_at', 'text', (c) => c.notNull())
+        .addColumn('prev_hash', 'blob', (c) => c.notNull())
+        .addColumn('end_hash', 'blob', (c) => c.notNull())
+        .addColumn('mac', 'blob', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('audit_checkpoints_pk', ['tenant_id', 'first_seq'])
+        .execute();
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

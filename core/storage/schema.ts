@@ -109,6 +109,22 @@ export interface AuditLogsTable {
   hash: Uint8Array;
 }
 
+/** A run of pruned read entries, vouched for so the chain verifies across the gap. */
+export interface AuditCheckpointsTable {
+  tenant_id: string;
+  first_seq: number;
+  last_seq: number;
+  entries: number;
+  first_at: string;
+  last_at: string;
+  /** The chain hash before the first pruned entry. */
+  prev_hash: Uint8Array;
+  /** The chain hash of the last pruned entry: the next kept entry links to it. */
+  end_hash: Uint8Array;
+  mac: Uint8Array;
+  created_at: string;
+}
+
 /** The newest link of each tenant's chain, so that removing the last entries is detected too. */
 export interface AuditHeadsTable {
   tenant_id: string;
@@ -225,6 +241,7 @@ export interface Database {
   sessions: SessionsTable;
   audit_logs: AuditLogsTable;
   audit_heads: AuditHeadsTable;
+  audit_checkpoints: AuditCheckpointsTable;
   tokens: TokensTable;
   token_search_indexes: TokenSearchIndexesTable;
   token_activity: TokenActivityTable;
