@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  enforcePermissions,
+  exposedSecretFiles,
   resolveConfig,
   resolveKeySourceWithOrigin,
   type ConfigFlags,
@@ -11,6 +13,7 @@ import {
 import { VaultError } from '../core/errors/catalogue.ts';
 import type { KeySource, VaultHandle } from '../core/vault/types.ts';
 import { secretInput, type CliDeps } from './deps.ts';
+import { colours, writeLine } from './output.ts';
 
 /** The configuration as this process sees it: flags, then the injected env, then the file, then defaults. */
 export function loadConfig(deps: CliDeps, flags: ConfigFlags): Promise<ResolvedConfig> {
@@ -38,9 +41,28 @@ export async function keyForVault(
 ): Promise<ResolvedKeySource> {
   await requireVault(deps, resolved);
   const status = await deps.vault.readVaultStatus(resolved.config.vaultPath);
-  return resolveKeySourceWithOrigin(resolved, flags, deps.env, secretInput(deps), {
+  const source = await resolveKeySourceWithOrigin(resolved, flags, deps.env, secretInput(deps), {
     expectedKind: status.keySource,
   });
+  await checkSecretFilePermissions(deps, resolved, source.keyFile ?? null);
+  return source;
+}
+
+/**
+ * Refuses a key file others can read (unless --allow-insecure-permissions) and warns on stderr about
+ * a home folder or a config file with secrets that others can read. Runs before the vault opens.
+ */
+export async function checkSecretFilePermissions(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  keyFile: string | null,
+): Promise<void> {
+  const warnings = enforcePermissions(
+    await exposedSecretFiles(resolved, keyFile),
+    resolved.config.allowInsecurePermissions,
+  );
+  const { yellow } = colours(deps, deps.stderr);
+  for (const warning of warnings) writeLine(deps.stderr, `${yellow('warning:')} ${warning}`);
 }
 
 export function openWithKey(deps: CliDeps, resolved: ResolvedConfig, key: KeySource): Promise<VaultHandle> {

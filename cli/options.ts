@@ -46,6 +46,9 @@ interface RawConfigOptions {
   bodyLimit?: number;
   snapshotThreshold?: number;
   logLevel?: SvcConfig['logLevel'];
+  allowInsecurePermissions?: boolean;
+  rateLimit?: number;
+  auditReadRetentionDays?: number;
 }
 
 /** `--home` and `--config`: every command resolves the configuration. */
@@ -94,6 +97,10 @@ export function addVaultOptions(command: Command, deps: CliDeps, keyHelp?: strin
         'keyFile',
         'passphrase',
       ]),
+    )
+    .option(
+      '--allow-insecure-permissions',
+      'open the vault even if its key file is readable by others (env SVC_ALLOW_INSECURE_PERMISSIONS)',
     );
 }
 
@@ -128,6 +135,18 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
       new Option('--log-level <level>', 'log level (default info; env SVC_LOG_LEVEL)').argParser(
         settingParser(deps, 'logLevel', '--log-level'),
       ),
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <n>',
+        'requests per minute per API key or session, 0 for none (default 60000; env SVC_RATE_LIMIT)',
+      ).argParser(settingParser(deps, 'rateLimit', '--rate-limit')),
+    )
+    .addOption(
+      new Option(
+        '--audit-read-retention-days <n>',
+        'prune audit entries of reads older than n days, daily; 0 keeps all (default 0; env SVC_AUDIT_READ_RETENTION_DAYS)',
+      ).argParser(settingParser(deps, 'auditReadRetentionDays', '--audit-read-retention-days')),
     );
 }
 
@@ -148,6 +167,10 @@ export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
   if (raw.bodyLimit !== undefined) flags.bodyLimit = raw.bodyLimit;
   if (raw.snapshotThreshold !== undefined) flags.snapshotThresholdBytes = raw.snapshotThreshold;
   if (raw.logLevel !== undefined) flags.logLevel = raw.logLevel;
+  if (raw.allowInsecurePermissions !== undefined)
+    flags.allowInsecurePermissions = raw.allowInsecurePermissions;
+  if (raw.rateLimit !== undefined) flags.rateLimit = raw.rateLimit;
+  if (raw.auditReadRetentionDays !== undefined) flags.auditReadRetentionDays = raw.auditReadRetentionDays;
   return flags;
 }
 

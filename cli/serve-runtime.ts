@@ -1,4 +1,5 @@
 import pkg from '../package.json' with { type: 'json' };
+import { startReadRetention } from '../core/audit/retention.ts';
 import type { ResolvedConfig } from '../core/config/index.ts';
 import { VaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
@@ -55,13 +56,17 @@ async function askEmbeddedOwner(deps: CliDeps): Promise<EmbeddedOwner> {
  * Runs the HTTP server over an open vault until SIGINT/SIGTERM, then closes the server and the vault
  * (which snapshots and releases the lock). Owns `vault` from here on: closes it on every path.
  */
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export async function serveVault(
   deps: CliDeps,
   vault: VaultHandle,
   resolved: ResolvedConfig,
   options: ServeOptions,
 ): Promise<void> {
-  const { host, port, allowRemote, bodyLimit, logLevel } = resolved.config;
+  const { host, port, allowRemote, bodyLimit, logLevel, rateLimit } = resolved.config;
   let server: Awaited<ReturnType<CliDeps['startServer']>>;
   let bootstrapped: Awaited<ReturnType<CliDeps['tenancy']['bootstrapEmbeddedDefault']>>;
   let applications: Awaited<ReturnType<CliDeps['tenancy']['listApplications']>> = [];
@@ -74,6 +79,7 @@ export async function serveVault(
       port,
       allowRemote,
       bodyLimit,
+      rateLimit,
       version: pkg.version,
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
       admin: serverAdminOptionsFrom(resolved.config),
@@ -85,6 +91,10 @@ export async function serveVault(
     throw error;
   }
 
+  // Old read entries of the audit log go daily while serving (auditReadRetentionDays; 0 keeps all).
+  const stopRetention = startReadRetention(vault, resolved.config.auditReadRetentionDays, (error) =>
+    writeLine(deps.stderr, `warning: audit read retention failed: ${errorMessage(error)}`),
+  );
   try {
     // The server words the non-loopback warning; the CLI only prints it.
     const { yellow } = colours(deps, deps.stderr);
@@ -131,6 +141,7 @@ export async function serveVault(
     // Server first, so no request is mid-write when the vault takes its closing snapshot.
     try {
       await server.close();
+      await stopRetention();
     } finally {
       await vault.close();
     }

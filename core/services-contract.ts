@@ -8,6 +8,9 @@ import type { Principal } from './access/principal.ts';
 import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
+import type { Detokenizer } from './detokenize/index.ts';
+import type { ReactorService } from './reactors/contract.ts';
+import type { SandboxOptions } from './sandbox/index.ts';
 import type {
   AdminOptions,
   InvitationService,
@@ -97,6 +100,11 @@ export interface ServiceOptions {
    * `http://127.0.0.1:8080/invitations/accept`, 1000 included monthly active tokens.
    */
   readonly admin?: AdminOptions;
+  /**
+   * The sandbox of reactor code: limits (default 64 MiB memory, 30 s, 1 MiB output), worker threads
+   * and the network function behind its `fetch` (default: refused).
+   */
+  readonly sandbox?: SandboxOptions;
 }
 
 export interface AuthService {
@@ -113,8 +121,8 @@ export interface AuthService {
   ): Promise<{ userId: string; sessionId: string; principal: Principal | null }>;
   /**
    * Verifies e-mail and password. Failures throw UNAUTHENTICATED with one generic message.
-   * Repeated failures are slowed per (account, address) and per address with RATE_LIMITED
-   * (the error's detail says when to retry); an attacker elsewhere never locks the owner out.
+   * Repeated failures of an account, from any address, get growing waits (RATE_LIMITED; the
+   * error's detail says when to retry). `address` is not throttled: local callers share 127.0.0.1.
    */
   signIn(email: string, password: string, address: string): Promise<SignInResult>;
   /** Revokes the session of this token (idempotent). */
@@ -187,4 +195,7 @@ export interface Services {
   readonly members: MemberService;
   readonly invitations: InvitationService;
   readonly usage: UsageService;
+  /** `{{ <token id> | filters }}` expressions → token data (reactors, proxies, POST /detokenize). */
+  readonly detokenizer: Detokenizer;
+  readonly reactors: ReactorService;
 }

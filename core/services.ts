@@ -1,12 +1,15 @@
 import { dirname, join } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
+import { createDetokenizer } from './detokenize/index.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
-import type { SignInThrottle } from './identity/sign-in-throttle.ts';
+import { SignInThrottle } from './identity/sign-in-throttle.ts';
 import { createUserService } from './identity/users.ts';
 import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
+import { createReactorService } from './reactors/reactor-service.ts';
+import { createSandbox } from './sandbox/index.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
 import type { AdminOptions } from './tenancy/admin-contract.ts';
 import { createInvitationService } from './tenancy/invitations.ts';
@@ -52,7 +55,6 @@ function checkAdminOptions(admin: AdminOptions): number {
 /** Knobs for tests only; not part of the contract the routes and the CLI code against. */
 export interface ServiceInternals {
   readonly throttle?: SignInThrottle;
-  readonly delay?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -74,18 +76,29 @@ export function createServices(
   const mailer = createMailer(admin.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
+  // One throttle for every password check against an existing account (sign-in, invitation accept).
+  const throttle = internals.throttle ?? new SignInThrottle(vault.clock);
   const tokens = createTokenService(vault, { keys: tenantKeys });
+  const detokenizer = createDetokenizer(vault, tenantKeys);
   return {
     vault,
     tokens,
     tokenAssociations: createTokenAssociationService(vault, tokens),
-    auth: createAuthService(vault, { kdf, sessionTtlMs, ...internals }),
+    auth: createAuthService(vault, { kdf, sessionTtlMs, throttle }),
     users: createUserService(vault, kdf),
     tenants: createTenantService(vault, kdf),
     applications: createApplicationService(vault),
     logs: createLogService(vault),
     members: createMemberService(vault),
-    invitations: createInvitationService(vault, { mailer, acceptBaseUrl: admin.acceptBaseUrl, kdf }),
+    invitations: createInvitationService(vault, {
+      mailer,
+      acceptBaseUrl: admin.acceptBaseUrl,
+      kdf,
+      throttle,
+    }),
     usage: createUsageService(vault, included),
+    detokenizer,
+    // The sandbox starts its worker threads on first use.
+    reactors: createReactorService(vault, { tokens, detokenizer, sandbox: createSandbox(options.sandbox) }),
   };
 }

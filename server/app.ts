@@ -3,8 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { createServerServices, urlOf, type ServerAdminOptions } from './admin-options.ts';
-import { installAccessControl } from './http/access.ts';
+import { installAccessControl, rateLimiterFor } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
+import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
@@ -12,11 +13,14 @@ import { requestValidation } from './http/validation.ts';
 import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerDetokenizeRoutes } from './routes/detokenize.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
+import { registerReactorFormulaRoutes } from './routes/reactor-formulas.ts';
+import { registerReactorRoutes } from './routes/reactors.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
@@ -42,6 +46,16 @@ export interface ServerOptions {
    * `acceptBaseUrl`, links point at this server's own URL + `/invitations/accept` once it listens.
    */
   readonly admin?: ServerAdminOptions;
+  /**
+   * Host names answered besides IP literals, `localhost` and the host of the accept-link base
+   * (publicUrl); other Host headers get 421 (DNS-rebinding defence, see http/host-check.ts).
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Requests per minute per API key or signed-in user (429 with Retry-After beyond); 0 or absent:
+   * no limit. The CLI passes the `rateLimit` setting (default 600).
+   */
+  readonly rateLimit?: number;
 }
 
 /**
@@ -87,10 +101,14 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   }
 
   echoTraceId(app);
+  installHostCheck(app, [
+    ...(options.allowedHosts ?? []),
+    ...hostsOfUrls([options.admin?.acceptBaseUrl, options.serviceOptions?.admin?.acceptBaseUrl]),
+  ]);
   installBodyParsers(app);
   installErrorHandling(app);
   // Before any route: its onRoute hook checks and guards every route added after it.
-  installAccessControl(app, services);
+  installAccessControl(app, services, rateLimiterFor(options.rateLimit, vault));
   await registerOpenApi(app, { version: options.version ?? '0.0.0' });
   registerHealthRoute(app, vault);
   registerAuthRoutes(app, services);
@@ -103,5 +121,8 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
   registerTokenAssociationRoutes(app, services);
+  registerDetokenizeRoutes(app, services);
+  registerReactorFormulaRoutes(app, services);
+  registerReactorRoutes(app, services);
   return app;
 }

@@ -298,3 +298,37 @@ describe('changing applications', () => {
     expect(list.json()).toMatchObject({ pagination: { total_items: 2 } });
   });
 });
+
+describe('grant escalation over HTTP', () => {
+  it('a key with only application:create gets 403 for a stronger management app or a reveal-all app', async () => {
+    const creator = await createKey(server.services, a.tenant.id, 'management', ['application:create']);
+    const wrecker = await call('POST', '/applications', creator.key, {
+      name: 'Wrecker',
+      type: 'management',
+      permissions: ['application:create', 'tenant:delete'],
+    });
+    expect(wrecker.statusCode).toBe(403);
+    expect(wrecker.json()).toMatchObject({ code: 'FORBIDDEN' });
+    const revealAll = await call('POST', '/applications', creator.key, {
+      name: 'Reveal all',
+      type: 'private',
+      rules: [
+        { description: 'all', priority: 1, container: '/', permissions: ['token:read'], transform: 'reveal' },
+      ],
+    });
+    expect(revealAll.statusCode).toBe(403);
+    // The administrator key of the tenant still creates it.
+    expect((await call('POST', '/applications', a.admin.key, PRIVATE_APP)).statusCode).toBe(201);
+  });
+
+  it('a key with application:update cannot widen its own permissions', async () => {
+    const self = await createKey(server.services, a.tenant.id, 'management', ['application:update']);
+    const widened = await call('PUT', `/applications/${self.id}`, self.key, {
+      name: 'Me',
+      permissions: ['application:update', 'tenant:delete'],
+    });
+    expect(widened.statusCode).toBe(403);
+    const principal = await server.services.auth.authenticateApiKey(self.key);
+    expect(principal?.kind === 'application' ? principal.permissions : []).toEqual(['application:update']);
+  });
+});

@@ -88,7 +88,9 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
       ? createServerServices(vault, serverOptions.serviceOptions, serverOptions.admin)
       : { services: serverOptions.services, listening: () => undefined };
   const { services } = built;
-  const app = await buildServer(vault, { ...serverOptions, services });
+  // The bound name is one the server answers for (Host check); IP addresses always are.
+  const allowedHosts = [host, ...(serverOptions.allowedHosts ?? [])];
+  const app = await buildServer(vault, { ...serverOptions, services, allowedHosts });
   try {
     await app.listen({ host, port });
   } catch (error) {

@@ -545,3 +545,18 @@ describe('accept links default to the listening server', () => {
     }
   });
 });
+
+describe('POST /invitations/accept for an existing account', () => {
+  it('is throttled with the account’s sign-in throttle: 429 with Retry-After after repeated wrong passwords', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
+    expect((await invite(b.ownerEmail)).statusCode).toBe(201);
+    const { secret } = acceptLinkOf((await smtp.message(1)).parsed);
+    for (let i = 0; i < 5; i++)
+      expect((await accept({ token: secret, password: `wrong guess ${i}` })).statusCode).toBe(401);
+    const throttled = await accept({ token: secret, password: b.ownerPassword });
+    expect(throttled.statusCode).toBe(429);
+    expect(throttled.headers['retry-after']).toBe('1');
+    clock.advance(1000);
+    expect((await accept({ token: secret, password: b.ownerPassword })).statusCode).toBe(201);
+  });
+});

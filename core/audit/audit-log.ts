@@ -6,6 +6,7 @@ import { constantTimeEqual } from '../crypto/constant-time.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { GENESIS, linkMessage } from './chain.ts';
+import { checkpointHolds, checkpointsOf } from './retention.ts';
 import type { AuditOperation } from './entity-types.ts';
 
 export interface AuditEvent {
@@ -76,6 +77,7 @@ export async function appendAudit(
 export async function dropAuditChain(trx: Kysely<Database>, tenantId: string): Promise<void> {
   await trx.deleteFrom('audit_logs').where('tenant_id', '=', tenantId).execute();
   await trx.deleteFrom('audit_heads').where('tenant_id', '=', tenantId).execute();
+  await trx.deleteFrom('audit_checkpoints').where('tenant_id', '=', tenantId).execute();
 }
 
 export interface LogFilter {
@@ -136,7 +138,9 @@ export interface ChainReport {
 /**
  * Recomputes every chain. Reports the first link that does not hold: an altered entry (its MAC),
  * a removed one (a gap in `seq` or a `prev_hash` that does not match), reordered ones (both), or
- * entries removed from the end (the head no longer matches).
+ * entries removed from the end (the head no longer matches). A gap of pruned read entries passes
+ * only through its checkpoint (core/audit/retention.ts): a valid MAC, the hash before the gap,
+ * and the next entry linking to the checkpoint's end hash.
  */
 export async function verifyAuditChains(
   db: Kysely<Database>,
@@ -162,6 +166,7 @@ export async function verifyAuditChains(
       .where('tenant_id', '=', tenant)
       .orderBy('seq', 'asc')
       .execute();
+    const checkpoints = await checkpointsOf(db, tenant);
     let prev: Uint8Array = GENESIS;
     let expectedSeq = 1;
     const broken = (seq: number, entryId: string | null, reason: string): ChainReport => ({
@@ -172,6 +177,12 @@ export async function verifyAuditChains(
     });
     for (const row of rows) {
       entries++;
+      // A gap is allowed only where a checkpoint made with the audit key vouches for exactly it.
+      const checkpoint = row.seq !== expectedSeq ? checkpoints.get(expectedSeq) : undefined;
+      if (checkpoint && checkpoint.last_seq === row.seq - 1 && checkpointHolds(vault, checkpoint, prev)) {
+        prev = checkpoint.end_hash;
+        expectedSeq = row.seq;
+      }
       if (row.seq !== expectedSeq)
         return broken(expectedSeq, row.id, `entry ${expectedSeq} is missing (found ${row.seq} next)`);
       if (!constantTimeEqual(row.prev_hash, prev))

@@ -31,6 +31,12 @@ export interface SvcConfig {
   readonly mailFrom: string;
   /** Public base URL of the server, for links in mail; null = the URL the server listens on. */
   readonly publicUrl: string | null;
+  /** Open a vault even when its key file is readable by group or others (otherwise refused). */
+  readonly allowInsecurePermissions: boolean;
+  /** Requests per minute per API key or session; 0 turns the limit off. */
+  readonly rateLimit: number;
+  /** A serving vault prunes audit entries of reads older than this many days, daily; 0 keeps them all. */
+  readonly auditReadRetentionDays: number;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -54,6 +60,9 @@ export const ENV_NAMES = {
   smtpUrl: 'SVC_SMTP_URL',
   mailFrom: 'SVC_MAIL_FROM',
   publicUrl: 'SVC_PUBLIC_URL',
+  allowInsecurePermissions: 'SVC_ALLOW_INSECURE_PERMISSIONS',
+  rateLimit: 'SVC_RATE_LIMIT',
+  auditReadRetentionDays: 'SVC_AUDIT_READ_RETENTION_DAYS',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -72,6 +81,9 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'smtpUrl',
   'mailFrom',
   'publicUrl',
+  'allowInsecurePermissions',
+  'rateLimit',
+  'auditReadRetentionDays',
 ];
 
 const MIB = 1024 * 1024;
@@ -87,6 +99,9 @@ export const FIXED_DEFAULTS = {
   smtpUrl: null,
   mailFrom: 'svc vault <svc@localhost>',
   publicUrl: null,
+  allowInsecurePermissions: false,
+  rateLimit: 60_000,
+  auditReadRetentionDays: 0,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -155,6 +170,10 @@ function checkUrl(text: string, where: string, protocols: readonly string[]): st
 
 const MAX_PORT = 65535;
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
+/** A million requests a minute is far beyond what one process serves: a typo, not a setting. */
+const MAX_RATE_LIMIT = 1_000_000;
+/** A century. */
+const MAX_RETENTION_DAYS = 36_500;
 
 /**
  * Parses a setting given as text (a flag or an environment variable). `where` names the origin in
@@ -181,7 +200,12 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
     case 'port':
       return parseInteger(text, where, 0, MAX_PORT);
     case 'allowRemote':
+    case 'allowInsecurePermissions':
       return parseBoolean(text, where);
+    case 'rateLimit':
+      return parseInteger(text, where, 0, MAX_RATE_LIMIT);
+    case 'auditReadRetentionDays':
+      return parseInteger(text, where, 0, MAX_RETENTION_DAYS);
     case 'bodyLimit':
     case 'snapshotThresholdBytes':
       return parseInteger(text, where, 1, MAX_BYTES);
@@ -229,8 +253,15 @@ export function checkFileSetting(
       expect('number');
       return checkInteger(value as number, where, 1, MAX_BYTES);
     case 'allowRemote':
+    case 'allowInsecurePermissions':
       expect('boolean');
       return value as boolean;
+    case 'rateLimit':
+      expect('number');
+      return checkInteger(value as number, where, 0, MAX_RATE_LIMIT);
+    case 'auditReadRetentionDays':
+      expect('number');
+      return checkInteger(value as number, where, 0, MAX_RETENTION_DAYS);
   }
 }
 

@@ -39,3 +39,9 @@ export {
   type ResolvedKeySource,
   type SecretInput,
 } from './key-source.ts';
+export {
+  describeFinding,
+  enforcePermissions,
+  exposedSecretFiles,
+  type PermissionFinding,
+} from './file-permissions.ts';

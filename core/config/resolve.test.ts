@@ -45,6 +45,9 @@ describe('resolveConfig', () => {
       smtpUrl: null,
       mailFrom: 'svc vault <svc@localhost>',
       publicUrl: null,
+      allowInsecurePermissions: false,
+      rateLimit: 60_000,
+      auditReadRetentionDays: 0,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

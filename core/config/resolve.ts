@@ -64,6 +64,9 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   smtpUrl: '--smtp-url',
   mailFrom: '--mail-from',
   publicUrl: '--public-url',
+  allowInsecurePermissions: '--allow-insecure-permissions',
+  rateLimit: '--rate-limit',
+  auditReadRetentionDays: '--audit-read-retention-days',
 };
 
 export function flagName(key: ConfigKey): string {

@@ -26,8 +26,18 @@ export const errorCatalogue = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type.', exitCode: 2 },
   UNPROCESSABLE: { status: 422, title: 'The request cannot be processed.', exitCode: 1 },
   RATE_LIMITED: { status: 429, title: 'Too many requests.', exitCode: 1 },
+  MISDIRECTED_REQUEST: {
+    status: 421,
+    title: 'The Host header names no host this server answers for.',
+    exitCode: 1,
+  },
   INTERNAL: { status: 500, title: 'Internal server error.', exitCode: 1 },
   MAIL_FAILED: { status: 502, title: 'The e-mail could not be sent.', exitCode: 1 },
+  // Reactor code (the error classes it can throw, and what the sandbox ends)
+  PAYMENT_REQUIRED: { status: 402, title: 'Payment required.', exitCode: 1 },
+  REACTOR_TIMEOUT: { status: 408, title: 'The reactor did not finish in time.', exitCode: 1 },
+  REACTOR_RUNTIME: { status: 500, title: 'Reactor runtime error.', exitCode: 1 },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable.', exitCode: 1 },
   // Vault storage and keys
   VAULT_NOT_FOUND: { status: 500, title: 'No vault exists at this path.', exitCode: 1 },
   VAULT_EXISTS: { status: 409, title: 'A vault already exists at this path.', exitCode: 1 },

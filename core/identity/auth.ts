@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { VaultError } from '../errors/catalogue.ts';
 import type { AuthService, SignInResult } from '../services-contract.ts';
 import { authenticateApiKey } from '../tenancy/applications.ts';
@@ -6,15 +5,15 @@ import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { findMembership, memberPrincipal } from './members.ts';
 import { DummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { deleteSessionById, insertSession, lookupSession, purgeExpiredSessions } from './sessions.ts';
-import { SignInThrottle } from './sign-in-throttle.ts';
+import { throttleKey } from './sign-in-throttle.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
 import { emailProblems, normalizeEmail } from './users.ts';
 
 export interface AuthOptions {
   readonly kdf: KdfLimits;
   readonly sessionTtlMs: number;
-  /** Tests pass their own (a manual clock, small limits); by default one per service instance. */
-  readonly throttle?: SignInThrottle;
-  readonly delay?: (ms: number) => Promise<void>;
+  /** Shared with invitation accept, which checks existing accounts' passwords too. */
+  readonly throttle: SignInThrottle;
 }
 
 /** One message for every failure, so it never tells which of e-mail or password was wrong. */
@@ -22,8 +21,7 @@ const SIGN_IN_FAILED = 'The e-mail or password is not correct.';
 const SESSION_INVALID = 'The session token is not valid or has expired.';
 
 export function createAuthService(vault: VaultHandle, options: AuthOptions): AuthService {
-  const throttle = options.throttle ?? new SignInThrottle(vault.clock);
-  const delay = options.delay ?? ((ms: number) => sleep(ms));
+  const { throttle } = options;
   const dummy = new DummyHash(options.kdf);
 
   /** The user whose password this is, or null: same work whether or not the account exists. */
@@ -67,13 +65,12 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
       return { userId, sessionId, principal: memberPrincipal(membership, sessionId) };
     },
 
-    async signIn(email, password, address): Promise<SignInResult> {
+    async signIn(email, password): Promise<SignInResult> {
       if (typeof email !== 'string' || typeof password !== 'string') {
         throw new VaultError('UNAUTHENTICATED', SIGN_IN_FAILED);
       }
-      // Bounded keys: the throttle is in memory, and e-mails longer than this are invalid anyway.
-      const attempt = throttle.begin(normalizeEmail(email).slice(0, 320), String(address).slice(0, 100));
-      if (attempt.delayMs > 0) await delay(attempt.delayMs);
+      // Per account, whatever the address: every local caller shares 127.0.0.1.
+      const attempt = throttle.begin(throttleKey(email));
       const user = await verify(email, password);
       if (!user) throw new VaultError('UNAUTHENTICATED', SIGN_IN_FAILED);
       attempt.succeeded();

@@ -1,5 +1,11 @@
 import { VaultError } from '../errors/catalogue.ts';
 import type { Clock } from '../vault/types.ts';
+import { normalizeEmail } from './users.ts';
+
+/** The counter key of an e-mail; bounded, since the throttle is in memory (longer e-mails are invalid anyway). */
+export function throttleKey(email: string): string {
+  return normalizeEmail(email).slice(0, 320);
+}
 
 /** Exponential backoff: after `free` failures, wait `baseMs`, then twice as long after each further one. */
 export interface Backoff {
@@ -9,19 +15,11 @@ export interface Backoff {
 }
 
 export interface ThrottleLimits {
-  /** Per (account, address): stops guessing one account's password from one place. */
-  readonly pair: Backoff;
-  /** Per address, over all accounts: stops one place from spraying passwords over many accounts. */
-  readonly address: Backoff;
-  /**
-   * Per account, over all addresses. It never blocks, or anyone could lock the owner out by
-   * failing from elsewhere; above `accountSlowAfter` failures each attempt waits `accountDelayMs`.
-   */
-  readonly accountSlowAfter: number;
-  readonly accountDelayMs: number;
+  /** Per account, over all addresses: stops guessing one account's password from anywhere. */
+  readonly account: Backoff;
   /** A counter with no failure for this long starts again from zero. */
   readonly forgetAfterMs: number;
-  /** Per counter map; the least recently failed entries are dropped first, so memory stays bounded. */
+  /** The least recently failed entries are dropped first, so memory stays bounded. */
   readonly maxEntries: number;
 }
 
@@ -29,20 +27,16 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
 /**
- * The numbers (also in docs/security.md, "Sign-in"):
- * - (account, address): 5 failures free, then 1 s, 2 s, 4 s, … capped at 15 min: about 4 guesses
- *   an hour once the cap is reached.
- * - address: 20 failures free (several people may share a NAT), then the same doubling to 15 min.
- * - account: from 10 failures (any address), a fixed 250 ms delay per attempt; never a block.
- * - counters are forgotten after 1 h without a failure; at most 10,000 entries per counter.
- * Argon2id (≈ 0.3 s per attempt) and the 8-character minimum carry the rest against a
- * distributed guesser that spreads over many addresses.
+ * The numbers (also in docs/security.md, "Sign-in"): per account, 5 failures free, then 1 s, 2 s,
+ * 4 s, … capped at 5 min, about 12 guesses an hour from the whole world once the cap is reached.
+ * The cap bounds how long someone who knows an e-mail address can keep its owner waiting. Counters
+ * are forgotten after 1 h without a failure; at most 10,000 accounts are tracked. No counter is kept
+ * per address: every local caller shares 127.0.0.1 (and every proxied one the proxy's address), so
+ * an address counter would let one caller lock out everyone. Argon2id, the 8-character minimum and
+ * the common-password list carry the rest against spraying one guess over many accounts.
  */
 export const SIGN_IN_LIMITS: ThrottleLimits = {
-  pair: { free: 5, baseMs: SECOND, maxMs: 15 * MINUTE },
-  address: { free: 20, baseMs: SECOND, maxMs: 15 * MINUTE },
-  accountSlowAfter: 10,
-  accountDelayMs: 250,
+  account: { free: 5, baseMs: SECOND, maxMs: 5 * MINUTE },
   forgetAfterMs: 60 * MINUTE,
   maxEntries: 10_000,
 };
@@ -51,10 +45,11 @@ export const SIGN_IN_LIMITS: ThrottleLimits = {
 export class RateLimitedError extends VaultError {
   readonly retryAfterSeconds: number;
 
-  constructor(retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number, detail?: string) {
     super(
       'RATE_LIMITED',
-      `Too many failed sign-in attempts. Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
+      detail ??
+        `Too many failed sign-in attempts. Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
     );
     this.retryAfterSeconds = retryAfterSeconds;
   }
@@ -94,15 +89,13 @@ class Counters {
     }
   }
 
-  decrement(key: string): void {
+  /** Takes back one count; `last` goes back to `previous` unless a later failure moved it on. */
+  decrement(key: string, at: number, previous: number | undefined): void {
     const counter = this.entries.get(key);
     if (!counter) return;
     counter.failures--;
     if (counter.failures <= 0) this.entries.delete(key);
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
+    else if (counter.last === at && previous !== undefined) counter.last = previous;
   }
 
   get size(): number {
@@ -119,60 +112,46 @@ function waitFor(counter: Counter | undefined, backoff: Backoff, now: number): n
 }
 
 export interface SignInAttempt {
-  /** Wait this long before verifying (the per-account speed bump); 0 usually. */
-  readonly delayMs: number;
-  /** The password was right: forget this pair's failures and undo this attempt's count. */
+  /** The password was right: take back this attempt's count (earlier failures stay counted). */
   succeeded(): void;
 }
 
 /**
- * In-memory sign-in throttle. An attempt counts as a failure from the moment it starts, and a
- * success takes that back: concurrent attempts cannot all slip through before the first failure
- * is recorded. Kept in memory on purpose: a restart forgets it, but writing every failed attempt
- * to the journal would hand an attacker a disk-filling lever.
+ * In-memory sign-in throttle, per account. An attempt counts as a failure from the moment it
+ * starts and a success takes back only its own count: concurrent guesses cannot all slip through
+ * before the first failure is recorded, and the owner signing in does not wipe an attacker's
+ * record. Kept in memory on purpose: a restart forgets it, but writing every failed attempt to the
+ * journal would hand an attacker a disk-filling lever.
  */
 export class SignInThrottle {
-  private readonly pairs: Counters;
-  private readonly addresses: Counters;
   private readonly accounts: Counters;
 
   constructor(
     private readonly clock: Clock,
     private readonly limits: ThrottleLimits = SIGN_IN_LIMITS,
   ) {
-    this.pairs = new Counters(limits);
-    this.addresses = new Counters(limits);
     this.accounts = new Counters(limits);
   }
 
-  /** Throws RATE_LIMITED when this account from this address, or this address, must wait. */
-  begin(account: string, address: string): SignInAttempt {
+  /** Throws RATE_LIMITED (with the wait) while this account must wait, whoever is asking. */
+  begin(account: string): SignInAttempt {
     const now = this.clock.now().getTime();
-    const pairKey = `${account}\u0000${address}`;
-    const wait = Math.max(
-      waitFor(this.pairs.get(pairKey, now), this.limits.pair, now),
-      waitFor(this.addresses.get(address, now), this.limits.address, now),
-    );
+    const wait = waitFor(this.accounts.get(account, now), this.limits.account, now);
     if (wait > 0) throw new RateLimitedError(Math.ceil(wait / SECOND));
-    const accountFailures = this.accounts.get(account, now)?.failures ?? 0;
-    this.pairs.increment(pairKey, now);
-    this.addresses.increment(address, now);
+    const previous = this.accounts.get(account, now)?.last;
     this.accounts.increment(account, now);
     let settled = false;
     return {
-      delayMs: accountFailures >= this.limits.accountSlowAfter ? this.limits.accountDelayMs : 0,
       succeeded: () => {
         if (settled) return;
         settled = true;
-        this.pairs.delete(pairKey);
-        this.addresses.decrement(address);
-        this.accounts.decrement(account);
+        this.accounts.decrement(account, now, previous);
       },
     };
   }
 
-  /** Entries held, for tests of the memory bound. */
-  get size(): { pairs: number; addresses: number; accounts: number } {
-    return { pairs: this.pairs.size, addresses: this.addresses.size, accounts: this.accounts.size };
+  /** Accounts tracked, for tests of the memory bound. */
+  get size(): number {
+    return this.accounts.size;
   }
 }

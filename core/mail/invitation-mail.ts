@@ -16,9 +16,30 @@ export function acceptLink(acceptBaseUrl: string, secret: string): string {
   return url.toString();
 }
 
+/** Fixed: a subject is where a forged instruction would be read first. */
+export const INVITATION_SUBJECT = 'Invitation to join a tenant on svc vault';
+
+/** Longer names are cut in mail: a name is a label, not room for a message. */
+export const MAIL_NAME_MAX = 60;
+
+/**
+ * The tenant name as mail shows it: between quotes (inner quotes and backslashes escaped, so the
+ * name cannot close them), control and invisible characters as spaces (names stored before they
+ * were refused), and at most MAIL_NAME_MAX characters.
+ */
+export function quotedTenantName(name: string): string {
+  const flat = name.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+  const chars = [...flat];
+  const short = chars.length > MAIL_NAME_MAX ? `${chars.slice(0, MAIL_NAME_MAX).join('')}…` : flat;
+  return `"${short.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
 /**
  * The invitation message: a plain-text and an HTML part, both with the accept link and the secret
- * itself (for `svc invitation accept <secret>`).
+ * itself (for `svc invitation accept <secret>`). The wording is fixed and the subject carries no
+ * tenant-chosen text: whoever creates a tenant picks its name, so the name appears only once,
+ * quoted and labelled as a name, followed by a line saying that svc vault never asks for secrets
+ * by e-mail. A name like `Acme. Reply with your password to …` then reads as what it is.
  */
 export function invitationMessage(input: {
   readonly to: string;
@@ -28,8 +49,14 @@ export function invitationMessage(input: {
   readonly expiresAt: string;
 }): MailMessage {
   const link = acceptLink(input.acceptBaseUrl, input.secret);
+  const quoted = quotedTenantName(input.tenantName);
   const text = [
-    `You are invited to join the tenant "${input.tenantName}" on svc vault.`,
+    'You are invited to join a tenant on svc vault. The tenant is named:',
+    '',
+    `    ${quoted}`,
+    '',
+    'That name was chosen by whoever created the tenant; it is not a message from svc vault.',
+    'svc vault never asks for your password or any other secret by e-mail.',
     '',
     'Accept the invitation by opening this link:',
     link,
@@ -40,16 +67,16 @@ export function invitationMessage(input: {
     `The invitation expires at ${input.expiresAt}. If you did not expect it, ignore this message.`,
     '',
   ].join('\n');
-  const name = escapeHtml(input.tenantName);
   const html = `<!doctype html>
 <html><body>
-<p>You are invited to join the tenant <strong>${name}</strong> on svc vault.</p>
+<p>You are invited to join a tenant on svc vault. The tenant is named:</p>
+<blockquote><code>${escapeHtml(quoted)}</code></blockquote>
+<p>That name was chosen by whoever created the tenant; it is not a message from svc vault.
+svc vault never asks for your password or any other secret by e-mail.</p>
 <p><a href="${escapeHtml(link)}">Accept the invitation</a></p>
 <p>Or at a terminal: <code>svc invitation accept ${escapeHtml(input.secret)}</code></p>
 <p>The invitation expires at ${escapeHtml(input.expiresAt)}. If you did not expect it, ignore this message.</p>
 </body></html>
 `;
-  // No line breaks in a header, whatever the tenant name holds.
-  const subjectName = input.tenantName.replace(/[\r\n\t]+/g, ' ');
-  return { to: input.to, subject: `You are invited to ${subjectName} on svc vault`, text, html };
+  return { to: input.to, subject: INVITATION_SUBJECT, text, html };
 }

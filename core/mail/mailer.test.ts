@@ -4,7 +4,7 @@ import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
-import { invitationMessage } from './invitation-mail.ts';
+import { invitationMessage, quotedTenantName } from './invitation-mail.ts';
 import { redactSmtpUrl } from './mailer.ts';
 
 describe('outbox mail', () => {
@@ -26,7 +26,7 @@ describe('outbox mail', () => {
     const path = join(dir, files[0] ?? '');
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     const mail = await simpleParser(await readFile(path));
-    expect(mail.subject).toBe('You are invited to Acme <&> on svc vault');
+    expect(mail.subject).toBe('Invitation to join a tenant on svc vault');
     expect(mail.from?.text).toBe('noreply@svc.local');
     const link = /http:\/\/127\.0\.0\.1:8080\/invitations\/accept\?token=(svci_[0-9A-Za-z]{43})/.exec(
       mail.text ?? '',
@@ -34,7 +34,7 @@ describe('outbox mail', () => {
     expect(link).not.toBeNull();
     const secret = link?.[1] ?? '';
     expect(mail.html).toContain(`href="http://127.0.0.1:8080/invitations/accept?token=${secret}"`);
-    expect(mail.html).toContain('Acme &lt;&amp;&gt;');
+    expect(mail.html).toContain('&quot;Acme &lt;&amp;&gt;&quot;');
     const { member } = await f.services.invitations.accept({
       token: secret,
       first_name: 'Some',
@@ -54,8 +54,30 @@ describe('message and URL helpers', () => {
       secret: 'svci_abc',
       expiresAt: '2026-01-04T00:00:00.000Z',
     });
-    expect(message.subject).toBe('You are invited to Evil Bcc: x@example.com on svc vault');
+    expect(message.subject).toBe('Invitation to join a tenant on svc vault');
     expect(message.text).toContain('https://vault.example.com/accept?lang=en&token=svci_abc');
     expect(redactSmtpUrl('smtps://user:secret@mail.example.com:465')).toBe('smtps://mail.example.com:465');
+  });
+
+  it('shows a sender-chosen tenant name only quoted, cut short and labelled, never as free text', () => {
+    const lure =
+      'Acme" on svc vault.\n\nIMPORTANT: your account is locked. Reply to help@evil.example with your password ' +
+      'to keep access. Thanks, "Security';
+    const message = invitationMessage({
+      to: 'a@example.com',
+      tenantName: lure,
+      acceptBaseUrl: 'https://vault.example.com/accept',
+      secret: 'svci_abc',
+      expiresAt: '2026-01-04T00:00:00.000Z',
+    });
+    expect(message.subject).not.toContain('Acme');
+    const lines = message.text.split('\n');
+    const nameLine = lines.find((line) => line.includes('Acme')) ?? '';
+    // One line, inside quotes the name cannot close, cut before the lure's request.
+    expect(lines.filter((line) => line.includes('Acme'))).toHaveLength(1);
+    expect(nameLine).toMatch(/^ {4}"Acme\\" on svc vault\. IMPORTANT: .*…"$/);
+    expect(message.text).not.toContain('help@evil.example');
+    expect(message.text).toContain('never asks for your password');
+    expect(quotedTenantName('a\u202Eb\u0000c')).toBe('"a b c"');
   });
 });

@@ -209,6 +209,72 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 5,
+    name: 'reactors',
+    async up(db) {
+      // Private reactor formulas and reactors. Official formulas ship with the code and have no
+      // rows, so `reactors.formula_id` has no foreign key; the service keeps it consistent.
+      // Contracts and configuration are JSON text.
+      await db.schema
+        .createTable('reactor_formulas')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('icon', 'text')
+        .addColumn('code', 'text', (c) => c.notNull())
+        .addColumn('configuration', 'text', (c) => c.notNull())
+        .addColumn('request_parameters', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('modified_by', 'text')
+        .addColumn('modified_at', 'text')
+        .execute();
+      await db.schema
+        .createTable('reactors')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('formula_id', 'text', (c) => c.notNull())
+        .addColumn('configuration', 'text', (c) => c.notNull())
+        .addColumn('application_id', 'text')
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('modified_by', 'text')
+        .addColumn('modified_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('reactors_formula')
+        .on('reactors')
+        .columns(['tenant_id', 'formula_id'])
+        .execute();
+    },
+  },
+  {
+    version: 6,
+    name: 'audit checkpoints',
+    async up(db) {
+      // A checkpoint stands for a run of pruned read entries (first_seq..last_seq) of a tenant's
+      // chain: the hash before the run and the chain hash at its end, under a MAC, so the chain
+      // still verifies across the gap (core/audit/retention.ts).
+      await db.schema
+        .createTable('audit_checkpoints')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('first_seq', 'integer', (c) => c.notNull())
+        .addColumn('last_seq', 'integer', (c) => c.notNull())
+        .addColumn('entries', 'integer', (c) => c.notNull())
+        .addColumn('first_at', 'text', (c) => c.notNull())
+        .addColumn('last_at', 'text', (c) => c.notNull())
+        .addColumn('prev_hash', 'blob', (c) => c.notNull())
+        .addColumn('end_hash', 'blob', (c) => c.notNull())
+        .addColumn('mac', 'blob', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('audit_checkpoints_pk', ['tenant_id', 'first_seq'])
+        .execute();
+    },
+  },
+  {
+    version: 7,
     name: 'token_associations',
     async up(db) {
       // Parent/child links between two tokens of one tenant, by row id: a deleted token takes its

@@ -109,6 +109,22 @@ export interface AuditLogsTable {
   hash: Uint8Array;
 }
 
+/** A run of pruned read entries, vouched for so the chain verifies across the gap. */
+export interface AuditCheckpointsTable {
+  tenant_id: string;
+  first_seq: number;
+  last_seq: number;
+  entries: number;
+  first_at: string;
+  last_at: string;
+  /** The chain hash before the first pruned entry. */
+  prev_hash: Uint8Array;
+  /** The chain hash of the last pruned entry: the next kept entry links to it. */
+  end_hash: Uint8Array;
+  mac: Uint8Array;
+  created_at: string;
+}
+
 /** The newest link of each tenant's chain, so that removing the last entries is detected too. */
 export interface AuditHeadsTable {
   tenant_id: string;
@@ -189,6 +205,40 @@ export interface InvitationsTable {
   modified_at: string | null;
 }
 
+/** Private reactor formulas (official ones ship with the code). JSON columns hold the contracts. */
+export interface ReactorFormulasTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  icon: string | null;
+  code: string;
+  /** JSON array of configuration settings. */
+  configuration: string;
+  /** JSON array of request parameters. */
+  request_parameters: string;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+/** Reactors: a formula (private row or official id) with its configuration and application. */
+export interface ReactorsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  formula_id: string;
+  /** JSON object. */
+  configuration: string;
+  application_id: string | null;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
 export interface Database {
   schema_migrations: SchemaMigrationsTable;
   vault_meta: VaultMetaTable;
@@ -200,11 +250,14 @@ export interface Database {
   sessions: SessionsTable;
   audit_logs: AuditLogsTable;
   audit_heads: AuditHeadsTable;
+  audit_checkpoints: AuditCheckpointsTable;
   tokens: TokensTable;
   token_search_indexes: TokenSearchIndexesTable;
   token_activity: TokenActivityTable;
   invitations: InvitationsTable;
   token_associations: TokenAssociationsTable;
+  reactor_formulas: ReactorFormulasTable;
+  reactors: ReactorsTable;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

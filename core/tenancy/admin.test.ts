@@ -58,7 +58,8 @@ describe('invitations over a real SMTP server', () => {
     expect(invitation.expires_at).toBe(new Date(f.clock.now().getTime() + INVITATION_TTL_MS).toISOString());
     expect(smtp.messages).toHaveLength(1);
     const mail = smtp.messages[0];
-    expect(mail?.subject).toBe('You are invited to Acme on svc vault');
+    expect(mail?.subject).toBe('Invitation to join a tenant on svc vault');
+    expect(mail?.text).toContain('    "Acme"');
     expect(mail?.html).toContain(`${BASE}?token=`);
     const secret = linkSecret(mail);
     expect(mail?.text).toContain(`svc invitation accept ${secret}`);
@@ -183,6 +184,27 @@ describe('invitations over a real SMTP server', () => {
     expect(member.user.id).toBe(other.ownerId);
     expect(await codeOf(f.services.invitations.create(admin, { email: 'carol@example.com' }))).toBe(
       'CONFLICT',
+    );
+  });
+
+  it('accepting for an existing account shares its sign-in throttle: a link is no unlimited password oracle', async () => {
+    const other = await seedTenant(f.services, 'Other', 'dave@example.com', 'dave password 1');
+    await f.services.invitations.create(admin, { email: other.ownerEmail });
+    const secret = linkSecret(smtp.messages[0]);
+    for (let i = 0; i < 5; i++)
+      expect(await codeOf(f.services.invitations.accept({ token: secret, password: `guess ${i}!` }))).toBe(
+        'UNAUTHENTICATED',
+      );
+    expect(await codeOf(f.services.invitations.accept({ token: secret, password: 'dave password 1' }))).toBe(
+      'RATE_LIMITED',
+    );
+    // The same account's sign-in waits too, and after the wait the right password works.
+    expect(await codeOf(f.services.auth.signIn(other.ownerEmail, 'dave password 1', '192.0.2.1'))).toBe(
+      'RATE_LIMITED',
+    );
+    f.clock.advance(1000);
+    expect(await codeOf(f.services.invitations.accept({ token: secret, password: 'dave password 1' }))).toBe(
+      'ok',
     );
   });
 

@@ -317,3 +317,113 @@ describe('application service', () => {
     ]);
   });
 });
+
+describe('granting is bounded by what the caller holds', () => {
+  let f: ServicesFixture;
+  let admin: Principal;
+
+  beforeEach(async () => {
+    f = await openServicesFixture();
+    admin = (await seedTenant(f.services)).principal;
+  });
+  afterEach(() => f.close());
+
+  /** A management key with exactly these permissions, as its principal. */
+  async function keyWith(...permissions: string[]): Promise<{ id: string; principal: Principal }> {
+    const app = await f.services.applications.create(admin, {
+      name: `holds ${permissions.join(' ')}`,
+      type: 'management',
+      permissions,
+    });
+    const principal = await f.services.auth.authenticateApiKey(app.key);
+    if (!principal) throw new Error('the new key does not authenticate');
+    return { id: app.id, principal };
+  }
+
+  const revealAll: ApplicationInput = {
+    name: 'Reveal all',
+    type: 'private',
+    permissions: [],
+    rules: [{ ...rule(1, '/', ['token:read']), transform: 'reveal' }],
+  };
+
+  it('a key with only application:create cannot create a stronger management app or a reveal-all app', async () => {
+    const { principal } = await keyWith('application:create');
+    const before = await f.vault.db.selectFrom('applications').select('id').execute();
+    expect(
+      await codeOf(
+        f.services.applications.create(principal, {
+          name: 'Wrecker',
+          type: 'management',
+          permissions: ['application:create', 'tenant:delete'],
+        }),
+      ),
+    ).toBe('FORBIDDEN');
+    expect(await codeOf(f.services.applications.create(principal, revealAll))).toBe('FORBIDDEN');
+    expect(
+      await codeOf(
+        f.services.applications.create(principal, {
+          name: 'P',
+          type: 'private',
+          permissions: ['token:read'],
+        }),
+      ),
+    ).toBe('FORBIDDEN');
+    expect(await f.vault.db.selectFrom('applications').select('id').execute()).toHaveLength(before.length);
+    // What it holds it may pass on.
+    const peer = await f.services.applications.create(principal, {
+      name: 'Peer',
+      type: 'management',
+      permissions: ['application:create'],
+    });
+    expect(peer.permissions).toEqual(['application:create']);
+  });
+
+  it('an application cannot widen (or otherwise change) its own grants, but may rename itself', async () => {
+    const { id, principal } = await keyWith('application:update', 'application:read');
+    const widen = { name: 'Me', permissions: ['application:update', 'application:read', 'tenant:delete'] };
+    expect(await codeOf(f.services.applications.update(principal, id, widen))).toBe('FORBIDDEN');
+    expect(
+      await codeOf(
+        f.services.applications.update(principal, id, { name: 'Me', permissions: ['application:read'] }),
+      ),
+    ).toBe('FORBIDDEN');
+    const renamed = await f.services.applications.update(principal, id, {
+      name: 'Renamed',
+      permissions: ['application:read', 'application:update'],
+    });
+    expect(renamed.name).toBe('Renamed');
+    // Even the tenant's administrator key cannot change its own grants.
+    if (admin.kind !== 'application') throw new Error('expected an application principal');
+    expect(
+      await codeOf(
+        f.services.applications.update(admin, admin.applicationId, {
+          name: 'Admin',
+          permissions: ['log:read'],
+        }),
+      ),
+    ).toBe('FORBIDDEN');
+  });
+
+  it('a key with application:update cannot widen another app or take over a stronger one by regenerating its key', async () => {
+    const { principal } = await keyWith('application:update');
+    const other = await keyWith('log:read');
+    expect(
+      await codeOf(
+        f.services.applications.update(principal, other.id, {
+          name: 'Other',
+          permissions: ['log:read', 'tenant:delete'],
+        }),
+      ),
+    ).toBe('FORBIDDEN');
+    expect(await codeOf(f.services.applications.regenerate(principal, other.id))).toBe('FORBIDDEN');
+    const weaker = await keyWith('application:update');
+    expect(await codeOf(f.services.applications.regenerate(principal, weaker.id))).toBe('ok');
+  });
+
+  it('the administrator key, members and the operator may grant token access', async () => {
+    expect((await f.services.applications.create(admin, revealAll)).rules).toHaveLength(1);
+    const operator: Principal = { kind: 'operator', tenantId: admin.tenantId };
+    expect(await codeOf(f.services.applications.create(operator, revealAll))).toBe('ok');
+  });
+});

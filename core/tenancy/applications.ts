@@ -21,6 +21,7 @@ import {
   replaceApplicationKey,
 } from './application-store.ts';
 import type { ApplicationRow } from './application-store.ts';
+import { assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
 
 /** Page size cap of list endpoints (behaviour reference §2.1). */
 const MAX_PAGE_SIZE = 100;
@@ -86,6 +87,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
     async create(principal, input) {
       authorize(principal, 'application:create');
       const checked = checkNewApplication(input);
+      assertMayGrant(principal, checked);
       return vault.transaction(async (trx) => {
         // An operator principal names its tenant directly; it may not exist (or no longer).
         const tenant = await trx
@@ -149,6 +151,8 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
         const row = await loadFor(trx, principal, 'application:update', id);
         const current = applicationOf(row);
         const checked = checkApplicationUpdate(current.type, input);
+        assertNotOwnGrants(principal, row.id, current, checked);
+        assertMayGrant(principal, checked);
         const changes = {
           name: checked.name,
           ...grantColumns(checked),
@@ -173,6 +177,8 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
       return vault.transaction(async (trx) => {
         // Regenerating is an update of the application (behaviour reference §5.2).
         const row = await loadFor(trx, principal, 'application:update', id);
+        // A new key is the application's grants in the caller's hands.
+        assertMayGrant(principal, applicationOf(row));
         return replaceApplicationKey(trx, vault, principal, row);
       });
     },

@@ -11,6 +11,8 @@ import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { addMember } from '../identity/members.ts';
 import { hashPassword, passwordProblems, verifyPassword } from '../identity/passwords.ts';
+import { throttleKey } from '../identity/sign-in-throttle.ts';
+import type { SignInThrottle } from '../identity/sign-in-throttle.ts';
 import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
 import { invitationMessage } from '../mail/invitation-mail.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -144,6 +146,8 @@ export interface InvitationServiceOptions {
   readonly mailer: Mailer;
   readonly acceptBaseUrl: string;
   readonly kdf: KdfLimits;
+  /** The sign-in throttle: accepting for an existing account is a password guess like a sign-in. */
+  readonly throttle: SignInThrottle;
 }
 
 /**
@@ -155,7 +159,7 @@ export function createInvitationService(
   vault: VaultHandle,
   options: InvitationServiceOptions,
 ): InvitationService {
-  const { mailer, acceptBaseUrl, kdf } = options;
+  const { mailer, acceptBaseUrl, kdf, throttle } = options;
 
   async function send(
     trx: Kysely<Database>,
@@ -330,10 +334,12 @@ export function createInvitationService(
       let newUser: { first_name: string; last_name: string; hash: string } | null = null;
       if (account) {
         // An existing user proves who they are: the link alone must not add their account.
+        const attempt = throttle.begin(throttleKey(account.email));
         const ok =
           typeof input.password === 'string' &&
           account.password_hash !== null &&
           (await verifyPassword(account.password_hash, input.password));
+        if (ok) attempt.succeeded();
         if (!ok)
           throw new VaultError(
             'UNAUTHENTICATED',

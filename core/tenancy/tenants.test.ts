@@ -145,6 +145,22 @@ describe('tenant service', () => {
       expect(await f.services.tenants.get(admin)).toMatchObject({ name: 'Acme Inc', settings: {} });
     });
 
+    it.each([
+      ['a line break (header or fake line)', 'Acme\r\nBcc: x@example.com'],
+      ['a terminal escape', 'Acme\u001b[2J'],
+      ['NUL', 'Acme\u0000'],
+      ['a bidi override', 'Acme \u202Egnp.exe'],
+      ['a zero-width space', 'Ac\u200Bme'],
+      ['a line separator', 'Acme\u2028Reply with your password'],
+    ])('refuses a name with %s on create and update; nothing changes', async (_what, name) => {
+      expect(await fieldErrorsOf(f.services.tenants.update(admin, { name }))).toEqual({
+        name: ['must not contain control or invisible formatting characters'],
+      });
+      expect(Object.keys(await fieldErrorsOf(f.services.tenants.create({ name }, null)))).toEqual(['name']);
+      expect((await f.services.tenants.get(admin)).name).toBe('Acme');
+      expect(await codeOf(f.services.tenants.update(admin, { name: 'Acme – Zürich 🚀' }))).toBe('ok');
+    });
+
     it('refuses unknown settings (listing them) and values other than "true"/"false"; nothing changes', async () => {
       const before = await auditCount(f.vault);
       const errors = await fieldErrorsOf(

@@ -40,6 +40,8 @@ export const TENANT_SCOPED_TABLES = [
   'token_activity',
   'tenant_keys',
   'invitations',
+  'reactors',
+  'reactor_formulas',
 ] as const;
 
 /** The first application of a new tenant: everything a management application may hold. */
@@ -138,9 +140,24 @@ interface CheckedCreate {
   readonly withApplication: boolean;
 }
 
+/**
+ * Control characters (line breaks, escapes, NUL), invisible formatting characters (bidi overrides,
+ * zero-width joiners) and line separators: a tenant name is shown in mail, terminals and the
+ * console, where these can forge headers, fake lines or reorder what a reader sees.
+ */
+const UNSAFE_NAME_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** A tenant name: the usual name rules, and none of the characters above. */
+export function checkTenantName(errors: FieldErrorCollector, value: unknown): string {
+  const name = checkName(errors, value);
+  if (UNSAFE_NAME_CHARACTER.test(name))
+    errors.add('name', 'must not contain control or invisible formatting characters');
+  return name;
+}
+
 function checkCreate(input: CreateInput): CheckedCreate {
   const errors = new FieldErrorCollector();
-  const name = checkName(errors, input.name);
+  const name = checkTenantName(errors, input.name);
   const { ownerEmail, ownerPassword, ownerUserId } = input;
   if (ownerEmail !== undefined && ownerUserId !== undefined)
     errors.add('ownerUserId', 'give the owner by e-mail or by user id, not both');
@@ -227,7 +244,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
     async update(principal, input) {
       authorize(principal, 'tenant:update', { tenantId: principal.tenantId });
       const errors = new FieldErrorCollector();
-      const name = checkName(errors, input.name);
+      const name = checkTenantName(errors, input.name);
       // Present: replaces every setting. Omitted: settings stay as they are (behaviour reference §8.1).
       const settings = input.settings === undefined ? undefined : checkSettings(errors, input.settings);
       errors.throwIfAny();

@@ -21,7 +21,7 @@ export interface ServicesFixture {
 
 export async function openServicesFixture(
   options: ServiceOptions = {},
-  internals: ServiceInternals = { delay: async () => undefined },
+  internals: ServiceInternals = {},
 ): Promise<ServicesFixture> {
   const tmp = await makeTempDir();
   const clock = new ManualClock();

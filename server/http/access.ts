@@ -2,8 +2,10 @@ import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify
 import { authorize } from '../../core/access/authorize.ts';
 import { isPermission } from '../../core/access/permissions.ts';
 import type { Principal } from '../../core/access/principal.ts';
+import { RateLimiter } from '../../core/identity/rate-limiter.ts';
 import { VaultError, validationError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
+import type { VaultHandle } from '../../core/vault/types.ts';
 import type { VaultServer } from '../types.ts';
 import { isUuid } from './ids.ts';
 
@@ -81,7 +83,11 @@ export function routeAccessTable(app: VaultServer): readonly DeclaredRoute[] {
  * is before the body is parsed and validated, so an unauthenticated or unauthorized caller learns
  * nothing about request schemas and never makes the server parse a body.
  */
-export function installAccessControl(app: VaultServer, services: Services): void {
+export function installAccessControl(
+  app: VaultServer,
+  services: Services,
+  limiter: RateLimiter | null = null,
+): void {
   const table: DeclaredRoute[] = [];
   declaredRoutes.set(app, table);
   app.decorateRequest('principal', null);
@@ -94,8 +100,20 @@ export function installAccessControl(app: VaultServer, services: Services): void
     // A new array: Fastify copies the original options for the automatic HEAD route, and a shared
     // array would then carry the guard twice.
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    route.onRequest = [...existing, guardFor(access, services)];
+    route.onRequest = [...existing, guardFor(access, services, limiter)];
   });
+}
+
+/** Callers tracked by the request rate limiter at most (its memory bound). */
+const RATE_LIMIT_MAX_CALLERS = 10_000;
+
+/** The limiter for `perMinute` requests per caller on the vault's clock; null when off (0 or absent). */
+export function rateLimiterFor(
+  perMinute: number | undefined,
+  vault: Pick<VaultHandle, 'clock'>,
+): RateLimiter | null {
+  if (perMinute === undefined || perMinute === 0) return null;
+  return new RateLimiter(vault.clock, { perMinute, maxEntries: RATE_LIMIT_MAX_CALLERS });
 }
 
 function checkDeclaration(route: RouteOptions): AccessDeclaration {
@@ -180,7 +198,15 @@ function unauthenticated(detail: string): VaultError {
 const NO_CREDENTIAL =
   'Send an SVC-API-KEY header with an application key, or Authorization: Bearer <token> with a session token.';
 
-function guardFor(access: Exclude<AccessDeclaration, 'public'>, services: Services): onRequestHookHandler {
+/**
+ * `limiter` counts every authenticated request against its credential (the application, or the
+ * user over all their sessions) before any permission check or body parsing; null for no limit.
+ */
+function guardFor(
+  access: Exclude<AccessDeclaration, 'public'>,
+  services: Services,
+  limiter: RateLimiter | null,
+): onRequestHookHandler {
   const tenantScoped = typeof access === 'object';
   return async function guard(request) {
     const credential = credentialOf(request);
@@ -189,6 +215,7 @@ function guardFor(access: Exclude<AccessDeclaration, 'public'>, services: Servic
     if (credential.kind === 'api-key') {
       const principal = await services.auth.authenticateApiKey(credential.key);
       if (principal === null) throw unauthenticated('The API key is not valid.');
+      limiter?.take(principal.kind === 'application' ? `application:${principal.applicationId}` : 'api-key');
       if (access === 'session') {
         throw new VaultError('FORBIDDEN', 'This endpoint is for signed-in users; an API key cannot call it.');
       }
@@ -213,6 +240,7 @@ function guardFor(access: Exclude<AccessDeclaration, 'public'>, services: Servic
     const wellFormed = named !== undefined && isUuid(named) ? named.toLowerCase() : undefined;
     // The token is checked first, so a bad token is a 401 whatever the tenant header says.
     const session = await services.auth.authenticateSession(credential.token, wellFormed);
+    limiter?.take(`user:${session.userId}`);
     request.userSession = { userId: session.userId, sessionId: session.sessionId };
     if (!tenantScoped) return;
     if (named === undefined || session.principal === null) {

@@ -4,6 +4,7 @@ import { run } from '../../main.ts';
 import { expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
 import { fastServices, makeTempHome, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
 import { operatorIn } from '../../tenant-scope.ts';
+import { appendAudit } from '../../../core/audit/audit-log.ts';
 
 /** `svc logs` and `svc logs verify` against a real vault whose tenant has a few audited actions. */
 
@@ -239,5 +240,44 @@ describe('svc logs verify', () => {
       ok: false,
       firstBreak: { tenantId: tenant.id, seq: target.seq, entryId: target.id },
     });
+  });
+});
+
+describe('svc logs prune', () => {
+  it('removes old read entries behind a checkpoint; verify still passes', async () => {
+    // Five reads from long ago, then a change now: appended with an old clock, chained like any entry.
+    await withHomeVault(home, (vault) =>
+      vault.transaction(async (trx) => {
+        const long_ago = {
+          keyedHash: vault.keyedHash.bind(vault),
+          clock: { now: () => new Date('2020-01-01') },
+        };
+        for (let i = 0; i < 5; i++)
+          await appendAudit(trx, long_ago, null, {
+            tenantId: tenant.id,
+            entityType: 'application',
+            entityId: app.id,
+            operation: 'read',
+            message: 'Application read',
+          });
+        await appendAudit(trx, vault, null, {
+          tenantId: tenant.id,
+          entityType: 'application',
+          entityId: app.id,
+          operation: 'update',
+          message: 'Application updated',
+        });
+      }),
+    );
+    const pruned = await svc('logs', 'prune', '--older-than', '30');
+    expectOk(pruned);
+    expect(pruned.stdout).toBe('removed 5 read entries; 1 checkpoint written\n');
+    expectOk(await svc('logs', 'verify'));
+    expect(JSON.parse((await svc('logs', 'prune', '--older-than', '30', '--json')).stdout)).toEqual({
+      entries: 0,
+      checkpoints: 0,
+    });
+    expect((await svc('logs', 'prune')).code).toBe(2);
+    expect((await svc('logs', 'prune', '--older-than', '0')).code).toBe(2);
   });
 });

@@ -16,6 +16,7 @@ import {
 } from '../../options.ts';
 import { colours, writeJson, writeLine, writeTable } from '../../output.ts';
 import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { newLogsPruneCommand } from './prune.ts';
 import { newLogsVerifyCommand } from './verify.ts';
 
 export interface LogsOptions extends VaultCommandOptions {
@@ -91,6 +92,7 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
   addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);
   command.addCommand(newLogsVerifyCommand(deps));
+  command.addCommand(newLogsPruneCommand(deps));
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawLogs>();
     await run({
