@@ -46,6 +46,9 @@ interface RawConfigOptions {
   bodyLimit?: number;
   snapshotThreshold?: number;
   logLevel?: SvcConfig['logLevel'];
+  proxyAllow?: string;
+  proxyCaFile?: string;
+  proxyTimeoutMs?: number;
 }
 
 /** `--home` and `--config`: every command resolves the configuration. */
@@ -128,6 +131,24 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
       new Option('--log-level <level>', 'log level (default info; env SVC_LOG_LEVEL)').argParser(
         settingParser(deps, 'logLevel', '--log-level'),
       ),
+    )
+    .addOption(
+      new Option(
+        '--proxy-allow <list>',
+        'host names and CIDR ranges proxies may reach despite the SSRF guard (env SVC_PROXY_ALLOW)',
+      ).argParser(settingParser(deps, 'proxyAllow', '--proxy-allow')),
+    )
+    .addOption(
+      new Option(
+        '--proxy-ca-file <file>',
+        'extra PEM CA trusted for proxy destinations (env SVC_PROXY_CA_FILE)',
+      ).argParser(settingParser(deps, 'proxyCaFile', '--proxy-ca-file')),
+    )
+    .addOption(
+      new Option(
+        '--proxy-timeout-ms <ms>',
+        'proxy destination timeout (default 25000; env SVC_PROXY_TIMEOUT_MS)',
+      ).argParser(settingParser(deps, 'proxyTimeoutMs', '--proxy-timeout-ms')),
     );
 }
 
@@ -148,6 +169,9 @@ export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
   if (raw.bodyLimit !== undefined) flags.bodyLimit = raw.bodyLimit;
   if (raw.snapshotThreshold !== undefined) flags.snapshotThresholdBytes = raw.snapshotThreshold;
   if (raw.logLevel !== undefined) flags.logLevel = raw.logLevel;
+  if (raw.proxyAllow !== undefined) flags.proxyAllow = raw.proxyAllow;
+  if (raw.proxyCaFile !== undefined) flags.proxyCaFile = raw.proxyCaFile;
+  if (raw.proxyTimeoutMs !== undefined) flags.proxyTimeoutMs = raw.proxyTimeoutMs;
   return flags;
 }
 

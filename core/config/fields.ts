@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { VaultError } from '../errors/catalogue.ts';
+import { parseAllowList } from '../outbound/address-policy.ts';
+import { DEFAULT_DESTINATION_TIMEOUT_MS, MAX_DESTINATION_TIMEOUT_MS } from '../outbound/settings.ts';
 
 /**
  * The settings of svc vault and how each is parsed. One table drives flags, environment variables and
@@ -31,6 +33,12 @@ export interface SvcConfig {
   readonly mailFrom: string;
   /** Public base URL of the server, for links in mail; null = the URL the server listens on. */
   readonly publicUrl: string | null;
+  /** Host names and CIDR ranges outbound requests may reach despite the address policy (comma-separated). */
+  readonly proxyAllow: string;
+  /** Extra PEM CA bundle trusted for outbound requests besides the system's; null = none. */
+  readonly proxyCaFile: string | null;
+  /** Outbound connect/response timeout, in milliseconds. */
+  readonly proxyTimeoutMs: number;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -54,6 +62,9 @@ export const ENV_NAMES = {
   smtpUrl: 'SVC_SMTP_URL',
   mailFrom: 'SVC_MAIL_FROM',
   publicUrl: 'SVC_PUBLIC_URL',
+  proxyAllow: 'SVC_PROXY_ALLOW',
+  proxyCaFile: 'SVC_PROXY_CA_FILE',
+  proxyTimeoutMs: 'SVC_PROXY_TIMEOUT_MS',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -72,6 +83,9 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'smtpUrl',
   'mailFrom',
   'publicUrl',
+  'proxyAllow',
+  'proxyCaFile',
+  'proxyTimeoutMs',
 ];
 
 const MIB = 1024 * 1024;
@@ -87,6 +101,9 @@ export const FIXED_DEFAULTS = {
   smtpUrl: null,
   mailFrom: 'svc vault <svc@localhost>',
   publicUrl: null,
+  proxyAllow: '',
+  proxyCaFile: null,
+  proxyTimeoutMs: DEFAULT_DESTINATION_TIMEOUT_MS,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -194,6 +211,17 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
     case 'mailFrom':
       if (text.trim() === '') throw invalid(where, 'expected a sender address, got an empty value');
       return text.trim();
+    case 'proxyAllow':
+      try {
+        return parseAllowList(text).text;
+      } catch (error) {
+        throw invalid(where, (error as Error).message);
+      }
+    case 'proxyCaFile':
+      if (text.trim() === '') throw invalid(where, 'expected a path, got an empty value');
+      return expandPath(text, baseDir);
+    case 'proxyTimeoutMs':
+      return parseInteger(text, where, 1, MAX_DESTINATION_TIMEOUT_MS);
   }
 }
 
@@ -219,8 +247,13 @@ export function checkFileSetting(
     case 'smtpUrl':
     case 'publicUrl':
     case 'mailFrom':
+    case 'proxyAllow':
+    case 'proxyCaFile':
       expect('string');
       return parseAny(key, value as string, where, baseDir);
+    case 'proxyTimeoutMs':
+      expect('number');
+      return checkInteger(value as number, where, 1, MAX_DESTINATION_TIMEOUT_MS);
     case 'port':
       expect('number');
       return checkInteger(value as number, where, 0, MAX_PORT);

@@ -45,6 +45,9 @@ describe('resolveConfig', () => {
       smtpUrl: null,
       mailFrom: 'svc vault <svc@localhost>',
       publicUrl: null,
+      proxyAllow: '',
+      proxyCaFile: null,
+      proxyTimeoutMs: 25000,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

@@ -64,6 +64,9 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   smtpUrl: '--smtp-url',
   mailFrom: '--mail-from',
   publicUrl: '--public-url',
+  proxyAllow: '--proxy-allow',
+  proxyCaFile: '--proxy-ca-file',
+  proxyTimeoutMs: '--proxy-timeout-ms',
 };
 
 export function flagName(key: ConfigKey): string {

@@ -28,6 +28,10 @@ export const errorCatalogue = {
   RATE_LIMITED: { status: 429, title: 'Too many requests.', exitCode: 1 },
   INTERNAL: { status: 500, title: 'Internal server error.', exitCode: 1 },
   MAIL_FAILED: { status: 502, title: 'The e-mail could not be sent.', exitCode: 1 },
+  // Outbound requests (proxy, sandbox fetch)
+  DESTINATION_REFUSED: { status: 403, title: 'The destination is not allowed.', exitCode: 1 },
+  DESTINATION_TIMEOUT: { status: 408, title: 'The destination did not answer in time.', exitCode: 1 },
+  DESTINATION_UNREACHABLE: { status: 502, title: 'The destination could not be reached.', exitCode: 1 },
   // Vault storage and keys
   VAULT_NOT_FOUND: { status: 500, title: 'No vault exists at this path.', exitCode: 1 },
   VAULT_EXISTS: { status: 409, title: 'A vault already exists at this path.', exitCode: 1 },
