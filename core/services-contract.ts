@@ -8,6 +8,7 @@ import type { Principal } from './access/principal.ts';
 import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
+import type { Detokenizer } from './detokenize/index.ts';
 import type {
   AdminOptions,
   InvitationService,
@@ -185,4 +186,6 @@ export interface Services {
   readonly members: MemberService;
   readonly invitations: InvitationService;
   readonly usage: UsageService;
+  /** `{{ <token id> | filters }}` expressions → token data (reactors, proxies, POST /detokenize). */
+  readonly detokenizer: Detokenizer;
 }

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
+import { createDetokenizer } from './detokenize/index.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
@@ -84,5 +85,6 @@ export function createServices(
     members: createMemberService(vault),
     invitations: createInvitationService(vault, { mailer, acceptBaseUrl: admin.acceptBaseUrl, kdf }),
     usage: createUsageService(vault, included),
+    detokenizer: createDetokenizer(vault, tenantKeys),
   };
 }
