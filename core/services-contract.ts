@@ -9,6 +9,8 @@ import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
 import type { Detokenizer } from './detokenize/index.ts';
+import type { OutboundClient } from './outbound/client.ts';
+import type { ProxyInvoker, ProxyService, TransformChecker } from './proxies/index.ts';
 import type {
   AdminOptions,
   InvitationService,
@@ -97,6 +99,10 @@ export interface ServiceOptions {
    * `http://127.0.0.1:8080/invitations/accept`, 1000 included monthly active tokens.
    */
   readonly admin?: AdminOptions;
+  /** Client for requests to third-party servers (proxy, sandbox fetch). Default: system CAs, nothing allow-listed, 25 s. */
+  readonly outbound?: OutboundClient;
+  /** Compiles proxy transform code on save. Default: transforms are refused (no sandbox). */
+  readonly checkTransform?: TransformChecker;
 }
 
 export interface AuthService {
@@ -188,4 +194,9 @@ export interface Services {
   readonly usage: UsageService;
   /** `{{ <token id> | filters }}` expressions → token data (reactors, proxies, POST /detokenize). */
   readonly detokenizer: Detokenizer;
+  /** The destination policy every request to a third-party server goes through. */
+  readonly outbound: OutboundClient;
+  readonly proxies: ProxyService;
+  /** Runs `/proxy` requests. */
+  readonly proxyInvoker: ProxyInvoker;
 }

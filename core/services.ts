@@ -2,6 +2,8 @@ import { dirname, join } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createDetokenizer } from './detokenize/index.ts';
+import { DEFAULT_OUTBOUND_SETTINGS, createOutboundClient } from './outbound/index.ts';
+import { createProxyInvoker, createProxyService } from './proxies/index.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
@@ -74,6 +76,8 @@ export function createServices(
   const mailer = createMailer(admin.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
+  const detokenizer = createDetokenizer(vault, tenantKeys);
+  const outbound = options.outbound ?? createOutboundClient(DEFAULT_OUTBOUND_SETTINGS);
   return {
     vault,
     tokens: createTokenService(vault, { keys: tenantKeys }),
@@ -85,6 +89,9 @@ export function createServices(
     members: createMemberService(vault),
     invitations: createInvitationService(vault, { mailer, acceptBaseUrl: admin.acceptBaseUrl, kdf }),
     usage: createUsageService(vault, included),
-    detokenizer: createDetokenizer(vault, tenantKeys),
+    detokenizer,
+    outbound,
+    proxies: createProxyService(vault, { checkTransform: options.checkTransform }),
+    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound }),
   };
 }

@@ -15,6 +15,8 @@ import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
+import { registerProxyInvokeRoutes } from './routes/proxy-invoke.ts';
+import { registerProxyRoutes } from './routes/proxies.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
@@ -96,5 +98,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
+  registerProxyRoutes(app, services);
+  registerProxyInvokeRoutes(app, services);
   return app;
 }
