@@ -1,5 +1,6 @@
 import pkg from '../package.json' with { type: 'json' };
 import type { ResolvedConfig } from '../core/config/index.ts';
+import { createOutboundClient, loadOutboundSettings } from '../core/outbound/index.ts';
 import { VaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { serverAdminOptionsFrom } from './admin-config.ts';
@@ -43,7 +44,10 @@ export async function serveVault(
   try {
     bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault);
     if (bootstrapped === null) applications = await deps.tenancy.listApplications(vault);
+    // Proxy destinations: proxyAllow / proxyCaFile / proxyTimeoutMs, read before the server starts.
+    const outbound = createOutboundClient(await loadOutboundSettings(resolved.config));
     server = await deps.startServer(vault, {
+      serviceOptions: { outbound },
       host,
       port,
       allowRemote,
