@@ -32,6 +32,11 @@ export const errorCatalogue = {
   DESTINATION_REFUSED: { status: 403, title: 'The destination is not allowed.', exitCode: 1 },
   DESTINATION_TIMEOUT: { status: 408, title: 'The destination did not answer in time.', exitCode: 1 },
   DESTINATION_UNREACHABLE: { status: 502, title: 'The destination could not be reached.', exitCode: 1 },
+  // Reactor code (the error classes it can throw, and what the sandbox ends)
+  PAYMENT_REQUIRED: { status: 402, title: 'Payment required.', exitCode: 1 },
+  REACTOR_TIMEOUT: { status: 408, title: 'The reactor did not finish in time.', exitCode: 1 },
+  REACTOR_RUNTIME: { status: 500, title: 'Reactor runtime error.', exitCode: 1 },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable.', exitCode: 1 },
   // Vault storage and keys
   VAULT_NOT_FOUND: { status: 500, title: 'No vault exists at this path.', exitCode: 1 },
   VAULT_EXISTS: { status: 409, title: 'A vault already exists at this path.', exitCode: 1 },
