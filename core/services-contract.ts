@@ -10,7 +10,8 @@ import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
 import type { Detokenizer } from './detokenize/index.ts';
 import type { OutboundClient } from './outbound/client.ts';
-import type { ProxyInvoker, ProxyService, TransformChecker } from './proxies/index.ts';
+import type { ProxyInvoker, ProxyService } from './proxies/index.ts';
+import type { Sandbox } from './sandbox/index.ts';
 import type {
   AdminOptions,
   InvitationService,
@@ -101,8 +102,8 @@ export interface ServiceOptions {
   readonly admin?: AdminOptions;
   /** Client for requests to third-party servers (proxy, sandbox fetch). Default: system CAs, nothing allow-listed, 25 s. */
   readonly outbound?: OutboundClient;
-  /** Compiles proxy transform code on save. Default: transforms are refused (no sandbox). */
-  readonly checkTransform?: TransformChecker;
+  /** Runs user code (proxy transforms). Default: a QuickJS sandbox whose `fetch` goes through `outbound`. */
+  readonly sandbox?: Sandbox;
 }
 
 export interface AuthService {
@@ -196,6 +197,8 @@ export interface Services {
   readonly detokenizer: Detokenizer;
   /** The destination policy every request to a third-party server goes through. */
   readonly outbound: OutboundClient;
+  /** The QuickJS sandbox for user code (workers start on first use). */
+  readonly sandbox: Sandbox;
   readonly proxies: ProxyService;
   /** Runs `/proxy` requests. */
   readonly proxyInvoker: ProxyInvoker;

@@ -2,8 +2,9 @@ import { dirname, join } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createDetokenizer } from './detokenize/index.ts';
-import { DEFAULT_OUTBOUND_SETTINGS, createOutboundClient } from './outbound/index.ts';
-import { createProxyInvoker, createProxyService } from './proxies/index.ts';
+import { DEFAULT_OUTBOUND_SETTINGS, createOutboundClient, sandboxFetchFrom } from './outbound/index.ts';
+import { createProxyInvoker, createProxyService, sandboxTransformChecker } from './proxies/index.ts';
+import { createSandbox } from './sandbox/index.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
@@ -78,6 +79,7 @@ export function createServices(
   const tenantKeys = new TenantKeys(vault);
   const detokenizer = createDetokenizer(vault, tenantKeys);
   const outbound = options.outbound ?? createOutboundClient(DEFAULT_OUTBOUND_SETTINGS);
+  const sandbox = options.sandbox ?? createSandbox({ fetch: sandboxFetchFrom(outbound) });
   return {
     vault,
     tokens: createTokenService(vault, { keys: tenantKeys }),
@@ -91,7 +93,8 @@ export function createServices(
     usage: createUsageService(vault, included),
     detokenizer,
     outbound,
-    proxies: createProxyService(vault, { checkTransform: options.checkTransform }),
-    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound }),
+    sandbox,
+    proxies: createProxyService(vault, { checkTransform: sandboxTransformChecker(sandbox) }),
+    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox }),
   };
 }

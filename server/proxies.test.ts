@@ -95,7 +95,6 @@ describe('proxy management', () => {
     [{ name: 'x'.repeat(201) }, 'name'],
     [{ configuration: { 'bad name': 'x' } }, 'configuration'],
     [{ application: { id: '00000000-0000-4000-8000-000000000000' } }, 'application.id'],
-    [{ request_transform: { code: 'module.exports = async (req) => req.args' } }, 'transform'],
   ])('refuses %j (400 naming %s) and stores nothing', async (patch, field) => {
     const before = ((await call('GET', '/proxies')).json() as { pagination: { total_items: number } })
       .pagination.total_items;
@@ -111,6 +110,32 @@ describe('proxy management', () => {
     const after = ((await call('GET', '/proxies')).json() as { pagination: { total_items: number } })
       .pagination.total_items;
     expect(after).toBe(before);
+  });
+
+  it('compiles transforms on save: 422 with line and column, nothing stored', async () => {
+    const response = await call('POST', '/proxies', {
+      name: 'p',
+      destination_url: 'https://api.example/',
+      response_transform: { code: 'const a = 1;\nconst b = ;\n' },
+    });
+    expect(response.statusCode, response.body).toBe(422);
+    const errors = (response.json() as { errors: Record<string, string[]> }).errors;
+    expect(errors['response_transform.code']?.[0]).toMatch(/^line 2, column \d+: SyntaxError/);
+    const notFunction = await call('POST', '/proxies', {
+      name: 'p',
+      destination_url: 'https://api.example/',
+      request_transform: { code: 'module.exports = 42;' },
+    });
+    expect(notFunction.statusCode).toBe(422);
+    const ok = await call('POST', '/proxies', {
+      name: 'p',
+      destination_url: 'https://api.example/',
+      request_transform: { code: 'module.exports = async (req) => req.args;' },
+    });
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect((ok.json() as ProxyJson).request_transform).toEqual({
+      code: 'module.exports = async (req) => req.args;',
+    });
   });
 
   it('refuses a management application as the proxy application', async () => {

@@ -395,3 +395,98 @@ describe('pre-configured proxies', () => {
     expect(ephemeral.length).toBeGreaterThan(0);
   });
 });
+
+describe('transforms', () => {
+  const post = (key: string, payload: unknown, extra: Record<string, string> = {}) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/proxy/t?q=1',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-key': key, 'content-type': 'application/json', ...extra },
+      payload: payload as Record<string, unknown>,
+    });
+
+  it('request transform sees the detokenized body, headers, method, path, query and configuration', async () => {
+    const proxy = await createProxy({
+      configuration: { PREFIX: 'cfg' },
+      request_transform: {
+        code: `module.exports = async function (req) {
+  const { body, headers, method, path, query } = req.args;
+  return {
+    body: { wrapped: body, method, path, query, prefix: req.configuration.PREFIX, seen: headers['x-in'] },
+    headers: { 'X-Added': 'by-transform', 'content-type': 'application/json' },
+  };
+};`,
+      },
+    });
+    const response = await post(proxy.key, { n: `{{ ${nameId} }}` }, { 'x-in': 'header-in' });
+    expect(response.statusCode, response.body).toBe(200);
+    const seen = lastReceived();
+    expect(JSON.parse(seen.body.toString('utf8'))).toEqual({
+      wrapped: { n: 'Jane' },
+      method: 'POST',
+      path: '/t',
+      query: '?q=1',
+      prefix: 'cfg',
+      seen: 'header-in',
+    });
+    expect(seen.headers['x-added']).toBe('by-transform');
+    expect(seen.headers['x-in']).toBeUndefined();
+  });
+
+  it('response transform runs on 2xx destination responses only', async () => {
+    const proxy = await createProxy({
+      response_transform: {
+        code: `module.exports = async (req) => ({ body: { got: req.args.body }, headers: { 'content-type': 'application/json', 'x-out': 'yes' } });`,
+      },
+    });
+    destination.handle((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ secret: 'raw' }));
+    });
+    try {
+      const ok = await post(proxy.key, {});
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(ok.json()).toEqual({ got: { secret: 'raw' } });
+      expect(ok.headers['x-out']).toBe('yes');
+      expect(ok.headers['svc-proxy-destination-status']).toBe('200');
+      destination.handle((_req, res) => {
+        res.statusCode = 500;
+        res.end('upstream broke');
+      });
+      const failed = await post(proxy.key, {});
+      expect(failed.statusCode).toBe(500);
+      expect(failed.body).toBe('upstream broke');
+    } finally {
+      destination.handle((req, res) => res.end(req.url));
+    }
+  });
+
+  it('error classes from a transform come back in proxy_error; the destination is not called', async () => {
+    const proxy = await createProxy({
+      request_transform: {
+        code: `const { AuthenticationError } = require('@svc/reactor-errors');
+module.exports = async () => { throw new AuthenticationError('no way'); };`,
+      },
+    });
+    const before = destination.received.length;
+    const response = await post(proxy.key, {});
+    expect(proxyErrorOf(response).status).toBe(401);
+    expect(destination.received.length).toBe(before);
+  });
+
+  it('CustomHttpResponseError is answered as its own response', async () => {
+    const proxy = await createProxy({
+      request_transform: {
+        code: `const { CustomHttpResponseError } = require('@svc/reactor-errors');
+module.exports = async () => { throw new CustomHttpResponseError({ status: 418, headers: { 'X-Teapot': 'yes' }, body: { short: 'stout' } }); };`,
+      },
+    });
+    const before = destination.received.length;
+    const response = await post(proxy.key, {});
+    expect(response.statusCode).toBe(418);
+    expect(response.headers['x-teapot']).toBe('yes');
+    expect(response.json()).toEqual({ short: 'stout' });
+    expect(response.body).not.toContain('proxy_error');
+    expect(destination.received.length).toBe(before);
+  });
+});

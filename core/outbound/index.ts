@@ -30,3 +30,4 @@ export {
   loadOutboundSettings,
   type OutboundSettings,
 } from './settings.ts';
+export { sandboxFetchFrom } from './sandbox-fetch.ts';

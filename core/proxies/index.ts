@@ -21,5 +21,10 @@ export {
   type ProxyResponse,
 } from './invoke.ts';
 export { EPHEMERAL_PROXY_ID, PROXY_ENTITY } from './proxy-store.ts';
-export { createProxyService, generateProxyKey, transformsUnsupported } from './proxy-service.ts';
+export {
+  createProxyService,
+  generateProxyKey,
+  sandboxTransformChecker,
+  transformsUnsupported,
+} from './proxy-service.ts';
 export { TRANSFORM_CODE_MAX } from './proxy-input.ts';

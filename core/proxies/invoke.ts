@@ -7,6 +7,7 @@ import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import type { OutboundClient } from '../outbound/client.ts';
 import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
 import { parseSettings, settingEnabled } from '../tenancy/settings.ts';
+import type { Sandbox } from '../sandbox/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import {
   PROXY_KEY_QUERY,
@@ -93,6 +94,53 @@ export interface ProxyInvokerDeps {
   readonly vault: VaultHandle;
   readonly detokenizer: Detokenizer;
   readonly outbound: OutboundClient;
+  /** Runs transforms; without one, a proxy with transforms answers 422. */
+  readonly sandbox?: Pick<Sandbox, 'runModule'>;
+}
+
+/** Largest destination body a response transform reads (larger ones fail the request with 502). */
+export const RESPONSE_TRANSFORM_MAX_BYTES = 10 * 1024 * 1024;
+
+/** What a transform sees as `req.args.body`: parsed JSON for JSON, else text; null for no body. */
+function transformBody(kind: BodyKind, body: Buffer | null): unknown {
+  if (body === null || body.length === 0) return null;
+  const text = body.toString('utf8');
+  if (kind !== 'json') return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** A transform's returned body as bytes: strings as UTF-8, other JSON values serialized, none → no body. */
+function bytesOf(body: unknown): Buffer | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+function headerObject(pairs: ReadonlyArray<readonly [string, string]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of pairs) out[name] = out[name] === undefined ? value : `${out[name]}, ${value}`;
+  return out;
+}
+
+/** `{body, headers}` from a transform, checked. Headers the transport owns are dropped. */
+function transformOutput(output: unknown): { body: unknown; headers: Array<[string, string]> | null } {
+  if (typeof output !== 'object' || output === null || Array.isArray(output))
+    throw new VaultError('REACTOR_RUNTIME', 'The transform must return an object with body and headers.');
+  const { body, headers } = output as { body?: unknown; headers?: unknown };
+  if (headers === undefined || headers === null) return { body, headers: null };
+  if (typeof headers !== 'object' || Array.isArray(headers))
+    throw new VaultError('REACTOR_RUNTIME', 'The transform returned headers that are not an object.');
+  const pairs: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) continue;
+    pairs.push([name, String(value)]);
+  }
+  return { body, headers: pairs };
 }
 
 /**
@@ -103,7 +151,36 @@ export interface ProxyInvokerDeps {
  * responses are returned like any other response.
  */
 export function createProxyInvoker(deps: ProxyInvokerDeps) {
-  const { vault, detokenizer, outbound } = deps;
+  const { vault, detokenizer, outbound, sandbox } = deps;
+
+  /** Runs one transform; a custom response comes back as `{response}`, errors are thrown. */
+  async function runTransform(
+    proxy: Proxy,
+    code: string,
+    args: Record<string, unknown>,
+  ): Promise<
+    { output: { body: unknown; headers: Array<[string, string]> | null } } | { response: ProxyResponse }
+  > {
+    if (sandbox === undefined)
+      throw new VaultError('UNPROCESSABLE', 'This proxy has transforms, but this vault runs no sandbox.');
+    const outcome = await sandbox.runModule({ code, args, configuration: proxy.configuration, svc: null });
+    if (outcome.kind === 'problem') throw outcome.error;
+    if (outcome.kind === 'custom-response') {
+      const body = bytesOf(outcome.body) ?? Buffer.alloc(0);
+      const isText = typeof outcome.body === 'string';
+      return {
+        response: {
+          status: outcome.status,
+          headers: {
+            ...(isText ? {} : { 'content-type': 'application/json' }),
+            ...outcome.headers,
+          },
+          body: bodyOf(body),
+        },
+      };
+    }
+    return { output: transformOutput(outcome.output) };
+  }
 
   async function applicationPrincipal(
     applicationId: string | null,
@@ -263,13 +340,26 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     const target = destinationFor(r.base, inv.path, inv.rawQuery);
     const method = inv.method.toUpperCase();
     try {
-      if (r.proxy !== null && (r.proxy.request_transform !== null || r.proxy.response_transform !== null)) {
-        throw new VaultError('UNPROCESSABLE', 'This proxy has transforms, which this build cannot run yet.');
-      }
       const kind = bodyKindOf(header(inv.headers, 'content-type'));
       const sent = await detokenized(r, kind, inv.body, forwardedRequestHeaders(inv.headers));
+      let outHeaders = sent.headers;
+      let outBody = sent.body;
+      const transformArgs = { method, path: inv.path, query: inv.rawQuery === '' ? '' : `?${inv.rawQuery}` };
+      if (r.proxy?.request_transform) {
+        const ran = await runTransform(r.proxy, r.proxy.request_transform.code, {
+          body: transformBody(kind, outBody),
+          headers: headerObject(outHeaders),
+          ...transformArgs,
+        });
+        if ('response' in ran) {
+          await audit(r, target.hostname, method, ran.response.status);
+          return ran.response;
+        }
+        outBody = bytesOf(ran.output.body);
+        if (ran.output.headers !== null) outHeaders = forwardedTransformHeaders(ran.output.headers);
+      }
       const headers: Record<string, string | string[]> = {};
-      for (const [name, value] of sent.headers) {
+      for (const [name, value] of outHeaders) {
         const existing = headers[name];
         headers[name] = existing === undefined ? value : [existing, value].flat();
       }
@@ -277,17 +367,36 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         url: target,
         method,
         headers,
-        body: sent.body === null || sent.body.length === 0 ? null : sent.body,
+        body: outBody === null || outBody.length === 0 ? null : outBody,
       });
-      await audit(r, target.hostname, method, response.status);
-      return {
-        status: response.status,
-        headers: {
-          ...relayedResponseHeaders(response.headers),
-          [DESTINATION_STATUS_HEADER]: String(response.status),
-        },
-        body: response.body,
+      const relayed = {
+        ...relayedResponseHeaders(response.headers),
+        [DESTINATION_STATUS_HEADER]: String(response.status),
       };
+      if (r.proxy?.response_transform && response.status >= 200 && response.status < 300) {
+        const raw = await readCapped(response.body, RESPONSE_TRANSFORM_MAX_BYTES, target.hostname);
+        const responseKind = bodyKindOf([response.headers['content-type'] ?? []].flat()[0]);
+        const ran = await runTransform(r.proxy, r.proxy.response_transform.code, {
+          body: transformBody(responseKind, raw),
+          headers: headerObject(
+            Object.entries(relayed).flatMap(([n, v]) =>
+              [v].flat().map((item): [string, string] => [n, item]),
+            ),
+          ),
+          ...transformArgs,
+        });
+        await audit(r, target.hostname, method, response.status);
+        if ('response' in ran) return ran.response;
+        const body = bytesOf(ran.output.body) ?? Buffer.alloc(0);
+        const headersOut: Record<string, string | string[]> =
+          ran.output.headers === null ? { ...relayed } : Object.fromEntries(ran.output.headers);
+        delete headersOut['content-length'];
+        delete headersOut['Content-Length'];
+        headersOut[DESTINATION_STATUS_HEADER] = String(response.status);
+        return { status: response.status, headers: headersOut, body: bodyOf(body) };
+      }
+      await audit(r, target.hostname, method, response.status);
+      return { status: response.status, headers: relayed, body: response.body };
     } catch (error) {
       const status = isVaultError(error) ? error.status : 500;
       await audit(r, target.hostname, method, status).catch(() => undefined);
@@ -297,6 +406,40 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
 }
 
 export type ProxyInvoker = ReturnType<typeof createProxyInvoker>;
+
+/** Headers a request transform returned: any valid name (a transform may set what callers cannot), minus transport-owned ones. */
+function forwardedTransformHeaders(pairs: Array<[string, string]>): Array<[string, string]> {
+  const owned = new Set([
+    'host',
+    'content-length',
+    'expect',
+    'connection',
+    'keep-alive',
+    'transfer-encoding',
+    'te',
+    'trailer',
+    'upgrade',
+  ]);
+  return pairs.filter(([name]) => !owned.has(name.toLowerCase()) && !name.toLowerCase().startsWith('svc-'));
+}
+
+async function readCapped(body: Readable, maxBytes: number, host: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += buffer.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new VaultError(
+        'DESTINATION_UNREACHABLE',
+        `${host} answered with more than ${maxBytes} bytes for the response transform.`,
+      );
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
 
 /** A body for a response built in the vault. */
 export function bodyOf(buffer: Buffer): Readable {

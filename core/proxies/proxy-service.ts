@@ -7,6 +7,7 @@ import { VaultError, validationError } from '../errors/catalogue.ts';
 import type { Page } from '../services-contract.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
+import type { Sandbox } from '../sandbox/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
 import { checkProxyInput, type CheckedProxy } from './proxy-input.ts';
@@ -27,13 +28,24 @@ export function generateProxyKey(): string {
   return randomBase62(PROXY_KEY_CHARS);
 }
 
-/** Transforms need the sandbox; a vault built without one refuses them rather than store code it cannot run. */
+/** Transforms need the sandbox; a service built without one refuses them rather than store code it cannot run. */
 export const transformsUnsupported: TransformChecker = () => {
   throw validationError(
-    { transform: ['proxy transforms are not supported by this build yet (no sandbox); leave them out'] },
-    'Proxy transforms are not supported yet.',
+    { transform: ['proxy transforms are not supported without a sandbox; leave them out'] },
+    'Proxy transforms are not supported here.',
   );
 };
+
+/** Compiles transform code in the sandbox (without running its function). */
+export function sandboxTransformChecker(sandbox: Pick<Sandbox, 'checkModuleCode'>): TransformChecker {
+  return async (code) => {
+    const problem = await sandbox.checkModuleCode(code);
+    if (problem === null) return null;
+    const at = /line (\d+), column (\d+): (.*)$/s.exec(problem.detail);
+    if (at === null) return { message: problem.detail, line: null, column: null };
+    return { message: at[3] as string, line: Number(at[1]), column: Number(at[2]) };
+  };
+}
 
 function notFound(): VaultError {
   return new VaultError('NOT_FOUND', 'No such proxy.');
