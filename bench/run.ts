@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`) picks one suite.
+ * `--only storage` (or `http`, `proxy`) picks one suite.
  */
 import { runHttpBench } from './http.ts';
+import { runProxyBench } from './proxy.ts';
 import { runStorageBench } from './storage.ts';
 
 const args = process.argv.slice(2);
@@ -16,6 +17,7 @@ const suites: Record<string, () => Promise<void>> = {
       quick ? { sizes: [10_000], commitSeconds: 1 } : { sizes: [100_000, 1_000_000], commitSeconds: 3 },
     ),
   http: () => runHttpBench({ seconds: quick ? 2 : 8 }),
+  proxy: () => runProxyBench({ seconds: quick ? 2 : 8 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

@@ -322,17 +322,25 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     return { body: newBody, headers: newHeaders };
   }
 
-  async function audit(r: Route, host: string, method: string, status: number): Promise<void> {
-    await vault.transaction((trx) =>
-      auditProxy(
-        trx,
-        vault,
-        r.actor,
-        { id: r.proxy?.id ?? EPHEMERAL_PROXY_ID, tenant_id: r.tenantId },
-        'invoke',
-        `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
-      ),
-    );
+  /**
+   * The invocation's audit entry. Written in its own transaction that the response does not wait
+   * for: it is queued at once (transactions run in order, so it lands before later ones),
+   * while the fsync that makes it durable overlaps the answer. Token use is audited durably by the
+   * detokenizer before anything is forwarded.
+   */
+  function audit(r: Route, host: string, method: string, status: number): void {
+    void vault
+      .transaction((trx) =>
+        auditProxy(
+          trx,
+          vault,
+          r.actor,
+          { id: r.proxy?.id ?? EPHEMERAL_PROXY_ID, tenant_id: r.tenantId },
+          'invoke',
+          `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
+        ),
+      )
+      .catch(() => undefined);
   }
 
   return async function invoke(inv: ProxyInvocation): Promise<ProxyResponse> {
@@ -352,7 +360,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
           ...transformArgs,
         });
         if ('response' in ran) {
-          await audit(r, target.hostname, method, ran.response.status);
+          audit(r, target.hostname, method, ran.response.status);
           return ran.response;
         }
         outBody = bytesOf(ran.output.body);
@@ -385,7 +393,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
           ),
           ...transformArgs,
         });
-        await audit(r, target.hostname, method, response.status);
+        audit(r, target.hostname, method, response.status);
         if ('response' in ran) return ran.response;
         const body = bytesOf(ran.output.body) ?? Buffer.alloc(0);
         const headersOut: Record<string, string | string[]> =
@@ -395,11 +403,11 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         headersOut[DESTINATION_STATUS_HEADER] = String(response.status);
         return { status: response.status, headers: headersOut, body: bodyOf(body) };
       }
-      await audit(r, target.hostname, method, response.status);
+      audit(r, target.hostname, method, response.status);
       return { status: response.status, headers: relayed, body: response.body };
     } catch (error) {
       const status = isVaultError(error) ? error.status : 500;
-      await audit(r, target.hostname, method, status).catch(() => undefined);
+      audit(r, target.hostname, method, status);
       throw error;
     }
   };
