@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { refusedAddressClass } from './address-policy.ts';
@@ -165,7 +165,15 @@ export function createOutboundClient(
     connect: {
       timeout: settings.timeoutMs,
       minVersion: 'TLSv1.2',
-      ...(settings.caPem === null ? {} : { ca: [...rootCertificates, settings.caPem] }),
+      // Built once: a `ca` list on each connection would rebuild a context of every root CA per handshake.
+      ...(settings.caPem === null
+        ? {}
+        : {
+            secureContext: createSecureContext({
+              ca: [...rootCertificates, settings.caPem],
+              minVersion: 'TLSv1.2',
+            }),
+          }),
       lookup: guardedLookup(settings, options.resolve ?? systemResolver),
     },
     headersTimeout: settings.timeoutMs,
