@@ -80,6 +80,20 @@ describe('SSRF guard', () => {
     expect(destination.connections()).toBe(before);
   });
 
+  it.each(REFUSED_ADDRESSES)(
+    'refuses the literal %s (%s) as a host before any connection',
+    async (address) => {
+      const host = address.includes(':') ? `[${address}]` : address;
+      const before = destination.connections();
+      await withClient(createOutboundClient(settings('0.0.0.0/0,::/0')), async (client) => {
+        expect(
+          await codeOf(client.request({ url: `https://${host}:${destination.port}/`, method: 'GET' })),
+        ).toBe('VALIDATION_FAILED');
+      });
+      expect(destination.connections()).toBe(before);
+    },
+  );
+
   it.each(REFUSED_ADDRESSES)('refuses a DNS name resolving to %s (%s)', async (address) => {
     const family = address.includes(':') ? 6 : 4;
     const before = destination.received.length;
