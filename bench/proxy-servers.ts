@@ -81,6 +81,7 @@ if (mode === 'upstream') {
   process.on('SIGTERM', () => {
     void (async () => {
       await server.close();
+      await services.proxyInvoker.settled();
       await services.outbound.close();
       await services.sandbox.close();
       await vault.close({ snapshot: false });

@@ -382,6 +382,7 @@ describe('pre-configured proxies', () => {
       headers: { 'svc-api-key': useKey, 'svc-proxy-key': proxy.key, 'content-type': 'application/json' },
       payload: { n: `{{ ${nameId} }}` },
     });
+    await server.services.proxyInvoker.settled();
     const rows = await auditRows(server.temp.vault, fx.tenant.id);
     const invocations = rows.filter(
       (r) => r.entity_type === 'proxy' && r.entity_id === proxy.id && r.operation === 'invoke',

@@ -323,27 +323,41 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   }
 
   /**
-   * The invocation's audit entry. Written in its own transaction that the response does not wait
-   * for: it is queued at once (transactions run in order, so it lands before later ones),
-   * while the fsync that makes it durable overlaps the answer. Token use is audited durably by the
-   * detokenizer before anything is forwarded.
+   * Invocation audit entries wait in a queue that one transaction at a time drains: under load
+   * many entries share a transaction (and its fsync) instead of each taking its own. The response
+   * does not wait for its entry; the detokenizer's `use` entries are durable before anything is
+   * forwarded. `settled()` resolves once every queued entry is written (tests, shutdown).
    */
-  function audit(r: Route, host: string, method: string, status: number): void {
-    void vault
-      .transaction((trx) =>
-        auditProxy(
-          trx,
-          vault,
-          r.actor,
-          { id: r.proxy?.id ?? EPHEMERAL_PROXY_ID, tenant_id: r.tenantId },
-          'invoke',
-          `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
-        ),
-      )
-      .catch(() => undefined);
+  const queued: Array<{
+    actor: Principal | null;
+    proxy: { id: string; tenant_id: string };
+    message: string;
+  }> = [];
+  let draining: Promise<void> | null = null;
+
+  async function drain(): Promise<void> {
+    while (queued.length > 0) {
+      const batch = queued.splice(0);
+      await vault
+        .transaction(async (trx) => {
+          for (const entry of batch)
+            await auditProxy(trx, vault, entry.actor, entry.proxy, 'invoke', entry.message);
+        })
+        .catch(() => undefined);
+    }
+    draining = null;
   }
 
-  return async function invoke(inv: ProxyInvocation): Promise<ProxyResponse> {
+  function audit(r: Route, host: string, method: string, status: number): void {
+    queued.push({
+      actor: r.actor,
+      proxy: { id: r.proxy?.id ?? EPHEMERAL_PROXY_ID, tenant_id: r.tenantId },
+      message: `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
+    });
+    draining ??= drain();
+  }
+
+  async function invoke(inv: ProxyInvocation): Promise<ProxyResponse> {
     const r = await route(inv);
     const target = destinationFor(r.base, inv.path, inv.rawQuery);
     const method = inv.method.toUpperCase();
@@ -410,7 +424,14 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
       audit(r, target.hostname, method, status);
       throw error;
     }
-  };
+  }
+
+  return Object.assign(invoke, {
+    /** Resolves when every queued invocation audit entry is written. */
+    settled: async (): Promise<void> => {
+      while (draining !== null) await draining;
+    },
+  });
 }
 
 export type ProxyInvoker = ReturnType<typeof createProxyInvoker>;
