@@ -11,7 +11,8 @@ import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts
 import type { Detokenizer } from './detokenize/index.ts';
 import type { OutboundClient } from './outbound/client.ts';
 import type { ProxyInvoker, ProxyService } from './proxies/index.ts';
-import type { Sandbox } from './sandbox/index.ts';
+import type { ReactorService } from './reactors/contract.ts';
+import type { Sandbox, SandboxOptions } from './sandbox/index.ts';
 import type {
   AdminOptions,
   InvitationService,
@@ -102,8 +103,12 @@ export interface ServiceOptions {
   readonly admin?: AdminOptions;
   /** Client for requests to third-party servers (proxy, sandbox fetch). Default: system CAs, nothing allow-listed, 25 s. */
   readonly outbound?: OutboundClient;
-  /** Runs user code (proxy transforms). Default: a QuickJS sandbox whose `fetch` goes through `outbound`. */
-  readonly sandbox?: Sandbox;
+  /**
+   * The sandbox of reactor and proxy-transform code: limits (default 64 MiB memory, 30 s, 1 MiB
+   * output), worker threads and the network function behind its `fetch` (default: `outbound`,
+   * through the destination policy).
+   */
+  readonly sandbox?: SandboxOptions;
 }
 
 export interface AuthService {
@@ -202,4 +207,5 @@ export interface Services {
   readonly proxies: ProxyService;
   /** Runs `/proxy` requests. */
   readonly proxyInvoker: ProxyInvoker;
+  readonly reactors: ReactorService;
 }

@@ -4,13 +4,14 @@ import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createDetokenizer } from './detokenize/index.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, createOutboundClient, sandboxFetchFrom } from './outbound/index.ts';
 import { createProxyInvoker, createProxyService, sandboxTransformChecker } from './proxies/index.ts';
-import { createSandbox } from './sandbox/index.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
 import type { SignInThrottle } from './identity/sign-in-throttle.ts';
 import { createUserService } from './identity/users.ts';
 import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
+import { createReactorService } from './reactors/reactor-service.ts';
+import { createSandbox } from './sandbox/index.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
 import type { AdminOptions } from './tenancy/admin-contract.ts';
 import { createInvitationService } from './tenancy/invitations.ts';
@@ -77,12 +78,14 @@ export function createServices(
   const mailer = createMailer(admin.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
+  const tokens = createTokenService(vault, { keys: tenantKeys });
   const detokenizer = createDetokenizer(vault, tenantKeys);
   const outbound = options.outbound ?? createOutboundClient(DEFAULT_OUTBOUND_SETTINGS);
-  const sandbox = options.sandbox ?? createSandbox({ fetch: sandboxFetchFrom(outbound) });
+  // One sandbox for reactors and proxy transforms; its worker threads start on first use.
+  const sandbox = createSandbox({ fetch: sandboxFetchFrom(outbound), ...options.sandbox });
   return {
     vault,
-    tokens: createTokenService(vault, { keys: tenantKeys }),
+    tokens,
     auth: createAuthService(vault, { kdf, sessionTtlMs, ...internals }),
     users: createUserService(vault, kdf),
     tenants: createTenantService(vault, kdf),
@@ -96,5 +99,6 @@ export function createServices(
     sandbox,
     proxies: createProxyService(vault, { checkTransform: sandboxTransformChecker(sandbox) }),
     proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox }),
+    reactors: createReactorService(vault, { tokens, detokenizer, sandbox }),
   };
 }

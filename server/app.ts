@@ -10,6 +10,7 @@ import { RequestLogController, createServerLogger, type ServerLogger } from './h
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerDetokenizeRoutes } from './routes/detokenize.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
@@ -17,6 +18,8 @@ import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
 import { registerProxyInvokeRoutes } from './routes/proxy-invoke.ts';
 import { registerProxyRoutes } from './routes/proxies.ts';
+import { registerReactorFormulaRoutes } from './routes/reactor-formulas.ts';
+import { registerReactorRoutes } from './routes/reactors.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
@@ -98,6 +101,9 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
+  registerDetokenizeRoutes(app, services);
+  registerReactorFormulaRoutes(app, services);
+  registerReactorRoutes(app, services);
   registerProxyRoutes(app, services);
   registerProxyInvokeRoutes(app, services);
   return app;

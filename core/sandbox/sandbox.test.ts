@@ -246,7 +246,8 @@ describe('error classes → problems', () => {
     expect(p.status).toBe(408);
     expect(performance.now() - started).toBeLessThan(1500 + 1500);
     expect(ticks).toBeGreaterThan(20);
-    // Generous for a loaded CI machine: the loop runs in a worker, not on this thread.
-    expect(worst).toBeLessThan(250);
+    // A loop on this thread would stall it for the whole 1.5 s budget; the bound is generous for a
+    // loaded CI machine (scheduling, GC), the loop itself runs in a worker.
+    expect(worst).toBeLessThan(750);
   });
 });

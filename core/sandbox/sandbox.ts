@@ -176,6 +176,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     clearTimeout(slot.timer);
     slot.job = undefined;
     slot.timer = undefined;
+    slot.worker.unref();
     job.resolve(result);
     dispatch();
   };
@@ -189,7 +190,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const spawn = (): Slot => {
     const worker = newWorker();
-    worker.unref();
     const slot: Slot = { worker, job: undefined, timer: undefined };
     worker.on('message', (message: WorkerToHost) => {
       if (message.type === 'call') answer(slot, message);
@@ -197,6 +197,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     });
     worker.on('error', () => replace(slot, { kind: 'crashed' }));
     worker.on('exit', () => replace(slot, { kind: 'crashed' }));
+    // Idle workers never keep the process alive; a worker with a job does (see dispatch/finish).
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
     slots.push(slot);
     return slot;
   };
@@ -212,6 +215,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         job.message.limits.timeoutMs + SANDBOX_TERMINATE_GRACE_MS,
       );
       slot.timer.unref();
+      slot.worker.ref();
       slot.worker.postMessage(job.message);
     }
   };
