@@ -98,7 +98,7 @@ export function createServices(
     outbound,
     sandbox,
     proxies: createProxyService(vault, { checkTransform: sandboxTransformChecker(sandbox) }),
-    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox }),
+    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox, tokens }),
     reactors: createReactorService(vault, { tokens, detokenizer, sandbox }),
   };
 }

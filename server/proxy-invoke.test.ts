@@ -490,4 +490,27 @@ module.exports = async () => { throw new CustomHttpResponseError({ status: 418, 
     expect(response.body).not.toContain('proxy_error');
     expect(destination.received.length).toBe(before);
   });
+
+  it('req.svc acts as the proxy application (tokenizing before forwarding), null without one', async () => {
+    const creator = await server.services.applications.create(op, {
+      name: 'creator',
+      type: 'private',
+      permissions: ['token:create'],
+    });
+    const code = `module.exports = async (req) => {
+  if (req.svc === null) return { body: { svc: null }, headers: req.args.headers };
+  const token = await req.svc.tokens.create({ type: 'token', data: req.args.body.secret });
+  return { body: { token: token.id }, headers: req.args.headers };
+};`;
+    const withApp = await createProxy({ application: { id: creator.id }, request_transform: { code } });
+    const response = await post(withApp.key, { secret: 'top secret value' });
+    expect(response.statusCode, response.body).toBe(200);
+    const sent = JSON.parse(lastReceived().body.toString('utf8')) as { token: string };
+    expect(lastReceived().body.toString('utf8')).not.toContain('top secret value');
+    const stored = await server.services.tokens.get(op, sent.token);
+    expect(stored.created_by).toBe(creator.id);
+    const without = await createProxy({ request_transform: { code } });
+    await post(without.key, { secret: 'x' });
+    expect(JSON.parse(lastReceived().body.toString('utf8'))).toEqual({ svc: null });
+  });
 });

@@ -7,7 +7,9 @@ import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import type { OutboundClient } from '../outbound/client.ts';
 import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
 import { parseSettings, settingEnabled } from '../tenancy/settings.ts';
+import { applicationPrincipal, svcBridge } from '../reactors/svc-bridge.ts';
 import type { Sandbox } from '../sandbox/index.ts';
+import type { TokenService } from '../tokens/contract.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import {
   PROXY_KEY_QUERY,
@@ -96,6 +98,8 @@ export interface ProxyInvokerDeps {
   readonly outbound: OutboundClient;
   /** Runs transforms; without one, a proxy with transforms answers 422. */
   readonly sandbox?: Pick<Sandbox, 'runModule'>;
+  /** Behind `req.svc` in transforms (the proxy's application); without it `req.svc` is null. */
+  readonly tokens?: TokenService;
 }
 
 /** Largest destination body a response transform reads (larger ones fail the request with 502). */
@@ -151,7 +155,7 @@ function transformOutput(output: unknown): { body: unknown; headers: Array<[stri
  * responses are returned like any other response.
  */
 export function createProxyInvoker(deps: ProxyInvokerDeps) {
-  const { vault, detokenizer, outbound, sandbox } = deps;
+  const { vault, detokenizer, outbound, sandbox, tokens } = deps;
 
   /** Runs one transform; a custom response comes back as `{response}`, errors are thrown. */
   async function runTransform(
@@ -163,7 +167,10 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   > {
     if (sandbox === undefined)
       throw new VaultError('UNPROCESSABLE', 'This proxy has transforms, but this vault runs no sandbox.');
-    const outcome = await sandbox.runModule({ code, args, configuration: proxy.configuration, svc: null });
+    // `req.svc` acts as the proxy's application, whoever called.
+    const app = await proxyApplication(proxy.application_id, proxy.tenant_id);
+    const svc = app === null || tokens === undefined ? null : svcBridge(tokens, app);
+    const outcome = await sandbox.runModule({ code, args, configuration: proxy.configuration, svc });
     if (outcome.kind === 'problem') throw outcome.error;
     if (outcome.kind === 'custom-response') {
       const body = bytesOf(outcome.body) ?? Buffer.alloc(0);
@@ -182,22 +189,12 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     return { output: transformOutput(outcome.output) };
   }
 
-  async function applicationPrincipal(
-    applicationId: string | null,
-    tenantId: string,
-  ): Promise<Principal | null> {
+  /** The principal of the proxy's application (null when none, or when it was deleted). */
+  async function proxyApplication(applicationId: string | null, tenantId: string): Promise<Principal | null> {
     if (applicationId === null) return null;
     const row = await findApplicationRow(vault.db, applicationId);
     if (!row || row.tenant_id !== tenantId) return null;
-    const app = applicationOf(row);
-    return {
-      kind: 'application',
-      tenantId,
-      applicationId: app.id,
-      applicationType: app.type,
-      permissions: app.permissions,
-      rules: app.rules,
-    };
+    return applicationPrincipal(applicationOf(row));
   }
 
   async function callerOf(inv: ProxyInvocation, required: boolean): Promise<Principal | null> {
@@ -221,7 +218,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
       if (!row) throw new VaultError('NOT_FOUND', 'No proxy has this key.');
       const proxy = proxyOf(row);
       if (!proxy.require_auth) {
-        const principal = await applicationPrincipal(proxy.application_id, proxy.tenant_id);
+        const principal = await proxyApplication(proxy.application_id, proxy.tenant_id);
         return { tenantId: proxy.tenant_id, proxy, base: proxy.destination_url, principal, actor: principal };
       }
       const caller = (await callerOf(inv, true)) as Principal;
