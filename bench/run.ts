@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`) picks one suite.
+ * `--only storage` (or `http`, `reactors`, `proxy`) picks one suite.
  */
 import { runHttpBench } from './http.ts';
+import { runProxyBench } from './proxy.ts';
 import { runReactorsBench } from './reactors.ts';
 import { runStorageBench } from './storage.ts';
 
@@ -18,6 +19,7 @@ const suites: Record<string, () => Promise<void>> = {
     ),
   http: () => runHttpBench({ seconds: quick ? 2 : 8 }),
   reactors: () => runReactorsBench({ seconds: quick ? 2 : 8 }),
+  proxy: () => runProxyBench({ seconds: quick ? 2 : 8 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

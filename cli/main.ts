@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { newAppCommand } from './commands/app/app.ts';
+import { newProxyCommand } from './commands/proxy/proxy.ts';
 import { newConfigCommand } from './commands/config/config.ts';
 import { newDetokenizeCommand } from './commands/detokenize/detokenize.ts';
 import { newFormulaCommand } from './commands/formula/formula.ts';
@@ -56,6 +57,7 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newMemberCommand(deps))
     .addCommand(newInvitationCommand(deps))
     .addCommand(newAppCommand(deps))
+    .addCommand(newProxyCommand(deps))
     .addCommand(newTokenizeCommand(deps))
     .addCommand(newTokenCommand(deps))
     .addCommand(newDetokenizeCommand(deps))

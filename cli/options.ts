@@ -49,6 +49,9 @@ interface RawConfigOptions {
   allowInsecurePermissions?: boolean;
   rateLimit?: number;
   auditReadRetentionDays?: number;
+  proxyAllow?: string;
+  proxyCaFile?: string;
+  proxyTimeoutMs?: number;
 }
 
 /** `--home` and `--config`: every command resolves the configuration. */
@@ -147,6 +150,24 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
         '--audit-read-retention-days <n>',
         'prune audit entries of reads older than n days, daily; 0 keeps all (default 0; env SVC_AUDIT_READ_RETENTION_DAYS)',
       ).argParser(settingParser(deps, 'auditReadRetentionDays', '--audit-read-retention-days')),
+    )
+    .addOption(
+      new Option(
+        '--proxy-allow <list>',
+        'host names and CIDR ranges proxies may reach despite the SSRF guard (env SVC_PROXY_ALLOW)',
+      ).argParser(settingParser(deps, 'proxyAllow', '--proxy-allow')),
+    )
+    .addOption(
+      new Option(
+        '--proxy-ca-file <file>',
+        'extra PEM CA trusted for proxy destinations (env SVC_PROXY_CA_FILE)',
+      ).argParser(settingParser(deps, 'proxyCaFile', '--proxy-ca-file')),
+    )
+    .addOption(
+      new Option(
+        '--proxy-timeout-ms <ms>',
+        'proxy destination timeout (default 25000; env SVC_PROXY_TIMEOUT_MS)',
+      ).argParser(settingParser(deps, 'proxyTimeoutMs', '--proxy-timeout-ms')),
     );
 }
 
@@ -171,6 +192,9 @@ export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
     flags.allowInsecurePermissions = raw.allowInsecurePermissions;
   if (raw.rateLimit !== undefined) flags.rateLimit = raw.rateLimit;
   if (raw.auditReadRetentionDays !== undefined) flags.auditReadRetentionDays = raw.auditReadRetentionDays;
+  if (raw.proxyAllow !== undefined) flags.proxyAllow = raw.proxyAllow;
+  if (raw.proxyCaFile !== undefined) flags.proxyCaFile = raw.proxyCaFile;
+  if (raw.proxyTimeoutMs !== undefined) flags.proxyTimeoutMs = raw.proxyTimeoutMs;
   return flags;
 }
 

@@ -1,6 +1,7 @@
 import pkg from '../package.json' with { type: 'json' };
 import { startReadRetention } from '../core/audit/retention.ts';
 import type { ResolvedConfig } from '../core/config/index.ts';
+import { createOutboundClient, loadOutboundSettings } from '../core/outbound/index.ts';
 import { VaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { serverAdminOptionsFrom } from './admin-config.ts';
@@ -74,7 +75,10 @@ export async function serveVault(
     const owner = (await deps.tenancy.needsEmbeddedDefault(vault)) ? await askEmbeddedOwner(deps) : {};
     bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault, owner);
     if (bootstrapped === null) applications = await deps.tenancy.listApplications(vault);
+    // Proxy destinations: proxyAllow / proxyCaFile / proxyTimeoutMs, read before the server starts.
+    const outbound = createOutboundClient(await loadOutboundSettings(resolved.config));
     server = await deps.startServer(vault, {
+      serviceOptions: { outbound },
       host,
       port,
       allowRemote,

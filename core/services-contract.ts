@@ -9,8 +9,10 @@ import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
 import type { Detokenizer } from './detokenize/index.ts';
+import type { OutboundClient } from './outbound/client.ts';
+import type { ProxyInvoker, ProxyService } from './proxies/index.ts';
 import type { ReactorService } from './reactors/contract.ts';
-import type { SandboxOptions } from './sandbox/index.ts';
+import type { Sandbox, SandboxOptions } from './sandbox/index.ts';
 import type {
   AdminOptions,
   InvitationService,
@@ -100,9 +102,12 @@ export interface ServiceOptions {
    * `http://127.0.0.1:8080/invitations/accept`, 1000 included monthly active tokens.
    */
   readonly admin?: AdminOptions;
+  /** Client for requests to third-party servers (proxy, sandbox fetch). Default: system CAs, nothing allow-listed, 25 s. */
+  readonly outbound?: OutboundClient;
   /**
-   * The sandbox of reactor code: limits (default 64 MiB memory, 30 s, 1 MiB output), worker threads
-   * and the network function behind its `fetch` (default: refused).
+   * The sandbox of reactor and proxy-transform code: limits (default 64 MiB memory, 30 s, 1 MiB
+   * output), worker threads and the network function behind its `fetch` (default: `outbound`,
+   * through the destination policy).
    */
   readonly sandbox?: SandboxOptions;
 }
@@ -197,5 +202,12 @@ export interface Services {
   readonly usage: UsageService;
   /** `{{ <token id> | filters }}` expressions → token data (reactors, proxies, POST /detokenize). */
   readonly detokenizer: Detokenizer;
+  /** The destination policy every request to a third-party server goes through. */
+  readonly outbound: OutboundClient;
+  /** The QuickJS sandbox for user code (workers start on first use). */
+  readonly sandbox: Sandbox;
+  readonly proxies: ProxyService;
+  /** Runs `/proxy` requests. */
+  readonly proxyInvoker: ProxyInvoker;
   readonly reactors: ReactorService;
 }

@@ -2,6 +2,8 @@ import { dirname, join } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createDetokenizer } from './detokenize/index.ts';
+import { DEFAULT_OUTBOUND_SETTINGS, createOutboundClient, sandboxFetchFrom } from './outbound/index.ts';
+import { createProxyInvoker, createProxyService, sandboxTransformChecker } from './proxies/index.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
@@ -80,6 +82,9 @@ export function createServices(
   const throttle = internals.throttle ?? new SignInThrottle(vault.clock);
   const tokens = createTokenService(vault, { keys: tenantKeys });
   const detokenizer = createDetokenizer(vault, tenantKeys);
+  const outbound = options.outbound ?? createOutboundClient(DEFAULT_OUTBOUND_SETTINGS);
+  // One sandbox for reactors and proxy transforms; its worker threads start on first use.
+  const sandbox = createSandbox({ fetch: sandboxFetchFrom(outbound), ...options.sandbox });
   return {
     vault,
     tokens,
@@ -98,7 +103,10 @@ export function createServices(
     }),
     usage: createUsageService(vault, included),
     detokenizer,
-    // The sandbox starts its worker threads on first use.
-    reactors: createReactorService(vault, { tokens, detokenizer, sandbox: createSandbox(options.sandbox) }),
+    outbound,
+    sandbox,
+    proxies: createProxyService(vault, { checkTransform: sandboxTransformChecker(sandbox) }),
+    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox, tokens }),
+    reactors: createReactorService(vault, { tokens, detokenizer, sandbox }),
   };
 }

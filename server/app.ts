@@ -19,6 +19,8 @@ import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
+import { registerProxyInvokeRoutes } from './routes/proxy-invoke.ts';
+import { registerProxyRoutes } from './routes/proxies.ts';
 import { registerReactorFormulaRoutes } from './routes/reactor-formulas.ts';
 import { registerReactorRoutes } from './routes/reactors.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
@@ -124,5 +126,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerDetokenizeRoutes(app, services);
   registerReactorFormulaRoutes(app, services);
   registerReactorRoutes(app, services);
+  registerProxyRoutes(app, services);
+  registerProxyInvokeRoutes(app, services);
   return app;
 }

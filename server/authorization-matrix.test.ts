@@ -277,6 +277,15 @@ const linkedChild = async (world: World) => {
 const formulaId = async (world: World) => ({ id: (await world.formula()).id });
 const reactorId = async (world: World) => ({ id: (await world.reactor()).id });
 const formulaBody = () => ({ name: 'matrix', type: 'private', code: 'module.exports = async () => ({});' });
+const proxyId = async (world: World) => ({
+  id: (
+    await world.server.services.proxies.create(operator(world.a.tenant.id), {
+      name: 'matrix proxy',
+      destination_url: 'https://api.example.test/',
+    })
+  ).id,
+});
+const proxyBody = () => ({ name: 'matrix proxy', destination_url: 'https://api.example.test/v1' });
 
 /**
  * How to call each route. Only requests are described here; what each caller must get is derived
@@ -354,6 +363,18 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'PUT /reactors/:id': { params: reactorId, body: () => ({ name: 'renamed', configuration: {} }) },
   'DELETE /reactors/:id': { params: reactorId },
   'POST /reactors/:id/react': { params: reactorId, body: () => ({ args: { a: 1 } }) },
+  'POST /proxies': { body: proxyBody },
+  'GET /proxies': {},
+  'GET /proxies/:id': { params: proxyId },
+  'PUT /proxies/:id': { params: proxyId, body: proxyBody },
+  'DELETE /proxies/:id': { params: proxyId },
+  // Proxy invocation authenticates inside (require_auth may be off); without a route it is a 400.
+  ...Object.fromEntries(
+    ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].flatMap((m) => [
+      [`${m} /proxy`, {}],
+      [`${m} /proxy/*`, {}],
+    ]),
+  ),
   'GET /invitations/accept': {},
   'POST /invitations/accept': {
     body: async (w) => ({
@@ -484,14 +505,18 @@ describe('authorization matrix', () => {
   it('keeps every route but these behind a credential', () => {
     // A deliberate list: making another route public is a decision to take here, in review.
     const publicRoutes = routes.filter((r) => r.access === 'public').map(fixtureKey);
-    expect([...new Set(publicRoutes)].sort()).toEqual([
-      'GET /healthz',
-      'GET /invitations/accept',
-      'GET /openapi.json',
-      'POST /auth/login',
-      // The secret of the e-mailed link is the credential.
-      'POST /invitations/accept',
-    ]);
+    expect([...new Set(publicRoutes)].sort()).toEqual(
+      [
+        'GET /healthz',
+        'GET /invitations/accept',
+        'GET /openapi.json',
+        'POST /auth/login',
+        // The secret of the e-mailed link is the credential.
+        'POST /invitations/accept',
+        // Proxy invocation checks SVC-API-KEY itself: a proxy with require_auth false needs none.
+        ...['DELETE', 'GET', 'PATCH', 'POST', 'PUT'].flatMap((m) => [`${m} /proxy`, `${m} /proxy/*`]),
+      ].sort(),
+    );
   });
 
   it('has no fixture for a route that does not exist', () => {

@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { VaultError } from '../errors/catalogue.ts';
+import { parseAllowList } from '../outbound/address-policy.ts';
+import { DEFAULT_DESTINATION_TIMEOUT_MS, MAX_DESTINATION_TIMEOUT_MS } from '../outbound/settings.ts';
 
 /**
  * The settings of svc vault and how each is parsed. One table drives flags, environment variables and
@@ -37,6 +39,12 @@ export interface SvcConfig {
   readonly rateLimit: number;
   /** A serving vault prunes audit entries of reads older than this many days, daily; 0 keeps them all. */
   readonly auditReadRetentionDays: number;
+  /** Host names and CIDR ranges outbound requests may reach despite the address policy (comma-separated). */
+  readonly proxyAllow: string;
+  /** Extra PEM CA bundle trusted for outbound requests besides the system's; null = none. */
+  readonly proxyCaFile: string | null;
+  /** Outbound connect/response timeout, in milliseconds. */
+  readonly proxyTimeoutMs: number;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -63,6 +71,9 @@ export const ENV_NAMES = {
   allowInsecurePermissions: 'SVC_ALLOW_INSECURE_PERMISSIONS',
   rateLimit: 'SVC_RATE_LIMIT',
   auditReadRetentionDays: 'SVC_AUDIT_READ_RETENTION_DAYS',
+  proxyAllow: 'SVC_PROXY_ALLOW',
+  proxyCaFile: 'SVC_PROXY_CA_FILE',
+  proxyTimeoutMs: 'SVC_PROXY_TIMEOUT_MS',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -84,6 +95,9 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'allowInsecurePermissions',
   'rateLimit',
   'auditReadRetentionDays',
+  'proxyAllow',
+  'proxyCaFile',
+  'proxyTimeoutMs',
 ];
 
 const MIB = 1024 * 1024;
@@ -102,6 +116,9 @@ export const FIXED_DEFAULTS = {
   allowInsecurePermissions: false,
   rateLimit: 60_000,
   auditReadRetentionDays: 0,
+  proxyAllow: '',
+  proxyCaFile: null,
+  proxyTimeoutMs: DEFAULT_DESTINATION_TIMEOUT_MS,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -218,6 +235,17 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
     case 'mailFrom':
       if (text.trim() === '') throw invalid(where, 'expected a sender address, got an empty value');
       return text.trim();
+    case 'proxyAllow':
+      try {
+        return parseAllowList(text).text;
+      } catch (error) {
+        throw invalid(where, (error as Error).message);
+      }
+    case 'proxyCaFile':
+      if (text.trim() === '') throw invalid(where, 'expected a path, got an empty value');
+      return expandPath(text, baseDir);
+    case 'proxyTimeoutMs':
+      return parseInteger(text, where, 1, MAX_DESTINATION_TIMEOUT_MS);
   }
 }
 
@@ -243,8 +271,13 @@ export function checkFileSetting(
     case 'smtpUrl':
     case 'publicUrl':
     case 'mailFrom':
+    case 'proxyAllow':
+    case 'proxyCaFile':
       expect('string');
       return parseAny(key, value as string, where, baseDir);
+    case 'proxyTimeoutMs':
+      expect('number');
+      return checkInteger(value as number, where, 1, MAX_DESTINATION_TIMEOUT_MS);
     case 'port':
       expect('number');
       return checkInteger(value as number, where, 0, MAX_PORT);

@@ -48,6 +48,9 @@ describe('resolveConfig', () => {
       allowInsecurePermissions: false,
       rateLimit: 60_000,
       auditReadRetentionDays: 0,
+      proxyAllow: '',
+      proxyCaFile: null,
+      proxyTimeoutMs: 25000,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

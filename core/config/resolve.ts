@@ -67,6 +67,9 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   allowInsecurePermissions: '--allow-insecure-permissions',
   rateLimit: '--rate-limit',
   auditReadRetentionDays: '--audit-read-retention-days',
+  proxyAllow: '--proxy-allow',
+  proxyCaFile: '--proxy-ca-file',
+  proxyTimeoutMs: '--proxy-timeout-ms',
 };
 
 export function flagName(key: ConfigKey): string {

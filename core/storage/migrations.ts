@@ -275,6 +275,32 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 7,
+    name: 'proxies',
+    async up(db) {
+      // Pre-configured proxies. `key` is the vault-generated routing key (unique across tenants:
+      // invocation finds the proxy by key alone). Transforms are stored as their code text.
+      await db.schema
+        .createTable('proxies')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('key', 'text', (c) => c.notNull().unique())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('destination_url', 'text', (c) => c.notNull())
+        .addColumn('request_transform', 'text')
+        .addColumn('response_transform', 'text')
+        .addColumn('application_id', 'text', (c) => c.references('applications.id').onDelete('set null'))
+        .addColumn('configuration', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('require_auth', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('modified_by', 'text')
+        .addColumn('modified_at', 'text')
+        .execute();
+      await db.schema.createIndex('proxies_tenant').on('proxies').column('tenant_id').execute();
+    },
+  },
+  {
+    version: 8,
     name: 'token_associations',
     async up(db) {
       // Parent/child links between two tokens of one tenant, by row id: a deleted token takes its

@@ -258,6 +258,30 @@ export interface Database {
   token_associations: TokenAssociationsTable;
   reactor_formulas: ReactorFormulasTable;
   reactors: ReactorsTable;
+  proxies: ProxiesTable;
+}
+
+/** Pre-configured proxies (core/proxies). */
+export interface ProxiesTable {
+  id: string;
+  tenant_id: string;
+  /** Vault-generated routing key (`SVC-PROXY-KEY`); never changes. */
+  key: string;
+  name: string;
+  destination_url: string;
+  /** Transform code, or null for none. */
+  request_transform: string | null;
+  response_transform: string | null;
+  /** Application whose grants detokenization and transforms act with; null = none. */
+  application_id: string | null;
+  /** JSON object string → string. */
+  configuration: string;
+  /** 1 = SVC-API-KEY required, 0 = anyone with the key may invoke. */
+  require_auth: number;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

@@ -1,0 +1,94 @@
+/**
+ * The servers of the proxy benchmark, each in its own process (argv[2] picks one); each prints one
+ * JSON line when ready and stops on SIGTERM.
+ * - `upstream <ca-dir>`: an HTTPS server on 127.0.0.1 answering every request with a small JSON
+ *   body, with the certificate of the test PKI (written to <ca-dir>: ca.pem, cert.pem, key.pem).
+ * - `vault <upstream-port> <ca-dir>`: the vault API over a temp vault, a proxy to the upstream
+ *   (reached as `upstream.svc.test`, resolved to 127.0.0.1 and allow-listed), a private
+ *   application allowed to use tokens, and one token to detokenize.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOutboundClient, parseAllowList } from '../core/outbound/index.ts';
+import { testPki } from '../core/outbound/test-support/https-destination.ts';
+import { createServices } from '../core/services.ts';
+import { createVault } from '../core/vault/index.ts';
+import { startServer } from '../server/listen.ts';
+
+const mode = process.argv[2];
+
+if (mode === 'upstream') {
+  const dir = process.argv[3] as string;
+  const pki = await testPki();
+  await writeFile(join(dir, 'ca.pem'), pki.caPem);
+  await writeFile(join(dir, 'cert.pem'), pki.certPem);
+  await writeFile(join(dir, 'key.pem'), pki.keyPem);
+  const answer = Buffer.from(JSON.stringify({ ok: true, id: 'ch_1' }));
+  const server = createServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
+      res.end(answer);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+  process.on('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+} else if (mode === 'vault') {
+  const upstreamPort = Number(process.argv[3]);
+  const caPem = await readFile(join(process.argv[4] as string, 'ca.pem'), 'utf8');
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-proxy-'));
+  const vault = await createVault({
+    path: join(dir, 'vault.svc'),
+    key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
+  });
+  const outbound = createOutboundClient(
+    { allow: parseAllowList('127.0.0.1/32'), caPem, timeoutMs: 25_000 },
+    { resolve: async () => [{ address: '127.0.0.1', family: 4 }] },
+  );
+  const services = createServices(vault, { outbound });
+  const { tenant } = await services.tenants.create({ name: 'bench', withApplication: false }, null);
+  const operator = { kind: 'operator' as const, tenantId: tenant.id };
+  const app = await services.applications.create(operator, {
+    name: 'bench',
+    type: 'private',
+    rules: [
+      { description: '', priority: 1, container: '/', permissions: ['token:use'], transform: 'reveal' },
+    ],
+  });
+  const { token } = await services.tokens.create(operator, { type: 'card_number', data: '4242424242424242' });
+  const proxy = await services.proxies.create(operator, {
+    name: 'bench',
+    destination_url: `https://upstream.svc.test:${upstreamPort}/`,
+  });
+  const server = await startServer(vault, {
+    host: '127.0.0.1',
+    port: 0,
+    services,
+    logger: { level: 'silent' },
+  });
+  process.stdout.write(
+    `${JSON.stringify({ url: server.url, key: app.key, proxyKey: proxy.key, tokenId: token.id })}\n`,
+  );
+  process.on('SIGTERM', () => {
+    void (async () => {
+      await server.close();
+      await services.proxyInvoker.settled();
+      await services.outbound.close();
+      await services.sandbox.close();
+      await vault.close({ snapshot: false });
+      await rm(dir, { recursive: true, force: true });
+      process.exit(0);
+    })();
+  });
+} else {
+  throw new Error(`unknown mode ${String(mode)}`);
+}

@@ -1,0 +1,64 @@
+import { Command } from 'commander';
+import type { Proxy } from '../../../core/proxies/index.ts';
+import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeTable } from '../../output.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+
+const PAGE_SIZE = 100;
+
+export interface ProxyListOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+  readonly name: string | undefined;
+}
+
+export function newProxyListCommand(
+  deps: CliDeps,
+  run: Runner<ProxyListOptions> = (o) => runProxyList(deps, o),
+): Command {
+  const command = new Command('list')
+    .description('List the proxies of a tenant')
+    .option('--name <pattern>', 'only names containing this text, or matching it with * wildcards');
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions & { tenant?: string; name?: string }>();
+    await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, name: raw.name });
+  });
+}
+
+export async function runProxyList(deps: CliDeps, options: ProxyListOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const proxies = await withServices(deps, resolved, options.key, async (services) => {
+    const tenant = await resolveTenant(services, options.tenant);
+    const all: Proxy[] = [];
+    for (let page = 1; ; page++) {
+      const result = await services.proxies.list(
+        operatorIn(tenant.id),
+        { name: options.name },
+        { page, size: PAGE_SIZE },
+      );
+      all.push(...result.items);
+      if (all.length >= result.total || result.items.length === 0) return all;
+    }
+  });
+  if (options.json) {
+    writeJson(deps.stdout, proxies);
+    return;
+  }
+  writeTable(
+    deps,
+    ['ID', 'NAME', 'DESTINATION', 'AUTH', 'KEY'],
+    proxies.map((p) => [p.id, p.name, p.destination_url, p.require_auth ? 'required' : 'none', p.key]),
+  );
+}

@@ -1,0 +1,45 @@
+import { Command } from 'commander';
+import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeRecord } from '../../output.ts';
+import { withServices } from '../../tenant-scope.ts';
+import { PROXY_ID_HELP, findProxy, proxyEntries } from './common.ts';
+
+export interface ProxyIdOptions extends VaultCommandOptions {
+  readonly proxyId: string;
+  readonly tenant: string | undefined;
+}
+
+export function proxyIdOptionsFrom(args: readonly unknown[]): ProxyIdOptions {
+  const raw = commandOf(args).opts<RawOptions & { tenant?: string }>();
+  return { ...vaultOptionsFrom(raw), proxyId: String(args[0]), tenant: raw.tenant };
+}
+
+export function newProxyShowCommand(
+  deps: CliDeps,
+  run: Runner<ProxyIdOptions> = (o) => runProxyShow(deps, o),
+): Command {
+  const command = new Command('show').description('Show a proxy').argument('<proxy-id>', PROXY_ID_HELP);
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => run(proxyIdOptionsFrom(args)));
+}
+
+export async function runProxyShow(deps: CliDeps, options: ProxyIdOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const { proxy } = await withServices(deps, resolved, options.key, (services) =>
+    findProxy(services, options.proxyId, options.tenant),
+  );
+  if (options.json) writeJson(deps.stdout, proxy);
+  else writeRecord(deps, proxyEntries(proxy));
+}

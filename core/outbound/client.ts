@@ -1,0 +1,236 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import { createSecureContext, rootCertificates } from 'node:tls';
+import { Agent, request } from 'undici';
+import { VaultError, isVaultError } from '../errors/catalogue.ts';
+import { refusedAddressClass } from './address-policy.ts';
+import { destinationUrlProblem } from './destination-url.ts';
+import type { OutboundSettings } from './settings.ts';
+
+/** Resolves a host name to every address it has (the default is the system resolver, `dns.lookup`). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export type OutboundHeaders = Record<string, string | string[]>;
+
+export interface OutboundRequest {
+  readonly url: string | URL;
+  readonly method: string;
+  readonly headers?: OutboundHeaders;
+  readonly body?: string | Uint8Array | Readable | null;
+  /** Aborts the request; the promise then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+export interface OutboundStreamResponse {
+  readonly status: number;
+  readonly headers: OutboundHeaders;
+  /** The destination's body as it arrives; read it or `destroy()` it. */
+  readonly body: Readable;
+}
+
+export interface OutboundResponse {
+  readonly status: number;
+  readonly headers: OutboundHeaders;
+  readonly body: Buffer;
+}
+
+/**
+ * The one way the vault talks to third-party servers (proxy forwarding, the sandbox's `fetch`).
+ * Every request obeys the destination policy:
+ * - `https:` only, host named by DNS (IP literals refused), no credentials in the URL;
+ * - TLS 1.2 or later, the system's CAs plus the operator's extra CA;
+ * - every connection's resolved addresses are checked by the address policy inside the socket's own
+ *   DNS lookup, so the address checked is the address connected to (no DNS-rebinding window),
+ *   keep-alive reconnects included;
+ * - redirects are never followed: a 3xx is the response;
+ * - connect, headers and idle-body timeouts of `timeoutMs` each.
+ * Failures are VaultErrors: VALIDATION_FAILED (bad URL, field `url`), DESTINATION_REFUSED,
+ * DESTINATION_TIMEOUT, DESTINATION_UNREACHABLE. Their details never contain request data.
+ */
+export interface OutboundClient {
+  readonly settings: OutboundSettings;
+  /** Sends a request; the response body streams. */
+  stream(req: OutboundRequest): Promise<OutboundStreamResponse>;
+  /** Sends a request and reads the whole body, refusing one above `maxBytes` (DESTINATION_UNREACHABLE). */
+  request(req: OutboundRequest, options?: { maxBytes?: number }): Promise<OutboundResponse>;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
+
+/** Default cap of `request()` bodies. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+const REFUSED = Symbol('destination refused');
+
+interface RefusedError extends Error {
+  [REFUSED]: true;
+}
+
+function refused(message: string): RefusedError {
+  return Object.assign(new Error(message), { [REFUSED]: true as const, code: 'SVC_DESTINATION_REFUSED' });
+}
+
+function systemResolver(hostname: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    );
+  });
+}
+
+/** A `lookup` for net/tls sockets that refuses the whole name when any of its addresses is refused. */
+export function guardedLookup(settings: OutboundSettings, resolve: Resolver): LookupFunction {
+  return (hostname: string, options: LookupOptions, callback) => {
+    resolve(hostname).then(
+      (all) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const addresses = family === 0 ? all : all.filter((a) => a.family === family);
+        if (addresses.length === 0) {
+          callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+          return;
+        }
+        for (const { address } of addresses) {
+          const kind = refusedAddressClass(settings.allow, hostname, address);
+          if (kind !== null) {
+            // A name with one bad address is refused whole: which address the socket would pick is not ours to bet on.
+            callback(refused(`${hostname} resolves to a ${kind} address`), []);
+            return;
+          }
+        }
+        if (options.all === true) callback(null, addresses);
+        else callback(null, (addresses[0] as LookupAddress).address, (addresses[0] as LookupAddress).family);
+      },
+      (error: unknown) => callback(error as NodeJS.ErrnoException, []),
+    );
+  };
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  while (current !== undefined && current !== null && chain.length < 8) {
+    chain.push(current);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return chain;
+}
+
+function codeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Maps a transport failure to the catalogue; the detail names the host and the failure class only. */
+export function outboundError(error: unknown, host: string): VaultError {
+  for (const link of causes(error)) {
+    if (isVaultError(link)) return link;
+    if (link instanceof Error && REFUSED in link) {
+      return new VaultError('DESTINATION_REFUSED', `The destination is not allowed: ${link.message}.`);
+    }
+    const code = codeOf(link);
+    if (code !== undefined && TIMEOUT_CODES.has(code)) {
+      return new VaultError('DESTINATION_TIMEOUT', `${host} did not answer in time.`);
+    }
+  }
+  const code = causes(error)
+    .map(codeOf)
+    .find((c) => c !== undefined);
+  return new VaultError(
+    'DESTINATION_UNREACHABLE',
+    `${host} could not be reached${code === undefined ? '' : ` (${code})`}.`,
+    { cause: error },
+  );
+}
+
+function checkedUrl(input: string | URL): URL {
+  const text = typeof input === 'string' ? input : input.href;
+  const problem = destinationUrlProblem(text);
+  if (problem !== null) {
+    throw new VaultError('VALIDATION_FAILED', `The destination URL ${problem}.`, {
+      errors: { url: [problem] },
+    });
+  }
+  return new URL(text);
+}
+
+export function createOutboundClient(
+  settings: OutboundSettings,
+  options: { resolve?: Resolver } = {},
+): OutboundClient {
+  const agent = new Agent({
+    connect: {
+      timeout: settings.timeoutMs,
+      minVersion: 'TLSv1.2',
+      // Built once: a `ca` list on each connection would rebuild a context of every root CA per handshake.
+      ...(settings.caPem === null
+        ? {}
+        : {
+            secureContext: createSecureContext({
+              ca: [...rootCertificates, settings.caPem],
+              minVersion: 'TLSv1.2',
+            }),
+          }),
+      lookup: guardedLookup(settings, options.resolve ?? systemResolver),
+    },
+    headersTimeout: settings.timeoutMs,
+    bodyTimeout: settings.timeoutMs,
+  });
+
+  async function stream(req: OutboundRequest): Promise<OutboundStreamResponse> {
+    const url = checkedUrl(req.url);
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: req.method as 'GET',
+        headers: req.headers ?? {},
+        body: req.body ?? null,
+        signal: req.signal ?? null,
+        headersTimeout: settings.timeoutMs,
+        bodyTimeout: settings.timeoutMs,
+      });
+      return { status: response.statusCode, headers: copyHeaders(response.headers), body: response.body };
+    } catch (error) {
+      if (req.signal?.aborted === true) throw error;
+      throw outboundError(error, url.hostname);
+    }
+  }
+
+  return {
+    settings,
+    stream,
+    async request(req, { maxBytes = DEFAULT_MAX_RESPONSE_BYTES } = {}) {
+      const response = await stream(req);
+      const host = checkedUrl(req.url).hostname;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of response.body) {
+          const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+          size += buffer.length;
+          if (size > maxBytes) {
+            response.body.destroy();
+            throw new VaultError(
+              'DESTINATION_UNREACHABLE',
+              `${host} answered with more than ${maxBytes} bytes.`,
+            );
+          }
+          chunks.push(buffer);
+        }
+      } catch (error) {
+        throw outboundError(error, host);
+      }
+      return { status: response.status, headers: response.headers, body: Buffer.concat(chunks) };
+    },
+    close: () => agent.close(),
+  };
+}
+
+function copyHeaders(headers: Record<string, string | string[] | undefined>): OutboundHeaders {
+  const out: OutboundHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = value;
+  return out;
+}

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { authorize } from '../access/authorize.ts';
+import { actorOf, type Principal } from '../access/principal.ts';
+import { randomBase62 } from '../crypto/api-key.ts';
+import { VaultError, validationError } from '../errors/catalogue.ts';
+import type { Page } from '../services-contract.ts';
+import type { Database } from '../storage/schema.ts';
+import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
+import { checkProxyInput, type CheckedProxy } from './proxy-input.ts';
+import {
+  PROXY_MESSAGES,
+  auditProxy,
+  findProxyRow,
+  namePattern,
+  proxyOf,
+  type ProxyRow,
+} from './proxy-store.ts';
+
+const MAX_PAGE_SIZE = 100;
+/** Proxy keys: 32 base62 characters (≈190 bits), URL-safe, matching the reference's `^[A-z0-9]+$`. */
+const PROXY_KEY_CHARS = 32;
+
+export function generateProxyKey(): string {
+  return randomBase62(PROXY_KEY_CHARS);
+}
+
+/** Transforms need the sandbox; a service built without one refuses them rather than store code it cannot run. */
+export const transformsUnsupported: TransformChecker = () => {
+  throw validationError(
+    { transform: ['proxy transforms are not supported without a sandbox; leave them out'] },
+    'Proxy transforms are not supported here.',
+  );
+};
+
+/** Compiles transform code in the sandbox (without running its function). */
+export function sandboxTransformChecker(sandbox: Pick<Sandbox, 'checkModuleCode'>): TransformChecker {
+  return async (code) => {
+    const problem = await sandbox.checkModuleCode(code);
+    if (problem === null) return null;
+    const at = /line (\d+), column (\d+): (.*)$/s.exec(problem.detail);
+    if (at === null) return { message: problem.detail, line: null, column: null };
+    return { message: at[3] as string, line: Number(at[1]), column: Number(at[2]) };
+  };
+}
+
+function notFound(): VaultError {
+  return new VaultError('NOT_FOUND', 'No such proxy.');
+}
+
+async function loadFor(
+  trx: Kysely<Database>,
+  principal: Principal,
+  permission: string,
+  id: string,
+): Promise<ProxyRow> {
+  authorize(principal, permission);
+  const row = await findProxyRow(trx, typeof id === 'string' ? id.toLowerCase() : '');
+  if (!row) throw notFound();
+  authorize(principal, permission, { tenantId: row.tenant_id });
+  return row;
+}
+
+async function compileTransforms(checker: TransformChecker, input: CheckedProxy): Promise<void> {
+  const errors = new FieldErrorCollector();
+  for (const [field, code] of [
+    ['request_transform.code', input.requestTransform],
+    ['response_transform.code', input.responseTransform],
+  ] as const) {
+    if (code === null) continue;
+    const problem = await checker(code);
+    if (problem === null) continue;
+    const where = problem.line === null ? '' : `line ${problem.line}, column ${problem.column ?? 1}: `;
+    errors.add(field, `${where}${problem.message}`);
+  }
+  if (!errors.empty)
+    throw new VaultError('UNPROCESSABLE', 'The transform code does not compile.', { errors: errors.errors });
+}
+
+/** The application must be a public or private one of the same tenant. */
+async function checkApplication(trx: Kysely<Database>, tenantId: string, id: string | null): Promise<void> {
+  if (id === null) return;
+  const app = await trx
+    .selectFrom('applications')
+    .select(['type'])
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  if (!app) throw validationError({ 'application.id': ['no such application in this tenant'] });
+  if (app.type !== 'public' && app.type !== 'private')
+    throw validationError({ 'application.id': ['must be a public or private application'] });
+}
+
+function columns(input: CheckedProxy) {
+  return {
+    name: input.name,
+    destination_url: input.destinationUrl,
+    request_transform: input.requestTransform,
+    response_transform: input.responseTransform,
+    application_id: input.applicationId,
+    configuration: JSON.stringify(input.configuration),
+    require_auth: input.requireAuth ? 1 : 0,
+  };
+}
+
+/**
+ * Proxy management. Validation (including compiling transforms) happens before the transaction;
+ * each change and each read writes its audit entry in the transaction that does it.
+ */
+export function createProxyService(
+  vault: VaultHandle,
+  options: { checkTransform?: TransformChecker } = {},
+): ProxyService {
+  const checker = options.checkTransform ?? transformsUnsupported;
+
+  return {
+    async create(principal, input) {
+      authorize(principal, 'proxy:create');
+      const checked = checkProxyInput(input);
+      await compileTransforms(checker, checked);
+      return vault.transaction(async (trx) => {
+        await checkApplication(trx, principal.tenantId, checked.applicationId);
+        const row: ProxyRow = {
+          id: randomUUID(),
+          tenant_id: principal.tenantId,
+          key: generateProxyKey(),
+          ...columns(checked),
+          created_by: actorOf(principal).actor_id,
+          created_at: vault.clock.now().toISOString(),
+          modified_by: null,
+          modified_at: null,
+        };
+        await trx.insertInto('proxies').values(row).execute();
+        await auditProxy(trx, vault, principal, row, 'create', PROXY_MESSAGES.create);
+        return proxyOf(row);
+      });
+    },
+
+    async list(principal, filter, page) {
+      authorize(principal, 'proxy:read');
+      const { offset, limit } = checkPage(page, MAX_PAGE_SIZE);
+      const errors = new FieldErrorCollector();
+      if (filter.ids !== undefined && filter.ids.length > MAX_PAGE_SIZE)
+        errors.add('id', `at most ${MAX_PAGE_SIZE} ids`);
+      if (filter.name !== undefined && filter.name.length > NAME_MAX)
+        errors.add('name', `must be at most ${NAME_MAX} characters`);
+      errors.throwIfAny();
+      return vault.transaction(async (trx): Promise<Page<Proxy>> => {
+        let query = trx.selectFrom('proxies').where('tenant_id', '=', principal.tenantId);
+        if (filter.ids !== undefined && filter.ids.length > 0)
+          query = query.where(
+            'id',
+            'in',
+            filter.ids.map((id) => id.toLowerCase()),
+          );
+        if (filter.name !== undefined && filter.name !== '')
+          query = query.where(sql<boolean>`name like ${namePattern(filter.name)} escape '\\'`);
+        const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const rows = await query
+          .selectAll()
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        for (const row of rows) await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
+        return { total: Number(count.n), items: rows.map(proxyOf) };
+      });
+    },
+
+    async get(principal, id) {
+      return vault.transaction(async (trx) => {
+        const row = await loadFor(trx, principal, 'proxy:read', id);
+        await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
+        return proxyOf(row);
+      });
+    },
+
+    async update(principal, id, input) {
+      authorize(principal, 'proxy:update');
+      const checked = checkProxyInput(input);
+      await compileTransforms(checker, checked);
+      return vault.transaction(async (trx) => {
+        const row = await loadFor(trx, principal, 'proxy:update', id);
+        await checkApplication(trx, row.tenant_id, checked.applicationId);
+        const changes = {
+          ...columns(checked),
+          modified_at: vault.clock.now().toISOString(),
+          modified_by: actorOf(principal).actor_id,
+        };
+        await trx.updateTable('proxies').set(changes).where('id', '=', row.id).execute();
+        await auditProxy(trx, vault, principal, row, 'update', PROXY_MESSAGES.update);
+        return proxyOf({ ...row, ...changes });
+      });
+    },
+
+    async delete(principal, id) {
+      await vault.transaction(async (trx) => {
+        const row = await loadFor(trx, principal, 'proxy:delete', id);
+        await trx.deleteFrom('proxies').where('id', '=', row.id).execute();
+        await auditProxy(trx, vault, principal, row, 'delete', PROXY_MESSAGES.delete);
+      });
+    },
+  };
+}

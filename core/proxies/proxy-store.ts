@@ -1,0 +1,81 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Principal } from '../access/principal.ts';
+import { appendAudit } from '../audit/audit-log.ts';
+import type { AuditOperation } from '../audit/entity-types.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Database, ProxiesTable } from '../storage/schema.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { Proxy } from './contract.ts';
+
+export const PROXY_ENTITY = 'proxy';
+/** Audit entity id of invocations through `SVC-PROXY-URL`, which have no proxy row. */
+export const EPHEMERAL_PROXY_ID = 'ephemeral';
+
+export type ProxyRow = Selectable<ProxiesTable>;
+
+/** Fixed wording: names are caller-chosen text and stay out of audit messages. */
+export const PROXY_MESSAGES = {
+  create: 'Proxy created',
+  read: 'Proxy read',
+  update: 'Proxy updated',
+  delete: 'Proxy deleted',
+} as const;
+
+function parseConfiguration(json: string, id: string): Record<string, string> {
+  const parsed: unknown = JSON.parse(json);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new VaultError('VAULT_CORRUPT', `Proxy ${id} has a malformed stored configuration.`);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed)) if (typeof value === 'string') out[name] = value;
+  return out;
+}
+
+export function proxyOf(row: ProxyRow): Proxy {
+  return {
+    id: row.id,
+    key: row.key,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    destination_url: row.destination_url,
+    request_transform: row.request_transform === null ? null : { code: row.request_transform },
+    response_transform: row.response_transform === null ? null : { code: row.response_transform },
+    application_id: row.application_id,
+    configuration: parseConfiguration(row.configuration, row.id),
+    require_auth: row.require_auth !== 0,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    modified_by: row.modified_by,
+    modified_at: row.modified_at,
+  };
+}
+
+export async function auditProxy(
+  trx: Kysely<Database>,
+  vault: Pick<VaultHandle, 'keyedHash' | 'clock'>,
+  actor: Principal | null,
+  proxy: { id: string; tenant_id: string },
+  operation: AuditOperation,
+  message: string,
+): Promise<void> {
+  await appendAudit(trx, vault, actor, {
+    tenantId: proxy.tenant_id,
+    entityType: PROXY_ENTITY,
+    entityId: proxy.id,
+    operation,
+    message,
+  });
+}
+
+export function findProxyRow(db: Kysely<Database>, id: string): Promise<ProxyRow | undefined> {
+  return db.selectFrom('proxies').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findProxyByKey(db: Kysely<Database>, key: string): Promise<ProxyRow | undefined> {
+  return db.selectFrom('proxies').selectAll().where('key', '=', key).executeTakeFirst();
+}
+
+/** SQL LIKE pattern for the `name` filter: `*` is the wildcard; LIKE's own `%`, `_` are literal. */
+export function namePattern(filter: string): string {
+  const escaped = filter.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return filter.includes('*') ? escaped.replace(/\*/g, '%') : `%${escaped}%`;
+}

@@ -1,0 +1,516 @@
+import type { LookupAddress } from 'node:dns';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../core/access/principal.ts';
+import { createOutboundClient, parseAllowList } from '../core/outbound/index.ts';
+import {
+  startTestDestination,
+  testPki,
+  type TestDestination,
+} from '../core/outbound/test-support/https-destination.ts';
+import { auditRows } from '../core/test-support/services-fixture.ts';
+import { createKey, createTenantFixture, operator, type TenantFixture } from './test-support/identity.ts';
+import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { rule } from './test-support/tokens.ts';
+
+const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030 };
+
+let destination: TestDestination;
+let server: TestServer;
+let fx: TenantFixture;
+let op: Principal;
+let useKey: string;
+let publicKey: string;
+let narrow: { id: string; key: string };
+let cardId: string;
+let nameId: string;
+let secretId: string;
+let base: string;
+
+/** The test resolver: every `*.svc.test` name is the test destination on loopback; `private.svc.test` is 10.0.0.7. */
+async function resolve(hostname: string): Promise<LookupAddress[]> {
+  if (hostname === 'private.svc.test') return [{ address: '10.0.0.7', family: 4 }];
+  if (hostname === 'svc.test' || hostname.endsWith('.svc.test')) return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`no such host ${hostname}`), { code: 'ENOTFOUND' });
+}
+
+beforeAll(async () => {
+  destination = await startTestDestination();
+  const outbound = createOutboundClient(
+    { allow: parseAllowList('127.0.0.0/8'), caPem: (await testPki()).caPem, timeoutMs: 2000 },
+    { resolve },
+  );
+  server = await createTestServer({ serviceOptions: { outbound } });
+  fx = await createTenantFixture(server.services, 'Proxy tenant');
+  op = operator(fx.tenant.id);
+  const uses = rule('/', ['token:use'], 'reveal');
+  useKey = (await server.services.applications.create(op, { name: 'use', type: 'private', rules: [uses] }))
+    .key;
+  const pub = await server.services.applications.create(op, {
+    name: 'pub',
+    type: 'public',
+    permissions: ['token:create'],
+  });
+  publicKey = pub.key;
+  narrow = await server.services.applications.create(op, {
+    name: 'narrow',
+    type: 'private',
+    rules: [rule('/general/', ['token:use'], 'reveal')],
+  });
+  cardId = (await server.services.tokens.create(op, { type: 'card', data: CARD })).token.id;
+  nameId = (await server.services.tokens.create(op, { type: 'token', data: 'Jane' })).token.id;
+  secretId = (
+    await server.services.tokens.create(op, { type: 'token', data: 'hush', containers: ['/secret/'] })
+  ).token.id;
+  base = `https://api.svc.test:${destination.port}`;
+});
+
+afterAll(async () => {
+  await server.dispose();
+  await destination.close();
+});
+
+const lastReceived = () => {
+  const seen = destination.received.at(-1);
+  if (seen === undefined) throw new Error('nothing reached the destination');
+  return seen;
+};
+
+function proxyErrorOf(response: LightMyRequestResponse): {
+  status: number;
+  code: string;
+  detail: string;
+  errors?: Record<string, string[]>;
+} {
+  const body = response.json() as { proxy_error?: { status: number; code: string; detail: string } };
+  if (body.proxy_error === undefined) throw new Error(`no proxy_error in ${response.body}`);
+  expect(response.headers['svc-proxy-destination-status']).toBeUndefined();
+  expect(body.proxy_error.status).toBe(response.statusCode);
+  return body.proxy_error;
+}
+
+async function createProxy(body: Record<string, unknown>): Promise<{ id: string; key: string }> {
+  const response = await server.app.inject({
+    method: 'POST',
+    url: '/proxies',
+    headers: { 'svc-api-key': fx.admin.key },
+    payload: { name: 'p', destination_url: `${base}/base`, ...body },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { id: string; key: string };
+}
+
+describe('ephemeral proxy (SVC-PROXY-URL)', () => {
+  it('detokenizes a JSON body, strips vault and hop-by-hop headers, joins path and query', async () => {
+    const before = destination.received.length;
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/proxy/charges/1?expand=a&b=c',
+      headers: {
+        'svc-api-key': useKey,
+        'svc-proxy-url': `${base}/v1/`,
+        'svc-trace-id': 'trace-1',
+        'content-type': 'application/json',
+        authorization: 'Bearer destination-secret',
+        'x-Custom-Header': 'kept',
+        connection: 'keep-alive, x-drop-me',
+        'x-drop-me': 'gone',
+        'keep-alive': 'timeout=5',
+      },
+      payload: { card: `{{ ${cardId} }}`, last4: `{{ ${cardId} | json: '$.number' | last4 }}`, plain: 'x' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['svc-proxy-destination-status']).toBe('200');
+    expect(destination.received.length).toBe(before + 1);
+    const seen = lastReceived();
+    expect(seen.method).toBe('POST');
+    expect(seen.url).toBe('/v1/charges/1?expand=a&b=c');
+    expect(JSON.parse(seen.body.toString('utf8'))).toEqual({ card: CARD, last4: '4242', plain: 'x' });
+    expect(seen.headers.authorization).toBe('Bearer destination-secret');
+    expect(seen.headers['x-custom-header']).toBe('kept');
+    for (const name of seen.rawHeaderNames) expect(name.toLowerCase().startsWith('svc-')).toBe(false);
+    expect(seen.headers['x-drop-me']).toBeUndefined();
+    expect(seen.headers['keep-alive']).toBeUndefined();
+    expect(Number(seen.headers['content-length'])).toBe(seen.body.length);
+  });
+
+  it('detokenizes form and text bodies and header values; forwards other bodies byte for byte', async () => {
+    await server.app.inject({
+      method: 'PUT',
+      url: '/proxy',
+      headers: {
+        'svc-api-key': useKey,
+        'svc-proxy-url': base,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-name': `Name {{ ${nameId} }}`,
+      },
+      payload: `name={{ ${nameId} }}&num={{ ${cardId} | json: '$.number' }}&x=1+2`,
+    });
+    let seen = lastReceived();
+    expect(seen.method).toBe('PUT');
+    expect(seen.url).toBe('/');
+    expect(Object.fromEntries(new URLSearchParams(seen.body.toString('utf8')))).toEqual({
+      name: 'Jane',
+      num: '4242424242424242',
+      x: '1 2',
+    });
+    expect(seen.headers['x-name']).toBe('Name Jane');
+
+    await server.app.inject({
+      method: 'PATCH',
+      url: '/proxy/t',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-url': base, 'content-type': 'text/plain' },
+      payload: `Hello {{ ${nameId} }}!`,
+    });
+    seen = lastReceived();
+    expect(seen.method).toBe('PATCH');
+    expect(seen.body.toString('utf8')).toBe('Hello Jane!');
+
+    const binary = Buffer.from([0x7b, 0x7b, 0, 255, 0x7d, 0x7d, 1, 2]);
+    await server.app.inject({
+      method: 'POST',
+      url: '/proxy/bin',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-url': base, 'content-type': 'application/octet-stream' },
+      payload: binary,
+    });
+    seen = lastReceived();
+    expect(seen.body.equals(binary)).toBe(true);
+  });
+
+  it('forwards GET and DELETE and passes destination errors through untouched', async () => {
+    destination.handle((req, res) => {
+      res.statusCode = 418;
+      res.setHeader('x-dest', 'yes');
+      res.setHeader('content-type', 'text/plain');
+      res.end(`teapot ${req.method}`);
+    });
+    try {
+      for (const method of ['GET', 'DELETE'] as const) {
+        const response = await server.app.inject({
+          method,
+          url: '/proxy/x',
+          headers: { 'svc-api-key': useKey, 'svc-proxy-url': base },
+        });
+        expect(response.statusCode).toBe(418);
+        expect(response.body).toBe(`teapot ${method}`);
+        expect(response.headers['x-dest']).toBe('yes');
+        expect(response.headers['svc-proxy-destination-status']).toBe('418');
+        expect(lastReceived().method).toBe(method);
+      }
+    } finally {
+      destination.handle((req, res) => res.end(req.url));
+    }
+  });
+
+  it('needs a private application key, a valid URL, and the tenant to allow ephemeral proxying', async () => {
+    const before = destination.received.length;
+    const noKey = await server.app.inject({
+      method: 'GET',
+      url: '/proxy',
+      headers: { 'svc-proxy-url': base },
+    });
+    expect(proxyErrorOf(noKey).status).toBe(401);
+    const pub = await server.app.inject({
+      method: 'GET',
+      url: '/proxy',
+      headers: { 'svc-api-key': publicKey, 'svc-proxy-url': base },
+    });
+    expect(proxyErrorOf(pub).status).toBe(403);
+    const neither = await server.app.inject({
+      method: 'GET',
+      url: '/proxy',
+      headers: { 'svc-api-key': useKey },
+    });
+    expect(proxyErrorOf(neither).errors).toHaveProperty('SVC-PROXY-URL');
+    for (const url of ['http://api.svc.test/', `https://127.0.0.1:${destination.port}/`, 'not a url']) {
+      const bad = await server.app.inject({
+        method: 'GET',
+        url: '/proxy',
+        headers: { 'svc-api-key': useKey, 'svc-proxy-url': url },
+      });
+      expect(proxyErrorOf(bad).status).toBe(400);
+    }
+    const ssrf = await server.app.inject({
+      method: 'GET',
+      url: '/proxy',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-url': 'https://private.svc.test/' },
+    });
+    expect(proxyErrorOf(ssrf).code).toBe('DESTINATION_REFUSED');
+
+    await server.services.tenants.update(op, {
+      name: fx.tenant.name,
+      settings: { disable_ephemeral_proxy: 'true' },
+    });
+    try {
+      const off = await server.app.inject({
+        method: 'GET',
+        url: '/proxy',
+        headers: { 'svc-api-key': useKey, 'svc-proxy-url': base },
+      });
+      expect(proxyErrorOf(off).status).toBe(403);
+      expect(proxyErrorOf(off).detail).toContain('disable_ephemeral_proxy');
+    } finally {
+      await server.services.tenants.update(op, { name: fx.tenant.name, settings: {} });
+    }
+    expect(destination.received.length).toBe(before);
+  });
+
+  it('refuses unknown tokens (400), tokens outside the grants (403) and more than 100 tokens, reaching nothing', async () => {
+    const before = destination.received.length;
+    const send = (payload: unknown) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/proxy',
+        headers: { 'svc-api-key': publicKey, 'svc-proxy-url': base, 'content-type': 'application/json' },
+        payload: payload as Record<string, unknown>,
+      });
+    // The public key may not open ephemeral proxies; the private key with a narrow rule may.
+    const sendNarrow = (payload: unknown) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/proxy',
+        headers: { 'svc-api-key': narrow.key, 'svc-proxy-url': base, 'content-type': 'application/json' },
+        payload: payload as Record<string, unknown>,
+      });
+    expect(proxyErrorOf(await send({ a: 1 })).status).toBe(403);
+    expect(proxyErrorOf(await sendNarrow({ a: '{{ no-such-token-id }}' })).status).toBe(400);
+    expect(proxyErrorOf(await sendNarrow({ a: `{{ ${secretId} }}` })).status).toBe(403);
+    const ids: string[] = [];
+    for (let i = 0; i < 101; i += 1)
+      ids.push((await server.services.tokens.create(op, { type: 'token', data: `v${i}` })).token.id);
+    const tooMany = await sendNarrow({ values: ids.map((id) => `{{ ${id} }}`) });
+    expect(proxyErrorOf(tooMany).status).toBe(400);
+    const hundred = await sendNarrow({ values: ids.slice(0, 100).map((id) => `{{ ${id} }}`) });
+    expect(hundred.statusCode).toBe(200);
+    expect(JSON.parse(lastReceived().body.toString('utf8')).values[99]).toBe('v99');
+    expect(destination.received.length).toBe(before + 1);
+    const bad = await server.app.inject({
+      method: 'POST',
+      url: '/proxy',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-url': base, 'content-type': 'application/json' },
+      payload: '{not json',
+    });
+    expect(proxyErrorOf(bad).status).toBe(400);
+  });
+
+  it('answers a destination timeout with 408 in proxy_error', async () => {
+    destination.handle(() => undefined);
+    try {
+      const response = await server.app.inject({
+        method: 'GET',
+        url: '/proxy/slow',
+        headers: { 'svc-api-key': useKey, 'svc-proxy-url': base },
+      });
+      expect(proxyErrorOf(response).status).toBe(408);
+    } finally {
+      destination.handle((req, res) => res.end(req.url));
+    }
+  });
+});
+
+describe('pre-configured proxies', () => {
+  it('routes by SVC-PROXY-KEY header or svc-proxy-key query, ignoring SVC-PROXY-URL', async () => {
+    const proxy = await createProxy({});
+    const byHeader = await server.app.inject({
+      method: 'GET',
+      url: '/proxy/a?x=1',
+      headers: {
+        'svc-api-key': useKey,
+        'svc-proxy-key': proxy.key,
+        'svc-proxy-url': 'https://other.svc.test/',
+      },
+    });
+    expect(byHeader.statusCode, byHeader.body).toBe(200);
+    expect(lastReceived().url).toBe('/base/a?x=1');
+    expect(lastReceived().headers.host).toBe(`api.svc.test:${destination.port}`);
+    const byQuery = await server.app.inject({
+      method: 'GET',
+      url: `/proxy/b?svc-proxy-key=${proxy.key}&y=2`,
+      headers: { 'svc-api-key': useKey },
+    });
+    expect(byQuery.statusCode).toBe(200);
+    expect(lastReceived().url).toBe('/base/b?y=2');
+    const unknown = await server.app.inject({
+      method: 'GET',
+      url: '/proxy',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-key': 'nosuchkey' },
+    });
+    expect(proxyErrorOf(unknown).status).toBe(404);
+    const noKey = await server.app.inject({
+      method: 'GET',
+      url: '/proxy',
+      headers: { 'svc-proxy-key': proxy.key },
+    });
+    expect(proxyErrorOf(noKey).status).toBe(401);
+    const other = await createTenantFixture(server.services, 'Other');
+    const stranger = await createKey(server.services, other.tenant.id, 'private', ['token:use']);
+    const foreign = await server.app.inject({
+      method: 'GET',
+      url: '/proxy',
+      headers: { 'svc-api-key': stranger.key, 'svc-proxy-key': proxy.key },
+    });
+    expect(proxyErrorOf(foreign).status).toBe(404);
+  });
+
+  it('require_auth: false — anyone with the key; detokenization as the proxy application, none → 403', async () => {
+    const open = await createProxy({ require_auth: false, application: { id: narrow.id } });
+    const send = (key: string, payload: unknown) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/proxy',
+        headers: { 'svc-proxy-key': key, 'content-type': 'application/json' },
+        payload: payload as Record<string, unknown>,
+      });
+    const ok = await send(open.key, { n: `{{ ${nameId} }}` });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(JSON.parse(lastReceived().body.toString('utf8'))).toEqual({ n: 'Jane' });
+    // The application's grants decide, not the caller's: /secret/ is outside them.
+    expect(proxyErrorOf(await send(open.key, { n: `{{ ${secretId} }}` })).status).toBe(403);
+    const bare = await createProxy({ require_auth: false });
+    expect((await send(bare.key, { n: 'plain' })).statusCode).toBe(200);
+    const before = destination.received.length;
+    expect(proxyErrorOf(await send(bare.key, { n: `{{ ${nameId} }}` })).status).toBe(403);
+    expect(proxyErrorOf(await send(bare.key, { n: '{{ no-such-token-id }}' })).status).toBe(403);
+    expect(destination.received.length).toBe(before);
+  });
+
+  it('writes one audit entry per proxied request, with host and status but no values', async () => {
+    const proxy = await createProxy({});
+    await server.app.inject({
+      method: 'POST',
+      url: '/proxy',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-key': proxy.key, 'content-type': 'application/json' },
+      payload: { n: `{{ ${nameId} }}` },
+    });
+    await server.services.proxyInvoker.settled();
+    const rows = await auditRows(server.temp.vault, fx.tenant.id);
+    const invocations = rows.filter(
+      (r) => r.entity_type === 'proxy' && r.entity_id === proxy.id && r.operation === 'invoke',
+    );
+    expect(invocations).toHaveLength(1);
+    expect(invocations[0]?.message).toBe('Proxy invoked: POST api.svc.test → 200');
+    const uses = rows.filter((r) => r.entity_id === nameId && r.operation === 'use');
+    expect(uses.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.message).not.toContain('Jane');
+    const ephemeral = rows.filter((r) => r.entity_id === 'ephemeral' && r.operation === 'invoke');
+    expect(ephemeral.length).toBeGreaterThan(0);
+  });
+});
+
+describe('transforms', () => {
+  const post = (key: string, payload: unknown, extra: Record<string, string> = {}) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/proxy/t?q=1',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-key': key, 'content-type': 'application/json', ...extra },
+      payload: payload as Record<string, unknown>,
+    });
+
+  it('request transform sees the detokenized body, headers, method, path, query and configuration', async () => {
+    const proxy = await createProxy({
+      configuration: { PREFIX: 'cfg' },
+      request_transform: {
+        code: `module.exports = async function (req) {
+  const { body, headers, method, path, query } = req.args;
+  return {
+    body: { wrapped: body, method, path, query, prefix: req.configuration.PREFIX, seen: headers['x-in'] },
+    headers: { 'X-Added': 'by-transform', 'content-type': 'application/json' },
+  };
+};`,
+      },
+    });
+    const response = await post(proxy.key, { n: `{{ ${nameId} }}` }, { 'x-in': 'header-in' });
+    expect(response.statusCode, response.body).toBe(200);
+    const seen = lastReceived();
+    expect(JSON.parse(seen.body.toString('utf8'))).toEqual({
+      wrapped: { n: 'Jane' },
+      method: 'POST',
+      path: '/t',
+      query: '?q=1',
+      prefix: 'cfg',
+      seen: 'header-in',
+    });
+    expect(seen.headers['x-added']).toBe('by-transform');
+    expect(seen.headers['x-in']).toBeUndefined();
+  });
+
+  it('response transform runs on 2xx destination responses only', async () => {
+    const proxy = await createProxy({
+      response_transform: {
+        code: `module.exports = async (req) => ({ body: { got: req.args.body }, headers: { 'content-type': 'application/json', 'x-out': 'yes' } });`,
+      },
+    });
+    destination.handle((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ secret: 'raw' }));
+    });
+    try {
+      const ok = await post(proxy.key, {});
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(ok.json()).toEqual({ got: { secret: 'raw' } });
+      expect(ok.headers['x-out']).toBe('yes');
+      expect(ok.headers['svc-proxy-destination-status']).toBe('200');
+      destination.handle((_req, res) => {
+        res.statusCode = 500;
+        res.end('upstream broke');
+      });
+      const failed = await post(proxy.key, {});
+      expect(failed.statusCode).toBe(500);
+      expect(failed.body).toBe('upstream broke');
+    } finally {
+      destination.handle((req, res) => res.end(req.url));
+    }
+  });
+
+  it('error classes from a transform come back in proxy_error; the destination is not called', async () => {
+    const proxy = await createProxy({
+      request_transform: {
+        code: `const { AuthenticationError } = require('@svc/reactor-errors');
+module.exports = async () => { throw new AuthenticationError('no way'); };`,
+      },
+    });
+    const before = destination.received.length;
+    const response = await post(proxy.key, {});
+    expect(proxyErrorOf(response).status).toBe(401);
+    expect(destination.received.length).toBe(before);
+  });
+
+  it('CustomHttpResponseError is answered as its own response', async () => {
+    const proxy = await createProxy({
+      request_transform: {
+        code: `const { CustomHttpResponseError } = require('@svc/reactor-errors');
+module.exports = async () => { throw new CustomHttpResponseError({ status: 418, headers: { 'X-Teapot': 'yes' }, body: { short: 'stout' } }); };`,
+      },
+    });
+    const before = destination.received.length;
+    const response = await post(proxy.key, {});
+    expect(response.statusCode).toBe(418);
+    expect(response.headers['x-teapot']).toBe('yes');
+    expect(response.json()).toEqual({ short: 'stout' });
+    expect(response.body).not.toContain('proxy_error');
+    expect(destination.received.length).toBe(before);
+  });
+
+  it('req.svc acts as the proxy application (tokenizing before forwarding), null without one', async () => {
+    const creator = await server.services.applications.create(op, {
+      name: 'creator',
+      type: 'private',
+      permissions: ['token:create'],
+    });
+    const code = `module.exports = async (req) => {
+  if (req.svc === null) return { body: { svc: null }, headers: req.args.headers };
+  const token = await req.svc.tokens.create({ type: 'token', data: req.args.body.secret });
+  return { body: { token: token.id }, headers: req.args.headers };
+};`;
+    const withApp = await createProxy({ application: { id: creator.id }, request_transform: { code } });
+    const response = await post(withApp.key, { secret: 'top secret value' });
+    expect(response.statusCode, response.body).toBe(200);
+    const sent = JSON.parse(lastReceived().body.toString('utf8')) as { token: string };
+    expect(lastReceived().body.toString('utf8')).not.toContain('top secret value');
+    const stored = await server.services.tokens.get(op, sent.token);
+    expect(stored.created_by).toBe(creator.id);
+    const without = await createProxy({ request_transform: { code } });
+    await post(without.key, { secret: 'x' });
+    expect(JSON.parse(lastReceived().body.toString('utf8'))).toEqual({ svc: null });
+  });
+});
