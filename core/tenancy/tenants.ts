@@ -32,6 +32,7 @@ export const TENANT_ENTITY = 'tenant';
  * entry here. Users and sessions are vault-wide and stay; the audit chain is dropped separately.
  */
 export const TENANT_SCOPED_TABLES = [
+  'proxies',
   'applications',
   'members',
   'token_search_indexes',
