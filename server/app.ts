@@ -6,6 +6,7 @@ import { createServerServices, urlOf, type ServerAdminOptions } from './admin-op
 import { installAccessControl } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
+import { installExpressionBudget } from './http/expression-budget.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
@@ -83,6 +84,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
 
   echoTraceId(app);
   installBodyParsers(app);
+  installExpressionBudget(app);
   installErrorHandling(app);
   // Before any route: its onRoute hook checks and guards every route added after it.
   installAccessControl(app, services);

@@ -26,6 +26,8 @@
 import { Context, Drop, Liquid, LiquidError, Output, toValue, toValueSync } from 'liquidjs';
 import type { Emitter, FilterImplOptions, Template } from 'liquidjs';
 import { VaultError, validationError } from '../errors/catalogue.ts';
+import { BudgetExceededError, FILTER_STEPS, currentRequestBudget } from './budget.ts';
+import type { ExpressionBudget } from './budget.ts';
 import { FilterError } from './filter-error.ts';
 import { CUSTOM_FILTERS, defaultRandom, toPlainJson } from './filters.ts';
 import type { FilterBody, FilterCall } from './filters.ts';
@@ -83,29 +85,70 @@ class CaptureEmitter implements Emitter {
   }
 }
 
-/** Thrown when a render exhausts its step or time budget. */
+/** Thrown when a render exhausts its own step, memory or time limit. */
 class RenderLimitError extends Error {}
 
 /**
- * Stands in for liquidjs' render Limiter, whose `check(now)` runs before every template node: we count
- * the calls (a step budget that a GC pause cannot trip) and compare `now` with a deadline.
+ * Stands in for both of liquidjs' per-render Limiters: `check(now)` runs before every template node
+ * (a step), `use(units)` on every allocation liquidjs or a filter charges (memory). Each is counted
+ * against this render's own limits and charged to the shared budgets (`budgets`: a token's, a
+ * request's). Counting steps gives a bound a GC pause cannot trip; the time checks are backstops.
  */
-class RenderBudget {
+class RenderMeter {
   private steps = 0;
+  private memory = 0;
+  private readonly started = performance.now();
 
   constructor(
-    private readonly maxSteps: number,
-    private readonly deadline: number,
+    private readonly limits: { readonly steps: number; readonly memory: number; readonly ms: number },
+    private readonly budgets: readonly ExpressionBudget[],
   ) {}
 
+  /** liquidjs' render limiter: one template node. */
   check(now: number): void {
-    this.steps += 1;
-    if (this.steps > this.maxSteps)
-      throw new RenderLimitError('the expression exceeded the render step limit');
-    if (now > this.deadline) throw new RenderLimitError('the expression exceeded the render time limit');
+    this.work(1);
+    const running = now - this.started;
+    if (running > this.limits.ms) throw new RenderLimitError('the expression exceeded the render time limit');
+    for (const budget of this.budgets) budget.checkTime(running);
   }
 
-  use(): void {}
+  /** liquidjs' memory limiter. */
+  use(units: number): void {
+    if (!(+units > 0)) return;
+    this.memory += +units;
+    if (this.memory > this.limits.memory)
+      throw new RenderLimitError('the expression exceeded the memory limit');
+    for (const budget of this.budgets) budget.chargeMemory(+units);
+  }
+
+  /** Steps beyond the node count: the weight of a filter call. */
+  work(steps: number): void {
+    this.steps += steps;
+    if (this.steps > this.limits.steps) {
+      throw new RenderLimitError('the expression exceeded the render step limit');
+    }
+    for (const budget of this.budgets) budget.chargeSteps(steps);
+  }
+
+  /** Books the render's time on the shared budgets. */
+  finish(): void {
+    const ms = performance.now() - this.started;
+    for (const budget of this.budgets) budget.addTime(ms);
+  }
+}
+
+/** The meter of the render `context` belongs to (every context of ours has one). */
+function meterOf(context: Context): RenderMeter | undefined {
+  const limiter: unknown = context.renderLimit;
+  return limiter instanceof RenderMeter ? limiter : undefined;
+}
+
+function isLimitError(error: unknown): boolean {
+  return (
+    error instanceof RenderLimitError ||
+    error instanceof BudgetExceededError ||
+    (error instanceof Error && Object.keys(LIMIT_MESSAGES).some((m) => error.message.startsWith(m)))
+  );
 }
 
 type LiquidLimiter = NonNullable<NonNullable<ConstructorParameters<typeof Context>[3]>['renderLimit']>;
@@ -133,12 +176,13 @@ function renderText(value: unknown): string {
   return String(v);
 }
 
-/** The value of a whole-output expression, detached from the caller's data. */
-function wholeValue(value: unknown): unknown {
+/** The value of a whole-output expression, detached from the caller's data; the copy is charged. */
+function wholeValue(value: unknown, charge: (units: number) => void): unknown {
   const v = toValue(value);
   if (v === undefined || v === null) return null;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'object') return toPlainJson(v) ?? null;
+  if (typeof v === 'object') return toPlainJson(v, charge) ?? null;
+  if (typeof v === 'string') charge(v.length);
   return v;
 }
 
@@ -160,6 +204,7 @@ function describeRenderError(error: unknown): string {
     seen.add(e);
     if (e instanceof FilterError) return e.describe();
     if (e instanceof RenderLimitError) return e.message;
+    if (e instanceof BudgetExceededError) return e.message;
     if (e instanceof VaultError) return e.message;
     if (e instanceof Error) {
       for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
@@ -189,6 +234,7 @@ export class ExpressionEngine {
   readonly maxExpressionBytes: number;
   private readonly maxRenderSteps: number;
   private readonly renderTimeLimitMs: number;
+  private readonly memoryLimit: number;
   private readonly liquid: Liquid;
   private readonly cache: LruCache<string, Compiled>;
   private readonly random: RandomInt;
@@ -200,6 +246,7 @@ export class ExpressionEngine {
     this.random = options.random ?? defaultRandom;
     this.maxRenderSteps = options.maxRenderSteps ?? DEFAULT_RENDER_STEPS;
     this.renderTimeLimitMs = options.renderTimeLimitMs ?? DEFAULT_RENDER_TIME_LIMIT_MS;
+    this.memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
     this.liquid = new Liquid({
       strictFilters: true,
       strictVariables: false,
@@ -214,9 +261,9 @@ export class ExpressionEngine {
       locale: 'en-US',
       // A 4 KiB UTF-8 string has at most 4096 UTF-16 units; the parse limit is only a backstop.
       parseLimit: this.maxExpressionBytes * 2,
-      // Replaced per render by a RenderBudget (steps + deadline); this is only the fallback.
+      // Both replaced per render by a RenderMeter; these are only the fallback.
       renderLimit: this.renderTimeLimitMs,
-      memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
+      memoryLimit: this.memoryLimit,
     });
     for (const tag of REMOVED_TAGS) delete this.liquid.tags[tag];
     this.wrapStandardFilters();
@@ -253,8 +300,16 @@ export class ExpressionEngine {
   /**
    * Evaluate `expression` with `scope`. A whole-output expression yields its value (see the module
    * comment); any other template yields a string. Throws VALIDATION_FAILED naming `field`.
+   *
+   * The render's work is charged to `budget` and its ancestors; without one, to the current
+   * request's budget (if any).
    */
-  evaluate(expression: string, scope: ExpressionScope, field = 'expression'): unknown {
+  evaluate(
+    expression: string,
+    scope: ExpressionScope,
+    field = 'expression',
+    budget: ExpressionBudget | undefined = currentRequestBudget(),
+  ): unknown {
     const problem = this.sizeProblem(expression);
     if (problem !== null) throw validationError({ [field]: [problem] });
     let compiled: Compiled;
@@ -266,24 +321,30 @@ export class ExpressionEngine {
     // A fresh environment per render: `{% increment data %}` may write to it, never to the caller's.
     const environment: Record<string, unknown> = { data: scope.data };
     if (scope.metadata !== undefined) environment['metadata'] = scope.metadata;
-    const budget = new RenderBudget(this.maxRenderSteps, performance.now() + this.renderTimeLimitMs);
+    const meter = new RenderMeter(
+      { steps: this.maxRenderSteps, memory: this.memoryLimit, ms: this.renderTimeLimitMs },
+      budget?.chain() ?? [],
+    );
+    const limiter = meter as unknown as LiquidLimiter;
     const context = new Context(
       environment,
       this.liquid.options,
       { sync: true },
-      { liquid: this.liquid, renderLimit: budget as unknown as LiquidLimiter },
+      { liquid: this.liquid, renderLimit: limiter, memoryLimit: limiter },
     );
     try {
       if (compiled.whole) {
         const emitter = new CaptureEmitter();
         toValueSync(this.liquid.renderer.renderTemplates(compiled.templates, context, emitter));
-        return wholeValue(emitter.value);
+        return wholeValue(emitter.value, (units) => meter.use(units));
       }
       const emitter = new TextEmitter(context);
       toValueSync(this.liquid.renderer.renderTemplates(compiled.templates, context, emitter));
       return emitter.buffer;
     } catch (error) {
       throw validationError({ [field]: [describeRenderError(error)] });
+    } finally {
+      meter.finish();
     }
   }
 
@@ -311,7 +372,13 @@ export class ExpressionEngine {
   private registerCustom(name: string, body: FilterBody): void {
     const random = this.random;
     const handler = function (this: { context: Context }, input: unknown, ...args: unknown[]): unknown {
-      const call: FilterCall = { charge: (units) => this.context.memoryLimit.use(units), random };
+      const meter = meterOf(this.context);
+      meter?.work(FILTER_STEPS);
+      const call: FilterCall = {
+        charge: (units) => this.context.memoryLimit.use(units),
+        work: (steps) => meter?.work(steps),
+        random,
+      };
       try {
         return body(input, args, call);
       } catch (error) {
@@ -330,16 +397,12 @@ export class ExpressionEngine {
     for (const [name, options] of Object.entries(this.liquid.filters)) {
       const original = typeof options === 'function' ? options : options.handler;
       const raw = typeof options === 'function' ? false : options.raw;
-      const handler = function (this: unknown, input: unknown, ...args: unknown[]): unknown {
+      const handler = function (this: { context: Context }, input: unknown, ...args: unknown[]): unknown {
+        meterOf(this.context)?.work(FILTER_STEPS);
         try {
           return original.apply(this as never, [input, ...args]);
         } catch (error) {
-          if (
-            error instanceof Error &&
-            Object.keys(LIMIT_MESSAGES).some((m) => error.message.startsWith(m))
-          ) {
-            throw error;
-          }
+          if (isLimitError(error)) throw error;
           throw new FilterError('could not be applied to its input', name);
         }
       };

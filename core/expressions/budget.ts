@@ -1,0 +1,146 @@
+/**
+ * Expression budgets: the total work every expression evaluated for one token, or for one request,
+ * may do together. A single expression is also bounded on its own (engine.ts), but a request can
+ * carry many expressions (a mask of many leaves, a tokenize of many tokens, a list page of many
+ * masked tokens), so each render charges its work to a chain of shared budgets as well, and stops
+ * as soon as any of them is spent.
+ *
+ * Three measures, each with a limit:
+ * - `steps`: template nodes visited (every output, tag and loop iteration), plus the extra weight of
+ *   filter calls (`FILTER_STEPS` each, more for `hmac` and `json`, see filters.ts). Deterministic:
+ *   the same expression over the same data always costs the same, so a cost checked when a mask is
+ *   stored is the cost of every later read.
+ * - `memory`: the allocation units liquidjs and our filters charge (string and array sizes, rendered
+ *   text, copies of whole values). Deterministic too.
+ * - `ms`: wall-clock time spent inside renders (not the time between them, e.g. waiting for the
+ *   database). A backstop only: a garbage-collection pause must not turn a valid request into a 400,
+ *   so the step and memory limits are the bounds that matter and these limits are generous.
+ *
+ * A request's budget is ambient (AsyncLocalStorage): the HTTP edge opens one per request
+ * (`runWithRequestBudget`) and every render in that request charges it, wherever in core it runs.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface BudgetLimits {
+  readonly steps: number;
+  readonly memory: number;
+  readonly ms: number;
+}
+
+/** Extra steps charged for every filter call: a call costs about as much as four template nodes. */
+export const FILTER_STEPS = 4;
+
+/**
+ * All expressions of one token written (mask dry-run, fingerprint, search indexes, alias id). The
+ * memory limit leaves room for the default `{{ data | stringify }}` fingerprint of a token whose
+ * data fills a whole 1 MiB request body.
+ */
+export const TOKEN_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
+  steps: 20_000,
+  memory: 3_000_000,
+  ms: 250,
+});
+
+/**
+ * One evaluation of a stored mask: when the token is written (a dry run over the data being
+ * stored) and on every read. A mask that does not fit is refused when stored, so reading a token
+ * never costs more than this, and a full list page (100 tokens) fits one request budget.
+ */
+export const STORED_MASK_LIMITS: BudgetLimits = Object.freeze({
+  steps: 1_000,
+  memory: 40_000,
+  ms: 50,
+});
+
+/** Every expression evaluated while serving one request, all tokens together. */
+export const REQUEST_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
+  steps: 100_000,
+  memory: 4_000_000,
+  ms: 250,
+});
+
+/** Thrown when a render exhausts a budget; the message names the budget, never data. */
+export class BudgetExceededError extends Error {
+  override readonly name = 'BudgetExceededError';
+}
+
+/** A shared budget; `scope` names it in messages ("the token's expressions", "this request's …"). */
+export class ExpressionBudget {
+  private stepsUsed = 0;
+  private memoryUsed = 0;
+  private msUsed = 0;
+
+  constructor(
+    readonly limits: BudgetLimits,
+    readonly scope: string,
+    readonly parent?: ExpressionBudget,
+  ) {}
+
+  get used(): { readonly steps: number; readonly memory: number; readonly ms: number } {
+    return { steps: this.stepsUsed, memory: this.memoryUsed, ms: this.msUsed };
+  }
+
+  /** This budget and its ancestors, innermost first. */
+  chain(): ExpressionBudget[] {
+    return [this, ...(this.parent?.chain() ?? [])];
+  }
+
+  /** Books `steps`, or throws without booking them when they do not fit. */
+  chargeSteps(steps: number): void {
+    if (this.stepsUsed + steps > this.limits.steps) {
+      throw new BudgetExceededError(`${this.scope} exceeded their total of ${this.limits.steps} steps`);
+    }
+    this.stepsUsed += steps;
+  }
+
+  /** Books `units` of memory, or throws without booking them (the allocation does not happen). */
+  chargeMemory(units: number): void {
+    if (this.memoryUsed + units > this.limits.memory) {
+      throw new BudgetExceededError(
+        `${this.scope} exceeded their total memory of ${this.limits.memory} units`,
+      );
+    }
+    this.memoryUsed += units;
+  }
+
+  /** Fails when `runningMs` (the current render so far) would take the budget past its time limit. */
+  checkTime(runningMs: number): void {
+    if (this.msUsed + runningMs > this.limits.ms) {
+      throw new BudgetExceededError(`${this.scope} exceeded their total time of ${this.limits.ms} ms`);
+    }
+  }
+
+  /** Books a finished render's time. */
+  addTime(ms: number): void {
+    this.msUsed += ms;
+  }
+}
+
+const ambient = new AsyncLocalStorage<ExpressionBudget>();
+
+/** A fresh request budget. */
+export function requestBudget(): ExpressionBudget {
+  return new ExpressionBudget(REQUEST_EXPRESSION_LIMITS, "this request's expressions");
+}
+
+/** Runs `fn` (and everything it starts) with `budget` as the request's budget. */
+export function runWithRequestBudget<T>(budget: ExpressionBudget, fn: () => T): T {
+  return ambient.run(budget, fn);
+}
+
+/** The budget of the request being served, if any. */
+export function currentRequestBudget(): ExpressionBudget | undefined {
+  return ambient.getStore();
+}
+
+/** A token's budget, under the current request's. */
+export function tokenBudget(): ExpressionBudget {
+  return new ExpressionBudget(TOKEN_EXPRESSION_LIMITS, "the token's expressions", currentRequestBudget());
+}
+
+/** The budget of one stored-mask evaluation, under `parent` (default: the current request's). */
+export function storedMaskBudget(
+  parent: ExpressionBudget | undefined = currentRequestBudget(),
+): ExpressionBudget {
+  return new ExpressionBudget(STORED_MASK_LIMITS, "the mask's expressions", parent);
+}
