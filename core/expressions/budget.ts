@@ -27,8 +27,8 @@ export interface BudgetLimits {
   readonly ms: number;
 }
 
-/** Extra steps charged for every filter call: a call costs about as much as four template nodes. */
-export const FILTER_STEPS = 4;
+/** Extra steps charged for every filter call: a call costs about as much as three template nodes. */
+export const FILTER_STEPS = 3;
 
 /**
  * All expressions of one token written (mask dry-run, fingerprint, search indexes, alias id). The
@@ -38,7 +38,7 @@ export const FILTER_STEPS = 4;
 export const TOKEN_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
   steps: 20_000,
   memory: 3_000_000,
-  ms: 250,
+  ms: 500,
 });
 
 /**
@@ -47,16 +47,21 @@ export const TOKEN_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
  * never costs more than this, and a full list page (100 tokens) fits one request budget.
  */
 export const STORED_MASK_LIMITS: BudgetLimits = Object.freeze({
-  steps: 1_000,
-  memory: 40_000,
-  ms: 50,
+  steps: 500,
+  memory: 20_000,
+  ms: 100,
 });
 
-/** Every expression evaluated while serving one request, all tokens together. */
+/**
+ * Every expression evaluated while serving one request, all tokens together. 50,000 steps take
+ * 25–50 ms on an idle core (the stall target is 50 ms); the time limit is far above that because on
+ * a loaded machine (and before the JIT has warmed up) an honest 1000-token tokenize can take a few
+ * hundred ms, and that must not become a 400.
+ */
 export const REQUEST_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
-  steps: 100_000,
+  steps: 50_000,
   memory: 4_000_000,
-  ms: 250,
+  ms: 1000,
 });
 
 /** Thrown when a render exhausts a budget; the message names the budget, never data. */
@@ -69,12 +74,28 @@ export class ExpressionBudget {
   private stepsUsed = 0;
   private memoryUsed = 0;
   private msUsed = 0;
+  private refusal: string | undefined;
 
   constructor(
     readonly limits: BudgetLimits,
     readonly scope: string,
     readonly parent?: ExpressionBudget,
   ) {}
+
+  /** Set once a charge was refused: every later render under this budget fails at once. */
+  get exhausted(): string | undefined {
+    return this.refusal;
+  }
+
+  private refuse(message: string): never {
+    this.refusal = message;
+    throw new BudgetExceededError(message);
+  }
+
+  /** Throws the first refusal again, if there was one. */
+  assertAvailable(): void {
+    if (this.refusal !== undefined) throw new BudgetExceededError(this.refusal);
+  }
 
   get used(): { readonly steps: number; readonly memory: number; readonly ms: number } {
     return { steps: this.stepsUsed, memory: this.memoryUsed, ms: this.msUsed };
@@ -88,7 +109,7 @@ export class ExpressionBudget {
   /** Books `steps`, or throws without booking them when they do not fit. */
   chargeSteps(steps: number): void {
     if (this.stepsUsed + steps > this.limits.steps) {
-      throw new BudgetExceededError(`${this.scope} exceeded their total of ${this.limits.steps} steps`);
+      this.refuse(`${this.scope} exceeded their total of ${this.limits.steps} steps`);
     }
     this.stepsUsed += steps;
   }
@@ -96,9 +117,7 @@ export class ExpressionBudget {
   /** Books `units` of memory, or throws without booking them (the allocation does not happen). */
   chargeMemory(units: number): void {
     if (this.memoryUsed + units > this.limits.memory) {
-      throw new BudgetExceededError(
-        `${this.scope} exceeded their total memory of ${this.limits.memory} units`,
-      );
+      this.refuse(`${this.scope} exceeded their total memory of ${this.limits.memory} units`);
     }
     this.memoryUsed += units;
   }
@@ -106,7 +125,7 @@ export class ExpressionBudget {
   /** Fails when `runningMs` (the current render so far) would take the budget past its time limit. */
   checkTime(runningMs: number): void {
     if (this.msUsed + runningMs > this.limits.ms) {
-      throw new BudgetExceededError(`${this.scope} exceeded their total time of ${this.limits.ms} ms`);
+      this.refuse(`${this.scope} exceeded their total time of ${this.limits.ms} ms`);
     }
   }
 

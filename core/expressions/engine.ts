@@ -318,12 +318,18 @@ export class ExpressionEngine {
     } catch (error) {
       throw validationError({ [field]: [describeParseError(error)] });
     }
+    const budgets = budget?.chain() ?? [];
+    try {
+      for (const b of budgets) b.assertAvailable();
+    } catch (error) {
+      throw validationError({ [field]: [describeRenderError(error)] });
+    }
     // A fresh environment per render: `{% increment data %}` may write to it, never to the caller's.
     const environment: Record<string, unknown> = { data: scope.data };
     if (scope.metadata !== undefined) environment['metadata'] = scope.metadata;
     const meter = new RenderMeter(
       { steps: this.maxRenderSteps, memory: this.memoryLimit, ms: this.renderTimeLimitMs },
-      budget?.chain() ?? [],
+      budgets,
     );
     const limiter = meter as unknown as LiquidLimiter;
     const context = new Context(
