@@ -52,6 +52,9 @@ const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** Why a number literal cannot be stored exactly, or null (also for a malformed one: the parser says). */
 export function numberLiteralProblem(literal: string): string | null {
+  // Fifteen digits or fewer, without an exponent: always exact (a double holds 15 significant
+  // decimal digits), and far from overflow or underflow. Most numbers end here.
+  if (literal.length <= 15 && !literal.includes('e') && !literal.includes('E')) return null;
   if (!JSON_NUMBER.test(literal)) return null;
   const value = Number(literal);
   if (!Number.isFinite(value)) return 'is out of range (not a finite number)';
@@ -64,56 +67,69 @@ export function numberLiteralProblem(literal: string): string | null {
 }
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-const NUMBER_CHAR = /[-+.eE0-9]/;
+/** Characters of a number literal: digits, `-`, `+`, `.`, `e`, `E`. */
+const isNumberChar = (c: number): boolean =>
+  isDigit(c) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+/** Where a string's plain run ends: its closing quote or an escape. */
+const STRING_STOP = /["\\]/g;
+
+const loneSurrogate = (at: number): JsonTextProblem => ({
+  kind: 'content',
+  message: `The string at offset ${at} has a \\u escape that is a lone surrogate.`,
+});
+
+/**
+ * Skips the string whose opening quote is at `open`; returns the offset after its closing quote
+ * (the text's length when it is unterminated: the parser reports that), or a lone-surrogate problem.
+ */
+function skipString(text: string, open: number): number | JsonTextProblem {
+  let i = open + 1;
+  let pendingHigh = false;
+  for (;;) {
+    STRING_STOP.lastIndex = i;
+    const stop = STRING_STOP.exec(text);
+    if (stop === null) return text.length;
+    const at = stop.index;
+    // A high surrogate escape must be followed at once by a low one.
+    if (pendingHigh && at !== i) return loneSurrogate(i);
+    if (text.charCodeAt(at) === 0x22 /* " */) return pendingHigh ? loneSurrogate(at) : at + 1;
+    if (text[at + 1] === 'u') {
+      const unit = Number.parseInt(text.slice(at + 2, at + 6), 16);
+      const low = unit >= 0xdc00 && unit <= 0xdfff;
+      if (pendingHigh !== low) return loneSurrogate(at);
+      pendingHigh = unit >= 0xd800 && unit <= 0xdbff;
+      i = at + 6;
+      continue;
+    }
+    if (pendingHigh) return loneSurrogate(at);
+    i = at + 2;
+  }
+}
 
 /** The first problem of a decoded body's text, or null. */
 export function jsonTextProblem(text: string, maxDepth = MAX_JSON_BODY_DEPTH): JsonTextProblem | null {
   let depth = 0;
   let i = 0;
-  const content = (message: string): JsonTextProblem => ({ kind: 'content', message });
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
-      i += 1;
-      let pendingHigh = false;
-      while (i < text.length && text.charCodeAt(i) !== 0x22) {
-        if (text.charCodeAt(i) === 0x5c /* \ */) {
-          if (text[i + 1] === 'u') {
-            const unit = Number.parseInt(text.slice(i + 2, i + 6), 16);
-            const high = unit >= 0xd800 && unit <= 0xdbff;
-            const low = unit >= 0xdc00 && unit <= 0xdfff;
-            if (pendingHigh !== low) {
-              return content(`The string at offset ${i} has a \\u escape that is a lone surrogate.`);
-            }
-            pendingHigh = high;
-            i += 6;
-            continue;
-          }
-          if (pendingHigh) {
-            return content(`The string at offset ${i} has a \\u escape that is a lone surrogate.`);
-          }
-          i += 2;
-          continue;
-        }
-        if (pendingHigh) {
-          return content(`The string at offset ${i} has a \\u escape that is a lone surrogate.`);
-        }
-        i += 1;
-      }
-      if (pendingHigh) return content(`The string at offset ${i} has a \\u escape that is a lone surrogate.`);
-      i += 1;
+      const next = skipString(text, i);
+      if (typeof next !== 'number') return next;
+      i = next;
       continue;
     }
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       depth += 1;
-      if (depth > maxDepth) return content(`The body is nested deeper than ${maxDepth} levels.`);
+      if (depth > maxDepth) {
+        return { kind: 'content', message: `The body is nested deeper than ${maxDepth} levels.` };
+      }
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth -= 1;
     } else if (c === 0x2d /* - */ || isDigit(c)) {
       const start = i;
-      while (i < text.length && NUMBER_CHAR.test(text[i] ?? '')) i += 1;
+      while (i < text.length && isNumberChar(text.charCodeAt(i))) i += 1;
       const problem = numberLiteralProblem(text.slice(start, i));
-      if (problem !== null) return content(`The number at offset ${start} ${problem}.`);
+      if (problem !== null) return { kind: 'content', message: `The number at offset ${start} ${problem}.` };
       continue;
     }
     i += 1;
