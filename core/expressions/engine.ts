@@ -9,7 +9,9 @@
  *   stops after `maxRenderSteps` template nodes (100,000: outputs, tags, loop iterations), after
  *   `renderTimeLimitMs` (1 s backstop) and after `memoryLimit` units of allocation (string and array
  *   sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)` range fails
- *   at once).
+ *   at once). Every step, filter weight and memory unit is also charged to the shared budgets the
+ *   render runs under (budget.ts: a stored mask's, a token's, the request's), which bound many
+ *   expressions together.
  * - Parsed templates are kept in an LRU (`cacheSize`, 1000) keyed by the expression text.
  * - Rendering is synchronous (`renderSync` machinery); every filter is synchronous.
  *
