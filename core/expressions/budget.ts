@@ -49,7 +49,7 @@ export const TOKEN_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
 export const STORED_MASK_LIMITS: BudgetLimits = Object.freeze({
   steps: 500,
   memory: 20_000,
-  ms: 100,
+  ms: 1000,
 });
 
 /**
@@ -108,6 +108,7 @@ export class ExpressionBudget {
 
   /** Books `steps`, or throws without booking them when they do not fit. */
   chargeSteps(steps: number): void {
+    this.assertAvailable();
     if (this.stepsUsed + steps > this.limits.steps) {
       this.refuse(`${this.scope} exceeded their total of ${this.limits.steps} steps`);
     }
@@ -116,6 +117,7 @@ export class ExpressionBudget {
 
   /** Books `units` of memory, or throws without booking them (the allocation does not happen). */
   chargeMemory(units: number): void {
+    this.assertAvailable();
     if (this.memoryUsed + units > this.limits.memory) {
       this.refuse(`${this.scope} exceeded their total memory of ${this.limits.memory} units`);
     }

@@ -68,6 +68,8 @@ export const MAX_EXPRESSION_BYTES = 4096;
 export const DEFAULT_RENDER_STEPS = 100_000;
 export const DEFAULT_RENDER_TIME_LIMIT_MS = 1000;
 export const DEFAULT_MEMORY_LIMIT = 1_000_000;
+/** Parsing costs about one step per four bytes of template text (measured on dense templates). */
+export const PARSE_BYTES_PER_STEP = 4;
 
 /** Tags that would reach a file system; removed from the engine. */
 export const REMOVED_TAGS: readonly string[] = ['include', 'render', 'layout'];
@@ -218,6 +220,7 @@ function describeRenderError(error: unknown): string {
 }
 
 function describeParseError(error: unknown): string {
+  if (error instanceof BudgetExceededError) return error.message;
   if (error instanceof Error) {
     for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
       if (error.message.startsWith(needle)) return message;
@@ -292,7 +295,7 @@ export class ExpressionEngine {
     const problem = this.sizeProblem(expression);
     if (problem !== null) return problem;
     try {
-      this.compile(expression as string);
+      this.compile(expression as string, true);
       return null;
     } catch (error) {
       return describeParseError(error);
@@ -364,9 +367,17 @@ export class ExpressionEngine {
     return null;
   }
 
-  private compile(expression: string): Compiled {
+  /**
+   * The parsed template, from the cache or parsed now. `charged`: a parse is charged to the current
+   * request's budget (PARSE_BYTES_PER_STEP). Validation charges, which is where every write meets
+   * its expressions first; evaluation does not, so a read never fails because the cache was cold
+   * (a read's parsing is bounded by the size of a mask instead).
+   */
+  private compile(expression: string, charged = false): Compiled {
     const hit = this.cache.get(expression);
     if (hit !== undefined) return hit;
+    if (charged)
+      currentRequestBudget()?.chargeSteps(Math.ceil(utf8Length(expression) / PARSE_BYTES_PER_STEP));
     this.parses += 1;
     const templates = this.liquid.parse(expression);
     const compiled: Compiled = {

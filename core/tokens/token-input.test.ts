@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  MAX_MASK_BYTES,
   MAX_MASK_LEAVES,
   MAX_TOKEN_EXPRESSION_BYTES,
   REQUEST_EXPRESSION_LIMITS,
@@ -37,7 +38,7 @@ describe('expression costs are checked when a token is written', () => {
   });
   afterEach(() => f.close());
 
-  it(`refuses a mask of more than ${MAX_MASK_LEAVES} leaves (1,000 leaves of loops), storing nothing`, async () => {
+  it(`refuses a mask of more than ${MAX_MASK_LEAVES} leaves or ${MAX_MASK_BYTES} bytes, storing nothing`, async () => {
     const started = performance.now();
     const errors = await fieldErrorsOf(
       f.services.tokens.create(f.app, { data: 'x', mask: leaves(1000, EMPTY_LOOP) }),
@@ -47,11 +48,15 @@ describe('expression costs are checked when a token is written', () => {
     });
     // Refused by shape, before any loop ran (a generous bound: the attack took 33 s unbounded).
     expect(performance.now() - started).toBeLessThan(5000);
+    expect(
+      await fieldErrorsOf(f.services.tokens.create(f.app, { data: 'x', mask: leaves(100, HMAC_LOOP) })),
+    ).toEqual({ mask: [`must be at most ${MAX_MASK_BYTES} bytes of expressions in total`] });
     expect(await countRows(f, 'tokens')).toBe(0);
   });
 
   it('refuses a mask whose leaves together cost more than a read may, storing nothing', async () => {
-    for (const mask of [leaves(100, EMPTY_LOOP), leaves(100, HMAC_LOOP), { a: PAIRS }]) {
+    // Each within the leaf and size caps (2 KiB for a whole mask).
+    for (const mask of [leaves(50, EMPTY_LOOP), leaves(25, HMAC_LOOP), { a: PAIRS }]) {
       const errors = await fieldErrorsOf(f.services.tokens.create(f.app, { data: { list: LIST }, mask }));
       expect(Object.values(errors).flat()[0]).toMatch(/^the mask's expressions exceeded their total/);
     }
@@ -108,8 +113,9 @@ describe('expression costs are checked when a token is written', () => {
     const errors = await fieldErrorsOf(
       f.services.tokens.create(f.app, {
         data: 'x',
-        mask: { a: long, b: long },
-        search_indexes: [long, long, long],
+        mask: { a: '{{ data }}' },
+        fingerprint_expression: `{{ data }}${' '.repeat(390)}`,
+        search_indexes: [long, long, long, long],
       }),
     );
     expect(errors).toEqual({
@@ -121,7 +127,7 @@ describe('expression costs are checked when a token is written', () => {
 
   it('bounds tokenize the same way, for each token', async () => {
     const errors = await fieldErrorsOf(
-      f.services.tokens.tokenize(f.app, { a: { type: 'token', data: 'x', mask: leaves(100, EMPTY_LOOP) } }),
+      f.services.tokens.tokenize(f.app, { a: { type: 'token', data: 'x', mask: leaves(50, EMPTY_LOOP) } }),
     );
     expect(errors['a.mask.f0']?.[0]).toMatch(/^the mask's expressions exceeded/);
     expect(await countRows(f, 'tokens')).toBe(0);
@@ -144,10 +150,35 @@ describe('expression costs are checked when a token is written', () => {
     expect(await countRows(f, 'tokens')).toBe(0);
   });
 
+  it('charges parsing new expressions to the request budget', async () => {
+    // 100 distinct 4,000-byte search indexes: cheap to evaluate, dear to parse.
+    const body = Object.fromEntries(
+      Array.from({ length: 100 }, (_, i) => [
+        `t${i}`,
+        { type: 'token', data: 'x', search_indexes: [`{{ data }}${String(i).padEnd(3990, '.')}`] },
+      ]),
+    );
+    const budget = requestBudget();
+    const error = await runWithRequestBudget(budget, () => f.services.tokens.tokenize(f.app, body)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const messages = isVaultError(error, 'VALIDATION_FAILED') ? Object.values(error.errors ?? {}).flat() : [];
+    // The first ~50 parse within the budget; every later one is refused without being parsed.
+    expect(messages.length).toBeGreaterThan(10);
+    expect(new Set(messages)).toEqual(
+      new Set([
+        `this request's expressions exceeded their total of ${REQUEST_EXPRESSION_LIMITS.steps} steps`,
+      ]),
+    );
+    expect(budget.used.steps).toBeLessThanOrEqual(REQUEST_EXPRESSION_LIMITS.steps);
+    expect(await countRows(f, 'tokens')).toBe(0);
+  });
+
   it('still stores an ordinary 100-leaf mask', async () => {
     const { token } = await f.services.tokens.create(f.app, {
       data: { n: '4242424242424242' },
-      mask: leaves(MAX_MASK_LEAVES, '{{ data.n | reveal_last: 4 }}'),
+      mask: leaves(MAX_MASK_LEAVES, '{{ data.n | last4 }}'),
     });
     const read = await f.services.tokens.get(f.app, token.id);
     expect(Object.keys(read.data as object)).toHaveLength(MAX_MASK_LEAVES);

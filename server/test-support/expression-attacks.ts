@@ -14,6 +14,21 @@ const HMAC_LOOP = "{% for i in (1..49000) %}{{ data | hmac: 'sha-512', 'a-key-fo
  */
 const DEAR_MASK = { a: '{% for i in (1..450) %}{% endfor %}' };
 
+/**
+ * A mask that is cheap to run (its tags never render) but dense to parse, and different for every
+ * token: 10 leaves of about 200 bytes, 2 KiB in all (the most a mask may have), so reading many
+ * such tokens misses the template cache on every leaf.
+ */
+function coldMask(token: number): Record<string, string> {
+  const chain = "{{ data | upcase | append: 'x' | downcase | strip | prepend: 'y' }}";
+  return Object.fromEntries(
+    Array.from({ length: 10 }, (_, leaf) => [
+      `f${leaf}`,
+      `{% if false %}${chain}${chain}{{ '${token}-${leaf}' }}{% endif %}`,
+    ]),
+  );
+}
+
 export interface AttackResult {
   readonly attack: string;
   readonly requests: number;
@@ -115,8 +130,8 @@ export async function runExpressionAttacks(
   results.push(
     await measure(
       baseUrl,
-      'mask_100_leaves_of_hmac_loops',
-      repeat(post('/tokens', { type: 'token', data: '4242424242424242', mask: leaves(100, HMAC_LOOP) })),
+      'mask_25_leaves_of_hmac_loops',
+      repeat(post('/tokens', { type: 'token', data: '4242424242424242', mask: leaves(25, HMAC_LOOP) })),
     ),
   );
   // As many dear-but-valid definitions as one tokenize takes: the request budget is what stops it.
@@ -148,5 +163,18 @@ export async function runExpressionAttacks(
     ),
   );
   results.push(await measure(baseUrl, 'stored_dear_mask_list_page', repeat(get('/tokens?page=1&size=100'))));
+
+  // Stored masks that miss the template cache on every read: each list page parses ~200 KB.
+  for (let batch = 0; batch < 4; batch += 1) {
+    const stored = Object.fromEntries(
+      Array.from({ length: 25 }, (_, i) => [
+        `t${i}`,
+        { type: 'token', data: `c${batch}-${i}`, mask: coldMask(batch * 25 + i) },
+      ]),
+    );
+    const created = await post('/tokenize', stored)();
+    await created.arrayBuffer();
+  }
+  results.push(await measure(baseUrl, 'stored_cold_masks_list_page', repeat(get('/tokens?page=1&size=100'))));
   return results;
 }
