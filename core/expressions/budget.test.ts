@@ -7,6 +7,7 @@ import {
   MAX_MASK_LEAVES,
   REQUEST_EXPRESSION_LIMITS,
   STORED_MASK_LIMITS,
+  TOKEN_EXPRESSION_LIMITS,
   evaluate,
   evaluateMask,
   evaluateSearchIndexes,
@@ -14,6 +15,7 @@ import {
   runWithRequestBudget,
   validateMask,
 } from './index.ts';
+import { FILTER_STEPS_PER_ELEMENT } from './engine.ts';
 import { HMAC_STEPS } from './filters.ts';
 
 function fieldErrors(fn: () => unknown): FieldErrors {
@@ -101,6 +103,31 @@ describe('heavy filters', () => {
     const budget = new ExpressionBudget(STORED_MASK_LIMITS, "the mask's expressions");
     fieldErrors(() => evaluate(HMAC_LOOP, { data: '4242424242424242' }, 'mask', budget));
     expect(budget.used.steps).toBeLessThanOrEqual(STORED_MASK_LIMITS.steps + HMAC_STEPS + FILTER_STEPS);
+  });
+
+  it('charges standard filters by the size of the array they walk', () => {
+    const list = Array.from({ length: 10_000 }, (_, i) => ({ n: i % 7 }));
+    const unbounded = (): ExpressionBudget =>
+      new ExpressionBudget({ steps: 1e9, memory: 1e9, ms: 1e9 }, 'test');
+    const walked = unbounded();
+    const half = list.slice(0, 5000);
+    evaluate("{{ data | map: 'n' | size }}", { data: half }, 'e', walked);
+    expect(walked.used.steps).toBeGreaterThanOrEqual(half.length * FILTER_STEPS_PER_ELEMENT);
+    // Filters that do not walk their input stay cheap.
+    const cheap = unbounded();
+    evaluate('{{ data | size }}{{ data | first }}', { data: list }, 'e', cheap);
+    expect(cheap.used.steps).toBeLessThan(20);
+    // A where_exp over 10,000 items is refused before it runs, by steps, not after by time.
+    const token = new ExpressionBudget(TOKEN_EXPRESSION_LIMITS, "the token's expressions");
+    expect(
+      fieldErrors(() =>
+        evaluate("{{ data | where_exp: 'x', 'x.n > 3' | size }}", { data: list }, 'e', token),
+      ),
+    ).toEqual({ e: ['the expression exceeded the render step limit'] });
+    // Custom text filters are linear and charge their own work: the default fingerprint of a large
+    // array stays affordable.
+    const fingerprint = new ExpressionBudget(TOKEN_EXPRESSION_LIMITS, "the token's expressions");
+    expect(typeof evaluate('{{ data | stringify }}', { data: list }, 'e', fingerprint)).toBe('string');
   });
 
   it('charges a scanning JSONPath by the size of its input', () => {

@@ -141,6 +141,42 @@ class RenderMeter {
   }
 }
 
+/**
+ * Extra steps per element of an array a filter is applied to. Measured per element of 10,000:
+ * `where_exp`/`find_exp` ~8 µs, `group_by`/`where` ~5–7 µs, `sort` ~2–4 µs, `map` ~1 µs, against
+ * ~0.5 µs per step: the dearest sets the weight, so no array filter is cheaper than it looks.
+ */
+export const FILTER_STEPS_PER_ELEMENT = 16;
+/** String characters per extra step of a filter call (`split` of 100,000 characters: ~0.5 ms). */
+export const FILTER_CHARACTERS_PER_STEP = 64;
+
+/** Standard filters that do not walk their input. */
+const CONSTANT_TIME_FILTERS: ReadonlySet<string> = new Set(['size', 'first', 'last', 'default']);
+
+/**
+ * Steps of one call of a standard filter: the call itself plus the size of its input, because most
+ * of them (`sort`, `map`, `where_exp`, `split`, `replace` …) work on all of it.
+ */
+function standardFilterSteps(name: string, input: unknown): number {
+  if (CONSTANT_TIME_FILTERS.has(name)) return FILTER_STEPS;
+  const v = toValue(input);
+  if (typeof v === 'string') return FILTER_STEPS + Math.floor(v.length / FILTER_CHARACTERS_PER_STEP);
+  if (Array.isArray(v)) return FILTER_STEPS + v.length * FILTER_STEPS_PER_ELEMENT;
+  if (v !== null && typeof v === 'object') return FILTER_STEPS + Object.keys(v).length;
+  return FILTER_STEPS;
+}
+
+/**
+ * Steps of one call of a custom filter: they work on text (linear, cheap) or charge their own extra
+ * work (`hmac`, `json`) and memory (`stringify`).
+ */
+function customFilterSteps(input: unknown): number {
+  const v = toValue(input);
+  return typeof v === 'string'
+    ? FILTER_STEPS + Math.floor(v.length / FILTER_CHARACTERS_PER_STEP)
+    : FILTER_STEPS;
+}
+
 /** The meter of the render `context` belongs to (every context of ours has one). */
 function meterOf(context: Context): RenderMeter | undefined {
   const limiter: unknown = context.renderLimit;
@@ -392,7 +428,7 @@ export class ExpressionEngine {
     const random = this.random;
     const handler = function (this: { context: Context }, input: unknown, ...args: unknown[]): unknown {
       const meter = meterOf(this.context);
-      meter?.work(FILTER_STEPS);
+      meter?.work(customFilterSteps(input));
       const call: FilterCall = {
         charge: (units) => this.context.memoryLimit.use(units),
         work: (steps) => meter?.work(steps),
@@ -417,7 +453,7 @@ export class ExpressionEngine {
       const original = typeof options === 'function' ? options : options.handler;
       const raw = typeof options === 'function' ? false : options.raw;
       const handler = function (this: { context: Context }, input: unknown, ...args: unknown[]): unknown {
-        meterOf(this.context)?.work(FILTER_STEPS);
+        meterOf(this.context)?.work(standardFilterSteps(name, input));
         try {
           return original.apply(this as never, [input, ...args]);
         } catch (error) {
