@@ -32,8 +32,8 @@ export const FILTER_STEPS = 3;
 
 /**
  * All expressions of one token written (mask dry-run, fingerprint, search indexes, alias id). The
- * memory limit leaves room for the default `{{ data | stringify }}` fingerprint of a token whose
- * data fills a whole 1 MiB request body.
+ * memory limit leaves room for the default `{{ data | stringify }}` fingerprint of data that fills
+ * a 1 MiB body (its copy and its output are each charged).
  */
 export const TOKEN_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
   steps: 20_000,

@@ -51,7 +51,7 @@ export interface ExpressionEngineOptions {
    * garbage-collection pause or a busy CPU must not turn a legitimate render into a 400.
    */
   readonly renderTimeLimitMs?: number;
-  /** Allocation budget of one render (characters / array elements). Default 1,000,000. */
+  /** Allocation budget of one render (characters / array elements). Default 2,500,000. */
   readonly memoryLimit?: number;
   /** Random source of the alias filters. Default: node's CSPRNG. */
   readonly random?: RandomInt;
@@ -67,7 +67,11 @@ export const DEFAULT_CACHE_SIZE = 1000;
 export const MAX_EXPRESSION_BYTES = 4096;
 export const DEFAULT_RENDER_STEPS = 100_000;
 export const DEFAULT_RENDER_TIME_LIMIT_MS = 1000;
-export const DEFAULT_MEMORY_LIMIT = 1_000_000;
+/**
+ * Room for the default `{{ data | stringify }}` fingerprint of data that fills a 1 MiB body: the
+ * copy and the output are each charged (about 1,000,000 units apiece).
+ */
+export const DEFAULT_MEMORY_LIMIT = 2_500_000;
 /** Parsing costs about one step per four bytes of template text (measured on dense templates). */
 export const PARSE_BYTES_PER_STEP = 4;
 
@@ -216,12 +220,13 @@ function renderText(value: unknown): string {
   return String(v);
 }
 
-/** The value of a whole-output expression, detached from the caller's data; the copy is charged. */
+/** The value of a whole-output expression, detached from the caller's data; a copy is charged. */
 function wholeValue(value: unknown, charge: (units: number) => void): unknown {
   const v = toValue(value);
   if (v === undefined || v === null) return null;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
   if (typeof v === 'object') return toPlainJson(v, charge) ?? null;
+  // Not a copy, but output: a mask of many `{{ data }}` leaves must not multiply a large value.
   if (typeof v === 'string') charge(v.length);
   return v;
 }

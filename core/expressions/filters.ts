@@ -293,9 +293,9 @@ export const CUSTOM_FILTERS: Readonly<Record<string, FilterBody>> = {
     const value = toValue(input);
     if (value === null || value === undefined) return null;
     if (typeof value === 'string') return value;
-    const text = JSON.stringify(toPlainJson(value)) ?? null;
-    if (text !== null) call.charge(text.length);
-    return text;
+    // The copy is charged as it is made (about the size of the text), so an over-budget value
+    // stops part-way instead of being copied and serialised whole first.
+    return JSON.stringify(toPlainJson(value, call.charge)) ?? null;
   },
 
   to_boolean(input) {

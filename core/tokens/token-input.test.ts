@@ -175,6 +175,14 @@ describe('expression costs are checked when a token is written', () => {
     expect(await countRows(f, 'tokens')).toBe(0);
   });
 
+  it('affords the default fingerprint of data that fills a 1 MiB body', async () => {
+    const data = { items: Array.from({ length: 90_000 }, (_, i) => `item-${i}`) };
+    expect(JSON.stringify(data).length).toBeGreaterThan(1_000_000);
+    const budget = requestBudget();
+    const { token } = await runWithRequestBudget(budget, () => f.services.tokens.create(f.app, { data }));
+    expect(token.fingerprint).toBeTruthy();
+  });
+
   it('still stores an ordinary 100-leaf mask', async () => {
     const { token } = await f.services.tokens.create(f.app, {
       data: { n: '4242424242424242' },
