@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `expressions`) picks one suite.
+ * `--only storage` (or `http`, `reactors`, `expressions`) picks one suite.
  */
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
+import { runReactorsBench } from './reactors.ts';
 import { runStorageBench } from './storage.ts';
 
 const args = process.argv.slice(2);
@@ -17,6 +18,7 @@ const suites: Record<string, () => Promise<void>> = {
       quick ? { sizes: [10_000], commitSeconds: 1 } : { sizes: [100_000, 1_000_000], commitSeconds: 3 },
     ),
   http: () => runHttpBench({ seconds: quick ? 2 : 8 }),
+  reactors: () => runReactorsBench({ seconds: quick ? 2 : 8 }),
   expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),
 };
 

@@ -20,7 +20,9 @@ const lazyVault: VaultApi = {
 };
 
 const lazyTenancy: TenancyApi = {
-  bootstrapEmbeddedDefault: async (vault) => (await tenancyModule()).bootstrapEmbeddedDefault(vault),
+  bootstrapEmbeddedDefault: async (vault, owner) =>
+    (await tenancyModule()).bootstrapEmbeddedDefault(vault, owner),
+  needsEmbeddedDefault: async (vault) => (await tenancyModule()).needsEmbeddedDefault(vault),
   listApplications: async (vault) => (await tenancyModule()).listApplications(vault),
 };
 

@@ -47,7 +47,10 @@ export type VaultApi = Pick<
 >;
 
 /** The embedded default's first-run bootstrap and the application list `svc start` shows. */
-export type TenancyApi = Pick<typeof bootstrap, 'bootstrapEmbeddedDefault' | 'listApplications'>;
+export type TenancyApi = Pick<
+  typeof bootstrap,
+  'bootstrapEmbeddedDefault' | 'listApplications' | 'needsEmbeddedDefault'
+>;
 
 /** What the CLI adds to the services' options: invitation mail and links (cli/admin-config.ts). */
 export interface CliServiceOptions {

@@ -2,10 +2,13 @@ import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { newAppCommand } from './commands/app/app.ts';
 import { newConfigCommand } from './commands/config/config.ts';
+import { newDetokenizeCommand } from './commands/detokenize/detokenize.ts';
+import { newFormulaCommand } from './commands/formula/formula.ts';
 import { newInitCommand } from './commands/init/init.ts';
 import { newInvitationCommand } from './commands/invitation/invitation.ts';
 import { newLogsCommand } from './commands/logs/logs.ts';
 import { newMemberCommand } from './commands/member/member.ts';
+import { newReactorCommand } from './commands/reactor/reactor.ts';
 import { newServeCommand } from './commands/serve/serve.ts';
 import { newStartCommand } from './commands/start/start.ts';
 import { newTenantCommand } from './commands/tenant/tenant.ts';
@@ -55,6 +58,9 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newAppCommand(deps))
     .addCommand(newTokenizeCommand(deps))
     .addCommand(newTokenCommand(deps))
+    .addCommand(newDetokenizeCommand(deps))
+    .addCommand(newFormulaCommand(deps))
+    .addCommand(newReactorCommand(deps))
     .addCommand(newUserCommand(deps))
     .addCommand(newLogsCommand(deps));
   configureTree(program, deps);

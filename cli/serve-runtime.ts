@@ -3,6 +3,8 @@ import type { ResolvedConfig } from '../core/config/index.ts';
 import { VaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { serverAdminOptionsFrom } from './admin-config.ts';
+import type { EmbeddedOwner } from '../core/tenancy/bootstrap.ts';
+import { readNewPassword } from './ask.ts';
 import type { CliDeps } from './deps.ts';
 import { colours, writeJson, writeLine } from './output.ts';
 
@@ -27,6 +29,29 @@ export interface ServeOptions {
 }
 
 /**
+ * The owner of the Default tenant made at the first start: asked on a terminal (e-mail, and a
+ * password that may be left empty to set later), otherwise the documented default address with no
+ * password, which the operator claims later with `svc user passwd`.
+ */
+async function askEmbeddedOwner(deps: CliDeps): Promise<EmbeddedOwner> {
+  if (!deps.isTTY) return {};
+  const { EMBEDDED_OWNER_EMAIL } = await import('../core/tenancy/bootstrap.ts');
+  const email = await deps.prompter.input({
+    message: 'E-mail of the owner of the Default tenant:',
+    default: EMBEDDED_OWNER_EMAIL,
+  });
+  const password = await readNewPassword(deps, {
+    who: email,
+    fromStdin: false,
+    stdinFlag: '--password-stdin',
+    optional: true,
+  });
+  if (password === undefined) return { email };
+  const { hashPassword } = await import('../core/identity/passwords.ts');
+  return { email, passwordHash: await hashPassword(password) };
+}
+
+/**
  * Runs the HTTP server over an open vault until SIGINT/SIGTERM, then closes the server and the vault
  * (which snapshots and releases the lock). Owns `vault` from here on: closes it on every path.
  */
@@ -41,7 +66,8 @@ export async function serveVault(
   let bootstrapped: Awaited<ReturnType<CliDeps['tenancy']['bootstrapEmbeddedDefault']>>;
   let applications: Awaited<ReturnType<CliDeps['tenancy']['listApplications']>> = [];
   try {
-    bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault);
+    const owner = (await deps.tenancy.needsEmbeddedDefault(vault)) ? await askEmbeddedOwner(deps) : {};
+    bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault, owner);
     if (bootstrapped === null) applications = await deps.tenancy.listApplications(vault);
     server = await deps.startServer(vault, {
       host,
@@ -70,6 +96,8 @@ export async function serveVault(
         apiKey: bootstrapped?.apiKey ?? null,
         tenantId: bootstrapped?.tenantId ?? null,
         applicationId: bootstrapped?.applicationId ?? null,
+        ownerEmail: bootstrapped?.ownerEmail ?? null,
+        ownerCanSignIn: bootstrapped?.ownerCanSignIn ?? null,
         applications,
       });
     } else {
@@ -79,6 +107,12 @@ export async function serveVault(
         writeLine(
           deps.stdout,
           `Application: ${bootstrapped.applicationId} (tenant ${bootstrapped.tenantId})`,
+        );
+        writeLine(
+          deps.stdout,
+          bootstrapped.ownerCanSignIn
+            ? `Tenant owner: ${bootstrapped.ownerEmail}`
+            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, stop the server and run: svc user passwd ${bootstrapped.ownerEmail})`,
         );
       } else {
         writeLine(

@@ -8,6 +8,9 @@ import type { Principal } from './access/principal.ts';
 import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
+import type { Detokenizer } from './detokenize/index.ts';
+import type { ReactorService } from './reactors/contract.ts';
+import type { SandboxOptions } from './sandbox/index.ts';
 import type {
   AdminOptions,
   InvitationService,
@@ -96,6 +99,11 @@ export interface ServiceOptions {
    * `http://127.0.0.1:8080/invitations/accept`, 1000 included monthly active tokens.
    */
   readonly admin?: AdminOptions;
+  /**
+   * The sandbox of reactor code: limits (default 64 MiB memory, 30 s, 1 MiB output), worker threads
+   * and the network function behind its `fetch` (default: refused).
+   */
+  readonly sandbox?: SandboxOptions;
 }
 
 export interface AuthService {
@@ -156,7 +164,7 @@ export interface ApplicationService {
   create(principal: Principal, input: ApplicationInput): Promise<ApplicationWithKey>;
   list(
     principal: Principal,
-    filter: { ids?: readonly string[]; type?: ApplicationType },
+    filter: { ids?: readonly string[]; types?: readonly ApplicationType[] },
     page: PageRequest,
   ): Promise<Page<Application>>;
   get(principal: Principal, id: string): Promise<Application>;
@@ -185,4 +193,7 @@ export interface Services {
   readonly members: MemberService;
   readonly invitations: InvitationService;
   readonly usage: UsageService;
+  /** `{{ <token id> | filters }}` expressions → token data (reactors, proxies, POST /detokenize). */
+  readonly detokenizer: Detokenizer;
+  readonly reactors: ReactorService;
 }

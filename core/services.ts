@@ -1,12 +1,15 @@
 import { dirname, join } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
+import { createDetokenizer } from './detokenize/index.ts';
 import { createAuthService } from './identity/auth.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
 import type { SignInThrottle } from './identity/sign-in-throttle.ts';
 import { createUserService } from './identity/users.ts';
 import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
+import { createReactorService } from './reactors/reactor-service.ts';
+import { createSandbox } from './sandbox/index.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
 import type { AdminOptions } from './tenancy/admin-contract.ts';
 import { createInvitationService } from './tenancy/invitations.ts';
@@ -73,9 +76,11 @@ export function createServices(
   const mailer = createMailer(admin.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
+  const tokens = createTokenService(vault, { keys: tenantKeys });
+  const detokenizer = createDetokenizer(vault, tenantKeys);
   return {
     vault,
-    tokens: createTokenService(vault, { keys: tenantKeys }),
+    tokens,
     auth: createAuthService(vault, { kdf, sessionTtlMs, ...internals }),
     users: createUserService(vault, kdf),
     tenants: createTenantService(vault, kdf),
@@ -84,5 +89,8 @@ export function createServices(
     members: createMemberService(vault),
     invitations: createInvitationService(vault, { mailer, acceptBaseUrl: admin.acceptBaseUrl, kdf }),
     usage: createUsageService(vault, included),
+    detokenizer,
+    // The sandbox starts its worker threads on first use.
+    reactors: createReactorService(vault, { tokens, detokenizer, sandbox: createSandbox(options.sandbox) }),
   };
 }

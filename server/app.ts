@@ -9,13 +9,18 @@ import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { installExpressionBudget } from './http/expression-budget.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
+import { requestValidation } from './http/validation.ts';
+import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerDetokenizeRoutes } from './routes/detokenize.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
+import { registerReactorFormulaRoutes } from './routes/reactor-formulas.ts';
+import { registerReactorRoutes } from './routes/reactors.ts';
 import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
@@ -66,6 +71,8 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2 * TOKEN_ID_MAX_LENGTH },
     // Requests Fastify rejects before routing (bad URL encoding) still get a problem body.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    // Bodies are never coerced or rewritten; query strings are (see server/http/validation.ts).
+    schemaController: requestValidation(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   let services: Services;
@@ -95,8 +102,12 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerTenantAdminRoutes(app, services);
   registerInvitationAcceptRoutes(app, services);
   registerApplicationRoutes(app, services);
+  registerApplicationTemplateRoutes(app);
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
+  registerDetokenizeRoutes(app, services);
+  registerReactorFormulaRoutes(app, services);
+  registerReactorRoutes(app, services);
   return app;
 }

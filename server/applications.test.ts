@@ -167,6 +167,27 @@ describe('reading applications', () => {
     expect((await call('GET', '/applications/key/', a.admin.key)).json()).toMatchObject({ id: a.admin.id });
   });
 
+  it('GET /applications/key answers private and public keys too (who am I), 401 for others', async () => {
+    for (const [type, permission] of [
+      ['private', 'token:read'],
+      ['public', 'token:create'],
+    ] as const) {
+      const app = await createKey(server.services, a.tenant.id, type, [permission]);
+      const response = await call('GET', '/applications/key', app.key);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ id: app.id, type, permissions: [permission] });
+      expect(response.body).not.toContain(app.key);
+    }
+    expect((await call('GET', '/applications/key', 'key_UnknownUnknownUnknown1')).statusCode).toBe(401);
+    const session = await signIn(server.services, a.ownerEmail, a.ownerPassword);
+    const bySession = await server.app.inject({
+      method: 'GET',
+      url: '/applications/key',
+      headers: { authorization: `Bearer ${session}` },
+    });
+    expect(bySession.statusCode).toBe(404);
+  });
+
   it('answers another tenant’s id exactly like an id that does not exist, and a malformed id too', async () => {
     const foreign = await call('GET', `/applications/${a.admin.id}`, b.admin.key);
     const missing = await call('GET', '/applications/00000000-0000-4000-8000-000000000000', b.admin.key);

@@ -14,6 +14,8 @@ import {
   MANAGEMENT_PERMISSIONS,
   type ApplicationType,
 } from '../core/access/permissions.ts';
+import type { Reactor, ReactorFormula } from '../core/reactors/contract.ts';
+import { OFFICIAL_FORMULAS } from '../core/reactors/official-formulas.ts';
 import type { ApplicationWithKey } from '../core/services-contract.ts';
 import type { Invitation, Member } from '../core/tenancy/admin-contract.ts';
 import type { TokenView } from '../core/tokens/contract.ts';
@@ -112,6 +114,28 @@ class World {
       });
       return member;
     });
+  }
+
+  /** A private reactor formula of tenant A. */
+  formula(): Promise<ReactorFormula> {
+    return this.once('formula', () =>
+      this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
+        name: 'matrix formula',
+        type: 'private',
+        code: 'module.exports = async () => ({ raw: "ok" });',
+      }),
+    );
+  }
+
+  /** A reactor of tenant A, without an application. */
+  reactor(): Promise<Reactor> {
+    return this.once('reactor', async () =>
+      this.server.services.reactors.create(operator(this.a.tenant.id), {
+        name: 'matrix reactor',
+        formula: { id: (await this.formula()).id },
+        configuration: {},
+      }),
+    );
   }
 
   tenantB(): Promise<TenantFixture> {
@@ -225,6 +249,9 @@ const targetId = (world: World) => ({ id: world.target.id });
 const tokenId = (world: World) => ({ id: world.token.id });
 const memberId = async (world: World) => ({ id: (await world.member()).id });
 const invitationId = async (world: World) => ({ id: (await world.invitation()).invitation.id });
+const formulaId = async (world: World) => ({ id: (await world.formula()).id });
+const reactorId = async (world: World) => ({ id: (await world.reactor()).id });
+const formulaBody = () => ({ name: 'matrix', type: 'private', code: 'module.exports = async () => ({});' });
 
 /**
  * How to call each route. Only requests are described here; what each caller must get is derived
@@ -253,6 +280,8 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     body: () => ({ name: 'renamed', permissions: ['token:search'] }),
   },
   'DELETE /applications/:id': { params: targetId },
+  'GET /application-templates': {},
+  'GET /application-templates/:id': { params: () => ({ id: '8c5b6f3e-0f2a-4c63-9a57-1d2e3f4a5b01' }) },
   'POST /applications/:id/regenerate': { params: targetId },
   'GET /permissions': {},
   'GET /logs': {},
@@ -271,11 +300,28 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /tenants/self/reports/usage': {},
   'GET /tenants/self/members': {},
   'DELETE /tenants/self/members/:id': { params: memberId },
+  'PUT /tenants/self/members/:id': { params: memberId, body: () => ({ role: 'ADMIN' }) },
+  'GET /tenants/self/owner': {},
+  'GET /tenants/self/reports/operations': {},
   'POST /tenants/self/invitations': { body: () => ({ email: 'invited-by-the-matrix@example.test' }) },
   'GET /tenants/self/invitations': {},
   'GET /tenants/self/invitations/:id': { params: invitationId },
   'POST /tenants/self/invitations/:id/resend': { params: invitationId },
   'DELETE /tenants/self/invitations/:id': { params: invitationId },
+  'POST /detokenize': { body: () => ({ plain: 'no expressions here' }) },
+  'POST /reactor-formulas': { body: formulaBody },
+  'GET /reactor-formulas': {},
+  'GET /reactor-formulas/:id': { params: formulaId },
+  'PUT /reactor-formulas/:id': { params: formulaId, body: formulaBody },
+  'DELETE /reactor-formulas/:id': { params: formulaId },
+  'POST /reactors': {
+    body: () => ({ name: 'matrix', formula: { id: OFFICIAL_FORMULAS[0]?.id }, configuration: {} }),
+  },
+  'GET /reactors': {},
+  'GET /reactors/:id': { params: reactorId },
+  'PUT /reactors/:id': { params: reactorId, body: () => ({ name: 'renamed', configuration: {} }) },
+  'DELETE /reactors/:id': { params: reactorId },
+  'POST /reactors/:id/react': { params: reactorId, body: () => ({ args: { a: 1 } }) },
   'GET /invitations/accept': {},
   'POST /invitations/accept': {
     body: async (w) => ({

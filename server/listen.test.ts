@@ -43,7 +43,7 @@ describe('startServer', () => {
     const response = await fetch(`${server.url}/healthz/`, { headers: { 'SVC-TRACE-ID': 'over-the-wire' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('svc-trace-id')).toBe('over-the-wire');
-    expect(await response.json()).toMatchObject({ status: 'ok', vault: { id: temp.vault.id } });
+    expect(await response.json()).toEqual({ status: 'ok' });
 
     const missing = await fetch(`${server.url}/missing`);
     expect(missing.status).toBe(404);

@@ -158,6 +158,45 @@ describe('GET /logs', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(ENTITY_TYPES);
+    for (const type of ENTITY_TYPES) {
+      expect(type.display_name).toMatch(/^[A-Za-z]+$/);
+      expect(type.value).toMatch(/^[A-Za-z]+$/);
+    }
+  });
+
+  it('every entity type written is listed and filterable, tokens of every type included', async () => {
+    const app = await createKey(server.services, a.tenant.id, 'private', ['token:create']);
+    const bodies = [
+      { type: 'token', data: 'plain' },
+      { type: 'card', data: { number: '4242424242424242', expiration_month: 12, expiration_year: 2040 } },
+      { type: 'bank', data: { routing_number: '110000000', account_number: '000123456789' } },
+      { type: 'card_number', data: '4242424242424242' },
+      { type: 'social_security_number', data: '123-45-6789' },
+      { type: 'employer_id_number', data: '12-3456789' },
+      { type: 'us_bank_routing_number', data: '110000000' },
+      { type: 'us_bank_account_number', data: '000123456789' },
+    ];
+    for (const body of bodies) {
+      const made = await server.app.inject({
+        method: 'POST',
+        url: '/tokens',
+        headers: { 'svc-api-key': app.key },
+        payload: body,
+      });
+      expect(made.statusCode, made.body).toBe(201);
+    }
+    const listed = new Set(ENTITY_TYPES.map((t) => t.value));
+    const { page: all } = await logs('?size=1000');
+    const written = new Set(all.data.map((entry) => entry.entity_type));
+    expect(written).toContain('token');
+    for (const type of written) {
+      expect(listed).toContain(type);
+      const { response, page } = await logs(`?entity_type=${type}&size=1000`);
+      expect(response.statusCode).toBe(200);
+      expect(page.data.length).toBe(all.data.filter((entry) => entry.entity_type === type).length);
+    }
+    const { page: tokenEntries } = await logs('?entity_type=token&size=1000');
+    expect(tokenEntries.data.length).toBe(6);
   });
 
   it('needs log:read', async () => {

@@ -246,6 +246,24 @@ describe('invitations, end to end over SMTP', () => {
     // An existing member's address → 409.
     expect((await invite(a.ownerEmail)).statusCode).toBe(409);
   });
+
+  it('inviting an address again resends its invitation and answers 201', async () => {
+    const first = await invite('gina@example.test');
+    expect(first.statusCode).toBe(201);
+    const again = await invite('gina@example.test');
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toMatchObject({
+      id: first.json().id,
+      email: 'gina@example.test',
+      status: 'PENDING',
+    });
+    const list = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self/invitations',
+      headers: withKey(a.admin.key),
+    });
+    expect(list.json()).toMatchObject({ pagination: { total_items: 1 } });
+  });
 });
 
 describe('GET /invitations/accept', () => {
@@ -318,6 +336,84 @@ describe('members', () => {
     });
     expect(again.statusCode).toBe(404);
     expect(again.json()).toMatchObject({ detail: 'No such member.' });
+  });
+
+  it('GET /tenants/self/owner answers the OWNER member; user objects carry picture: null', async () => {
+    const owner = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self/owner',
+      headers: withKey(a.admin.key),
+    });
+    expect(owner.statusCode, owner.body).toBe(200);
+    expect(owner.json()).toMatchObject({
+      role: 'OWNER',
+      tenant_id: a.tenant.id,
+      user: { id: a.owner.id, email: a.ownerEmail, picture: null },
+    });
+    const list = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self/members',
+      headers: withKey(a.admin.key),
+    });
+    for (const member of list.json<{ data: Array<{ user: object }> }>().data) {
+      expect(member.user).toHaveProperty('picture', null);
+    }
+  });
+
+  it('PUT /tenants/self/members/{id} transfers ownership; the owner cannot be lowered', async () => {
+    const member = await addMember('ivan@example.test');
+    const put = (id: string, body: unknown) =>
+      server.app.inject({
+        method: 'PUT',
+        url: `/tenants/self/members/${id}`,
+        headers: withKey(a.admin.key),
+        payload: body as Record<string, unknown>,
+      });
+    const ownerBefore = (
+      await server.app.inject({ method: 'GET', url: '/tenants/self/owner', headers: withKey(a.admin.key) })
+    ).json<{ id: string }>();
+
+    const lowered = await put(ownerBefore.id, { role: 'ADMIN' });
+    expect(lowered.statusCode).toBe(422);
+    const unknownRole = await put(member.id, { role: 'READER' });
+    expect(unknownRole.statusCode).toBe(400);
+    expect(unknownRole.json()).toMatchObject({ errors: { role: expect.any(Array) } });
+    const same = await put(member.id, { role: 'ADMIN' });
+    expect(same.statusCode).toBe(200);
+    expect(same.json()).toMatchObject({ id: member.id, role: 'ADMIN' });
+
+    const promoted = await put(member.id, { role: 'OWNER' });
+    expect(promoted.statusCode, promoted.body).toBe(200);
+    expect(promoted.json()).toMatchObject({ id: member.id, role: 'OWNER', modified_by: a.admin.id });
+    const owner = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self/owner',
+      headers: withKey(a.admin.key),
+    });
+    expect(owner.json()).toMatchObject({ id: member.id });
+    const tenant = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self',
+      headers: withKey(a.admin.key),
+    });
+    expect(tenant.json()).toMatchObject({ owner_id: owner.json<{ user: { id: string } }>().user.id });
+    // The previous owner is an ADMIN now, and can be removed like any member.
+    const removed = await server.app.inject({
+      method: 'DELETE',
+      url: `/tenants/self/members/${ownerBefore.id}`,
+      headers: withKey(a.admin.key),
+    });
+    expect(removed.statusCode).toBe(204);
+    // Audited.
+    const logs = await server.app.inject({
+      method: 'GET',
+      url: `/logs?entity_type=tenantMember&entity_id=${member.id}`,
+      headers: withKey(a.admin.key),
+    });
+    expect(logs.json<{ data: Array<{ message: string }> }>().data.map((e) => e.message)).toContain(
+      'Tenant member role changed to OWNER',
+    );
+    expect((await put('00000000-0000-4000-8000-000000000000', { role: 'ADMIN' })).statusCode).toBe(404);
   });
 
   it('filters by user_id (repeatable) and pages', async () => {
@@ -401,6 +497,13 @@ describe('usage report', () => {
     expect(body.token_report.monthly_active_tokens).toBe(1);
     expect(body.token_report.included_monthly_active_tokens).toBeGreaterThanOrEqual(0);
     expect(Array.isArray(body.token_report.monthly_active_token_history)).toBe(true);
+    const operations = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self/reports/operations',
+      headers: withKey(a.admin.key),
+    });
+    expect(operations.statusCode).toBe(200);
+    expect(operations.json()).toMatchObject({ token_report: { monthly_active_tokens: 1 } });
   });
 });
 

@@ -69,9 +69,22 @@ describe('/tenants/self', () => {
     expect(tooLong.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: { name: expect.any(Array) } });
     const noName = await put({ settings: {} });
     expect(noName.json()).toMatchObject({ errors: { name: ['is required'] } });
-    const badSetting = await put({ name: 'x', settings: { deduplicate_tokens: true, other: { nested: 1 } } });
+    const badSetting = await put({
+      name: 'x',
+      settings: { deduplicate_tokens: 'true', other: { nested: 1 } },
+    });
     expect(badSetting.statusCode).toBe(400);
     expect(badSetting.json()).toMatchObject({ errors: { 'settings.other': expect.any(Array) } });
+    // Settings are strings: a JSON boolean is refused, not turned into "true".
+    const booleanSetting = await put({ name: 'x', settings: { deduplicate_tokens: true } });
+    expect(booleanSetting.statusCode).toBe(400);
+    expect(booleanSetting.json()).toMatchObject({
+      errors: { 'settings.deduplicate_tokens': ['must be string'] },
+    });
+    // `null` settings means "not given": the name changes, the settings stay.
+    const nullSettings = await put({ name: 'Acme 3', settings: null });
+    expect(nullSettings.statusCode).toBe(200);
+    expect(nullSettings.json()).toMatchObject({ name: 'Acme 3', settings: { deduplicate_tokens: 'true' } });
     // Tenant B is untouched.
     const other = await server.app.inject({
       method: 'GET',

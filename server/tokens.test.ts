@@ -216,7 +216,7 @@ describe('transforms', () => {
     expect(await found(redactor)).not.toHaveProperty('data');
   });
 
-  it('refuses a key with a container-scoped rule outside its container (403)', async () => {
+  it('refuses a key with a container-scoped rule outside its container (403; 404 for tokens there)', async () => {
     const outside = tokenOf(await owner.create({ data: 'general data' }), 201);
     const app = await privateKey(server.services, a.tenant.id, {
       rules: [rule('/pci/', ['token:create', 'token:read', 'token:update', 'token:delete'], 'reveal')],
@@ -231,14 +231,21 @@ describe('transforms', () => {
     for (const response of [
       await pci.create({ data: 'not in pci' }),
       await pci.create({ type: 'card', data: CARD, containers: ['/general/'] }),
-      await pci.get(outside.id),
-      await pci.update(outside.id, { metadata: { a: 'b' } }),
-      await pci.delete(outside.id),
       await pci.update(inside.id, { containers: ['/general/high/'] }),
       await pci.tokenize({ ok: { type: 'card', data: CARD }, outside: 'plain value' }),
     ]) {
       expect(response.statusCode, response.body).toBe(403);
       expect(response.json()).toMatchObject({ code: 'FORBIDDEN' });
+    }
+    // A token outside its containers is answered like a missing id: a 403 would confirm it exists.
+    for (const response of [
+      await pci.get(outside.id),
+      await pci.update(outside.id, { metadata: { a: 'b' } }),
+      await pci.delete(outside.id),
+    ]) {
+      expect(response.statusCode, response.body).toBe(404);
+      expect(response.json()).toMatchObject({ code: 'NOT_FOUND', detail: 'No such token.' });
+      expect(response.body).not.toContain('/general/');
     }
     // A list shows only what it may read.
     expect(pageOf(await pci.list()).data.map((t) => t.id)).toEqual([inside.id]);

@@ -158,7 +158,7 @@ describe('audit log', () => {
     // Reading the log is not logged.
     expect((await f.services.logs.list(admin, {}, { page: 1, size: 10 })).total).toBe(5);
     const types = await f.services.logs.entityTypes(admin);
-    expect(types).toContainEqual({ display_name: 'Tenant Member', value: 'tenantMember' });
+    expect(types).toContainEqual({ display_name: 'TenantMember', value: 'tenantMember' });
 
     const other = await f.services.applications.create(admin, {
       name: 'T',

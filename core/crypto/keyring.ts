@@ -66,6 +66,24 @@ export class Keyring {
     return new Keyring(sodium, data);
   }
 
+  /** A keyring with a fresh random term added and made active; this one is unchanged. */
+  withNewTerm(now: Date): Keyring {
+    const term = Math.max(...this.terms) + 1;
+    return new Keyring(this.sodium, {
+      ...this.data,
+      active: term,
+      terms: [...this.data.terms, { term, key: b64(randomBytes(KEY_BYTES)), created_at: now.toISOString() }],
+    });
+  }
+
+  /** A keyring holding only the active term: the others are forgotten for good. */
+  withOnlyActiveTerm(): Keyring {
+    return new Keyring(this.sodium, {
+      ...this.data,
+      terms: this.data.terms.filter((t) => t.term === this.data.active),
+    });
+  }
+
   wrap(rootKey: Uint8Array, aad: Uint8Array): Uint8Array {
     return seal(this.sodium, rootKey, Buffer.from(JSON.stringify(this.data), 'utf8'), aad);
   }

@@ -26,9 +26,16 @@ function aad(tenantId: string, purpose: TenantKeyPurpose): Uint8Array {
 export class TenantKeys {
   private readonly cache = new Map<string, TenantKey>();
 
-  constructor(private readonly vault: Pick<VaultHandle, 'wrapSecret' | 'unwrapSecret' | 'clock'>) {}
+  constructor(
+    private readonly vault: Pick<VaultHandle, 'wrapSecret' | 'unwrapSecret' | 'clock' | 'keyTerm'>,
+  ) {}
 
-  /** The newest key of `purpose`; created (in `trx`) when the tenant has none yet. */
+  /**
+   * The key of `purpose` under the vault's active term; created (in `trx`) when the tenant has none
+   * under that term yet. After a key rotation a tenant gets a fresh data key, so data sealed from
+   * then on cannot be opened with the old key material; its fingerprint and search keys are the
+   * same keys re-wrapped under the new term, so fingerprints and blind indexes stay comparable.
+   */
   async current(trx: Kysely<Database>, tenantId: string, purpose: TenantKeyPurpose): Promise<TenantKey> {
     const row = await trx
       .selectFrom('tenant_keys')
@@ -38,8 +45,12 @@ export class TenantKeys {
       .orderBy('term', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (row) return this.unwrapCached(tenantId, purpose, row.term, row.wrapped);
-    const key = new Uint8Array(randomBytes(KEY_BYTES));
+    if (row && row.term === this.vault.keyTerm)
+      return this.unwrapCached(tenantId, purpose, row.term, row.wrapped);
+    const key =
+      row && purpose !== 'data'
+        ? this.unwrapCached(tenantId, purpose, row.term, row.wrapped).key
+        : new Uint8Array(randomBytes(KEY_BYTES));
     // The wrapping term becomes the tenant key's term: one number names both.
     const { term, sealed } = this.vault.wrapSecret(key, aad(tenantId, purpose));
     await trx
@@ -70,6 +81,25 @@ export class TenantKeys {
       .where('term', '=', term)
       .executeTakeFirstOrThrow();
     return this.unwrapCached(tenantId, purpose, row.term, row.wrapped);
+  }
+
+  /**
+   * Moves every tenant's fingerprint and search keys under the active term and deletes the wrapped
+   * keys of older terms. Call after every envelope was resealed under the active term (nothing may
+   * still need an old data key).
+   */
+  async adoptActiveTerm(trx: Kysely<Database>): Promise<void> {
+    const active = this.vault.keyTerm;
+    const holders = await trx
+      .selectFrom('tenant_keys')
+      .select(['tenant_id', 'purpose'])
+      .where('term', '<>', active)
+      .where('purpose', '<>', 'data')
+      .distinct()
+      .execute();
+    for (const h of holders) await this.current(trx, h.tenant_id, h.purpose as TenantKeyPurpose);
+    await trx.deleteFrom('tenant_keys').where('term', '<>', active).execute();
+    this.cache.clear();
   }
 
   /** Forget a tenant's keys (after the tenant is deleted). */

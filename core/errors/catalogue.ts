@@ -28,6 +28,11 @@ export const errorCatalogue = {
   RATE_LIMITED: { status: 429, title: 'Too many requests.', exitCode: 1 },
   INTERNAL: { status: 500, title: 'Internal server error.', exitCode: 1 },
   MAIL_FAILED: { status: 502, title: 'The e-mail could not be sent.', exitCode: 1 },
+  // Reactor code (the error classes it can throw, and what the sandbox ends)
+  PAYMENT_REQUIRED: { status: 402, title: 'Payment required.', exitCode: 1 },
+  REACTOR_TIMEOUT: { status: 408, title: 'The reactor did not finish in time.', exitCode: 1 },
+  REACTOR_RUNTIME: { status: 500, title: 'Reactor runtime error.', exitCode: 1 },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable.', exitCode: 1 },
   // Vault storage and keys
   VAULT_NOT_FOUND: { status: 500, title: 'No vault exists at this path.', exitCode: 1 },
   VAULT_EXISTS: { status: 409, title: 'A vault already exists at this path.', exitCode: 1 },
@@ -45,6 +50,11 @@ export const errorCatalogue = {
     exitCode: 1,
   },
   VAULT_CLOSED: { status: 503, title: 'The vault is closed.', exitCode: 1 },
+  VAULT_DISK_FULL: {
+    status: 507,
+    title: 'The vault is out of space: it refuses writes until space is freed.',
+    exitCode: 1,
+  },
   CONFIG_INVALID: { status: 500, title: 'The configuration is invalid.', exitCode: 2 },
   USAGE: { status: 400, title: 'Invalid usage.', exitCode: 2 },
   CANCELLED: { status: 400, title: 'Cancelled.', exitCode: 2 },

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+import { nodeStorageFs } from './storage-fs.ts';
+import type { StorageFs, StorageHandle } from './storage-fs.ts';
 
 /** fsyncs a directory so that a rename or unlink inside it survives a power loss. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+export async function syncDirectory(dir: string, fs: StorageFs = nodeStorageFs): Promise<void> {
+  await fs.syncDirectory(dir);
+}
+
+/** A unique temp name beside `target`, hidden, so a crash leaves only recognisable debris. */
+export function tempPathBeside(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
 /**
@@ -19,31 +19,32 @@ export async function syncDirectory(dir: string): Promise<void> {
  */
 export async function writeFileAtomically(
   target: string,
-  write: (handle: FileHandle) => Promise<void>,
+  write: (handle: StorageHandle) => Promise<void>,
   mode = 0o600,
+  fs: StorageFs = nodeStorageFs,
 ): Promise<void> {
-  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', mode);
+  const temp = tempPathBeside(target);
+  const handle = await fs.open(temp, 'wx', mode);
   try {
     await write(handle);
     await handle.sync();
   } catch (err) {
     await handle.close();
-    await unlink(temp).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
     throw err;
   }
   await handle.close();
   try {
-    await rename(temp, target);
+    await fs.rename(temp, target);
   } catch (err) {
-    await unlink(temp).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
     throw err;
   }
-  await syncDirectory(dirname(target));
+  await fs.syncDirectory(dirname(target));
 }
 
 /** Writes all of `data` at `position`, looping over short writes. */
-export async function writeFully(handle: FileHandle, data: Uint8Array, position: number): Promise<void> {
+export async function writeFully(handle: StorageHandle, data: Uint8Array, position: number): Promise<void> {
   let done = 0;
   while (done < data.length) {
     const { bytesWritten } = await handle.write(data, done, data.length - done, position + done);
@@ -52,7 +53,7 @@ export async function writeFully(handle: FileHandle, data: Uint8Array, position:
 }
 
 /** Reads exactly `length` bytes at `position`, or fewer if the file ends first. */
-export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+export async function readAt(handle: StorageHandle, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.alloc(length);
   let done = 0;
   while (done < length) {

@@ -1,11 +1,14 @@
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { VaultError } from '../errors/catalogue.ts';
 import { open as openSealed, seal } from '../crypto/aead.ts';
 import { checksum } from '../crypto/keyed-hash.ts';
 import type { Sodium } from '../crypto/sodium.ts';
+import type { AcknowledgedMark } from './acknowledged.ts';
 import { writeFileAtomically, writeFully } from './durable-fs.ts';
+import { isDiskFull, nodeStorageFs } from './storage-fs.ts';
+import type { StorageFs, StorageHandle } from './storage-fs.ts';
 import { decodeEntry, encodeEntry } from './journal-codec.ts';
 import type { JournalEntry, JournaledStatement } from './journal-codec.ts';
 
@@ -87,8 +90,13 @@ function decodeHeader(sodium: Sodium, bytes: Buffer, path: string): JournalHeade
 }
 
 /** Creates (or replaces, atomically) an empty journal that follows snapshot `baseSequence`. */
-export async function createJournalFile(sodium: Sodium, path: string, header: JournalHeader): Promise<void> {
-  await writeFileAtomically(path, (handle) => writeFully(handle, encodeHeader(sodium, header), 0));
+export async function createJournalFile(
+  sodium: Sodium,
+  path: string,
+  header: JournalHeader,
+  fs: StorageFs = nodeStorageFs,
+): Promise<void> {
+  await writeFileAtomically(path, (handle) => writeFully(handle, encodeHeader(sodium, header), 0), 0o600, fs);
 }
 
 /** Counts complete records by their framing alone (no key needed; used by `svc vault status`). */
@@ -120,7 +128,7 @@ export async function countJournalRecords(path: string): Promise<{ bytes: number
 /** Reads and authenticates every record; throws VAULT_CORRUPT on damage; reports a torn tail. */
 export async function scanJournal(
   sodium: Sodium,
-  handle: FileHandle,
+  handle: StorageHandle,
   path: string,
   fileKeyFor: (term: number) => Uint8Array,
 ): Promise<JournalScan> {
@@ -162,6 +170,7 @@ export async function scanJournal(
 
 interface Pending {
   readonly record: Buffer;
+  readonly seq: number;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -180,7 +189,9 @@ export class JournalWriter {
 
   private constructor(
     private readonly sodium: Sodium,
-    private handle: FileHandle,
+    private readonly fs: StorageFs,
+    private handle: StorageHandle,
+    private readonly acknowledged: AcknowledgedMark,
     private readonly path: string,
     private header: JournalHeader,
     private fileKey: Uint8Array,
@@ -193,14 +204,19 @@ export class JournalWriter {
     this.records = records;
   }
 
-  /** Opens for appending after `validBytes`; a torn tail past it is truncated away first. */
+  /**
+   * Opens for appending after `validBytes`; a torn tail past it is truncated away first. The
+   * journal owns `acknowledged` from here on and advances it after each durable batch.
+   */
   static async open(
     sodium: Sodium,
+    fs: StorageFs,
     path: string,
     scan: JournalScan,
     fileKey: Uint8Array,
+    acknowledged: AcknowledgedMark,
   ): Promise<JournalWriter> {
-    const handle = await open(path, 'r+');
+    const handle = await fs.open(path, 'r+');
     if (scan.fileBytes > scan.validBytes) {
       await handle.truncate(scan.validBytes);
       await handle.sync();
@@ -208,7 +224,9 @@ export class JournalWriter {
     const last = scan.header.baseSequence + scan.entries.length;
     return new JournalWriter(
       sodium,
+      fs,
       handle,
+      acknowledged,
       path,
       scan.header,
       fileKey,
@@ -248,7 +266,7 @@ export class JournalWriter {
     record.writeUInt32LE(lengthCheck(sealed.length), 4);
     record.set(sealed, RECORD_PREFIX_BYTES);
     this.records++;
-    const done = new Promise<void>((resolve, reject) => this.pending.push({ record, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => this.pending.push({ record, seq, resolve, reject }));
     this.flushing ??= this.flushLoop();
     return done;
   }
@@ -269,15 +287,17 @@ export class JournalWriter {
           await writeFully(this.handle, data, this.size);
           await this.handle.datasync();
           this.size += data.length;
+          // Only now is the batch durable; the mark goes to disk before anyone hears "done".
+          await this.acknowledged.advance(batch[batch.length - 1]!.seq);
           for (const p of batch) p.resolve();
         } catch (err) {
           // After a failed write or fsync the file's state is unknown: refuse every later append.
           this.failure ??= new VaultError(
             'VAULT_FAILED',
-            'Writing the journal failed; the vault must be reopened.',
-            {
-              cause: err,
-            },
+            isDiskFull(err)
+              ? 'The disk is full (ENOSPC): writing the journal failed, so the vault accepts no more writes. Free space, then restart the vault.'
+              : 'Writing the journal failed; the vault must be reopened.',
+            { cause: err },
           );
           for (const p of batch) p.reject(this.failure);
         }
@@ -291,9 +311,9 @@ export class JournalWriter {
   async reset(baseSequence: number, term: number, fileKey: Uint8Array): Promise<void> {
     await this.idle();
     const header: JournalHeader = { vaultId: this.header.vaultId, baseSequence, term };
-    await createJournalFile(this.sodium, this.path, header);
+    await createJournalFile(this.sodium, this.path, header, this.fs);
     await this.handle.close();
-    this.handle = await open(this.path, 'r+');
+    this.handle = await this.fs.open(this.path, 'r+');
     this.header = header;
     this.fileKey = fileKey;
     this.size = JOURNAL_HEADER_BYTES;
@@ -304,14 +324,6 @@ export class JournalWriter {
   async close(): Promise<void> {
     await this.idle();
     await this.handle.close();
-  }
-}
-
-export async function journalExists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
+    await this.acknowledged.close();
   }
 }

@@ -207,6 +207,49 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 5,
+    name: 'reactors',
+    async up(db) {
+      // Private reactor formulas and reactors. Official formulas ship with the code and have no
+      // rows, so `reactors.formula_id` has no foreign key; the service keeps it consistent.
+      // Contracts and configuration are JSON text.
+      await db.schema
+        .createTable('reactor_formulas')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('icon', 'text')
+        .addColumn('code', 'text', (c) => c.notNull())
+        .addColumn('configuration', 'text', (c) => c.notNull())
+        .addColumn('request_parameters', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('modified_by', 'text')
+        .addColumn('modified_at', 'text')
+        .execute();
+      await db.schema
+        .createTable('reactors')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('formula_id', 'text', (c) => c.notNull())
+        .addColumn('configuration', 'text', (c) => c.notNull())
+        .addColumn('application_id', 'text')
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('modified_by', 'text')
+        .addColumn('modified_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('reactors_formula')
+        .on('reactors')
+        .columns(['tenant_id', 'formula_id'])
+        .execute();
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

@@ -1,9 +1,13 @@
 import { basename, dirname, join } from 'node:path';
 
-/** The files of one vault: `vault.svc` (header + snapshot), `vault.journal`, `vault.lock`. */
+/**
+ * The files of one vault: `vault.svc` (header + snapshot), `vault.journal`, `vault.ack` (the last
+ * acknowledged commit), `vault.lock`.
+ */
 export interface VaultPaths {
   readonly vault: string;
   readonly journal: string;
+  readonly acknowledged: string;
   readonly lock: string;
   readonly dir: string;
 }
@@ -15,6 +19,7 @@ export function vaultPaths(vaultPath: string): VaultPaths {
   return {
     vault: vaultPath,
     journal: join(dir, `${stem}.journal`),
+    acknowledged: join(dir, `${stem}.ack`),
     lock: join(dir, `${stem}.lock`),
     dir,
   };

@@ -180,6 +180,40 @@ export interface InvitationsTable {
   modified_at: string | null;
 }
 
+/** Private reactor formulas (official ones ship with the code). JSON columns hold the contracts. */
+export interface ReactorFormulasTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  icon: string | null;
+  code: string;
+  /** JSON array of configuration settings. */
+  configuration: string;
+  /** JSON array of request parameters. */
+  request_parameters: string;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+/** Reactors: a formula (private row or official id) with its configuration and application. */
+export interface ReactorsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  formula_id: string;
+  /** JSON object. */
+  configuration: string;
+  application_id: string | null;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
 export interface Database {
   schema_migrations: SchemaMigrationsTable;
   vault_meta: VaultMetaTable;
@@ -195,6 +229,8 @@ export interface Database {
   token_search_indexes: TokenSearchIndexesTable;
   token_activity: TokenActivityTable;
   invitations: InvitationsTable;
+  reactor_formulas: ReactorFormulasTable;
+  reactors: ReactorsTable;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

@@ -1,10 +1,10 @@
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { VaultError } from '../errors/catalogue.ts';
 import { checksum } from '../crypto/keyed-hash.ts';
 import type { KdfHeader } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import { readAt, writeFileAtomically, writeFully } from './durable-fs.ts';
+import { errnoOf, nodeStorageFs } from './storage-fs.ts';
+import type { StorageFs, StorageHandle } from './storage-fs.ts';
 
 /**
  * The vault file: a plaintext header (checksummed, holding the KDF parameters and the wrapped
@@ -33,6 +33,11 @@ export interface VaultHeader {
   /** Key terms in the keyring (numbers only), so status needs no key. */
   readonly terms: readonly number[];
   readonly snapshot: SnapshotInfo;
+  /**
+   * The vault keeps its acknowledged-commit mark (`vault.ack`) and its journal at all times, so a
+   * missing one is damage. Absent in vaults written before the mark existed; set at their next snapshot.
+   */
+  readonly acknowledged_mark?: boolean;
 }
 
 export interface HeaderRead {
@@ -63,11 +68,11 @@ export function encodeHeader(sodium: Sodium, header: VaultHeader): Buffer {
   return Buffer.concat([head, checksum(sodium, head, CHECKSUM_BYTES)]);
 }
 
-export async function openVaultFile(path: string): Promise<FileHandle> {
+export async function openVaultFile(path: string, fs: StorageFs = nodeStorageFs): Promise<StorageHandle> {
   try {
-    return await open(path, 'r');
+    return await fs.open(path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    if (errnoOf(err) === 'ENOENT') {
       throw new VaultError(
         'VAULT_NOT_FOUND',
         `No vault at ${path}. Create one with \`svc init\` or \`svc start\`.`,
@@ -77,7 +82,7 @@ export async function openVaultFile(path: string): Promise<FileHandle> {
   }
 }
 
-export async function readHeader(sodium: Sodium, handle: FileHandle, path: string): Promise<HeaderRead> {
+export async function readHeader(sodium: Sodium, handle: StorageHandle, path: string): Promise<HeaderRead> {
   const corrupt = (why: string) =>
     new VaultError('VAULT_CORRUPT', `${path} is not a readable vault file: ${why}.`);
   const prefix = await readAt(handle, 0, PREFIX_BYTES);
@@ -145,44 +150,56 @@ export async function writeVaultFile(
   header: VaultHeader,
   fileKey: Uint8Array,
   db: Uint8Array,
+  fs: StorageFs = nodeStorageFs,
 ): Promise<void> {
-  await writeFileAtomically(path, async (handle) => {
-    let position = 0;
-    const head = encodeHeader(sodium, header);
-    await writeFully(handle, head, position);
-    position += head.length;
-    for (const piece of encryptBody(sodium, fileKey, header, db)) {
-      await writeFully(handle, piece, position);
-      position += piece.length;
-    }
-  });
+  await writeFileAtomically(
+    path,
+    async (handle) => {
+      let position = 0;
+      const head = encodeHeader(sodium, header);
+      await writeFully(handle, head, position);
+      position += head.length;
+      for (const piece of encryptBody(sodium, fileKey, header, db)) {
+        await writeFully(handle, piece, position);
+        position += piece.length;
+      }
+    },
+    0o600,
+    fs,
+  );
 }
 
 /** Writes a new header in front of the existing (unchanged) encrypted body, atomically. */
 export async function rewriteHeader(
   sodium: Sodium,
   path: string,
-  source: FileHandle,
+  source: StorageHandle,
   bodyOffset: number,
   header: VaultHeader,
+  fs: StorageFs = nodeStorageFs,
 ): Promise<void> {
   const { size } = await source.stat();
-  await writeFileAtomically(path, async (handle) => {
-    const head = encodeHeader(sodium, header);
-    await writeFully(handle, head, 0);
-    let position = head.length;
-    for (let offset = bodyOffset; offset < size; offset += CHUNK_BYTES) {
-      const piece = await readAt(source, offset, Math.min(CHUNK_BYTES, size - offset));
-      await writeFully(handle, piece, position);
-      position += piece.length;
-    }
-  });
+  await writeFileAtomically(
+    path,
+    async (handle) => {
+      const head = encodeHeader(sodium, header);
+      await writeFully(handle, head, 0);
+      let position = head.length;
+      for (let offset = bodyOffset; offset < size; offset += CHUNK_BYTES) {
+        const piece = await readAt(source, offset, Math.min(CHUNK_BYTES, size - offset));
+        await writeFully(handle, piece, position);
+        position += piece.length;
+      }
+    },
+    0o600,
+    fs,
+  );
 }
 
 /** Decrypts and verifies the snapshot: every chunk authenticated, the final tag present, no trailing bytes. */
 export async function readSnapshot(
   sodium: Sodium,
-  handle: FileHandle,
+  handle: StorageHandle,
   path: string,
   read: HeaderRead,
   fileKey: Uint8Array,

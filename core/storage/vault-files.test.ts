@@ -1,4 +1,4 @@
-import { appendFile, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,9 @@ import { FAST_KDF, makeTempDir, snapshotFiles } from '../test-support/temp-vault
 import type { TempDir } from '../test-support/temp-vault.ts';
 import { createVault, openVault, readVaultStatus } from '../vault/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { loadSodium } from '../crypto/sodium.ts';
 import { vaultPaths } from './paths.ts';
+import { openVaultFile, readHeader, rewriteHeader } from './vault-file.ts';
 
 const SECRET = 'Zebra-Quasar-4111-1111-1111-1111-secret';
 
@@ -208,18 +210,88 @@ describe('vault files', () => {
       await vault.close();
     });
 
-    it('treats a journal cut inside its last record as torn, losing only that record', async () => {
+    it('treats a torn final record that was never acknowledged as torn, losing only that record', async () => {
       const files = vaultPaths(tmp.vaultPath);
+      // A crash after the record's write began but before its fsync finished: the mark had not moved.
+      const markBefore = await readFile(files.acknowledged);
+      const vault = await openVault({ path: tmp.vaultPath, key: tmp.key });
+      await put(vault, 'unacknowledged', 'torn');
+      await vault.close({ snapshot: false });
+      await writeFile(files.acknowledged, markBefore);
       const size = (await stat(files.journal)).size;
       await truncate(files.journal, size - 5);
-      const vault = await openVault({ path: tmp.vaultPath, key: tmp.key });
-      const rows = await vault.db
+      const again = await openVault({ path: tmp.vaultPath, key: tmp.key });
+      const rows = await again.db
         .selectFrom('vault_meta')
         .select('key')
         .where('key', 'like', 'jrnl%')
         .execute();
-      expect(rows).toHaveLength(4);
-      await vault.close();
+      expect(rows).toHaveLength(5);
+      expect(
+        await again.db.selectFrom('vault_meta').select('key').where('key', '=', 'unacknowledged').execute(),
+      ).toEqual([]);
+      await again.close();
+    });
+
+    describe('refuses every loss of acknowledged commits, changing nothing and compacting nothing', () => {
+      async function expectRefused(why: RegExp): Promise<void> {
+        const before = await snapshotFiles(tmp.dir);
+        for (let i = 0; i < 2; i++) {
+          const err = await openVault({ path: tmp.vaultPath, key: tmp.key }).catch((e: unknown) => e);
+          expect(isVaultError(err, 'VAULT_CORRUPT'), String(err)).toBe(true);
+          expect((err as Error).message).toMatch(why);
+          expect(await snapshotFiles(tmp.dir)).toEqual(before);
+        }
+      }
+
+      function recordBoundaries(bytes: Buffer): number[] {
+        const ends: number[] = [];
+        for (let offset = 52; offset + 8 <= bytes.length;) {
+          offset += 8 + bytes.readUInt32LE(offset);
+          ends.push(offset);
+        }
+        return ends;
+      }
+
+      it('a journal cut at a record boundary', async () => {
+        const files = vaultPaths(tmp.vaultPath);
+        const ends = recordBoundaries(await readFile(files.journal));
+        await truncate(files.journal, ends[ends.length - 2]!);
+        await expectRefused(/ends at commit \d+, but commits up to \d+ were acknowledged/);
+      });
+
+      it('a journal cut inside its last acknowledged record', async () => {
+        const files = vaultPaths(tmp.vaultPath);
+        await truncate(files.journal, (await stat(files.journal)).size - 5);
+        await expectRefused(/were acknowledged/);
+      });
+
+      it('a journal whose last two records are zeroed', async () => {
+        const files = vaultPaths(tmp.vaultPath);
+        const bytes = await readFile(files.journal);
+        const ends = recordBoundaries(bytes);
+        bytes.fill(0, ends[ends.length - 3]!);
+        await writeFile(files.journal, bytes);
+        await expectRefused(/were acknowledged/);
+      });
+
+      it('a deleted journal', async () => {
+        await unlink(vaultPaths(tmp.vaultPath).journal);
+        await expectRefused(/journal .* is missing/);
+      });
+
+      it('a deleted acknowledged-commit record', async () => {
+        await unlink(vaultPaths(tmp.vaultPath).acknowledged);
+        await expectRefused(/acknowledged-commit record .* is missing/);
+      });
+
+      it('a journal replaced by an empty one after the snapshot', async () => {
+        const files = vaultPaths(tmp.vaultPath);
+        const ends = recordBoundaries(await readFile(files.journal));
+        await truncate(files.journal, 52);
+        expect(ends.length).toBe(5);
+        await expectRefused(/were acknowledged/);
+      });
     });
 
     it('refuses a journal with a record removed from the middle', async () => {
@@ -232,6 +304,33 @@ describe('vault files', () => {
       await expectError(openVault({ path: tmp.vaultPath, key: tmp.key }), 'VAULT_CORRUPT');
       expect(await snapshotFiles(tmp.dir)).toEqual(before);
     });
+  });
+
+  it('gives a vault from before the acknowledged-commit mark a mark and the header flag on first open', async () => {
+    const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
+    await put(vault, 'old', 'format');
+    await vault.close({ snapshot: false });
+    // Make it look like an older vault: no mark file, no header flag.
+    const sodium = await loadSodium();
+    const files = vaultPaths(tmp.vaultPath);
+    const handle = await openVaultFile(files.vault);
+    const read = await readHeader(sodium, handle, files.vault);
+    const { acknowledged_mark: _flag, ...older } = read.header;
+    const olderPath = join(tmp.dir, 'older.svc');
+    await rewriteHeader(sodium, olderPath, handle, read.bodyOffset, older);
+    await handle.close();
+    await rename(olderPath, files.vault);
+    await unlink(files.acknowledged);
+
+    const again = await openVault({ path: tmp.vaultPath, key: tmp.key });
+    expect(
+      await again.db.selectFrom('vault_meta').select('value').where('key', '=', 'old').execute(),
+    ).toEqual([{ value: 'format' }]);
+    await again.close({ snapshot: false });
+    const upgraded = await openVaultFile(files.vault);
+    expect((await readHeader(sodium, upgraded, files.vault)).header.acknowledged_mark).toBe(true);
+    await upgraded.close();
+    expect((await stat(files.acknowledged)).size).toBe(96);
   });
 
   it('unlocks a passphrase vault with the passphrase only', async () => {

@@ -67,10 +67,21 @@ export interface MemberService {
   ): Promise<Page<Member>>;
   /** tenant:member:delete; the OWNER cannot be removed (UNPROCESSABLE 422); their sessions lose the tenant at once. */
   remove(principal: Principal, memberId: string): Promise<void>;
+  /**
+   * tenant:member:update. `ADMIN` keeps an ADMIN as is; `OWNER` on an ADMIN transfers ownership
+   * (the previous owner becomes ADMIN, the tenant's `owner_id` follows); the OWNER's own role
+   * cannot be lowered (422: promote another member instead). Unknown roles → 400.
+   */
+  updateRole(principal: Principal, memberId: string, role: string): Promise<Member>;
+  /** tenant:member:read; the OWNER member, NOT_FOUND for a tenant without one. */
+  owner(principal: Principal): Promise<Member>;
 }
 
 export interface InvitationService {
-  /** tenant:invitation:create; RFC 5322 e-mail; an existing member's e-mail → CONFLICT; sends the mail. */
+  /**
+   * tenant:invitation:create; RFC 5322 e-mail; an existing member's e-mail → CONFLICT; sends the mail.
+   * An address with an invitation already gets that invitation resent (new link and expiry).
+   */
   create(principal: Principal, input: { email: string }): Promise<Invitation>;
   /** tenant:invitation:read; `status` filter; page ≥1, size 1..100. */
   list(

@@ -164,11 +164,17 @@ describe('invitations over a real SMTP server', () => {
     expect(await fieldErrorsOf(f.services.invitations.create(admin, { email: 'not an address' }))).toEqual({
       email: ['must be a valid e-mail address'],
     });
-    await f.services.invitations.create(admin, { email: 'Carol@example.com' });
-    expect(await codeOf(f.services.invitations.create(admin, { email: 'carol@example.com' }))).toBe(
-      'CONFLICT',
-    );
-    const secret = linkSecret(smtp.messages[0]);
+    const first = await f.services.invitations.create(admin, { email: 'Carol@example.com' });
+    // Inviting the address again resends that invitation: same id, a new link; the old one stops working.
+    const again = await f.services.invitations.create(admin, { email: 'carol@example.com' });
+    expect(again.id).toBe(first.id);
+    expect(smtp.messages).toHaveLength(2);
+    expect(
+      await codeOf(
+        f.services.invitations.accept({ token: linkSecret(smtp.messages[0]), password: 'carol password 1' }),
+      ),
+    ).toBe('NOT_FOUND');
+    const secret = linkSecret(smtp.messages[1]);
     expect(await codeOf(f.services.invitations.accept({ token: secret, password: 'wrong password!' }))).toBe(
       'UNAUTHENTICATED',
     );

@@ -158,8 +158,14 @@ describe('application service', () => {
     const page2 = await f.services.applications.list(admin, {}, { page: 2, size: 2 });
     expect(page2.items.map((x) => x.id)).toEqual([b.id]);
     expect(
-      (await f.services.applications.list(admin, { type: 'private' }, { page: 1, size: 10 })).items,
+      (await f.services.applications.list(admin, { types: ['private'] }, { page: 1, size: 10 })).items,
     ).toHaveLength(1);
+    const twoTypes = await f.services.applications.list(
+      admin,
+      { types: ['private', 'public'] },
+      { page: 1, size: 10 },
+    );
+    expect(twoTypes.items.map((x) => x.name).sort()).toEqual(['Backend', 'Collector']);
     const byIds = await f.services.applications.list(admin, { ids: [a.id, b.id] }, { page: 1, size: 10 });
     expect(byIds.items.map((x) => x.id).sort()).toEqual([a.id, b.id].sort());
     expect(await codeOf(f.services.applications.list(admin, {}, { page: 0, size: 10 }))).toBe(
@@ -269,13 +275,14 @@ describe('application service', () => {
       ['list', f.services.applications.list(auditor, {}, { page: 1, size: 10 })],
       ['get', f.services.applications.get(auditor, app.id)],
       ['get missing', f.services.applications.get(auditor, 'nope')],
-      ['getSelf', f.services.applications.getSelf(auditor)],
       ['update', f.services.applications.update(auditor, app.id, { name: 'X', permissions: ['token:read'] })],
       ['regenerate', f.services.applications.regenerate(auditor, app.id)],
       ['delete', f.services.applications.delete(auditor, app.id)],
     ];
     for (const [name, call] of calls) expect([name, await codeOf(call)]).toEqual([name, 'FORBIDDEN']);
     expect(await auditCount(f.vault)).toBe(before);
+    // Reading itself needs no permission: "who am I" answers any application.
+    expect(await f.services.applications.getSelf(auditor)).toMatchObject({ id: logsOnly.id });
   });
 
   it('getSelf returns the calling application; other principals have none', async () => {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import { APPLICATION_TYPES } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
@@ -101,8 +102,8 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
       authorize(principal, 'application:read');
       const { offset, limit } = checkPage(page, MAX_PAGE_SIZE);
       const errors = new FieldErrorCollector();
-      if (filter.type !== undefined && !isApplicationType(filter.type))
-        errors.add('type', 'must be one of private, public, management');
+      if (filter.types !== undefined && !filter.types.every(isApplicationType))
+        errors.add('type', `must be one of ${APPLICATION_TYPES.join(', ')}`);
       // One SQL parameter each: keep well below SQLite's limit.
       if (filter.ids !== undefined && filter.ids.length > MAX_PAGE_SIZE)
         errors.add('id', `at most ${MAX_PAGE_SIZE} ids`);
@@ -111,7 +112,8 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
         let query = trx.selectFrom('applications').where('tenant_id', '=', principal.tenantId);
         if (filter.ids !== undefined && filter.ids.length > 0)
           query = query.where('id', 'in', [...filter.ids]);
-        if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+        if (filter.types !== undefined && filter.types.length > 0)
+          query = query.where('type', 'in', [...filter.types]);
         const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
         const rows = await query
           .selectAll()
@@ -128,12 +130,18 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
 
     get,
 
+    // "Who am I": any application may read itself, whatever it was granted; it learns nothing it
+    // did not present (its key is never part of an Application).
     async getSelf(principal) {
-      authorize(principal, 'application:read');
       if (principal.kind !== 'application') {
         throw new VaultError('NOT_FOUND', 'The caller is not an application: no API key was presented.');
       }
-      return get(principal, principal.applicationId);
+      return vault.transaction(async (trx) => {
+        const row = await findApplicationRow(trx, principal.applicationId);
+        if (!row || row.tenant_id !== principal.tenantId) throw notFound();
+        await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
+        return applicationOf(row);
+      });
     },
 
     async update(principal, id, input) {

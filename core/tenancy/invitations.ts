@@ -184,6 +184,28 @@ export function createInvitationService(
     }
   }
 
+  /** A new link and expiry for an invitation, mailed; earlier links stop working. */
+  async function refresh(
+    trx: Kysely<Database>,
+    principal: Principal,
+    row: InvitationRow,
+  ): Promise<Invitation> {
+    const now = vault.clock.now();
+    const secret = generateInvitationSecret();
+    const changes = {
+      // A new hash: every earlier link stops matching.
+      secret_hash: vault.keyedHash('invitation', secret),
+      expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
+      modified_by: actorOf(principal).actor_id,
+      modified_at: now.toISOString(),
+    };
+    await trx.updateTable('invitations').set(changes).where('id', '=', row.id).execute();
+    await auditInvitation(trx, vault, principal, row, 'update');
+    const updated = { ...row, ...changes };
+    await send(trx, updated, secret, 'The invitation was not changed; earlier links still work.');
+    return invitationOf(updated, now);
+  }
+
   return {
     async create(principal, input) {
       authorize(principal, 'tenant:invitation:create', { tenantId: principal.tenantId });
@@ -200,15 +222,13 @@ export function createInvitationService(
           throw new VaultError('CONFLICT', 'A member of this tenant already has this e-mail address.');
         const existing = await trx
           .selectFrom('invitations')
-          .select('id')
+          .selectAll()
           .where('tenant_id', '=', principal.tenantId)
           .where('email', '=', email)
           .executeTakeFirst();
-        if (existing)
-          throw new VaultError(
-            'CONFLICT',
-            `An invitation for this e-mail address exists already (${existing.id}); resend it instead.`,
-          );
+        // One invitation per address: inviting the address again resends that invitation (new
+        // link and expiry; earlier links stop working), so the invitee holds one working link.
+        if (existing) return refresh(trx, principal, existing);
         const now = vault.clock.now();
         const secret = generateInvitationSecret();
         const row: InvitationRow = {
@@ -269,20 +289,7 @@ export function createInvitationService(
           ['tenant:invitation:create', 'tenant:invitation:update'],
           id,
         );
-        const now = vault.clock.now();
-        const secret = generateInvitationSecret();
-        const changes = {
-          // A new hash: every earlier link stops matching.
-          secret_hash: vault.keyedHash('invitation', secret),
-          expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
-          modified_by: actorOf(principal).actor_id,
-          modified_at: now.toISOString(),
-        };
-        await trx.updateTable('invitations').set(changes).where('id', '=', row.id).execute();
-        await auditInvitation(trx, vault, principal, row, 'update');
-        const updated = { ...row, ...changes };
-        await send(trx, updated, secret, 'The invitation was not changed; earlier links still work.');
-        return invitationOf(updated, now);
+        return refresh(trx, principal, row);
       });
     },
 

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { authorize } from '../access/authorize.ts';
-import type { Principal } from '../access/principal.ts';
+import { MEMBER_ROLES, actorOf, type Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
-import { VaultError } from '../errors/catalogue.ts';
-import { MEMBER_ENTITY } from '../identity/members.ts';
+import { VaultError, validationError } from '../errors/catalogue.ts';
+import { MEMBER_ENTITY, isMemberRole } from '../identity/members.ts';
 import { userOf } from '../identity/users.ts';
 import type { Page } from '../services-contract.ts';
 import type { Database, MembersTable, UsersTable } from '../storage/schema.ts';
@@ -59,15 +59,35 @@ export async function auditMember(
   vault: Pick<VaultHandle, 'keyedHash' | 'clock'>,
   actor: Principal,
   member: { id: string; tenant_id: string },
-  operation: 'read' | 'delete',
+  operation: 'read' | 'update' | 'delete',
+  message: string = MEMBER_MESSAGES[operation],
 ): Promise<void> {
   await appendAudit(trx, vault, actor, {
     tenantId: member.tenant_id,
     entityType: MEMBER_ENTITY,
     entityId: member.id,
     operation,
-    message: operation === 'read' ? 'Tenant member read' : 'Tenant member removed',
+    message,
   });
+}
+
+const MEMBER_MESSAGES = {
+  read: 'Tenant member read',
+  update: 'Tenant member updated',
+  delete: 'Tenant member removed',
+} as const;
+
+/** A member of the caller's tenant for `permission`; another tenant's is NOT_FOUND like a missing one. */
+async function loadMember(
+  trx: Kysely<Database>,
+  principal: Principal,
+  permission: string,
+  memberId: string,
+): Promise<MemberRow> {
+  const row = typeof memberId === 'string' ? await findMemberRow(trx, memberId) : undefined;
+  if (!row) throw new VaultError('NOT_FOUND', 'Not found.');
+  authorize(principal, permission, { tenantId: row.tenant_id });
+  return row;
 }
 
 export function createMemberService(vault: VaultHandle): MemberService {
@@ -104,10 +124,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
     async remove(principal, memberId) {
       authorize(principal, 'tenant:member:delete');
       await vault.transaction(async (trx) => {
-        const row = typeof memberId === 'string' ? await findMemberRow(trx, memberId) : undefined;
-        // Another tenant's member is NOT_FOUND exactly like a missing one.
-        if (!row) throw new VaultError('NOT_FOUND', 'Not found.');
-        authorize(principal, 'tenant:member:delete', { tenantId: row.tenant_id });
+        const row = await loadMember(trx, principal, 'tenant:member:delete', memberId);
         if (row.role === 'OWNER') {
           throw new VaultError(
             'UNPROCESSABLE',
@@ -118,6 +135,65 @@ export function createMemberService(vault: VaultHandle): MemberService {
         // so the removed user loses this tenant from their next request on.
         await trx.deleteFrom('members').where('id', '=', row.id).execute();
         await auditMember(trx, vault, principal, row, 'delete');
+      });
+    },
+
+    async updateRole(principal, memberId, role) {
+      authorize(principal, 'tenant:member:update');
+      if (typeof role !== 'string' || !isMemberRole(role)) {
+        throw validationError({ role: [`must be one of ${MEMBER_ROLES.join(', ')}`] });
+      }
+      return vault.transaction(async (trx) => {
+        const row = await loadMember(trx, principal, 'tenant:member:update', memberId);
+        if (row.role === role) return memberOf(row);
+        if (row.role === 'OWNER') {
+          throw new VaultError(
+            'UNPROCESSABLE',
+            "The owner's role cannot be lowered; make another member OWNER to transfer ownership.",
+          );
+        }
+        const now = vault.clock.now().toISOString();
+        const by = actorOf(principal).actor_id;
+        // Ownership moves in one transaction: the tenant never has two owners or none.
+        const previous = await membersWithUsers(trx)
+          .where('members.tenant_id', '=', row.tenant_id)
+          .where('members.role', '=', 'OWNER')
+          .executeTakeFirst();
+        if (previous) {
+          await trx
+            .updateTable('members')
+            .set({ role: 'ADMIN', modified_at: now, modified_by: by })
+            .where('id', '=', previous.id)
+            .execute();
+          await auditMember(trx, vault, principal, previous, 'update', 'Tenant member role changed to ADMIN');
+        }
+        await trx
+          .updateTable('members')
+          .set({ role, modified_at: now, modified_by: by })
+          .where('id', '=', row.id)
+          .execute();
+        await trx
+          .updateTable('tenants')
+          .set({ owner_id: row.user_id, modified_at: now, modified_by: by })
+          .where('id', '=', row.tenant_id)
+          .execute();
+        await auditMember(trx, vault, principal, row, 'update', `Tenant member role changed to ${role}`);
+        const updated = await findMemberRow(trx, row.id);
+        if (!updated) throw new VaultError('INTERNAL', 'The updated member disappeared.');
+        return memberOf(updated);
+      });
+    },
+
+    async owner(principal) {
+      authorize(principal, 'tenant:member:read', { tenantId: principal.tenantId });
+      return vault.transaction(async (trx) => {
+        const row = await membersWithUsers(trx)
+          .where('members.tenant_id', '=', principal.tenantId)
+          .where('members.role', '=', 'OWNER')
+          .executeTakeFirst();
+        if (!row) throw new VaultError('NOT_FOUND', 'This tenant has no owner.');
+        await auditMember(trx, vault, principal, row, 'read');
+        return memberOf(row);
       });
     },
   };

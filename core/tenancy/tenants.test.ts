@@ -10,7 +10,13 @@ import {
   seedTenant,
 } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
-import { bootstrapEmbeddedDefault, listApplications, regenerateApplicationKey } from './bootstrap.ts';
+import {
+  EMBEDDED_OWNER_EMAIL,
+  bootstrapEmbeddedDefault,
+  listApplications,
+  needsEmbeddedDefault,
+  regenerateApplicationKey,
+} from './bootstrap.ts';
 import { TENANT_SCOPED_TABLES } from './tenants.ts';
 
 describe('tenant service', () => {
@@ -268,9 +274,12 @@ describe('tenant service', () => {
     expect((await f.services.tenants.listAll()).map((t) => t.name)).toEqual(['Acme']);
   });
 
-  it('bootstrap: tenant without owner and a management application, audited as the operator; once only', async () => {
+  it('bootstrap: tenant with an owner to claim and a management application, audited as the operator; once only', async () => {
+    expect(await needsEmbeddedDefault(f.vault)).toBe(true);
     const result = await bootstrapEmbeddedDefault(f.vault);
     if (!result) throw new Error('expected a bootstrap');
+    expect(await needsEmbeddedDefault(f.vault)).toBe(false);
+    expect(result).toMatchObject({ ownerEmail: EMBEDDED_OWNER_EMAIL, ownerCanSignIn: false });
     expect(await bootstrapEmbeddedDefault(f.vault)).toBeNull();
     const principal = await f.services.auth.authenticateApiKey(result.apiKey);
     expect(principal).toMatchObject({
@@ -278,10 +287,24 @@ describe('tenant service', () => {
       tenantId: result.tenantId,
       applicationType: 'management',
     });
+    const owner = await f.services.users.findByEmail(EMBEDDED_OWNER_EMAIL);
+    if (owner === null) throw new Error('expected an owner user');
     expect(await f.services.tenants.get(principal as Principal)).toMatchObject({
       name: 'Default',
-      owner_id: null,
+      owner_id: owner.id,
     });
+    expect(await f.services.members.owner(principal as Principal)).toMatchObject({
+      role: 'OWNER',
+      user: { id: owner.id },
+    });
+    // Nobody can sign in as the owner until it is claimed (svc user passwd).
+    expect(
+      await codeOf(f.services.auth.signIn(EMBEDDED_OWNER_EMAIL, 'any password at all', '127.0.0.1')),
+    ).toBe('UNAUTHENTICATED');
+    await f.services.users.setPassword(owner.id, 'claimed password 1');
+    expect(
+      await f.services.auth.signIn(EMBEDDED_OWNER_EMAIL, 'claimed password 1', '127.0.0.1'),
+    ).toMatchObject({ token: expect.any(String) });
     expect((await listApplications(f.vault)).map((a) => a.id)).toEqual([result.applicationId]);
     const { apiKey } = await regenerateApplicationKey(f.vault, result.applicationId);
     expect(await f.services.auth.authenticateApiKey(result.apiKey)).toBeNull();
@@ -290,8 +313,10 @@ describe('tenant service', () => {
     const rows = await auditRows(f.vault, result.tenantId);
     expect(rows.map((r) => [r.entity_type, r.operation, r.actor_type, r.message])).toEqual([
       ['tenant', 'create', 'operator', 'Tenant created'],
+      ['tenantMember', 'create', 'operator', 'Tenant member added (OWNER)'],
       ['application', 'create', 'operator', 'Application created'],
       ['tenant', 'read', 'application', 'Tenant read'],
+      ['tenantMember', 'read', 'application', 'Tenant member read'],
       ['application', 'read', 'operator', 'Application read'],
       ['application', 'update', 'operator', 'Application key regenerated'],
     ]);

@@ -39,6 +39,8 @@ export const TENANT_SCOPED_TABLES = [
   'token_activity',
   'tenant_keys',
   'invitations',
+  'reactors',
+  'reactor_formulas',
 ] as const;
 
 /** The first application of a new tenant: everything a management application may hold. */

@@ -7,10 +7,12 @@
  */
 import { sql } from 'kysely';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import { authorize } from '../access/authorize.ts';
+import { authorize, transformFor } from '../access/authorize.ts';
 import { containerCovers, isContainer } from '../access/containers.ts';
 import type { Principal } from '../access/principal.ts';
-import { VaultError } from '../errors/catalogue.ts';
+import type { Transform } from '../access/rules.ts';
+import { VaultError, isVaultError } from '../errors/catalogue.ts';
+import { tokenNotFound } from './token-store.ts';
 import type { Database } from '../storage/schema.ts';
 
 export type ContainerScope =
@@ -54,4 +56,72 @@ export function scopeCondition(
 ): Expression<SqlBool> {
   if (scope.kind === 'all') return sql<SqlBool>`1`;
   return eb.or(scope.prefixes.map((prefix) => containerPrefix(prefix)));
+}
+
+/** The caller's `token:read` transform on `container`, or null when it may not read there. */
+export function readTransformOn(principal: Principal, container: string): Transform | null {
+  try {
+    return transformFor(principal, 'token:read', container);
+  } catch (error) {
+    if (isVaultError(error, 'FORBIDDEN')) return null;
+    throw error;
+  }
+}
+
+const DISCLOSURE: Readonly<Record<Transform, number>> = { redact: 0, mask: 1, reveal: 2 };
+
+/** The transform that shows less of the two. */
+export function stricterTransform(a: Transform, b: Transform): Transform {
+  return DISCLOSURE[a] <= DISCLOSURE[b] ? a : b;
+}
+
+/**
+ * `permission`'s transform on an existing token's container. A caller that may not act there gets
+ * the same 404 as for a missing id unless it may read the token (then the 403 tells it nothing
+ * new): a 403 naming a container it cannot see would confirm that the id exists there.
+ */
+export function transformOnExisting(principal: Principal, permission: string, container: string): Transform {
+  try {
+    return transformFor(principal, permission, container);
+  } catch (error) {
+    if (isVaultError(error, 'FORBIDDEN') && readTransformOn(principal, container) === null) {
+      throw tokenNotFound();
+    }
+    throw error;
+  }
+}
+
+/**
+ * Changing how a token's data is derived (mask, fingerprint expression, search indexes) or moving it
+ * needs plaintext read access (`token:read` with reveal) on every container involved: each of these
+ * chooses an expression over data the caller may not see, or a place where others may see more.
+ */
+export function requireReveal(
+  principal: Principal,
+  fields: readonly string[],
+  containers: readonly string[],
+): void {
+  if (fields.length === 0) return;
+  for (const container of new Set(containers)) {
+    if (readTransformOn(principal, container) !== 'reveal') {
+      throw new VaultError(
+        'FORBIDDEN',
+        `Changing ${fields.join(', ')} needs 'token:read' with the reveal transform on ${container}.`,
+      );
+    }
+  }
+}
+
+/**
+ * Whether `token:search` reveals in every container the caller may search: `data:` terms match
+ * plaintext-derived values, so a caller that sees less than plaintext anywhere could learn data by
+ * guessing. Conservative: every rule granting search must reveal, and the plain permission (whose
+ * implicit transform is mask) counts only when a revealing rule on `/` comes before it everywhere.
+ */
+export function searchRevealsEverywhere(principal: Principal): boolean {
+  if (principal.kind === 'operator') return true;
+  if (principal.kind === 'user') return false;
+  const rules = principal.rules.filter((r) => r.permissions.includes('token:search'));
+  if (rules.some((r) => r.transform !== 'reveal')) return false;
+  return !principal.permissions.includes('token:search') || rules.some((r) => r.container === '/');
 }

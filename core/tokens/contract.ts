@@ -21,8 +21,9 @@ export interface TokenView {
   readonly containers: string[];
   readonly metadata?: Record<string, string>;
   readonly search_indexes?: string[];
-  readonly created_by: string | null;
-  readonly created_at: string;
+  /** Absent only on a deduplicated create the caller may not read (identifying fields only). */
+  readonly created_by?: string | null;
+  readonly created_at?: string;
   readonly modified_by?: string | null;
   readonly modified_at?: string | null;
   readonly expires_at?: string | null;

@@ -65,6 +65,34 @@ describe('creating tokens', () => {
     });
   });
 
+  it.each([
+    ['card', { number: '4242424242424242' }, { number: '{{ data.number | last4 }}' }, { number: '4242' }],
+    [
+      'bank',
+      { routing_number: '021000021', account_number: '12345' },
+      '{{ data.account_number | last4 }}',
+      '2345',
+    ],
+    ['card_number', '4242424242424242', '{{ data | slice: 0, 6 }}', '424242'],
+    ['us_bank_account_number', '000123456', null, undefined],
+    ['us_bank_routing_number', '021000021', 'routing', 'routing'],
+    ['social_security_number', '123-45-6789', '{{ data | slice: 0, 3 }}', '123'],
+    ['employer_id_number', '12-3456789', ['{{ data | last4 }}'], ['6789']],
+  ])('accepts a custom mask on %s', async (type, data, mask, shown) => {
+    const { token } = await f.services.tokens.create(f.app, { type, data, mask });
+    expect(token.data).toEqual(shown);
+    if (mask === null) expect(token).not.toHaveProperty('mask');
+    else expect(token.mask).toEqual(mask);
+  });
+
+  it('accepts search_indexes: [] on every type (an empty list supplies nothing)', async () => {
+    for (const type of ['card_number', 'us_bank_routing_number']) {
+      const data = type === 'card_number' ? '4242424242424242' : '021000021';
+      const { token } = await f.services.tokens.create(f.app, { type, data, search_indexes: [] });
+      expect(token.search_indexes).toEqual([]);
+    }
+  });
+
   describe('fingerprints', () => {
     const fp = async (principal = f.app, request: Parameters<typeof f.services.tokens.create>[1]) =>
       (await f.services.tokens.create(principal, request)).token.fingerprint;
@@ -171,11 +199,6 @@ describe('creating tokens', () => {
         ['data.routing_number'],
       ],
       [
-        'own mask on a card',
-        { type: 'card', data: { number: '4242424242424242' }, mask: '{{ data }}' },
-        ['mask'],
-      ],
-      [
         'search indexes on a card',
         { type: 'card', data: { number: '4242424242424242' }, search_indexes: ['{{ data.number }}'] },
         ['search_indexes'],
@@ -266,7 +289,7 @@ describe('creating tokens', () => {
     });
   });
 
-  it('audits each create with the token type as entity type and never the data', async () => {
+  it('audits each create with entity type token (card and bank keep theirs) and never the data', async () => {
     const { token } = await f.services.tokens.create(f.app, {
       type: 'card_number',
       data: '4242424242424242',
@@ -274,7 +297,7 @@ describe('creating tokens', () => {
     const entries = (await auditRows(f.vault, f.tenantId)).filter((r) => r.entity_id === token.id);
     expect(entries).toMatchObject([
       {
-        entity_type: 'card_number',
+        entity_type: 'token',
         operation: 'create',
         message: 'Token created',
         actor_type: 'application',

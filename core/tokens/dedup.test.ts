@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditRows } from '../test-support/services-fixture.ts';
+import { auditRows, codeOf } from '../test-support/services-fixture.ts';
 import { appIn, countRows, openTokenFixture, rule } from './token-test-kit.ts';
 import type { TokenFixture } from './token-test-kit.ts';
 
@@ -43,7 +43,7 @@ describe('deduplication', () => {
     const dup = await f.services.tokens.create(writer, card);
     expect(dup.created).toBe(false);
     expect(Object.keys(dup.token).sort()).toEqual(
-      ['id', 'tenant_id', 'type', 'fingerprint', 'containers', 'created_by', 'created_at'].sort(),
+      ['id', 'tenant_id', 'type', 'fingerprint', 'containers'].sort(),
     );
     expect(dup.token).toMatchObject({ id: first.token.id, fingerprint: first.token.fingerprint });
     const revealer = appIn(f.tenantId, {
@@ -102,5 +102,51 @@ describe('deduplication', () => {
       deduplicate_token: false,
     });
     expect(forced).toMatchObject({ id: other.token.id, fingerprint: original.token.fingerprint });
+  });
+
+  it('an update duplicate keeps the identifying and timing fields', async () => {
+    const original = await f.services.tokens.create(f.app, { ...card, metadata: { owner: 'x' } });
+    const other = await f.services.tokens.create(f.app, { type: 'card_number', data: '5555555555554444' });
+    const updater = appIn(f.tenantId, { permissions: ['token:update'] });
+    const result = await f.services.tokens.update(updater, other.token.id, {
+      data: '4242424242424242',
+      deduplicate_token: true,
+    });
+    expect(Object.keys(result).sort()).toEqual(
+      [
+        'id',
+        'tenant_id',
+        'type',
+        'fingerprint',
+        'containers',
+        'created_by',
+        'created_at',
+        'modified_by',
+        'modified_at',
+        'expires_at',
+      ].sort(),
+    );
+    expect(result.id).toBe(original.token.id);
+  });
+
+  it('public applications never deduplicate: the flag is a 403, the tenant setting does not apply', async () => {
+    const browser = {
+      ...appIn(f.tenantId, { permissions: ['token:create', 'token:update'] }),
+      applicationType: 'public' as const,
+    };
+    const first = await f.services.tokens.create(f.app, card);
+    expect(await codeOf(f.services.tokens.create(browser, { ...card, deduplicate_token: true }))).toBe(
+      'FORBIDDEN',
+    );
+    await enableForTenant();
+    const mine = await f.services.tokens.create(browser, card);
+    expect(mine.created).toBe(true);
+    expect(mine.token.id).not.toBe(first.token.id);
+    expect(
+      await codeOf(
+        f.services.tokens.update(browser, mine.token.id, { metadata: { a: 'b' }, deduplicate_token: true }),
+      ),
+    ).toBe('FORBIDDEN');
+    expect(await countRows(f, 'tokens')).toBe(2);
   });
 });

@@ -34,7 +34,7 @@ describe('token expiry', () => {
       data: '123-45-6789',
       expires_at: '2026-01-01T01:00:00Z',
     });
-    const search = () => f.services.tokens.search(f.app, { query: 'data:6789', page: 1, size: 10 });
+    const search = () => f.services.tokens.search(f.revealer, { query: 'data:6789', page: 1, size: 10 });
     expect((await search()).total).toBe(1);
     f.clock.advance(HOUR - 1);
     expect((await f.services.tokens.get(f.app, token.id)).id).toBe(token.id);
@@ -71,7 +71,7 @@ describe('token expiry', () => {
     expect(await countRows(f, 'token_search_indexes')).toBe(0);
     const entries = (await auditRows(f.vault, f.tenantId)).filter((r) => r.entity_id === soon.token.id);
     expect(entries.at(-1)).toMatchObject({
-      entity_type: 'social_security_number',
+      entity_type: 'token',
       operation: 'delete',
       message: 'Token expired',
       actor_id: null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
-import { parseSearchQuery } from './search-query.ts';
+import { MAX_DATA_TERMS, countDataTerms, parseSearchQuery } from './search-query.ts';
 
 describe('search query parser', () => {
   it.each([
@@ -82,5 +82,26 @@ describe('search query parser', () => {
     expect(isVaultError(err, 'VALIDATION_FAILED')).toBe(true);
     expect((err as Error).message).toContain(message);
     expect(Object.keys((err as { errors: object }).errors)).toEqual(['query']);
+  });
+});
+
+describe('data: terms', () => {
+  it('counts them anywhere in the tree', () => {
+    expect(countDataTerms(parseSearchQuery('type:token'))).toBe(0);
+    expect(countDataTerms(parseSearchQuery('data:a OR (type:x AND NOT data:b)'))).toBe(2);
+  });
+
+  it(`refuses more than ${MAX_DATA_TERMS} in one query`, () => {
+    const terms = (n: number) => Array.from({ length: n }, (_, i) => `data:${1000 + i}`).join(' OR ');
+    expect(countDataTerms(parseSearchQuery(terms(MAX_DATA_TERMS)))).toBe(MAX_DATA_TERMS);
+    let error: unknown;
+    try {
+      parseSearchQuery(terms(MAX_DATA_TERMS + 1));
+    } catch (e) {
+      error = e;
+    }
+    expect(isVaultError(error, 'VALIDATION_FAILED') && error.errors).toEqual({
+      query: [`a query may hold at most ${MAX_DATA_TERMS} data: terms`],
+    });
   });
 });

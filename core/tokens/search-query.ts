@@ -28,6 +28,11 @@ export type SearchNode =
     };
 
 export const MAX_QUERY_LENGTH = 200;
+/**
+ * `data:` terms per query. Each is a guess at a plaintext-derived value; a handful covers real
+ * lookups (a value in a few formats), while a long OR-chain of guesses is refused outright.
+ */
+export const MAX_DATA_TERMS = 3;
 const EXACT_FIELDS = new Set(['id', 'type', 'fingerprint', 'created_by', 'modified_by']);
 const DATE_FIELDS = new Set(['created_at', 'modified_at']);
 const METADATA_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -51,7 +56,24 @@ export function parseSearchQuery(query: string): SearchNode {
     const position = (err as { location?: { start?: { offset?: number } } }).location?.start?.offset;
     throw invalid('syntax error', position);
   }
-  return convert(ast);
+  const tree = convert(ast);
+  if (countDataTerms(tree) > MAX_DATA_TERMS) {
+    throw invalid(`a query may hold at most ${MAX_DATA_TERMS} data: terms`);
+  }
+  return tree;
+}
+
+/** How many `data:` terms the query holds. */
+export function countDataTerms(node: SearchNode): number {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return countDataTerms(node.left) + countDataTerms(node.right);
+    case 'not':
+      return countDataTerms(node.node);
+    default:
+      return node.kind === 'data' ? 1 : 0;
+  }
 }
 
 function isTerm(node: AST): node is TermNode {

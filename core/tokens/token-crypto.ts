@@ -47,6 +47,24 @@ export class TokenCrypto {
     }
   }
 
+  /**
+   * Re-seals an envelope under the tenant's data key of the active term (key rotation); null when
+   * it already is. The data is never returned, only the new envelope.
+   */
+  async reseal(
+    trx: Kysely<Database>,
+    tenantId: string,
+    tokenId: string,
+    envelope: string,
+  ): Promise<string | null> {
+    const sodium = await loadSodium();
+    const key = await this.keys.current(trx, tenantId, 'data');
+    const term = envelopeTerm(envelope);
+    if (term === key.term) return null;
+    const old = await this.keys.forTerm(trx, tenantId, 'data', term);
+    return sealField(sodium, key, tenantId, tokenId, openField(sodium, old, tenantId, tokenId, envelope));
+  }
+
   /** The fingerprint function of a tenant: `input` → base58 keyed BLAKE2b of `type ‖ 0 ‖ input`. */
   async fingerprinter(
     trx: Kysely<Database>,

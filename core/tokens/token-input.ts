@@ -120,17 +120,13 @@ export function checkContainers(errors: FieldErrorCollector, input: unknown, fal
   return container;
 }
 
-/** `mask`: only for types that allow their own (absent → the type's default). */
+/** `mask`: any type may have its own (absent → the type's default; null → no mask). */
 export function checkMask(
   errors: FieldErrorCollector,
   input: unknown,
   definition: TokenTypeDefinition,
 ): MaskTemplate {
   if (input === undefined) return definition.mask;
-  if (!definition.customMaskAllowed) {
-    if (input !== null) errors.add('mask', `the ${definition.type} type has a fixed mask`);
-    return definition.mask;
-  }
   if (input === null) return null;
   const problems = validateMask(input);
   errors.merge(problems);
@@ -163,6 +159,8 @@ export function checkSearchIndexes(
   definition: TokenTypeDefinition,
 ): readonly string[] {
   if (absent(input)) return definition.defaultSearchIndexes;
+  // An empty list supplies nothing, so it is accepted everywhere (responses show `[]` on every type).
+  if (Array.isArray(input) && input.length === 0) return [];
   if (!definition.searchIndexesAllowed) {
     errors.add('search_indexes', `the ${definition.type} type does not support search indexes`);
     return [];

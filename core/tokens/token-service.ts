@@ -10,7 +10,7 @@ import { authorize, transformFor } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
-import type { AuditOperation } from '../audit/entity-types.ts';
+import { tokenEntityType, type AuditOperation } from '../audit/entity-types.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { ALIAS_ATTEMPTS } from '../expressions/index.ts';
@@ -19,18 +19,26 @@ import type { Database } from '../storage/schema.ts';
 import { checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { recordActivity } from './activity.ts';
-import { containerScope, scopeCondition } from './access-scope.ts';
+import {
+  containerScope,
+  readTransformOn,
+  requireReveal,
+  scopeCondition,
+  searchRevealsEverywhere,
+  stricterTransform,
+  transformOnExisting,
+} from './access-scope.ts';
 import type { ContainerScope } from './access-scope.ts';
 import type { CreateTokenResult, TokenService, TokenView } from './contract.ts';
 import { deduplicationEnabled, duplicateView } from './dedup.ts';
+import type { DuplicateOf } from './dedup.ts';
 import { isExpired } from './expiry.ts';
 import { checkFilter, filterCondition } from './list-filter.ts';
 import { compileSearch } from './search-sql.ts';
-import { parseSearchQuery } from './search-query.ts';
-import type { SearchNode } from './search-query.ts';
+import { countDataTerms, parseSearchQuery } from './search-query.ts';
 import { TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
-import { resolveTokenId } from './token-id.ts';
+import { ID_CONTAINS_DATA, idDataCheck, resolveTokenId } from './token-id.ts';
 import { checkCreateRequest, deriveValues, underPrefix } from './token-input.ts';
 import type { CheckedCreate, Derived, IdSpec, TokenSpec } from './token-input.ts';
 import {
@@ -109,18 +117,6 @@ class WriteContext {
   }
 }
 
-function containsData(node: SearchNode): boolean {
-  switch (node.kind) {
-    case 'and':
-    case 'or':
-      return containsData(node.left) || containsData(node.right);
-    case 'not':
-      return containsData(node.node);
-    default:
-      return node.kind === 'data';
-  }
-}
-
 export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): TokenService {
   const crypto = new TokenCrypto(deps.keys);
 
@@ -133,7 +129,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
   ): Promise<void> =>
     appendAudit(trx, vault, principal, {
       tenantId: token.tenant_id,
-      entityType: token.type,
+      entityType: tokenEntityType(token.type),
       entityId: token.id,
       operation,
       message,
@@ -166,13 +162,22 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           throw new VaultError('CONFLICT', 'A token with this id already exists in the tenant.');
         }
         return spec.id;
-      case 'alias':
-        // evaluateAlias wants a synchronous check; the store is asynchronous, so retry here.
+      case 'alias': {
+        // evaluateAlias wants a synchronous check; the store is asynchronous, so retry here. A
+        // candidate carrying the data is drawn again (a random part may have repeated it by
+        // chance); an expression whose every draw carries it copies the data itself: 400.
+        let carriedData = 0;
+        const containsData = idDataCheck(data);
         for (let attempt = 0; attempt < ALIAS_ATTEMPTS; attempt += 1) {
           const candidate = resolveTokenId(spec.expression, data, () => false);
-          if (!(await idTaken(ctx, candidate))) return candidate;
+          if (containsData(candidate)) carriedData += 1;
+          else if (!(await idTaken(ctx, candidate))) return candidate;
+        }
+        if (carriedData === ALIAS_ATTEMPTS) {
+          throw validationError({ id: [`the alias expression produced an id that ${ID_CONTAINS_DATA}`] });
         }
         return randomUUID();
+      }
     }
   };
 
@@ -182,12 +187,14 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     type: string,
     fingerprint: string | null,
     flag: boolean | undefined,
+    of: DuplicateOf,
     excludeRowId?: number,
   ): Promise<TokenView | null> => {
-    if (fingerprint === null || !deduplicationEnabled(await ctx.tenantSettings(), flag)) return null;
+    if (!deduplicationEnabled(ctx.principal, await ctx.tenantSettings(), flag)) return null;
+    if (fingerprint === null) return null;
     const existing = await findDuplicate(ctx.trx, ctx.tenantId, type, fingerprint, ctx.now, excludeRowId);
     if (!existing) return null;
-    const view = await duplicateView(ctx.principal, existing, opener(ctx.trx, existing));
+    const view = await duplicateView(ctx.principal, existing, opener(ctx.trx, existing), of);
     await audit(ctx.trx, ctx.principal, existing, 'read', TOKEN_MESSAGES.duplicate);
     await recordActivity(ctx.trx, ctx.tenantId, [existing.id], ctx.now);
     return view;
@@ -214,7 +221,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     const type = checked.definition.type;
     const transform = transformFor(ctx.principal, 'token:create', checked.container);
     const fingerprint = await ctx.fingerprint(type, derived.fingerprintInput);
-    const duplicate = await returnDuplicate(ctx, type, fingerprint, checked.deduplicate);
+    const duplicate = await returnDuplicate(ctx, type, fingerprint, checked.deduplicate, 'create');
     if (duplicate) return { token: duplicate, created: false };
 
     const id = await newTokenId(ctx, checked.id, checked.data);
@@ -315,7 +322,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const now = vault.clock.now();
         const row = await findToken(trx, principal.tenantId, id, now);
         if (!row) throw tokenNotFound();
-        const transform = transformFor(principal, 'token:read', row.container);
+        const transform = transformOnExisting(principal, 'token:read', row.container);
         const view = viewOf(row, await shownData(transform, row, opener(trx, row)));
         await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
         await recordActivity(trx, row.tenant_id, [row.id], now);
@@ -341,10 +348,16 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       const window = checkPage({ page: request.page, size: request.size }, MAX_TOKEN_PAGE_SIZE);
       if (typeof request.query !== 'string') throw validationError({ query: ['is required'] });
       const tree = parseSearchQuery(request.query);
+      const dataTerms = countDataTerms(tree);
+      if (dataTerms > 0 && !searchRevealsEverywhere(principal)) {
+        throw new VaultError(
+          'FORBIDDEN',
+          "data: terms need 'token:search' with the reveal transform on every container the caller may search.",
+        );
+      }
       return listPage(principal, 'token:search', scope, window, async (trx) => {
-        const digest: Hasher = containsData(tree)
-          ? await crypto.searchHasher(trx, principal.tenantId)
-          : () => new Uint8Array(0);
+        const digest: Hasher =
+          dataTerms > 0 ? await crypto.searchHasher(trx, principal.tenantId) : () => new Uint8Array(0);
         return (eb) => compileSearch(eb, tree, { tenantId: principal.tenantId, digest });
       });
     },
@@ -355,15 +368,29 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
         const row = await findToken(trx, principal.tenantId, id, ctx.now);
         if (!row) throw tokenNotFound();
-        transformFor(principal, 'token:update', row.container);
+        transformOnExisting(principal, 'token:update', row.container);
         const current = await crypto.open(trx, row.tenant_id, row.id, row.data);
-        const { spec, dataChanged, deduplicate } = checkUpdate(row, current, patch, ctx.now);
+        const { spec, dataChanged, deduplicate, needsReveal } = checkUpdate(row, current, patch, ctx.now);
+        // Before any caller-chosen expression is evaluated over the data: its value, its errors and
+        // its fingerprint would all tell a caller without plaintext access something about the data.
+        requireReveal(principal, needsReveal, [row.container, spec.container]);
+        // Moving needs token:update on both containers. The response shows the
+        // token where it now is, never more than the caller's read transform there allows.
+        const updateTransform = transformFor(principal, 'token:update', spec.container);
+        const transform = stricterTransform(
+          updateTransform,
+          readTransformOn(principal, spec.container) ?? 'redact',
+        );
         const derived = deriveValues(spec);
-        // Moving needs token:update on both containers (reference §3.3); the response shows the
-        // token through the transform of where it now is.
-        const transform = transformFor(principal, 'token:update', spec.container);
         const fingerprint = await ctx.fingerprint(row.type, derived.fingerprintInput);
-        const duplicate = await returnDuplicate(ctx, row.type, fingerprint, deduplicate, row.row_id);
+        const duplicate = await returnDuplicate(
+          ctx,
+          row.type,
+          fingerprint,
+          deduplicate,
+          'update',
+          row.row_id,
+        );
         if (duplicate) return duplicate;
 
         const updated = await updateTokenRow(trx, row, {
@@ -389,7 +416,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       await vault.transaction(async (trx) => {
         const row = await findToken(trx, principal.tenantId, id, vault.clock.now());
         if (!row) throw tokenNotFound();
-        transformFor(principal, 'token:delete', row.container);
+        transformOnExisting(principal, 'token:delete', row.container);
         await deleteTokenRow(trx, row);
         await audit(trx, principal, row, 'delete', TOKEN_MESSAGES.delete);
       });

@@ -48,6 +48,8 @@ export interface TokenFixture extends ServicesFixture {
   readonly operator: Principal;
   /** Private application with every token permission as plain permissions (mask transforms). */
   readonly app: Principal;
+  /** Private application with every token permission through a reveal rule on `/`. */
+  readonly revealer: Principal;
 }
 
 export async function openTokenFixture(): Promise<TokenFixture> {
@@ -60,6 +62,7 @@ export async function openTokenFixture(): Promise<TokenFixture> {
     otherTenantId: second.tenant.id,
     operator: operatorIn(tenantId),
     app: appIn(tenantId, { permissions: ALL_TOKEN_PERMISSIONS }),
+    revealer: appIn(tenantId, { rules: [rule(1, '/', ALL_TOKEN_PERMISSIONS, 'reveal')] }),
   });
 }
 

@@ -264,7 +264,6 @@ describe('defaults (reference §3.1 table)', () => {
     expect(def.defaultContainer).toBe(container);
     expect(def.fingerprintExpression).toBe(fingerprint);
     expect(def.searchIndexesAllowed).toBe(searchable);
-    expect(def.customMaskAllowed).toBe(type === 'token');
   });
 
   it('covers exactly the eight types', () => {

@@ -3,8 +3,8 @@
  *
  * For each type: how `data` is validated, the default container, the default fingerprint expression,
  * the default mask, the default search indexes, and whether the caller may supply `search_indexes`
- * (only `token`, `social_security_number`, `employer_id_number`) or a custom `mask` (only `token`, per
- * D `expressions/_masks.md`).
+ * (only `token`, `social_security_number`, `employer_id_number`). Every type accepts a custom `mask`
+ * (the service interface lists it on every type, with the type's mask as the default).
  *
  * Validation decisions (errors name fields like `data`, `data.number`; messages never quote the data):
  * - Every typed value must be a JSON string (a JSON number would lose digits and leading zeros).
@@ -54,8 +54,6 @@ export interface TokenTypeDefinition {
   readonly defaultSearchIndexes: readonly string[];
   /** Whether a request may supply `search_indexes` for this type. */
   readonly searchIndexesAllowed: boolean;
-  /** Whether a request may supply its own `mask` for this type. */
-  readonly customMaskAllowed: boolean;
   /** Field errors of `data` (empty when valid). */
   readonly validate: (data: unknown) => FieldErrors;
 }
@@ -196,7 +194,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     mask: null,
     defaultSearchIndexes: [],
     searchIndexesAllowed: true,
-    customMaskAllowed: true,
     validate: validateAnyToken,
   },
   card: {
@@ -210,7 +207,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     },
     defaultSearchIndexes: [],
     searchIndexesAllowed: false,
-    customMaskAllowed: false,
     validate: validateCard,
   },
   bank: {
@@ -223,7 +219,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     },
     defaultSearchIndexes: [],
     searchIndexesAllowed: false,
-    customMaskAllowed: false,
     validate: validateBank,
   },
   card_number: {
@@ -233,7 +228,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     mask: REVEAL_LAST_4,
     defaultSearchIndexes: [],
     searchIndexesAllowed: false,
-    customMaskAllowed: false,
     validate: primitive(cardNumberProblem),
   },
   us_bank_account_number: {
@@ -243,7 +237,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     mask: REVEAL_LAST_4,
     defaultSearchIndexes: [],
     searchIndexesAllowed: false,
-    customMaskAllowed: false,
     validate: primitive((v) => digitsProblem(v, 3, 17)),
   },
   us_bank_routing_number: {
@@ -253,7 +246,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     mask: REVEAL_LAST_4,
     defaultSearchIndexes: [],
     searchIndexesAllowed: false,
-    customMaskAllowed: false,
     validate: primitive(routingNumberProblem),
   },
   social_security_number: {
@@ -263,7 +255,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     mask: REVEAL_LAST_4,
     defaultSearchIndexes: DASHED_SEARCH_INDEXES,
     searchIndexesAllowed: true,
-    customMaskAllowed: false,
     validate: primitive(nineDigitsWithDashesProblem),
   },
   employer_id_number: {
@@ -273,7 +264,6 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     mask: REVEAL_LAST_4,
     defaultSearchIndexes: DASHED_SEARCH_INDEXES,
     searchIndexesAllowed: true,
-    customMaskAllowed: false,
     validate: primitive(nineDigitsWithDashesProblem),
   },
 } satisfies Record<TokenType, TokenTypeDefinition>);

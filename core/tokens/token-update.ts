@@ -7,6 +7,7 @@
  * repeats the current value). Other members are ignored, as unknown body fields are elsewhere.
  * Pure: the service loads, authorizes and writes.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { validateMask } from '../expressions/index.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
@@ -31,6 +32,12 @@ export interface CheckedUpdate {
   readonly dataChanged: boolean;
   /** The request's `deduplicate_token`; undefined = the tenant setting decides. */
   readonly deduplicate: boolean | undefined;
+  /**
+   * The fields whose new value differs from the stored one and that need plaintext read access to
+   * change (mask, fingerprint_expression, search_indexes, containers). Repeating a stored value
+   * (a client echoing the token back) changes nothing and needs nothing.
+   */
+  readonly needsReveal: readonly string[];
 }
 
 const has = (patch: Readonly<Record<string, unknown>>, key: string): boolean => Object.hasOwn(patch, key);
@@ -56,13 +63,10 @@ export function checkUpdate(row: TokenRow, currentData: unknown, patch: unknown,
 
   let mask: MaskTemplate = maskOf(row);
   if (has(patch, 'mask')) {
-    if (!definition.customMaskAllowed) errors.add('mask', `the ${definition.type} type has a fixed mask`);
-    else {
-      const merged = mergePatch(mask, patch.mask) ?? null;
-      const problems = validateMask(merged);
-      errors.merge(problems);
-      if (Object.keys(problems).length === 0) mask = merged as MaskTemplate;
-    }
+    const merged = mergePatch(mask, patch.mask) ?? null;
+    const problems = validateMask(merged);
+    errors.merge(problems);
+    if (Object.keys(problems).length === 0) mask = merged as MaskTemplate;
   }
 
   let metadata: Record<string, string> = metadataOf(row);
@@ -87,9 +91,16 @@ export function checkUpdate(row: TokenRow, currentData: unknown, patch: unknown,
   const deduplicate = checkDeduplicate(errors, patch.deduplicate_token);
 
   errors.throwIfAny();
+  const changed: Array<[string, boolean]> = [
+    ['mask', !isDeepStrictEqual(mask, maskOf(row))],
+    ['fingerprint_expression', fingerprintExpression !== row.fingerprint_expression],
+    ['search_indexes', !isDeepStrictEqual([...searchIndexes], searchIndexesOf(row))],
+    ['containers', container !== row.container],
+  ];
   return {
     spec: { definition, data, mask, fingerprintExpression, container, metadata, searchIndexes, expiry },
     dataChanged: has(patch, 'data'),
     deduplicate,
+    needsReveal: changed.filter(([, differs]) => differs).map(([field]) => field),
   };
 }

@@ -80,18 +80,31 @@ export function viewOf(row: TokenRow, shown: Shown): TokenView {
 }
 
 /**
- * A duplicate the caller may not read (reference §3.6): only what identifies it. The reference
- * lists id, type, tenant_id, fingerprint and containers; created_by/created_at are added because
- * the TokenView contract requires them (neither is sensitive).
+ * A duplicate of a create the caller may not read: exactly what identifies it,
+ * `id`, `type`, `tenant_id`, `fingerprint` and `containers`.
  */
-export function redactedView(row: TokenRow): TokenView {
+export function redactedDuplicateView(row: TokenRow): TokenView {
   return {
     id: row.id,
     tenant_id: row.tenant_id,
     type: row.type,
     ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
     containers: [row.container],
-    created_by: row.created_by,
-    created_at: row.created_at,
   };
+}
+
+/**
+ * A duplicate of an update the caller may not read: the token without `data`,
+ * `metadata`, `fingerprint_expression`, `search_indexes` and `mask`.
+ */
+export function redactedUpdateDuplicateView(row: TokenRow): TokenView {
+  const {
+    data: _data,
+    metadata: _metadata,
+    fingerprint_expression: _expression,
+    search_indexes: _indexes,
+    mask: _mask,
+    ...rest
+  } = viewOf(row, undefined);
+  return rest;
 }

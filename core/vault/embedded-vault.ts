@@ -4,7 +4,9 @@ import type { Database as SqlJsDatabase } from 'sql.js';
 import { VaultError } from '../errors/catalogue.ts';
 import { open, seal } from '../crypto/aead.ts';
 import { keyedHash } from '../crypto/keyed-hash.ts';
-import type { Keyring, LookupPurpose } from '../crypto/keyring.ts';
+import { Keyring } from '../crypto/keyring.ts';
+import type { LookupPurpose } from '../crypto/keyring.ts';
+import { deriveRootKey } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import type { JournalWriter } from '../storage/journal.ts';
 import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
@@ -14,11 +16,14 @@ import { Mutex } from '../storage/mutex.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
+import { assertDatabaseHeadroom, assertDiskHeadroom, explainDiskFull } from '../storage/space-guard.ts';
+import type { StorageLimits } from '../storage/space-guard.ts';
+import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
-import { writeVaultFile } from '../storage/vault-file.ts';
+import { keyringAad, writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { readVaultStatus } from './status.ts';
-import type { Clock, VaultHandle, VaultStatus } from './types.ts';
+import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 
@@ -29,6 +34,7 @@ interface TransactionState {
 
 export interface EmbeddedVaultParts {
   readonly sodium: Sodium;
+  readonly fs: StorageFs;
   readonly sqlite: SqlJsDatabase;
   readonly paths: VaultPaths;
   readonly header: VaultHeader;
@@ -37,6 +43,7 @@ export interface EmbeddedVaultParts {
   readonly lock: VaultLock;
   readonly clock: Clock;
   readonly snapshotThresholdBytes: number;
+  readonly limits: StorageLimits;
 }
 
 /**
@@ -54,6 +61,7 @@ export class EmbeddedVault implements VaultHandle {
   private readonly connection: SqlJsConnection;
   private readonly heldReleases: Array<() => void> = [];
   private header: VaultHeader;
+  private keyring: Keyring;
   private closed = false;
   private background: Promise<void> | null = null;
   private backgroundError: unknown = null;
@@ -63,6 +71,7 @@ export class EmbeddedVault implements VaultHandle {
     this.id = parts.header.vault_id;
     this.clock = parts.clock;
     this.header = parts.header;
+    this.keyring = parts.keyring;
     this.connection = new SqlJsConnection(parts.sqlite, (sql, params) => this.recordWrite(sql, params));
     this.db = new Kysely<Database>({
       dialect: new SqlJsDialect(
@@ -76,11 +85,14 @@ export class EmbeddedVault implements VaultHandle {
     const outer = this.tx.getStore();
     if (outer?.active) return fn(this.db); // nested: joins the transaction already running
     this.assertUsable();
+    // Refused before anything runs, so a full disk never leaves a half-written journal behind.
+    assertDiskHeadroom(await this.freeDiskBytes(), this.parts.limits, 'writes are refused');
     const release = await this.mutex.acquire();
     let durable: Promise<void>;
     let result: T;
     try {
       this.assertUsable();
+      assertDatabaseHeadroom(this.databaseBytes(), this.parts.limits);
       const state: TransactionState = { statements: [], active: true };
       this.connection.exec('BEGIN');
       try {
@@ -127,23 +139,97 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
-    return keyedHash(this.parts.sodium, this.parts.keyring.lookupKey(purpose), message);
+    return keyedHash(this.parts.sodium, this.keyring.lookupKey(purpose), message);
   }
 
   wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array } {
-    const term = this.parts.keyring.activeTerm;
-    return { term, sealed: seal(this.parts.sodium, this.parts.keyring.wrapKey(term), plaintext, aad) };
+    const term = this.keyring.activeTerm;
+    return { term, sealed: seal(this.parts.sodium, this.keyring.wrapKey(term), plaintext, aad) };
   }
 
   unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
-    const plain = open(this.parts.sodium, this.parts.keyring.wrapKey(term), sealed, aad);
+    const plain = open(this.parts.sodium, this.keyring.wrapKey(term), sealed, aad);
     if (!plain) throw new VaultError('VAULT_CORRUPT', 'A wrapped key failed authentication.');
     return plain;
+  }
+
+  get keyTerm(): number {
+    return this.keyring.activeTerm;
+  }
+
+  get keyTerms(): readonly number[] {
+    return this.keyring.terms;
+  }
+
+  async addKeyTerm(key: KeySource): Promise<number> {
+    const next = await this.replaceKeyring(key, async (current) => current.withNewTerm(this.clock.now()));
+    return next.activeTerm;
+  }
+
+  async retireOldKeyTerms(key: KeySource): Promise<number[]> {
+    const before = this.keyring.terms;
+    const next = await this.replaceKeyring(key, async (current) => {
+      await this.assertOnlyActiveTermInUse(current.activeTerm);
+      return current.withOnlyActiveTerm();
+    });
+    return before.filter((t) => !next.terms.includes(t));
+  }
+
+  /** Wrapped tenant keys and token envelopes name their term; none may name a term being retired. */
+  private async assertOnlyActiveTermInUse(active: number): Promise<void> {
+    const count = (sql: string, params: (string | number)[]) =>
+      Number(this.parts.sqlite.exec(sql, params)[0]?.values[0]?.[0] ?? 0);
+    const keys = count('SELECT count(*) FROM tenant_keys WHERE term <> ?', [active]);
+    const envelopes = count('SELECT count(*) FROM tokens WHERE data NOT LIKE ?', [`v1.${active}.%`]);
+    if (keys > 0 || envelopes > 0) {
+      throw new VaultError(
+        'VAULT_CORRUPT',
+        `Older key terms are still in use (${keys} wrapped keys, ${envelopes} token envelopes); nothing was retired.`,
+      );
+    }
+  }
+
+  /**
+   * Swaps the keyring for `change(current)`, re-wrapped with the root key, and writes a snapshot
+   * (under the new active term) carrying it. The root key must unwrap the current keyring, so a
+   * wrong key never replaces it. On failure the old keyring stays in force.
+   */
+  private async replaceKeyring(
+    key: KeySource,
+    change: (current: Keyring) => Promise<Keyring>,
+  ): Promise<Keyring> {
+    this.assertUsable();
+    return this.mutex.run(async () => {
+      const { sodium } = this.parts;
+      const aad = keyringAad(this.header.vault_id, this.header.kdf);
+      const rootKey = deriveRootKey(sodium, key, this.header.kdf);
+      if (!Keyring.unwrap(sodium, rootKey, new Uint8Array(Buffer.from(this.header.keyring, 'base64')), aad)) {
+        throw new VaultError('VAULT_WRONG_KEY');
+      }
+      const next = await change(this.keyring);
+      const previous = { keyring: this.keyring, header: this.header };
+      this.keyring = next;
+      this.header = { ...this.header, keyring: Buffer.from(next.wrap(rootKey, aad)).toString('base64') };
+      try {
+        await this.snapshotHeld();
+      } catch (err) {
+        this.keyring = previous.keyring;
+        this.header = previous.header;
+        throw err;
+      }
+      return next;
+    });
   }
 
   /** Commits since the last snapshot plus the snapshot's own sequence: a monotonic commit counter. */
   get sequence(): number {
     return this.parts.journal.lastSequence;
+  }
+
+  get failure(): Error | null {
+    const failed = this.parts.journal.failed;
+    if (!failed) return null;
+    return failed instanceof Error ? failed : new VaultError('VAULT_FAILED');
   }
 
   /** `snapshot: false` leaves the journal as a crash would (used by tests and emergency shutdown). */
@@ -195,6 +281,22 @@ export class EmbeddedVault implements VaultHandle {
     }
   }
 
+  /** Free space on the vault's disk; a file system that cannot tell counts as roomy. */
+  private async freeDiskBytes(): Promise<number> {
+    try {
+      return await this.parts.fs.freeBytes(this.parts.paths.dir);
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /** Size of the SQLite database in memory; the caller holds the mutex. */
+  private databaseBytes(): number {
+    const pages = this.parts.sqlite.exec('PRAGMA page_count')[0]?.values[0]?.[0];
+    const size = this.parts.sqlite.exec('PRAGMA page_size')[0]?.values[0]?.[0];
+    return Number(pages ?? 0) * Number(size ?? 0);
+  }
+
   private assertUsable(): void {
     if (this.closed) throw new VaultError('VAULT_CLOSED', 'The vault is closed.');
     const failure = this.parts.journal.failed;
@@ -244,7 +346,8 @@ export class EmbeddedVault implements VaultHandle {
 
   /** Writes the snapshot and resets the journal; the caller holds the mutex. */
   private async snapshotHeld(): Promise<void> {
-    const { journal, keyring, sodium, sqlite, paths } = this.parts;
+    const { journal, sodium, sqlite, paths } = this.parts;
+    const keyring = this.keyring;
     await journal.idle();
     if (journal.failed) throw journal.failed;
     const sequence = journal.lastSequence;
@@ -256,9 +359,17 @@ export class EmbeddedVault implements VaultHandle {
       ...this.header,
       terms: keyring.terms,
       snapshot: { sequence, term, written_at: this.clock.now().toISOString() },
+      acknowledged_mark: true,
     };
-    await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image);
-    this.header = header;
-    await journal.reset(sequence, term, keyring.fileKey(term));
+    try {
+      await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image, this.parts.fs);
+      this.header = header;
+      await journal.reset(sequence, term, keyring.fileKey(term));
+    } catch (err) {
+      throw explainDiskFull(
+        err,
+        'the snapshot could not be written; nothing is lost, the journal still holds every commit',
+      );
+    }
   }
 }

@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { VaultError } from '../errors/catalogue.ts';
 import { Keyring } from '../crypto/keyring.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
 import { loadSodium } from '../crypto/sodium.ts';
+import type { Sodium } from '../crypto/sodium.ts';
+import { AcknowledgedMark, createAcknowledged, readAcknowledged } from '../storage/acknowledged.ts';
 import { JournalWriter, createJournalFile, scanJournal } from '../storage/journal.ts';
+import type { JournalHeader } from '../storage/journal.ts';
 import { acquireLock } from '../storage/lock.ts';
 import type { VaultLock } from '../storage/lock.ts';
 import { vaultPaths } from '../storage/paths.ts';
+import type { VaultPaths } from '../storage/paths.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
+import { DEFAULT_STORAGE_LIMITS, assertDiskHeadroom, explainDiskFull } from '../storage/space-guard.ts';
+import { nodeStorageFs } from '../storage/storage-fs.ts';
+import type { StorageFs } from '../storage/storage-fs.ts';
 import { keyringAad, openVaultFile, readHeader, writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
@@ -16,64 +22,91 @@ import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from './embedded-vault.ts';
 import { loadState, openJournalIfPresent, unlockKeyring } from './load.ts';
 import type { RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
-import { vaultExists } from './status.ts';
 import type { CreateVaultOptions, OpenVaultOptions } from './types.ts';
 
 /**
  * Opens an existing vault: checks the key before touching anything, takes the lock, loads the
- * snapshot, replays the journal, cuts a torn tail, runs pending migrations. On any error the lock
- * is released and the vault and journal files are left exactly as they were.
+ * snapshot, replays the journal, checks that no acknowledged commit is missing, cuts a torn tail,
+ * runs pending migrations. On any error the lock is released and the vault, journal and mark files
+ * are left exactly as they were.
  */
 export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVault> {
+  return openHeld(options).catch((err: unknown) => {
+    throw explainDiskFull(err, 'the vault cannot be opened for writing');
+  });
+}
+
+async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
+  const fs = options.fs ?? nodeStorageFs;
   const paths = vaultPaths(options.path);
 
   // The key is checked first, without the lock, so a wrong key leaves no trace on disk.
   const memo: RootKeyMemo = {};
-  const probe = await openVaultFile(paths.vault);
+  const probe = await openVaultFile(paths.vault, fs);
   try {
     unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key, memo);
   } finally {
     await probe.close();
   }
 
-  const lock = await acquireLock(paths.lock, clock.now());
+  const lock = await acquireLock(paths.lock, clock.now(), fs);
   let state: Awaited<ReturnType<typeof loadState>> | undefined;
+  let vault: EmbeddedVault | undefined;
   try {
     // Read again under the lock: the holder we waited for may have written a new snapshot.
-    const handle = await openVaultFile(paths.vault);
-    const journalHandle = await openJournalIfPresent(paths.journal);
+    const handle = await openVaultFile(paths.vault, fs);
     let read;
     let keyring;
+    let acknowledged;
     try {
       read = await readHeader(sodium, handle, paths.vault);
       keyring = unlockKeyring(sodium, read.header, options.key, memo);
-      state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle);
+      acknowledged = await readAcknowledged(sodium, fs, paths.acknowledged, read.header.vault_id);
+      const journalHandle = await openJournalIfPresent(fs, paths.journal);
+      try {
+        state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle, {
+          path: paths.acknowledged,
+          sequence: acknowledged,
+        });
+      } finally {
+        await journalHandle?.close();
+      }
     } finally {
       await handle.close();
-      await journalHandle?.close();
     }
+    // Nothing has been written so far; from here on the files change, so there must be room.
+    const limits = { ...DEFAULT_STORAGE_LIMITS, ...options.limits };
+    assertDiskHeadroom(await freeBytes(fs, paths.dir), limits, 'the vault cannot be opened for writing');
     const { header } = read;
     const scan = state.scan;
+    if (acknowledged === null) {
+      await createAcknowledged(sodium, fs, paths.acknowledged, header.vault_id, state.sequence);
+    }
+    const mark = await AcknowledgedMark.open(sodium, fs, paths.acknowledged, header.vault_id);
     let journal: JournalWriter;
     if (!scan || scan.header.baseSequence + scan.entries.length < header.snapshot.sequence) {
-      // No journal (or one wholly older than the snapshot): start a fresh one after the snapshot.
-      const term = header.snapshot.term;
-      await createJournalFile(sodium, paths.journal, {
+      // No journal (in a vault from before the mark) or one wholly older than the snapshot (a crash
+      // between writing a snapshot and resetting the journal): start a fresh one after the snapshot.
+      journal = await startJournal(sodium, fs, paths, keyring, mark, {
         vaultId: header.vault_id,
         baseSequence: header.snapshot.sequence,
-        term,
+        term: header.snapshot.term,
       });
-      const fresh = await openJournalIfPresent(paths.journal);
-      const freshScan = await scanJournal(sodium, fresh!, paths.journal, (t) => keyring.fileKey(t));
-      await fresh!.close();
-      journal = await JournalWriter.open(sodium, paths.journal, freshScan, keyring.fileKey(term));
     } else {
-      journal = await JournalWriter.open(sodium, paths.journal, scan, keyring.fileKey(scan.header.term));
+      journal = await JournalWriter.open(
+        sodium,
+        fs,
+        paths.journal,
+        scan,
+        keyring.fileKey(scan.header.term),
+        mark,
+      );
     }
-    const vault = new EmbeddedVault({
+    vault = new EmbeddedVault({
       sodium,
+      fs,
       sqlite: state.sqlite,
       paths,
       header,
@@ -82,28 +115,78 @@ export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVaul
       lock,
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
+      limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
     });
     await vault.migrate();
+    // A vault from before the mark starts keeping it (and saying so in its header) right away.
+    if (header.acknowledged_mark !== true) await vault.compact();
     return vault;
   } catch (err) {
-    state?.sqlite.close();
-    await lock.release();
+    if (vault) await vault.close({ snapshot: false }).catch(() => undefined);
+    else {
+      state?.sqlite.close();
+      await lock.release();
+    }
     throw err;
+  }
+}
+
+async function startJournal(
+  sodium: Sodium,
+  fs: StorageFs,
+  paths: VaultPaths,
+  keyring: Keyring,
+  mark: AcknowledgedMark,
+  header: JournalHeader,
+): Promise<JournalWriter> {
+  await createJournalFile(sodium, paths.journal, header, fs);
+  const fresh = await fs.open(paths.journal, 'r');
+  let scan;
+  try {
+    scan = await scanJournal(sodium, fresh, paths.journal, (t) => keyring.fileKey(t));
+  } finally {
+    await fresh.close();
+  }
+  return JournalWriter.open(sodium, fs, paths.journal, scan, keyring.fileKey(header.term), mark);
+}
+
+async function freeBytes(fs: StorageFs, dir: string): Promise<number> {
+  try {
+    return await fs.freeBytes(dir);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+async function exists(fs: StorageFs, path: string): Promise<boolean> {
+  try {
+    await fs.stat(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
 /** Creates a new vault (never over an existing one) with the schema migrated, and returns it open. */
 export async function createVault(options: CreateVaultOptions): Promise<EmbeddedVault> {
+  return createHeld(options).catch((err: unknown) => {
+    throw explainDiskFull(err, 'the vault cannot be created');
+  });
+}
+
+async function createHeld(options: CreateVaultOptions): Promise<EmbeddedVault> {
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
+  const fs = options.fs ?? nodeStorageFs;
   const paths = vaultPaths(options.path);
-  if (await vaultExists(paths.vault)) {
+  if (await exists(fs, paths.vault)) {
     throw new VaultError('VAULT_EXISTS', `A vault already exists at ${paths.vault}; it was left as it is.`);
   }
-  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  const lock: VaultLock = await acquireLock(paths.lock, clock.now());
+  await fs.mkdir(paths.dir, 0o700);
+  const lock: VaultLock = await acquireLock(paths.lock, clock.now(), fs);
+  let vault: EmbeddedVault | undefined;
   try {
-    if (await vaultExists(paths.vault)) {
+    if (await exists(fs, paths.vault)) {
       throw new VaultError('VAULT_EXISTS', `A vault already exists at ${paths.vault}; it was left as it is.`);
     }
     const now = clock.now().toISOString();
@@ -118,21 +201,25 @@ export async function createVault(options: CreateVaultOptions): Promise<Embedded
       keyring: Buffer.from(keyring.wrap(rootKey, keyringAad(vaultId, kdf))).toString('base64'),
       terms: keyring.terms,
       snapshot: { sequence: 0, term: keyring.activeTerm, written_at: now },
+      acknowledged_mark: true,
     };
     const SQL = await loadSqlJs();
     const sqlite = new SQL.Database();
     applyPragmas(sqlite);
     const fileKey = keyring.fileKey(keyring.activeTerm);
-    // The journal goes first: a vault file without a journal is valid, the reverse is not.
-    await createJournalFile(sodium, paths.journal, { vaultId, baseSequence: 0, term: keyring.activeTerm });
-    await writeVaultFile(sodium, paths.vault, header, fileKey, sqlite.export());
+    // The mark and the journal go first: a vault file without them is damaged, the reverse is not a vault.
+    await createAcknowledged(sodium, fs, paths.acknowledged, vaultId, 0);
+    const mark = await AcknowledgedMark.open(sodium, fs, paths.acknowledged, vaultId);
+    const journal = await startJournal(sodium, fs, paths, keyring, mark, {
+      vaultId,
+      baseSequence: 0,
+      term: keyring.activeTerm,
+    });
+    await writeVaultFile(sodium, paths.vault, header, fileKey, sqlite.export(), fs);
     applyPragmas(sqlite);
-    const journalHandle = await openJournalIfPresent(paths.journal);
-    const scan = await scanJournal(sodium, journalHandle!, paths.journal, (t) => keyring.fileKey(t));
-    await journalHandle!.close();
-    const journal = await JournalWriter.open(sodium, paths.journal, scan, fileKey);
-    const vault = new EmbeddedVault({
+    vault = new EmbeddedVault({
       sodium,
+      fs,
       sqlite,
       paths,
       header,
@@ -141,12 +228,14 @@ export async function createVault(options: CreateVaultOptions): Promise<Embedded
       lock,
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
+      limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
     });
     await vault.migrate();
     await vault.compact();
     return vault;
   } catch (err) {
-    await lock.release();
+    if (vault) await vault.close({ snapshot: false }).catch(() => undefined);
+    else await lock.release();
     throw err;
   }
 }

@@ -1,5 +1,3 @@
-import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { VaultError } from '../errors/catalogue.ts';
 import { Keyring } from '../crypto/keyring.ts';
@@ -9,6 +7,8 @@ import { scanJournal } from '../storage/journal.ts';
 import type { JournalScan } from '../storage/journal.ts';
 import type { JournalEntry } from '../storage/journal-codec.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
+import { errnoOf } from '../storage/storage-fs.ts';
+import type { StorageFs, StorageHandle } from '../storage/storage-fs.ts';
 import { keyringAad, readSnapshot } from '../storage/vault-file.ts';
 import type { HeaderRead, VaultHeader } from '../storage/vault-file.ts';
 import { loadSqlJs } from './sqljs.ts';
@@ -49,13 +49,19 @@ export interface RootKeyMemo {
   rootKey?: Uint8Array;
 }
 
-export async function openJournalIfPresent(path: string): Promise<FileHandle | null> {
+export async function openJournalIfPresent(fs: StorageFs, path: string): Promise<StorageHandle | null> {
   try {
-    return await open(path, 'r');
+    return await fs.open(path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errnoOf(err) === 'ENOENT') return null;
     throw err;
   }
+}
+
+/** The acknowledged-commit mark as read before the journal (null: no mark file). */
+export interface AcknowledgedRead {
+  readonly path: string;
+  readonly sequence: number | null;
 }
 
 export interface LoadedState {
@@ -68,16 +74,18 @@ export interface LoadedState {
 /**
  * Decrypts the snapshot into sql.js and replays the journal's records after it. Reads only: the
  * caller decides whether to truncate a torn tail. Throws VAULT_CORRUPT (after freeing sql.js) when
- * the journal does not follow this snapshot.
+ * the journal does not follow this snapshot, or when it ends before the acknowledged-commit mark
+ * (which the caller reads before opening the journal: the mark never runs ahead of the journal).
  */
 export async function loadState(
   sodium: Sodium,
   vaultPath: string,
-  vaultHandle: FileHandle,
+  vaultHandle: StorageHandle,
   read: HeaderRead,
   keyring: Keyring,
   journalPath: string,
-  journalHandle: FileHandle | null,
+  journalHandle: StorageHandle | null,
+  acknowledged: AcknowledgedRead,
 ): Promise<LoadedState> {
   const image = await readSnapshot(
     sodium,
@@ -101,6 +109,7 @@ export async function loadState(
       );
     }
   }
+  checkAcknowledged(read.header, scan, journalPath, acknowledged);
   const SQL = await loadSqlJs();
   const sqlite = new SQL.Database(image);
   applyPragmas(sqlite);
@@ -116,6 +125,39 @@ export async function loadState(
     throw err;
   }
   return { sqlite, scan, sequence };
+}
+
+/**
+ * Refuses a state that lost acknowledged commits: the journal (or the mark) missing from a vault
+ * that keeps both, or a journal whose last intact record comes before the last acknowledged commit.
+ * A torn final record that was never acknowledged is not a loss: the mark only moves after the
+ * record's fsync, so it never counts that record.
+ */
+function checkAcknowledged(
+  header: VaultHeader,
+  scan: JournalScan | null,
+  journalPath: string,
+  acknowledged: AcknowledgedRead,
+): void {
+  const restore = 'Acknowledged commits may be lost; the files were left unchanged. Restore from a backup.';
+  if (header.acknowledged_mark === true) {
+    if (!scan) throw new VaultError('VAULT_CORRUPT', `The journal ${journalPath} is missing. ${restore}`);
+    if (acknowledged.sequence === null) {
+      throw new VaultError(
+        'VAULT_CORRUPT',
+        `The acknowledged-commit record ${acknowledged.path} is missing. ${restore}`,
+      );
+    }
+  }
+  if (acknowledged.sequence === null) return;
+  const journalEnd = scan ? scan.header.baseSequence + scan.entries.length : 0;
+  const durable = Math.max(header.snapshot.sequence, journalEnd);
+  if (durable < acknowledged.sequence) {
+    throw new VaultError(
+      'VAULT_CORRUPT',
+      `The journal ${journalPath} ends at commit ${durable}, but commits up to ${acknowledged.sequence} were acknowledged: its tail was cut, zeroed or replaced. ${restore}`,
+    );
+  }
 }
 
 function replay(sqlite: SqlJsDatabase, entry: JournalEntry, journalPath: string): void {

@@ -1,11 +1,13 @@
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { VaultError } from '../errors/catalogue.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
 import { loadSodium } from '../crypto/sodium.ts';
 import { syncDirectory, writeFileAtomically, writeFully } from '../storage/durable-fs.ts';
+import { createAcknowledged, readAcknowledged } from '../storage/acknowledged.ts';
 import { createJournalFile } from '../storage/journal.ts';
+import { nodeStorageFs } from '../storage/storage-fs.ts';
+import type { StorageHandle } from '../storage/storage-fs.ts';
 import { acquireLock } from '../storage/lock.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import {
@@ -51,13 +53,24 @@ export async function backupVault(options: BackupOptions): Promise<{ sequence: n
   const memo: RootKeyMemo = {};
   for (let attempt = 0; attempt < 5; attempt++) {
     const handle = await openVaultFile(paths.vault);
-    const journalHandle = await openJournalIfPresent(paths.journal);
+    let journalHandle: StorageHandle | null = null;
     try {
       const read = await readHeader(sodium, handle, paths.vault);
       const keyring = unlockKeyring(sodium, read.header, options.key, memo);
+      // The mark is read before the journal is opened: it never runs ahead of the journal.
+      const acknowledged = await readAcknowledged(
+        sodium,
+        nodeStorageFs,
+        paths.acknowledged,
+        read.header.vault_id,
+      );
+      journalHandle = await openJournalIfPresent(nodeStorageFs, paths.journal);
       let state;
       try {
-        state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle);
+        state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle, {
+          path: paths.acknowledged,
+          sequence: acknowledged,
+        });
       } catch (err) {
         if (
           err instanceof VaultError &&
@@ -90,7 +103,7 @@ export async function backupVault(options: BackupOptions): Promise<{ sequence: n
   throw new VaultError('VAULT_LOCKED', 'The vault kept changing its snapshot; try the backup again.');
 }
 
-async function snapshotMoved(handle: FileHandle, path: string): Promise<boolean> {
+async function snapshotMoved(handle: StorageHandle, path: string): Promise<boolean> {
   try {
     const [held, current] = await Promise.all([handle.stat(), stat(path)]);
     return held.ino !== current.ino;
@@ -156,10 +169,13 @@ export async function restoreVault(options: RestoreOptions): Promise<{ sequence:
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   const lock = await acquireLock(paths.lock, clock.now());
   try {
-    // The old journal belongs to the vault being replaced: remove it before the new file lands.
-    await unlink(paths.journal).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
+    // The old journal and mark belong to the vault being replaced: remove them before the new file
+    // lands. A crash before the new ones exist leaves a vault that refuses to open: restore again.
+    for (const old of [paths.journal, paths.acknowledged]) {
+      await unlink(old).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    }
     await syncDirectory(paths.dir);
     await copyAtomically(options.from, paths.vault);
     await createJournalFile(sodium, paths.journal, {
@@ -167,6 +183,13 @@ export async function restoreVault(options: RestoreOptions): Promise<{ sequence:
       baseSequence: header.snapshot.sequence,
       term: header.snapshot.term,
     });
+    await createAcknowledged(
+      sodium,
+      nodeStorageFs,
+      paths.acknowledged,
+      header.vault_id,
+      header.snapshot.sequence,
+    );
   } finally {
     await lock.release();
   }

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { LookupPurpose } from '../crypto/keyring.ts';
 import type { Database } from '../storage/schema.ts';
+import type { StorageLimits } from '../storage/space-guard.ts';
+import type { StorageFs } from '../storage/storage-fs.ts';
 
 /** How the root key is supplied. */
 export type KeySource =
@@ -25,6 +27,10 @@ export interface OpenVaultOptions {
   /** Take a snapshot when the journal grows past this many bytes. Default 64 MiB. */
   readonly snapshotThresholdBytes?: number;
   readonly clock?: Clock;
+  /** The file layer; the real file system unless a test simulates power loss. */
+  readonly fs?: StorageFs;
+  /** Headroom below which writes are refused (VAULT_DISK_FULL). Defaults: DEFAULT_STORAGE_LIMITS. */
+  readonly limits?: Partial<StorageLimits>;
 }
 
 export interface CreateVaultOptions extends OpenVaultOptions {
@@ -77,6 +83,11 @@ export interface VaultHandle {
   status(): Promise<VaultStatus>;
   /** Number of the last committed transaction: a monotonic, cheap commit counter. */
   readonly sequence: number;
+  /**
+   * Why the vault stopped accepting writes (a failed journal write, e.g. a full disk), or null while
+   * it is healthy. Once set it stays set until the vault is reopened.
+   */
+  readonly failure: Error | null;
   /** Records the URL of the server holding the vault in the lock file. */
   setLockUrl(url: string | undefined): Promise<void>;
   /** Keyed BLAKE2b of an API key (for lookup); the key itself is never stored. */
@@ -93,6 +104,20 @@ export interface VaultHandle {
   wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array };
   /** Opens what `wrapSecret` sealed under `term`; throws VAULT_CORRUPT when it does not authenticate. */
   unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array;
+  /** The active key term: new snapshots, journal records and wrapped keys are under it. */
+  readonly keyTerm: number;
+  /** Every key term the keyring still holds. */
+  readonly keyTerms: readonly number[];
+  /**
+   * Adds a fresh key term and makes it active; the keyring is re-wrapped with the root key `key`
+   * (checked first) and a snapshot is written under the new term. Returns the new term.
+   */
+  addKeyTerm(key: KeySource): Promise<number>;
+  /**
+   * Forgets every term but the active one; refused (VAULT_CORRUPT, nothing changed) while a wrapped
+   * key or a token envelope is still under an older term. Returns the terms retired.
+   */
+  retireOldKeyTerms(key: KeySource): Promise<number[]>;
   /** Snapshot on clean close (unless `snapshot: false`), release the lock. */
   close(options?: { snapshot?: boolean }): Promise<void>;
 }

@@ -36,15 +36,32 @@ export function mapError(thrown: unknown): MappedError {
       };
     }
     const code = FRAMEWORK_CODES[thrown.code];
+    if (code === 'MALFORMED_JSON') {
+      // Every 400 names what is wrong in `errors`: here the body as a whole.
+      return {
+        error: new VaultError(code, undefined, { errors: { body: ['is not valid JSON'] } }),
+        unexpected: false,
+      };
+    }
     if (code !== undefined) return { error: new VaultError(code), unexpected: false };
     // Other framework 4xx (bad URL encoding, Content-Length mismatch, over-long path parameter) are
     // malformed requests; Fastify's messages for them quote at most the client's own path.
     const status = thrown.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return { error: new VaultError('VALIDATION_FAILED', thrown.message), unexpected: false };
+      return {
+        error: validationError({ [requestPartOf(thrown.code)]: [thrown.message] }, thrown.message),
+        unexpected: false,
+      };
     }
   }
   return { error: new VaultError('INTERNAL', genericDetail()), unexpected: true };
+}
+
+/** The part of the request a framework 4xx is about, as the key of its `errors` entry. */
+function requestPartOf(code: string): string {
+  if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH') return 'path';
+  if (code.startsWith('FST_ERR_CTP')) return 'body';
+  return 'request';
 }
 
 function genericDetail(title?: string): string {

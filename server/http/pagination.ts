@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject, type TInteger, type TSchema } from 'typebox';
+import { NullableInput } from './schemas.ts';
 
 /**
  * Offset pagination as in behaviour-reference §2.1: `?page=1&size=20`, answered with
@@ -34,6 +35,38 @@ export function pageQuery({ defaultSize = 20, maxSize = 100 }: PageQueryOptions 
       description: `Items per page, 1 to ${maxSize}.`,
     }),
   });
+}
+
+/**
+ * Page fields of a request BODY (search): like `pageQuery`, but `null` is accepted and means "not
+ * given" (bodies are not coerced, so the defaults are applied by `pageFromBody`, not the schema).
+ */
+export function pageBody({ defaultSize = 20, maxSize = 100 }: PageQueryOptions = {}) {
+  pageQuery({ defaultSize, maxSize }); // checks the options
+  return Type.Object({
+    page: Type.Optional(
+      NullableInput(
+        Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1; default 1.' }),
+      ),
+    ),
+    size: Type.Optional(
+      NullableInput(
+        Type.Integer({
+          minimum: 1,
+          maximum: maxSize,
+          description: `Items per page, 1 to ${maxSize}; default ${defaultSize}.`,
+        }),
+      ),
+    ),
+  });
+}
+
+/** The page a `pageBody` asks for, defaults filled in. */
+export function pageFromBody(
+  body: { readonly page?: number | null; readonly size?: number | null },
+  { defaultSize = 20 }: PageQueryOptions = {},
+): PageRequest {
+  return { page: body.page ?? 1, size: body.size ?? defaultSize };
 }
 
 export interface PageRequest {

@@ -26,7 +26,7 @@ export const ProblemSchema = Type.Object(
     code: Type.String({ description: 'Stable error code from the error catalogue.' }),
     errors: Type.Optional(
       Type.Record(Type.String(), Type.Array(Type.String()), {
-        description: 'Field name → messages; present on validation failures.',
+        description: 'Field name → messages; present on every 400.',
       }),
     ),
   },
@@ -51,6 +51,9 @@ export function toProblem(error: VaultError): Problem {
     code: error.code,
   };
   if (error.errors !== undefined) problem.errors = error.errors;
+  // Clients of this API read the `errors` map of every 400; one without field errors gets its
+  // detail under `request`.
+  else if (error.status === 400) problem.errors = { request: [error.detail] };
   return problem;
 }
 

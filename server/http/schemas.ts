@@ -30,11 +30,12 @@ export function StringMap(
 }
 
 /**
- * `schema` or null in a REQUEST schema. Not `Nullable` (an `anyOf`): Fastify's AJV coerces types,
- * and in an `anyOf` the first branch coerces — `[string, null]` turns `null` into `""` and
- * `[boolean, null]` into `false`, which would break merge-patch removals. A type list coerces only
- * when no listed type matches, so `null` stays `null`. `schema` must have a single `type`.
- * Shown as `nullable` in the OpenAPI 3.0 document.
+ * `schema` or null in a REQUEST schema, written as a type list (`type: [t, 'null']`) rather than
+ * `Nullable`'s `anyOf`: query strings are coerced (server/http/validation.ts), and in an `anyOf`
+ * the first branch would coerce `null` away, while a type list coerces only when no listed type
+ * matches. `schema` must have a single `type`. Shown as `nullable` in the OpenAPI 3.0 document.
+ * Routes treat `null` on such an optional field as "not given" unless the field documents
+ * otherwise (merge-patch removals).
  */
 export function NullableInput<T extends TSchema>(schema: T) {
   const { type } = schema as { type?: unknown };

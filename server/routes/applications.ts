@@ -6,7 +6,7 @@ import type { Application, ApplicationWithKey, Services } from '../../core/servi
 import { principalOf } from '../http/access.ts';
 import { idParams, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
-import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Nullable, NullableInput, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 const NAME_MAX = 200;
@@ -14,7 +14,7 @@ const PERMISSIONS_MAX = 50;
 
 const RuleSchema = Type.Object(
   {
-    description: Type.Optional(Type.String({ maxLength: 200, default: '' })),
+    description: Type.Optional(NullableInput(Type.String({ maxLength: 200 }))),
     priority: Type.Integer({ description: 'Evaluation order, from 1 (first); unique per application.' }),
     container: Type.String({
       maxLength: 500,
@@ -22,8 +22,15 @@ const RuleSchema = Type.Object(
     }),
     permissions: Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX }),
     transform: StringEnum(TRANSFORMS, { description: 'How token data is shown when this rule decides.' }),
+    // Declared so that a rule limited by conditions is refused instead of silently widened: no
+    // application type here takes conditions.
+    conditions: Type.Optional(
+      NullableInput(
+        Type.Array(Type.Unknown(), { maxItems: 0, description: 'Rule conditions; none are supported here.' }),
+      ),
+    ),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 const RuleResponse = Type.Object({
@@ -64,23 +71,29 @@ export const ApplicationWithKeySchema = Type.Object(
 type ApplicationBody = Static<typeof ApplicationSchema>;
 type ApplicationWithKeyBody = Static<typeof ApplicationWithKeySchema>;
 
+const PermissionsInput = Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX });
+const RulesInput = Type.Array(RuleSchema, { maxItems: 100 });
+
 const CreateBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
     type: StringEnum(APPLICATION_TYPES),
-    permissions: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX })),
-    rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 100 })),
+    permissions: Type.Optional(NullableInput(PermissionsInput)),
+    rules: Type.Optional(NullableInput(RulesInput)),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored; `null` means not given.' },
 );
 
 const UpdateBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
-    permissions: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX })),
-    rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 100 })),
+    permissions: Type.Optional(NullableInput(PermissionsInput)),
+    rules: Type.Optional(NullableInput(RulesInput)),
   },
-  { additionalProperties: false, description: 'Full replacement; the type cannot change.' },
+  {
+    description:
+      'Full replacement; the type cannot change. Unknown fields (the type among them) are ignored; `null` means not given.',
+  },
 );
 
 const ListQuery = Type.Object({
@@ -91,7 +104,12 @@ const ListQuery = Type.Object({
       description: 'Only these applications; repeat the parameter for several (`?id=a&id=b`).',
     }),
   ),
-  type: Type.Optional(StringEnum(APPLICATION_TYPES, { description: 'Only applications of this type.' })),
+  type: Type.Optional(
+    Type.Array(StringEnum(APPLICATION_TYPES), {
+      maxItems: APPLICATION_TYPES.length,
+      description: 'Only applications of these types; repeat the parameter for several (`?type=a&type=b`).',
+    }),
+  ),
 });
 
 const Params = idParams('Application id (UUID).');
@@ -116,8 +134,18 @@ async function byId<T>(work: Promise<T>): Promise<T> {
 
 type RuleInput = Static<typeof RuleSchema>;
 
-function rulesInput(rules: RuleInput[] | undefined): AccessRule[] | undefined {
-  return rules?.map((rule) => ({ ...rule, description: rule.description ?? '' }));
+/**
+ * The rules as core takes them, field by field so that unknown fields are not stored; `null`
+ * (not given) becomes undefined, a `null` description an empty one.
+ */
+function rulesInput(rules: RuleInput[] | null | undefined): AccessRule[] | undefined {
+  return rules?.map((rule) => ({
+    description: rule.description ?? '',
+    priority: rule.priority,
+    container: rule.container,
+    permissions: rule.permissions,
+    transform: rule.transform,
+  }));
 }
 
 function ruleBody(rule: AccessRule): Static<typeof RuleResponse> {
@@ -170,7 +198,7 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
       const created = await services.applications.create(principalOf(request), {
         name,
         type,
-        permissions,
+        permissions: permissions ?? undefined,
         rules: rulesInput(rules),
       });
       return reply.code(201).header('cache-control', 'no-store').send(applicationWithKeyBody(created));
@@ -191,7 +219,11 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
     async (request) => {
       const { page, size, id, type } = request.query;
       const ids = id?.map((value) => value.toLowerCase());
-      const result = await services.applications.list(principalOf(request), { ids, type }, { page, size });
+      const result = await services.applications.list(
+        principalOf(request),
+        { ids, types: type },
+        { page, size },
+      );
       return paginate(result.items.map(applicationBody), result.total, page, size);
     },
   );
@@ -200,15 +232,23 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
   app.get(
     '/applications/key',
     {
-      config: { access: { permission: 'application:read' } },
+      // Any valid API key, whatever its type and grants: a "who am I" call.
+      config: { access: 'authenticated' },
       schema: {
         summary: 'Get the calling application',
-        description: 'The application that owns the presented SVC-API-KEY.',
+        description:
+          'The application that owns the presented SVC-API-KEY (never its key), for any valid key. ' +
+          'A user session has no application: 404.',
         tags,
         response: { 200: ApplicationSchema },
       },
     },
-    async (request) => applicationBody(await services.applications.getSelf(principalOf(request))),
+    async (request) => {
+      if (request.principal === null) {
+        throw new VaultError('NOT_FOUND', 'The caller is not an application: send an SVC-API-KEY.');
+      }
+      return applicationBody(await services.applications.getSelf(request.principal));
+    },
   );
 
   app.get(
@@ -241,7 +281,7 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
       const updated = await byId(
         services.applications.update(principalOf(request), request.params.id, {
           name,
-          permissions,
+          permissions: permissions ?? undefined,
           rules: rulesInput(rules),
         }),
       );

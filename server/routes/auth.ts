@@ -9,7 +9,7 @@ const LoginBody = Type.Object(
     email: Type.String({ minLength: 1, maxLength: 320 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 const SessionSchema = Type.Object({

@@ -27,7 +27,7 @@ const AcceptBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 /**

@@ -8,7 +8,10 @@ import { Nullable, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 export const LogSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Type.String({
+    format: 'uuid',
+    description: 'Extension: the entry’s own id, stable across pages (not in the reference schema).',
+  }),
   tenant_id: Type.String({ format: 'uuid' }),
   actor_id: Nullable(Type.String()),
   actor_type: Nullable(Type.String({ description: '`user`, `application` or `operator` (the CLI).' })),
@@ -20,7 +23,7 @@ export const LogSchema = Type.Object({
 });
 
 export const EntityTypeSchema = Type.Object({
-  display_name: Type.String(),
+  display_name: Type.String({ pattern: '^[A-Za-z]+$' }),
   value: Type.String({ description: 'What a log entry holds in `entity_type`.' }),
 });
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
+import { MEMBER_ROLES } from '../../core/access/principal.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { Invitation, Member, UsageReport } from '../../core/tenancy/admin-contract.ts';
 import { principalOf } from '../http/access.ts';
@@ -21,12 +22,15 @@ export const UserSchema = Type.Object({
   email: Nullable(Type.String()),
   first_name: Nullable(Type.String()),
   last_name: Nullable(Type.String()),
+  picture: Nullable(Type.String({ description: 'A picture URL; this vault stores none, so always null.' })),
 });
 
 export const MemberSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   tenant_id: Type.String({ format: 'uuid' }),
-  role: Type.String({ description: '`OWNER` (the tenant owner; cannot be removed) or `ADMIN`.' }),
+  role: Type.String({
+    description: '`OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`.',
+  }),
   user: UserSchema,
   created_by: Nullable(Type.String()),
   created_at: Timestamp,
@@ -107,7 +111,16 @@ const CreateInvitationBody = Type.Object(
       description: 'The invitee, an RFC 5322 address. Anyone already a member → 409.',
     }),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
+);
+
+const UpdateMemberBody = Type.Object(
+  {
+    role: StringEnum(MEMBER_ROLES, {
+      description: '`OWNER` transfers ownership to this member (the previous owner becomes `ADMIN`).',
+    }),
+  },
+  { description: 'Unknown fields are ignored.' },
 );
 
 const NO_SUCH_MEMBER = 'No such member.';
@@ -142,6 +155,7 @@ export function memberBody(member: Member): MemberBody {
       email: member.user.email,
       first_name: member.user.first_name,
       last_name: member.user.last_name,
+      picture: null,
     },
     created_by: member.created_by,
     created_at: member.created_at,
@@ -205,7 +219,61 @@ export function registerTenantAdminRoutes(app: VaultServer, services: Services):
     async (request) => usageReportBody(await services.usage.report(principalOf(request))),
   );
 
+  app.get(
+    '/tenants/self/reports/operations',
+    {
+      config: { access: { permission: 'report:read' } },
+      schema: {
+        summary: "The caller's tenant operations report",
+        description:
+          'The same report as `/tenants/self/reports/usage`, under the name the reference also lists.',
+        tags: ['tenants'],
+        response: { 200: UsageReportSchema },
+      },
+    },
+    async (request) => usageReportBody(await services.usage.report(principalOf(request))),
+  );
+
   const memberTags = ['members'];
+
+  app.get(
+    '/tenants/self/owner',
+    {
+      config: { access: { permission: 'tenant:member:read' } },
+      schema: {
+        summary: "The tenant's owner",
+        description: 'The OWNER member, with their user.',
+        tags: memberTags,
+        response: { 200: MemberSchema },
+      },
+    },
+    async (request) => memberBody(await services.members.owner(principalOf(request))),
+  );
+
+  app.put(
+    '/tenants/self/members/:id',
+    {
+      config: { access: { permission: 'tenant:member:update' } },
+      preValidation: checkMemberId,
+      schema: {
+        summary: "Change a member's role",
+        description:
+          'Setting `OWNER` on a member transfers ownership: the previous owner becomes `ADMIN`. The ' +
+          "owner's own role cannot be lowered (422).",
+        tags: memberTags,
+        params: MemberParams,
+        body: UpdateMemberBody,
+        response: { 200: MemberSchema },
+      },
+    },
+    async (request) =>
+      memberBody(
+        await byId(
+          services.members.updateRole(principalOf(request), request.params.id, request.body.role),
+          NO_SUCH_MEMBER,
+        ),
+      ),
+  );
 
   app.get(
     '/tenants/self/members',

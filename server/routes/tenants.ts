@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { Principal } from '../../core/access/principal.ts';
 import type { Services, Tenant } from '../../core/services-contract.ts';
 import { principalOf, userSessionOf } from '../http/access.ts';
-import { Nullable, StringMap, Timestamp } from '../http/schemas.ts';
+import { Nullable, NullableInput, StringMap, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 const NAME_MAX = 200;
@@ -22,21 +22,23 @@ type TenantBody = Static<typeof TenantSchema>;
 
 const CreateBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: NAME_MAX }) },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 const UpdateBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
     settings: Type.Optional(
-      StringMap({
-        description: 'Replaces all settings when present; left unchanged when omitted.',
-        maxProperties: 100,
-        maxValueLength: 1000,
-      }),
+      NullableInput(
+        StringMap({
+          description: 'Replaces all settings when present; left unchanged when omitted or null.',
+          maxProperties: 100,
+          maxValueLength: 1000,
+        }),
+      ),
     ),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 export function tenantBody(tenant: Tenant): TenantBody {
@@ -128,7 +130,9 @@ export function registerTenantRoutes(app: VaultServer, services: Services): void
     },
     async (request) => {
       const { name, settings } = request.body;
-      return tenantBody(await services.tenants.update(principalOf(request), { name, settings }));
+      return tenantBody(
+        await services.tenants.update(principalOf(request), { name, settings: settings ?? undefined }),
+      );
     },
   );
 

@@ -9,7 +9,7 @@ import {
   MERGE_PATCH_CONTENT_TYPE,
   requireMergePatch,
 } from '../http/body-parsers.ts';
-import { pageQuery, paginate, paginated } from '../http/pagination.ts';
+import { pageBody, pageFromBody, pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { queryPairs } from '../http/raw-query.ts';
 import { Nullable, NullableInput, StringMap, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
@@ -35,7 +35,8 @@ const SEARCH_QUERY_MAX = 200;
 const DATA_DESCRIPTION =
   'Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext ' +
   '(reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). ' +
-  'Create, update and tokenize responses are masked.';
+  'Create and tokenize responses use the token:create transform; update responses the stricter of the ' +
+  'token:update and token:read transforms (no data without token:read).';
 
 /** A token as every token endpoint returns it (core's TokenView). */
 export const TokenSchema = Type.Object(
@@ -105,7 +106,8 @@ const CreateBody = Type.Object(
       NullableInput(
         Type.String({
           description:
-            'A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. Default: a UUID.',
+            'A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. ' +
+            'An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID.',
         }),
       ),
     ),
@@ -121,11 +123,15 @@ const CreateBody = Type.Object(
     ),
     expires_at: Type.Optional(NullableInput(ExpiresAtInput)),
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored.' },
 );
 
 const UpdateBody = Type.Object(
   {
+    // Declared so that a patch naming them reaches core, which refuses a change (400) and accepts
+    // the current value repeated.
+    id: Type.Optional(Type.Unknown({ description: 'Cannot be changed; may repeat the current id.' })),
+    type: Type.Optional(Type.Unknown({ description: 'Cannot be changed; may repeat the current type.' })),
     data: Type.Optional(Type.Unknown({ description: 'Merge patch (RFC 7386): `null` members remove.' })),
     mask: Type.Optional(Type.Unknown({ description: 'Merge patch.' })),
     metadata: Type.Optional(
@@ -145,10 +151,9 @@ const UpdateBody = Type.Object(
     expires_at: Type.Optional(NullableInput(ExpiresAtInput)),
   },
   {
-    additionalProperties: false,
     description:
       'A JSON merge patch: `data`, `mask` and `metadata` are merged, the other fields replaced; ' +
-      '`null` removes.',
+      '`null` removes. Unknown fields are ignored.',
   },
 );
 
@@ -160,9 +165,9 @@ const SearchBody = Type.Object(
         'Lucene-style query over id, type, data (search indexes), fingerprint, container, ' +
         'metadata.<key>, created_by/at, modified_by/at; AND, OR, NOT, parentheses.',
     }),
-    ...pageQuery().properties,
+    ...pageBody().properties,
   },
-  { additionalProperties: false },
+  { description: 'Unknown fields are ignored; `null` page or size means not given.' },
 );
 
 const ListQuery = Type.Object({
@@ -378,7 +383,8 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           'With deduplication (the request’s `deduplicate_token`, else the tenant setting ' +
           '`deduplicate_tokens`) a token whose fingerprint matches an existing one is not created: ' +
           'the existing token is returned with 200 instead (redacted to id, type, tenant_id, ' +
-          'fingerprint and containers when the caller may not read it). A taken id is a 409.',
+          'fingerprint and containers when the caller may not read it). Public applications do not ' +
+          'deduplicate: `deduplicate_token: true` from one is a 403. A taken id is a 409.',
         tags,
         body: CreateBody,
         response: {
@@ -431,15 +437,18 @@ function registerTokenScope(app: VaultServer, services: Services): void {
         summary: 'Search tokens',
         description:
           'Tokens matching a query, of containers the caller may search, each shown through its ' +
-          'transform. `data:` matches search indexes (keyed blind indexes), never decrypted data. ' +
-          'An invalid query is a 400 naming the position.',
+          'transform. `data:` matches search indexes (keyed blind indexes), never decrypted data; ' +
+          'it needs the reveal transform for token:search on every container the caller may search ' +
+          '(403 otherwise), and a query holds at most 3 `data:` terms. An invalid query is a 400 ' +
+          'naming the position.',
         tags,
         body: SearchBody,
         response: { 200: paginated(TokenSchema) },
       },
     },
     async (request) => {
-      const { query, page, size } = request.body;
+      const { query } = request.body;
+      const { page, size } = pageFromBody(request.body);
       const result = await services.tokens.search(principalOf(request), { query, page, size });
       return paginate(result.items.map(tokenBody), result.total, page, size);
     },
@@ -452,7 +461,9 @@ function registerTokenScope(app: VaultServer, services: Services): void {
       preValidation: checkId,
       schema: {
         summary: 'Get a token',
-        description: 'Data shown through the caller’s transform for the token’s container.',
+        description:
+          'Data shown through the caller’s transform for the token’s container. A token outside ' +
+          'the containers the caller may read is a 404, like a missing one.',
         tags,
         params: Params,
         response: { 200: TokenSchema },
@@ -492,8 +503,11 @@ function registerUpdateRoute(app: VaultServer, services: Services): void {
         summary: 'Update a token',
         description:
           `Takes \`Content-Type: ${MERGE_PATCH_CONTENT_TYPE}\` only (any other type is a 415). ` +
-          'Returns the token with its data masked. Moving it to another container needs ' +
-          '`token:update` on both.',
+          'Returns the token with its data shown through the stricter of the token:update and ' +
+          'token:read transforms. Changing `mask`, `fingerprint_expression` or `search_indexes`, or ' +
+          'moving the token, needs token:read with the reveal transform on its container (and the ' +
+          'target one), else 403; moving also needs `token:update` on both. A token the caller may ' +
+          'not read is a 404.',
         tags,
         consumes: [MERGE_PATCH_CONTENT_TYPE],
         params: Params,

@@ -52,6 +52,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     async dispose() {
       try {
         await app.close();
+        await services.reactors.close();
       } finally {
         await temp.dispose();
       }

@@ -46,7 +46,7 @@ async function listAll(
   principal: Principal,
   type: ApplicationType | undefined,
 ): Promise<Application[]> {
-  const filter = type === undefined ? {} : { type };
+  const filter = type === undefined ? {} : { types: [type] };
   const items: Application[] = [];
   for (let page = 1; ; page++) {
     const result = await services.applications.list(principal, filter, { page, size: PAGE_SIZE });

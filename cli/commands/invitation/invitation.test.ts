@@ -324,6 +324,16 @@ describe('svc member remove', () => {
     expectOneLineError(await run(['member', 'list', '--size', '51']), 2);
     expectOneLineError(await run(['member', 'list', '--page', '0']), 2);
 
+    // Ownership moves with `member update --role OWNER`, and back.
+    expectOneLineError(await run(['member', 'update', owner.id, '--role', 'ADMIN']), 1, /owner/i);
+    expectOneLineError(await run(['member', 'update', added.id, '--role', 'READER']), 2);
+    const promoted = await run(['member', 'update', added.id, '--role', 'OWNER']);
+    expectOk(promoted);
+    expect(promoted.stdout).toBe(`Member ${added.id} (${email}) is OWNER\n`);
+    const back = await run(['member', 'update', owner.id, '--role', 'OWNER', '--json']);
+    expectOk(back);
+    expect(JSON.parse(back.stdout)).toMatchObject({ id: owner.id, role: 'OWNER' });
+
     const ownerRemoval = await run(['member', 'remove', owner.id, '--yes']);
     expectOneLineError(ownerRemoval, 1);
     expectOneLineError(await run(['member', 'remove', added.id]), 2, /--yes/);

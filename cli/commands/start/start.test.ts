@@ -92,6 +92,49 @@ describe('svc start', () => {
     expect(unknown.code).toBe(1);
   });
 
+  it('the Default tenant gets an owner: the documented address without a password, claimed with svc user passwd', async () => {
+    const first = await start(['start', '--port', '0']);
+    expect(await first.stop()).toBe(0);
+    expect(first.io.stdout()).toContain(
+      'Tenant owner: owner@vault.localhost (no password yet; to claim it, stop the server and run: svc user passwd owner@vault.localhost)',
+    );
+    const claimed = await runSvc(['user', 'passwd', 'owner@vault.localhost', '--password-stdin'], {
+      env: home.env(),
+      stdin: 'claimed owner password',
+    });
+    expect(claimed.code, claimed.stderr).toBe(0);
+    const second = await start(['start', '--port', '0']);
+    try {
+      const login = await fetch(`${second.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'owner@vault.localhost', password: 'claimed owner password' }),
+      });
+      expect(login.status).toBe(200);
+      const { token } = (await login.json()) as { token: string };
+      const tenants = (await (
+        await fetch(`${second.url}/tenants`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as Array<{ id: string; name: string; owner_id: string | null }>;
+      expect(tenants).toHaveLength(1);
+      expect(tenants[0]).toMatchObject({ name: 'Default', owner_id: expect.any(String) });
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it('on a terminal the first start asks for the owner e-mail and password', async () => {
+    const io = makeTestIo({
+      env: home.env(),
+      isTTY: true,
+      answers: ['ada@example.com', 'owner password 123', 'owner password 123'],
+    });
+    const exit = run(['start', '--port', '0'], io.deps);
+    await io.waitForStdout((text) => text.includes('Tenant owner: '));
+    io.shutdown('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(io.stdout()).toContain('Tenant owner: ada@example.com\n');
+  });
+
   it('--json prints one object; the vault is locked while it runs', async () => {
     const running = await start(['start', '--port', '0', '--json']);
     try {

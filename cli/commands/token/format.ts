@@ -79,7 +79,7 @@ export function tokenRow(view: TokenView, withData: boolean): string[] {
     view.type,
     cell(view.containers.join(',')),
     view.fingerprint ?? '-',
-    view.created_at,
+    view.created_at ?? '-',
   ];
   if (withData) row.push(view.data === undefined ? '-' : dataText(view.data));
   return row;

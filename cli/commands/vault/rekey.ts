@@ -36,7 +36,9 @@ export function newVaultRekeyCommand(
   run: Runner<VaultRekeyOptions> = (o) => runVaultRekey(deps, o),
 ): Command {
   const command = new Command('rekey')
-    .description('Change the root key (re-wraps the keyring; data is not re-encrypted)')
+    .description(
+      'Change the root key (re-wraps the keyring; the data keys stay the same: use `svc vault rotate` for new ones)',
+    )
     .addOption(
       new Option(
         '--new-passphrase',
@@ -107,12 +109,11 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
       ? `Re-keyed ${resolved.config.vaultPath}: it is now unlocked by the new passphrase`
       : `Re-keyed ${resolved.config.vaultPath}: it is now unlocked by the key file ${newKeyFile}${created ? ' (generated)' : ''}`,
   );
-  if (oldKeyFile !== null) {
-    writeLine(
-      deps.stdout,
-      `The old key file ${oldKeyFile} no longer opens the vault; keep it as long as you keep backups taken before now.`,
-    );
-  }
+  // Rekeying re-wraps the same data keys: say what the old key still opens, and how to end that.
+  writeLine(
+    deps.stdout,
+    `The data keys are unchanged: the old ${oldKeyFile === null ? 'passphrase' : `key file ${oldKeyFile}`} no longer opens this vault file, but with an old copy of it (a backup) it still reads data written later. Run \`svc vault rotate\` to move the data to new keys.`,
+  );
   if (newKeyFile !== null && newKeyFile !== resolved.config.keyFile) {
     writeLine(
       deps.stdout,

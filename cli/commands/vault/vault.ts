@@ -4,6 +4,7 @@ import { newVaultBackupCommand } from './backup.ts';
 import { newVaultCompactCommand } from './compact.ts';
 import { newVaultRekeyCommand } from './rekey.ts';
 import { newVaultRestoreCommand } from './restore.ts';
+import { newVaultRotateCommand } from './rotate.ts';
 import { newVaultStatusCommand } from './status.ts';
 
 export function newVaultCommand(deps: CliDeps): Command {
@@ -13,5 +14,6 @@ export function newVaultCommand(deps: CliDeps): Command {
     .addCommand(newVaultCompactCommand(deps))
     .addCommand(newVaultBackupCommand(deps))
     .addCommand(newVaultRestoreCommand(deps))
-    .addCommand(newVaultRekeyCommand(deps));
+    .addCommand(newVaultRekeyCommand(deps))
+    .addCommand(newVaultRotateCommand(deps));
 }

@@ -1,0 +1,106 @@
+/**
+ * Reactor invoke latency (p50/p99) at 1 and 16 connections: a trivial formula, and one that calls
+ * `req.svc.tokenize`, beside our server's JSON-echo ceiling measured in the same run. Servers run
+ * in child processes so the load generator does not share their event loop.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { emit } from './json-lines.ts';
+
+const BENCH = 'reactors';
+const serveScript = fileURLToPath(new URL('./support/serve-reactors.ts', import.meta.url));
+const echoScript = fileURLToPath(new URL('./support/serve.ts', import.meta.url));
+
+interface Ready {
+  url: string;
+  key?: string;
+  trivial?: string;
+  tokenizing?: string;
+}
+
+function startChild(script: string, mode: string): Promise<{ child: ChildProcess; ready: Ready }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buffer = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl >= 0) resolve({ child, ready: JSON.parse(buffer.slice(0, nl)) as Ready });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`bench server (${mode}) exited with ${code}`)));
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function measure(
+  name: string,
+  options: { url: string; method: string; headers: Record<string, string>; body: string },
+  connections: number,
+  seconds: number,
+): Promise<void> {
+  // A short warm-up first: the sandbox's worker threads start on first use.
+  await autocannon({ ...options, connections, duration: 1 });
+  const result = await autocannon({ ...options, connections, duration: seconds });
+  emit({
+    bench: BENCH,
+    metric: `${name}_requests_per_second`,
+    value: Math.round(result.requests.average),
+    unit: 'req/s',
+    connections,
+    latency_p50_ms: result.latency.p50,
+    latency_p99_ms: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  });
+}
+
+export async function runReactorsBench(options: { seconds: number }): Promise<void> {
+  const json = { 'content-type': 'application/json' };
+  const echo = await startChild(echoScript, 'server-echo');
+  try {
+    for (const connections of [1, 16]) {
+      await measure(
+        'server_json_echo_ceiling',
+        { url: `${echo.ready.url}/echo`, method: 'POST', headers: json, body: '{"args":{"a":1}}' },
+        connections,
+        options.seconds,
+      );
+    }
+  } finally {
+    await stopChild(echo.child);
+  }
+  const vault = await startChild(serveScript, 'vault');
+  try {
+    const headers = { ...json, 'SVC-API-KEY': vault.ready.key! };
+    for (const connections of [1, 16]) {
+      for (const [name, id] of [
+        ['react_trivial', vault.ready.trivial!],
+        ['react_svc_tokenize', vault.ready.tokenizing!],
+      ] as const) {
+        await measure(
+          name,
+          {
+            url: `${vault.ready.url}/reactors/${id}/react`,
+            method: 'POST',
+            headers,
+            body: '{"args":{"a":"x"}}',
+          },
+          connections,
+          options.seconds,
+        );
+      }
+    }
+  } finally {
+    await stopChild(vault.child);
+  }
+}

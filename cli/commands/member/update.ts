@@ -1,0 +1,53 @@
+import { Command, Option } from 'commander';
+import { MEMBER_ROLES, type MemberRole } from '../../../core/access/principal.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+
+export interface MemberUpdateOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+  readonly memberId: string;
+  readonly role: MemberRole;
+}
+
+export function newMemberUpdateCommand(
+  deps: CliDeps,
+  run: Runner<MemberUpdateOptions> = (o) => runMemberUpdate(deps, o),
+): Command {
+  const command = new Command('update')
+    .description(
+      "Change a member's role; --role OWNER transfers ownership (the previous owner becomes ADMIN)",
+    )
+    .argument('<member-id>', "the member's id (see 'svc member list')")
+    .addOption(new Option('--role <role>', 'the new role').choices(MEMBER_ROLES).makeOptionMandatory());
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions & { tenant?: string; role: MemberRole }>();
+    await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, memberId: String(args[0]), role: raw.role });
+  });
+}
+
+export async function runMemberUpdate(deps: CliDeps, options: MemberUpdateOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const member = await withServices(deps, resolved, options.key, async (services) => {
+    const tenant = await resolveTenant(services, options.tenant);
+    return services.members.updateRole(operatorIn(tenant.id), options.memberId, options.role);
+  });
+  if (options.json) {
+    writeJson(deps.stdout, member);
+    return;
+  }
+  writeLine(deps.stdout, `Member ${member.id} (${member.user.email}) is ${member.role}`);
+}

@@ -1,0 +1,135 @@
+import type { Command } from 'commander';
+import type { Principal } from '../../../core/access/principal.ts';
+import { VaultError } from '../../../core/errors/catalogue.ts';
+import type { Reactor, ReactorFormula } from '../../../core/reactors/contract.ts';
+import type { Services } from '../../../core/services-contract.ts';
+import { commandOf } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addTenantOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { fileSource, readJson, readText, textSource, type JsonSource } from '../token/input.ts';
+
+/** Options every formula and reactor command shares. */
+export interface ReactorScopeOptions extends VaultCommandOptions {
+  readonly tenant: string | undefined;
+}
+
+export type RawReactorScope = RawOptions & { tenant?: string };
+
+export function addReactorScopeOptions(command: Command, deps: CliDeps): Command {
+  addTenantOption(command);
+  addVaultOptions(command, deps);
+  return addJsonOption(command);
+}
+
+export function reactorScopeFrom(
+  args: readonly unknown[],
+): ReactorScopeOptions & { raw: Record<string, unknown> } {
+  const raw = commandOf(args).opts<RawReactorScope & Record<string, unknown>>();
+  return { ...vaultOptionsFrom(raw), tenant: raw.tenant, raw };
+}
+
+/**
+ * Opens the vault and the services, resolves the tenant, and runs `fn` as the tenant's operator.
+ * The sandbox's worker threads are stopped before the vault closes.
+ */
+export async function withReactors<T>(
+  deps: CliDeps,
+  options: ReactorScopeOptions,
+  fn: (services: Services, principal: Principal) => Promise<T>,
+): Promise<T> {
+  const resolved = await loadConfig(deps, options.config);
+  return withServices(deps, resolved, options.key, async (services) => {
+    try {
+      const tenant = await resolveTenant(services, options.tenant);
+      return await fn(services, operatorIn(tenant.id));
+    } finally {
+      await services.reactors.close();
+    }
+  });
+}
+
+/** A JSON flag's value, parsed without ever echoing it. */
+export async function jsonFlag(deps: CliDeps, text: string | undefined, flag: string): Promise<unknown> {
+  if (text === undefined) return undefined;
+  return readJson(deps, textSource(text, flag));
+}
+
+/** JSON from `--x <json>` or `--x-file <file>` (not both); undefined when neither is given. */
+export async function jsonFromFlagOrFile(
+  deps: CliDeps,
+  text: string | undefined,
+  file: string | undefined,
+  flag: string,
+): Promise<unknown> {
+  if (text !== undefined && file !== undefined) {
+    throw new VaultError('USAGE', `give ${flag} or ${flag}-file, not both`);
+  }
+  const source: JsonSource | undefined =
+    text !== undefined ? textSource(text, flag) : file !== undefined ? fileSource(deps, file) : undefined;
+  return source === undefined ? undefined : readJson(deps, source);
+}
+
+/** The text of `--code-file <file>` (`-` for standard input). */
+export function readCodeFile(deps: CliDeps, file: string): Promise<string> {
+  return readText(deps, fileSource(deps, file));
+}
+
+export function formulaEntries(formula: ReactorFormula): Array<[string, string]> {
+  return [
+    ['ID', formula.id],
+    ['Name', formula.name],
+    ['Type', formula.type],
+    ['Status', formula.status],
+    ['Description', formula.description ?? ''],
+    ['Configuration', formula.configuration.map((s) => `${s.name}: ${s.type}`).join(', ')],
+    [
+      'Request parameters',
+      formula.request_parameters
+        .map((p) => `${p.name}: ${p.type}${p.optional ? ' (optional)' : ''}`)
+        .join(', '),
+    ],
+    ['Code', `${formula.code.split('\n').length} lines (--json shows it)`],
+    ['Created', formula.created_at],
+  ];
+}
+
+export function reactorEntries(reactor: Reactor): Array<[string, string]> {
+  return [
+    ['ID', reactor.id],
+    ['Name', reactor.name],
+    ['Formula', `${reactor.formula.name} (${reactor.formula.id})`],
+    ['Configuration', Object.keys(reactor.configuration).join(', ')],
+    [
+      'Application',
+      reactor.application === null ? '' : `${reactor.application.name} (${reactor.application.id})`,
+    ],
+    ['Created', reactor.created_at],
+  ];
+}
+
+/** Every item of a paginated service list. */
+export async function allPages<T>(
+  list: (page: { page: number; size: number }) => Promise<{ total: number; items: T[] }>,
+): Promise<T[]> {
+  const size = 100;
+  const items: T[] = [];
+  for (let page = 1; ; page++) {
+    const result = await list({ page, size });
+    items.push(...result.items);
+    if (result.items.length < size || items.length >= result.total) return items;
+  }
+}
+
+/** `--yes` or a confirmation on a terminal; checked before the vault is unlocked. */
+export function requireYes(deps: CliDeps, yes: boolean, what: string): void {
+  if (!yes && !deps.isTTY) throw new VaultError('USAGE', `deleting ${what} needs confirmation; pass --yes`);
+}

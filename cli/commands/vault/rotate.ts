@@ -1,0 +1,57 @@
+import { Command } from 'commander';
+import { rotateKeys } from '../../../core/vault/rotation.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { keyForVault, loadConfig, openWithKey } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { writeJson, writeLine } from '../../output.ts';
+
+export type VaultRotateOptions = VaultCommandOptions;
+
+export function newVaultRotateCommand(
+  deps: CliDeps,
+  run: Runner<VaultRotateOptions> = (o) => runVaultRotate(deps, o),
+): Command {
+  const command = new Command('rotate').description(
+    'Rotate the data keys: a new key term, all data re-encrypted under it, old terms retired',
+  );
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+export async function runVaultRotate(deps: CliDeps, options: VaultRotateOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const { key } = await keyForVault(deps, resolved, options.key);
+  const vault = await openWithKey(deps, resolved, key);
+  let result;
+  try {
+    result = await rotateKeys(vault, key);
+  } catch (error) {
+    // The rotation's error is the one worth reporting; a failing close must not replace it.
+    await vault.close().catch(() => undefined);
+    throw error;
+  }
+  await vault.close();
+  if (options.json) {
+    writeJson(deps.stdout, { path: resolved.config.vaultPath, ...result });
+    return;
+  }
+  const retired = result.retired.length === 0 ? 'none' : result.retired.join(', ');
+  writeLine(
+    deps.stdout,
+    `Rotated ${resolved.config.vaultPath}: key term ${result.term} is active, ${result.resealed} token envelopes re-encrypted, retired terms: ${retired}`,
+  );
+  writeLine(
+    deps.stdout,
+    'Old copies of the vault file (backups) still open with the old key material; new data does not.',
+  );
+}

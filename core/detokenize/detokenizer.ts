@@ -1,0 +1,204 @@
+/**
+ * The one detokenizer: replaces every `{{ <token id> | filters }}` expression in a JSON value (or a
+ * plain string) with the token's data, as the caller's transform for `permission` shows it.
+ *
+ * Rules:
+ * - A string that is exactly one expression becomes the expression's value (a complex token's whole
+ *   JSON object, a number, …) in `json` mode; any other string gets each expression's value as text
+ *   (objects as compact JSON, null as the empty string). In `text` mode every substitution is text.
+ * - At most `maxTokens` (100) distinct token ids per call, counted before anything is looked up.
+ * - Unknown (or expired) ids → 400 listing them; a token whose container the caller may not
+ *   `permission` → 403. Nothing is audited or counted when the call fails.
+ * - Each distinct token gets one audit entry (`use` for token:use, `read` for token:read) and counts
+ *   once as monthly active, in the transaction that opens the data.
+ * - Filters run through the shared expression engine (bounded render budget), inside the
+ *   transaction, so a failing filter leaves no audit entry behind.
+ */
+import type { Principal } from '../access/principal.ts';
+import { transformFor } from '../access/authorize.ts';
+import { appendAudit } from '../audit/audit-log.ts';
+import type { TenantKeys } from '../crypto/tenant-keys.ts';
+import { validationError } from '../errors/catalogue.ts';
+import { defaultEngine, expressionText } from '../expressions/index.ts';
+import { recordActivity } from '../tokens/activity.ts';
+import { TokenCrypto } from '../tokens/token-crypto.ts';
+import { findToken } from '../tokens/token-store.ts';
+import { shownData } from '../tokens/token-view.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import { mayHoldExpression, scanText } from './scanner.ts';
+import type { Piece } from './scanner.ts';
+
+/** Distinct tokens one request may detokenize. */
+export const MAX_DETOKENIZED_TOKENS = 100;
+/** Deepest object/array nesting walked; deeper values are refused rather than overflow the stack. */
+export const MAX_DETOKENIZE_DEPTH = 64;
+
+export type DetokenizePermission = 'token:use' | 'token:read';
+
+export interface DetokenizeOptions {
+  /** Checked on each token's container; its transform decides what data is substituted. */
+  readonly permission: DetokenizePermission;
+  /** Name of the value's root in error field names. Default `body`. */
+  readonly field?: string;
+  /** `json` (default): a string that is one expression takes the token's value; `text`: always text. */
+  readonly mode?: 'json' | 'text';
+  /** Default MAX_DETOKENIZED_TOKENS. */
+  readonly maxTokens?: number;
+}
+
+export interface Detokenizer {
+  /** A copy of `value` (any JSON value) with every expression replaced. */
+  detokenize(principal: Principal, value: unknown, options: DetokenizeOptions): Promise<unknown>;
+  /** `text` with every expression replaced by text. */
+  detokenizeText(
+    principal: Principal,
+    text: string,
+    options: Omit<DetokenizeOptions, 'mode'>,
+  ): Promise<string>;
+}
+
+const AUDIT = {
+  'token:use': { operation: 'use', message: 'Token used' },
+  'token:read': { operation: 'read', message: 'Token detokenized' },
+} as const;
+
+type Scanned = Map<string, Piece[]>;
+
+/** Every string holding an expression, scanned, keyed by its field path; refuses deep nesting. */
+function scanValue(value: unknown, field: string, out: Scanned, depth = 0): void {
+  if (depth > MAX_DETOKENIZE_DEPTH) {
+    throw validationError({ [field]: [`is nested deeper than ${MAX_DETOKENIZE_DEPTH} levels`] });
+  }
+  if (typeof value === 'string') {
+    if (mayHoldExpression(value)) out.set(field, scanText(value, field));
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => scanValue(item, `${field}[${i}]`, out, depth + 1));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) scanValue(item, `${field}.${key}`, out, depth + 1);
+  }
+}
+
+function tokenIdsOf(scanned: Scanned): string[] {
+  const ids = new Set<string>();
+  for (const pieces of scanned.values()) {
+    for (const piece of pieces) if (piece.kind === 'expression') ids.add(piece.expression.tokenId);
+  }
+  return [...ids];
+}
+
+function applyFilters(data: unknown, filters: string, field: string): unknown {
+  if (filters === '') return data;
+  return defaultEngine().evaluate(`{{ data | ${filters} }}`, { data }, field);
+}
+
+function substitute(
+  pieces: readonly Piece[],
+  data: ReadonlyMap<string, unknown>,
+  field: string,
+  mode: 'json' | 'text',
+): unknown {
+  const valueOf = (piece: Extract<Piece, { kind: 'expression' }>): unknown =>
+    applyFilters(data.get(piece.expression.tokenId) ?? null, piece.expression.filters, field);
+  const only = pieces[0];
+  if (mode === 'json' && pieces.length === 1 && only?.kind === 'expression') return valueOf(only) ?? null;
+  return pieces
+    .map((piece) => (piece.kind === 'text' ? piece.text : (expressionText(valueOf(piece)) ?? '')))
+    .join('');
+}
+
+function rebuild(
+  value: unknown,
+  field: string,
+  scanned: Scanned,
+  data: ReadonlyMap<string, unknown>,
+  mode: 'json' | 'text',
+): unknown {
+  if (typeof value === 'string') {
+    const pieces = scanned.get(field);
+    return pieces === undefined ? value : substitute(pieces, data, field, mode);
+  }
+  if (Array.isArray(value))
+    return value.map((item, i) => rebuild(item, `${field}[${i}]`, scanned, data, mode));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      out[key] = rebuild(item, `${field}.${key}`, scanned, data, mode);
+    return out;
+  }
+  return value;
+}
+
+export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detokenizer {
+  const crypto = new TokenCrypto(keys);
+
+  /** Opens each token's data as the caller's transform shows it; audits and counts each once. */
+  const resolve = async <T>(
+    principal: Principal,
+    ids: readonly string[],
+    permission: DetokenizePermission,
+    finish: (data: ReadonlyMap<string, unknown>) => T,
+  ): Promise<T> =>
+    vault.transaction(async (trx) => {
+      const now = vault.clock.now();
+      const rows = [];
+      const unknown: string[] = [];
+      for (const id of ids) {
+        const row = await findToken(trx, principal.tenantId, id, now);
+        if (row === undefined) unknown.push(id);
+        else rows.push(row);
+      }
+      if (unknown.length > 0) {
+        throw validationError(
+          { tokens: unknown.map((id) => `no token with id ${id}`) },
+          `Failed to detokenize some tokens: ${unknown.join(', ')}`,
+        );
+      }
+      const data = new Map<string, unknown>();
+      for (const row of rows) {
+        const transform = transformFor(principal, permission, row.container);
+        const shown = await shownData(transform, row, () =>
+          crypto.open(trx, row.tenant_id, row.id, row.data),
+        );
+        data.set(row.id, shown === undefined ? null : shown.value);
+      }
+      // Filters run here so that a failing filter leaves no audit entry or activity behind.
+      const result = finish(data);
+      const { operation, message } = AUDIT[permission];
+      for (const row of rows) {
+        await appendAudit(trx, vault, principal, {
+          tenantId: row.tenant_id,
+          entityType: row.type,
+          entityId: row.id,
+          operation,
+          message,
+        });
+      }
+      await recordActivity(trx, principal.tenantId, ids, now);
+      return result;
+    });
+
+  const run = async (principal: Principal, value: unknown, options: DetokenizeOptions): Promise<unknown> => {
+    const field = options.field ?? 'body';
+    const maxTokens = options.maxTokens ?? MAX_DETOKENIZED_TOKENS;
+    const scanned: Scanned = new Map();
+    scanValue(value, field, scanned);
+    if (scanned.size === 0) return value;
+    const ids = tokenIdsOf(scanned);
+    if (ids.length > maxTokens) {
+      throw validationError(
+        { [field]: [`detokenizes ${ids.length} tokens; at most ${maxTokens} are allowed per request`] },
+        `At most ${maxTokens} tokens can be detokenized in one request.`,
+      );
+    }
+    return resolve(principal, ids, options.permission, (data) =>
+      rebuild(value, field, scanned, data, options.mode ?? 'json'),
+    );
+  };
+
+  return {
+    detokenize: run,
+    async detokenizeText(principal, text, options) {
+      return (await run(principal, text, { ...options, mode: 'text' })) as string;
+    },
+  };
+}

@@ -1,0 +1,470 @@
+/**
+ * `ReactorService` (contract.ts) over one open vault: formulas (official ones from the code,
+ * private ones per tenant) and reactors, with audit entries in the transaction of every change and
+ * one `invoke` entry per invocation. Formula code is checked in the sandbox before any transaction
+ * opens, and reactor code runs in the sandbox's worker threads, never under the vault's lock.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { authorize } from '../access/authorize.ts';
+import { actorOf } from '../access/principal.ts';
+import type { Principal } from '../access/principal.ts';
+import { appendAudit } from '../audit/audit-log.ts';
+import type { AuditOperation } from '../audit/entity-types.ts';
+import type { Detokenizer } from '../detokenize/index.ts';
+import { VaultError, isVaultError, validationError } from '../errors/catalogue.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+import type { Application } from '../services-contract.ts';
+import type { Database, ReactorFormulasTable, ReactorsTable } from '../storage/schema.ts';
+import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
+import type { TokenService } from '../tokens/contract.ts';
+import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type {
+  ConfigurationSetting,
+  ConfigurationValue,
+  ReactResult,
+  Reactor,
+  ReactorFormula,
+  ReactorInput,
+  ReactorService,
+  RequestParameter,
+} from './contract.ts';
+import { checkFormulaInput } from './formula-input.ts';
+import type { CheckedFormula } from './formula-input.ts';
+import { OFFICIAL_FORMULAS, officialFormula } from './official-formulas.ts';
+import { checkArgs, checkConfiguration } from './parameters.ts';
+import { applicationPrincipal, svcBridge } from './svc-bridge.ts';
+
+export const MAX_REACTOR_PAGE_SIZE = 100;
+export const FORMULA_ENTITY = 'reactorFormula';
+export const REACTOR_ENTITY = 'reactor';
+
+export const REACTOR_MESSAGES = {
+  formulaCreate: 'Reactor formula created',
+  formulaUpdate: 'Reactor formula updated',
+  formulaDelete: 'Reactor formula deleted',
+  create: 'Reactor created',
+  update: 'Reactor updated',
+  delete: 'Reactor deleted',
+  invoke: 'Reactor invoked',
+  invokeFailed: 'Reactor invocation failed',
+} as const;
+
+export interface ReactorServiceDeps {
+  readonly tokens: TokenService;
+  readonly detokenizer: Detokenizer;
+  readonly sandbox: Sandbox;
+}
+
+type FormulaRow = ReactorFormulasTable;
+type ReactorRow = ReactorsTable;
+
+function corrupt(what: string): VaultError {
+  return new VaultError('VAULT_CORRUPT', `A stored ${what} is malformed.`);
+}
+
+function parseJson<T>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw corrupt(what);
+  }
+}
+
+function formulaOf(row: FormulaRow): ReactorFormula {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    type: 'private',
+    status: row.status === 'coming_soon' ? 'coming_soon' : 'verified',
+    icon: row.icon,
+    code: row.code,
+    configuration: parseJson<ConfigurationSetting[]>(row.configuration, 'formula configuration'),
+    request_parameters: parseJson<RequestParameter[]>(row.request_parameters, 'formula request parameters'),
+    created_by: row.created_by,
+    created_at: row.created_at,
+    modified_by: row.modified_by,
+    modified_at: row.modified_at,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `*` matches any run of characters; without one, the name contains the text. Case-insensitive. */
+export function nameMatcher(pattern: string | undefined): ((name: string) => boolean) | undefined {
+  if (pattern === undefined || pattern === '') return undefined;
+  const parts = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const body = parts.join('.*');
+  const regex = new RegExp(pattern.includes('*') ? `^${body}$` : body, 'is');
+  return (name) => regex.test(name);
+}
+
+function notFound(what: string): VaultError {
+  return new VaultError('NOT_FOUND', `No such ${what}.`);
+}
+
+/** The `id` of a `{ id }` reference (or of a whole object carrying one), else a 400 naming `field`. */
+function referenceId(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (isRecord(value) && typeof value['id'] === 'string' && value['id'] !== '') return value['id'];
+  throw validationError({ [`${field}.id`]: ['is required'] });
+}
+
+export function createReactorService(vault: VaultHandle, deps: ReactorServiceDeps): ReactorService {
+  const { sandbox, tokens, detokenizer } = deps;
+
+  const audit = (
+    trx: Kysely<Database>,
+    principal: Principal,
+    entityType: string,
+    entityId: string,
+    operation: AuditOperation,
+    message: string,
+  ) =>
+    appendAudit(trx, vault, principal, {
+      tenantId: principal.tenantId,
+      entityType,
+      entityId,
+      operation,
+      message,
+    });
+
+  const findFormula = async (
+    db: Kysely<Database>,
+    principal: Principal,
+    id: string,
+  ): Promise<ReactorFormula | undefined> => {
+    const official = officialFormula(id);
+    if (official !== undefined) return official;
+    const row = await db
+      .selectFrom('reactor_formulas')
+      .selectAll()
+      .where('tenant_id', '=', principal.tenantId)
+      .where('id', '=', id.toLowerCase())
+      .executeTakeFirst();
+    return row === undefined ? undefined : formulaOf(row);
+  };
+
+  const privateFormulaRow = async (
+    trx: Kysely<Database>,
+    principal: Principal,
+    id: string,
+  ): Promise<FormulaRow> => {
+    if (officialFormula(id) !== undefined) {
+      throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
+    }
+    const row = await trx
+      .selectFrom('reactor_formulas')
+      .selectAll()
+      .where('tenant_id', '=', principal.tenantId)
+      .where('id', '=', id.toLowerCase())
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('reactor formula');
+    return row;
+  };
+
+  const checkCode = async (checked: CheckedFormula): Promise<void> => {
+    const problem = await sandbox.checkModuleCode(checked.code);
+    if (problem !== null) throw problem;
+  };
+
+  const formulaColumns = (checked: CheckedFormula) => ({
+    name: checked.name,
+    description: checked.description,
+    status: checked.status,
+    icon: checked.icon,
+    code: checked.code,
+    configuration: JSON.stringify(checked.configuration),
+    request_parameters: JSON.stringify(checked.request_parameters),
+  });
+
+  const applicationFor = async (
+    db: Kysely<Database>,
+    principal: Principal,
+    id: string | null,
+  ): Promise<Application | null> => {
+    if (id === null) return null;
+    const row = await findApplicationRow(db, id.toLowerCase());
+    return row === undefined || row.tenant_id !== principal.tenantId ? null : applicationOf(row);
+  };
+
+  const reactorOf = async (db: Kysely<Database>, principal: Principal, row: ReactorRow): Promise<Reactor> => {
+    const formula = await findFormula(db, principal, row.formula_id);
+    if (formula === undefined) throw corrupt('reactor formula reference');
+    return {
+      id: row.id,
+      tenant_id: row.tenant_id,
+      name: row.name,
+      formula,
+      configuration: parseJson<Record<string, ConfigurationValue>>(
+        row.configuration,
+        'reactor configuration',
+      ),
+      application: await applicationFor(db, principal, row.application_id),
+      created_by: row.created_by,
+      created_at: row.created_at,
+      modified_by: row.modified_by,
+      modified_at: row.modified_at,
+    };
+  };
+
+  const reactorRow = async (db: Kysely<Database>, principal: Principal, id: string): Promise<ReactorRow> => {
+    const row = await db
+      .selectFrom('reactors')
+      .selectAll()
+      .where('tenant_id', '=', principal.tenantId)
+      .where('id', '=', typeof id === 'string' ? id.toLowerCase() : '')
+      .executeTakeFirst();
+    if (row === undefined) throw notFound('reactor');
+    return row;
+  };
+
+  /** Name, configuration (against the formula) and application of a reactor body. */
+  const checkReactorBody = async (
+    db: Kysely<Database>,
+    principal: Principal,
+    input: ReactorInput,
+    formula: ReactorFormula,
+  ) => {
+    const collector = new FieldErrorCollector();
+    const name = checkName(collector, input.name);
+    collector.throwIfAny();
+    const configuration = checkConfiguration(input.configuration ?? {}, formula.configuration);
+    const applicationId = referenceId(input.application, 'application');
+    const application = await applicationFor(db, principal, applicationId);
+    if (applicationId !== null && application === null) {
+      throw validationError({ 'application.id': ['no such application in this tenant'] });
+    }
+    return { name, configuration, application };
+  };
+
+  const run = async (principal: Principal, reactor: Reactor, args: unknown): Promise<ReactResult> => {
+    if (args !== undefined && args !== null && !isRecord(args))
+      throw validationError({ args: ['must be an object'] });
+    const detokenized = await detokenizer.detokenize(principal, args ?? {}, {
+      permission: 'token:use',
+      field: 'args',
+    });
+    const checkedArgs = checkArgs(detokenized, reactor.formula.request_parameters);
+    let configuration: Record<string, ConfigurationValue>;
+    try {
+      configuration = checkConfiguration(reactor.configuration, reactor.formula.configuration);
+    } catch (error) {
+      if (isVaultError(error, 'VALIDATION_FAILED')) {
+        throw new VaultError('VALIDATION_FAILED', 'Invalid Reactor Configuration', { errors: error.errors });
+      }
+      throw error;
+    }
+    const actsAs = reactor.application === null ? null : applicationPrincipal(reactor.application);
+    const outcome = await sandbox.runModule({
+      code: reactor.formula.code,
+      args: checkedArgs,
+      configuration,
+      svc: actsAs === null ? null : svcBridge(tokens, actsAs),
+    });
+    if (outcome.kind === 'problem') throw outcome.error;
+    if (outcome.kind === 'custom-response') return outcome;
+    const output = outcome.output;
+    if (output !== null && !isRecord(output)) {
+      throw new VaultError('REACTOR_RUNTIME', 'Reactor Runtime Error', {
+        errors: { error: ['the reactor code must return an object with raw and/or tokenize'] },
+      });
+    }
+    const body: { raw?: unknown; tokens?: unknown } = {};
+    if (output !== null && output['raw'] !== undefined) body.raw = output['raw'];
+    if (output !== null && output['tokenize'] !== undefined) {
+      if (actsAs === null) {
+        throw new VaultError('VALIDATION_FAILED', 'Invalid Reactor Configuration', {
+          errors: { application: ['the reactor needs an application to tokenize its output'] },
+        });
+      }
+      body.tokens = await tokens.tokenize(actsAs, output['tokenize']);
+    }
+    return { kind: 'response', body };
+  };
+
+  return {
+    async createFormula(principal, input) {
+      authorize(principal, 'reactor:create');
+      const checked = checkFormulaInput(input);
+      await checkCode(checked);
+      return vault.transaction(async (trx) => {
+        const row: FormulaRow = {
+          id: randomUUID(),
+          tenant_id: principal.tenantId,
+          ...formulaColumns(checked),
+          created_by: actorOf(principal).actor_id,
+          created_at: vault.clock.now().toISOString(),
+          modified_by: null,
+          modified_at: null,
+        };
+        await trx.insertInto('reactor_formulas').values(row).execute();
+        await audit(trx, principal, FORMULA_ENTITY, row.id, 'create', REACTOR_MESSAGES.formulaCreate);
+        return formulaOf(row);
+      });
+    },
+
+    async listFormulas(principal, filter, page) {
+      authorize(principal, 'reactor:read');
+      const window = checkPage(page, MAX_REACTOR_PAGE_SIZE);
+      const matches = nameMatcher(filter.name);
+      const ids = filter.ids?.map((id) => id.toLowerCase());
+      const keep = (f: ReactorFormula) =>
+        (ids === undefined || ids.includes(f.id)) && (matches?.(f.name) ?? true);
+      const rows = await vault.db
+        .selectFrom('reactor_formulas')
+        .selectAll()
+        .where('tenant_id', '=', principal.tenantId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      const all = [...OFFICIAL_FORMULAS, ...rows.map(formulaOf)].filter(keep);
+      return { total: all.length, items: all.slice(window.offset, window.offset + window.limit) };
+    },
+
+    async getFormula(principal, id) {
+      authorize(principal, 'reactor:read');
+      const formula = await findFormula(vault.db, principal, id);
+      if (formula === undefined) throw notFound('reactor formula');
+      return formula;
+    },
+
+    async updateFormula(principal, id, input) {
+      authorize(principal, 'reactor:update');
+      if (officialFormula(id) !== undefined)
+        throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
+      const checked = checkFormulaInput(input);
+      await checkCode(checked);
+      return vault.transaction(async (trx) => {
+        const row = await privateFormulaRow(trx, principal, id);
+        const changes = {
+          ...formulaColumns(checked),
+          modified_by: actorOf(principal).actor_id,
+          modified_at: vault.clock.now().toISOString(),
+        };
+        await trx.updateTable('reactor_formulas').set(changes).where('id', '=', row.id).execute();
+        await audit(trx, principal, FORMULA_ENTITY, row.id, 'update', REACTOR_MESSAGES.formulaUpdate);
+        return formulaOf({ ...row, ...changes });
+      });
+    },
+
+    async deleteFormula(principal, id) {
+      authorize(principal, 'reactor:delete');
+      await vault.transaction(async (trx) => {
+        const row = await privateFormulaRow(trx, principal, id);
+        const user = await trx
+          .selectFrom('reactors')
+          .select('id')
+          .where('tenant_id', '=', principal.tenantId)
+          .where('formula_id', '=', row.id)
+          .executeTakeFirst();
+        if (user !== undefined) {
+          throw new VaultError('CONFLICT', 'Reactors use this formula: delete them first.');
+        }
+        await trx.deleteFrom('reactor_formulas').where('id', '=', row.id).execute();
+        await audit(trx, principal, FORMULA_ENTITY, row.id, 'delete', REACTOR_MESSAGES.formulaDelete);
+      });
+    },
+
+    async create(principal, input) {
+      authorize(principal, 'reactor:create');
+      const formulaId = referenceId(input.formula, 'formula');
+      if (formulaId === null) throw validationError({ 'formula.id': ['is required'] });
+      return vault.transaction(async (trx) => {
+        const formula = await findFormula(trx, principal, formulaId);
+        if (formula === undefined) throw validationError({ 'formula.id': ['no such reactor formula'] });
+        const { name, configuration, application } = await checkReactorBody(trx, principal, input, formula);
+        const row: ReactorRow = {
+          id: randomUUID(),
+          tenant_id: principal.tenantId,
+          name,
+          formula_id: formula.id,
+          configuration: JSON.stringify(configuration),
+          application_id: application?.id ?? null,
+          created_by: actorOf(principal).actor_id,
+          created_at: vault.clock.now().toISOString(),
+          modified_by: null,
+          modified_at: null,
+        };
+        await trx.insertInto('reactors').values(row).execute();
+        await audit(trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
+        return { ...(await reactorOf(trx, principal, row)), application };
+      });
+    },
+
+    async list(principal, filter, page) {
+      authorize(principal, 'reactor:read');
+      const window = checkPage(page, MAX_REACTOR_PAGE_SIZE);
+      const matches = nameMatcher(filter.name);
+      const ids = filter.ids?.map((id) => id.toLowerCase());
+      let query = vault.db.selectFrom('reactors').selectAll().where('tenant_id', '=', principal.tenantId);
+      if (ids !== undefined) query = query.where('id', 'in', ids.length > 0 ? ids : ['']);
+      const rows = (await query.orderBy('created_at').orderBy('id').execute()).filter(
+        (row) => matches?.(row.name) ?? true,
+      );
+      const items: Reactor[] = [];
+      for (const row of rows.slice(window.offset, window.offset + window.limit)) {
+        items.push(await reactorOf(vault.db, principal, row));
+      }
+      return { total: rows.length, items };
+    },
+
+    async get(principal, id) {
+      authorize(principal, 'reactor:read');
+      return reactorOf(vault.db, principal, await reactorRow(vault.db, principal, id));
+    },
+
+    async update(principal, id, input) {
+      authorize(principal, 'reactor:update');
+      return vault.transaction(async (trx) => {
+        const row = await reactorRow(trx, principal, id);
+        const formula = await findFormula(trx, principal, row.formula_id);
+        if (formula === undefined) throw corrupt('reactor formula reference');
+        const { name, configuration, application } = await checkReactorBody(trx, principal, input, formula);
+        const changes = {
+          name,
+          configuration: JSON.stringify(configuration),
+          application_id: application?.id ?? null,
+          modified_by: actorOf(principal).actor_id,
+          modified_at: vault.clock.now().toISOString(),
+        };
+        await trx.updateTable('reactors').set(changes).where('id', '=', row.id).execute();
+        await audit(trx, principal, REACTOR_ENTITY, row.id, 'update', REACTOR_MESSAGES.update);
+        return reactorOf(trx, principal, { ...row, ...changes });
+      });
+    },
+
+    async delete(principal, id) {
+      authorize(principal, 'reactor:delete');
+      await vault.transaction(async (trx) => {
+        const row = await reactorRow(trx, principal, id);
+        await trx.deleteFrom('reactors').where('id', '=', row.id).execute();
+        await audit(trx, principal, REACTOR_ENTITY, row.id, 'delete', REACTOR_MESSAGES.delete);
+      });
+    },
+
+    async react(principal, id, args) {
+      authorize(principal, 'token:use');
+      const reactor = await reactorOf(vault.db, principal, await reactorRow(vault.db, principal, id));
+      let succeeded = false;
+      try {
+        const result = await run(principal, reactor, args);
+        succeeded = true;
+        return result;
+      } finally {
+        const message = succeeded ? REACTOR_MESSAGES.invoke : REACTOR_MESSAGES.invokeFailed;
+        await vault.transaction((trx) =>
+          audit(trx, principal, REACTOR_ENTITY, reactor.id, 'invoke', message),
+        );
+      }
+    },
+
+    close() {
+      return sandbox.close();
+    },
+  };
+}

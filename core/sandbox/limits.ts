@@ -1,0 +1,49 @@
+/** Limits of one sandboxed invocation. Defaults are defined here and nowhere else. */
+export interface SandboxLimits {
+  /** Fixed WebAssembly memory of the QuickJS module, in bytes (a multiple of 64 KiB). */
+  readonly memoryBytes: number;
+  /** Wall-clock budget of one invocation, host calls included, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Largest JSON text the code may return, in bytes (UTF-16 units, an upper bound of UTF-8 size / 3). */
+  readonly outputBytes: number;
+  /** Host calls (svc, fetch) one invocation may make in all, and at the same time. */
+  readonly hostCalls: number;
+  readonly concurrentHostCalls: number;
+}
+
+export const DEFAULT_SANDBOX_MEMORY_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_SANDBOX_TIMEOUT_MS = 30_000;
+export const DEFAULT_SANDBOX_OUTPUT_BYTES = 1024 * 1024;
+export const DEFAULT_SANDBOX_HOST_CALLS = 1000;
+export const DEFAULT_SANDBOX_CONCURRENT_HOST_CALLS = 32;
+/** Budget of checking formula code (compile + evaluate the module body) on create and update. */
+export const CODE_CHECK_TIMEOUT_MS = 2000;
+/** QuickJS's own stack cap; far below the worker thread's native stack. */
+export const SANDBOX_STACK_BYTES = 512 * 1024;
+/** Memory QuickJS keeps free of the fixed WebAssembly memory for its own bookkeeping. */
+export const SANDBOX_MEMORY_HEADROOM_BYTES = 4 * 1024 * 1024;
+/** Extra time the host waits for a worker past the deadline before it terminates the thread. */
+export const SANDBOX_TERMINATE_GRACE_MS = 1000;
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,
+  timeoutMs: DEFAULT_SANDBOX_TIMEOUT_MS,
+  outputBytes: DEFAULT_SANDBOX_OUTPUT_BYTES,
+  hostCalls: DEFAULT_SANDBOX_HOST_CALLS,
+  concurrentHostCalls: DEFAULT_SANDBOX_CONCURRENT_HOST_CALLS,
+};
+
+const PAGE = 64 * 1024;
+
+/** `limits` over the defaults, checked: a bad value is a programming or configuration error. */
+export function sandboxLimits(limits: Partial<SandboxLimits> = {}): SandboxLimits {
+  const merged = { ...DEFAULT_SANDBOX_LIMITS, ...limits };
+  for (const [name, value] of Object.entries(merged)) {
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new RangeError(`sandbox ${name} must be a positive integer`);
+  }
+  if (merged.memoryBytes % PAGE !== 0 || merged.memoryBytes < 8 * 1024 * 1024) {
+    throw new RangeError('sandbox memoryBytes must be a multiple of 64 KiB and at least 8 MiB');
+  }
+  return merged;
+}

@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_FALLBACK, REACTOR_ERROR_CLASSES, createSandbox } from './index.ts';
+import type { OutboundRequest, Sandbox, SandboxOutcome } from './index.ts';
+
+let sandbox: Sandbox;
+const fetched: OutboundRequest[] = [];
+
+beforeAll(() => {
+  sandbox = createSandbox({
+    workers: 2,
+    limits: { timeoutMs: 1500, memoryBytes: 16 * 1024 * 1024, outputBytes: 64 * 1024 },
+    fetch: async (request) => {
+      fetched.push(request);
+      return {
+        status: 201,
+        statusText: 'Created',
+        url: request.url,
+        headers: [['x-a', '1']],
+        body: '{"ok":true}',
+      };
+    },
+  });
+});
+afterAll(async () => sandbox.close());
+
+const run = (code: string, args: unknown = {}, svc: Parameters<Sandbox['runModule']>[0]['svc'] = null) =>
+  sandbox.runModule({ code, args, configuration: { region: 'eu' }, svc });
+
+const throwing = (expression: string) =>
+  `const E = require('@svc/reactor-errors');\nmodule.exports = async function () { throw ${expression}; };`;
+
+function problem(outcome: SandboxOutcome) {
+  if (outcome.kind !== 'problem') throw new Error(`expected a problem, got ${JSON.stringify(outcome)}`);
+  const { code, status, detail, errors } = outcome.error;
+  return { code, status, detail, errors };
+}
+
+describe('checkModuleCode', () => {
+  it('accepts a module exporting one function', async () => {
+    expect(await sandbox.checkModuleCode('module.exports = async function (req) { return {}; };')).toBeNull();
+  });
+
+  it.each([
+    ['const a = 1;\nconst b = ;\n', /^Invalid Reactor Formula: line 2, column \d+: SyntaxError/],
+    ['module.exports = 42;', /must export one function/],
+    ['module.exports = { handler() {} };', /must export one function/],
+    ['throw new Error("boom");', /threw while loading/],
+    ['for (;;) {}', /took longer than/],
+  ])('refuses %j with 422', async (code, detail) => {
+    const error = await sandbox.checkModuleCode(code);
+    expect(error?.status).toBe(422);
+    expect(error?.detail).toMatch(detail);
+  });
+});
+
+describe('runModule', () => {
+  it('passes args and configuration, returns the output', async () => {
+    const outcome = await run(
+      'module.exports = async (req) => ({ raw: { a: req.args.a, region: req.configuration.region, svc: req.svc } });',
+      { a: [1, 'x'] },
+    );
+    expect(outcome).toEqual({ kind: 'ok', output: { raw: { a: [1, 'x'], region: 'eu', svc: null } } });
+  });
+
+  it('bridges svc calls as promises, and their rejections as catchable errors', async () => {
+    const calls: unknown[] = [];
+    const outcome = await run(
+      `module.exports = async (req) => {
+        const token = await req.svc.tokens.create({ type: 'token', data: 'x' });
+        let denied;
+        try { await req.svc.tokens.delete(token.id); } catch (e) { denied = [e.name, e.status, e.code]; }
+        return { raw: { token, denied } };
+      };`,
+      {},
+      async (method, args) => {
+        calls.push([method, args]);
+        if (method === 'tokens.delete') {
+          const { VaultError } = await import('../errors/catalogue.ts');
+          throw new VaultError('FORBIDDEN', 'no');
+        }
+        return { id: 't1' };
+      },
+    );
+    expect(outcome).toEqual({
+      kind: 'ok',
+      output: { raw: { token: { id: 't1' }, denied: ['SvcError', 403, 'FORBIDDEN'] } },
+    });
+    expect(calls).toEqual([
+      ['tokens.create', [{ type: 'token', data: 'x' }]],
+      ['tokens.delete', ['t1']],
+    ]);
+  });
+
+  it('offers the allow-listed modules and refuses others with a catchable error', async () => {
+    const outcome = await run(`module.exports = async () => {
+      const crypto = require('crypto');
+      let refused;
+      try { require('fs'); } catch (e) { refused = e.message; }
+      return { raw: {
+        hmac: crypto.createHmac('sha256', 'key').update('data').digest('hex'),
+        sha: crypto.createHash('sha256').update('abc').digest('base64'),
+        bytes: crypto.randomBytes(8).toString('hex').length,
+        uuid: require('uuid').validate(require('uuid').v4()),
+        refused,
+      } };
+    };`);
+    expect(outcome).toEqual({
+      kind: 'ok',
+      output: {
+        raw: {
+          hmac: '5031fe3d989c6d1537a013fa6e739da23463fdaec3b70137d828e36ace221bd0',
+          sha: 'ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=',
+          bytes: 16,
+          uuid: true,
+          refused: expect.stringContaining("Cannot find module 'fs'"),
+        },
+      },
+    });
+  });
+
+  it('fetch goes through the injected network function with the WHATWG shape', async () => {
+    const outcome = await run(`module.exports = async () => {
+      const r = await fetch('https://api.example.com/x', { method: 'post', headers: { 'X-K': 'v' }, body: 'hi' });
+      return { raw: { ok: r.ok, status: r.status, h: r.headers.get('X-A'), json: await r.json() } };
+    };`);
+    expect(outcome).toEqual({
+      kind: 'ok',
+      output: { raw: { ok: true, status: 201, h: '1', json: { ok: true } } },
+    });
+    expect(fetched.at(-1)).toMatchObject({
+      url: 'https://api.example.com/x',
+      method: 'POST',
+      headers: [['X-K', 'v']],
+      body: 'hi',
+    });
+  });
+
+  it('refuses fetch by default', async () => {
+    const closedNet = createSandbox({ workers: 1, limits: { timeoutMs: 1500 } });
+    try {
+      const outcome = await closedNet.runModule({
+        code: `module.exports = async () => { try { await fetch('https://x.example'); } catch (e) { return { raw: e.message }; } };`,
+        args: {},
+        configuration: {},
+        svc: null,
+      });
+      expect(outcome).toEqual({ kind: 'ok', output: { raw: expect.stringContaining('not configured') } });
+    } finally {
+      await closedNet.close();
+    }
+  });
+});
+
+describe('error classes → problems', () => {
+  const table: Array<[string, number, string]> = [
+    ['AuthenticationError', 401, 'UNAUTHENTICATED'],
+    ['AuthorizationError', 403, 'FORBIDDEN'],
+    ['BadRequestError', 400, 'VALIDATION_FAILED'],
+    ['InvalidPaymentMethodError', 402, 'PAYMENT_REQUIRED'],
+    ['InvalidReactorConfigurationError', 400, 'VALIDATION_FAILED'],
+    ['InvalidReactorFormulaError', 422, 'UNPROCESSABLE'],
+    ['RateLimitError', 429, 'RATE_LIMITED'],
+    ['ReactorRuntimeError', 500, 'REACTOR_RUNTIME'],
+    ['ServiceUnavailableError', 503, 'SERVICE_UNAVAILABLE'],
+  ];
+  it('covers every class', () => {
+    expect(table.map(([name]) => name).sort()).toEqual(Object.keys(REACTOR_ERROR_CLASSES).sort());
+  });
+  it.each(table)('%s → %i %s with its fixed detail', async (name, status, code) => {
+    const p = problem(await run(throwing(`new E.${name}('why')`)));
+    expect(p).toEqual({
+      code,
+      status,
+      detail: REACTOR_ERROR_CLASSES[name as keyof typeof REACTOR_ERROR_CLASSES].detail,
+      errors: { error: ['why'] },
+    });
+  });
+
+  it.each([
+    ['a string', `'bad card'`, { error: ['bad card'] }],
+    ['an empty string', `''`, { error: [ERROR_FALLBACK] }],
+    ['an array', `['a', { b: 1 }, null]`, { error: ['a', '{"b":1}', ERROR_FALLBACK] }],
+    ['an Error', `new TypeError('inner')`, { error: ['inner'] }],
+    [
+      'an object',
+      `{ card: ['x', 'y'], nested: { a: 1 }, n: 5, empty: 0 }`,
+      { card: ['x', 'y'], nested: ['{"a":1}'], n: ['5'], empty: [ERROR_FALLBACK] },
+    ],
+    ['nothing', ``, { error: [ERROR_FALLBACK] }],
+    [
+      'a circular object',
+      `(() => { const o = { a: 1 }; o.self = o; return { o }; })()`,
+      { o: ['{"a":1,"self":"[Circular]"}'] },
+    ],
+  ])('normalises %s', async (_what, argument, errors) => {
+    expect(problem(await run(throwing(`new E.BadRequestError(${argument})`))).errors).toEqual(errors);
+  });
+
+  it('CustomHttpResponseError answers its own status, headers and body', async () => {
+    const outcome = await run(
+      throwing(
+        `new E.CustomHttpResponseError({ status: 418, headers: { 'X-Teapot': 'yes', 'Bad Name': 'x', 'Content-Length': '1' }, body: { short: 'stout' } })`,
+      ),
+    );
+    expect(outcome).toEqual({
+      kind: 'custom-response',
+      status: 418,
+      headers: { 'X-Teapot': 'yes' },
+      body: { short: 'stout' },
+    });
+  });
+
+  it('CustomHttpResponseError with a bad status throws a TypeError → 500', async () => {
+    expect(problem(await run(throwing(`new E.CustomHttpResponseError({ status: 99 })`))).errors).toEqual({
+      error: ['the reactor code threw TypeError'],
+    });
+  });
+
+  it('any other throw is a 500 naming only the class, never the message', async () => {
+    const p = problem(await run(throwing(`new Error('4242424242424242')`)));
+    expect(p).toEqual({
+      code: 'REACTOR_RUNTIME',
+      status: 500,
+      detail: 'Reactor Runtime Error',
+      errors: { error: ['the reactor code threw Error'] },
+    });
+    expect(problem(await run(throwing(`'a string'`))).errors).toEqual({
+      error: ['the reactor code threw a value'],
+    });
+  });
+
+  it('a timeout is 408 REACTOR_TIMEOUT, and the event loop keeps turning meanwhile', async () => {
+    let ticks = 0;
+    let worst = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+      ticks += 1;
+    }, 5);
+    const started = performance.now();
+    const p = problem(await run('module.exports = async () => { for (;;) {} };'));
+    clearInterval(timer);
+    expect(p.code).toBe('REACTOR_TIMEOUT');
+    expect(p.status).toBe(408);
+    expect(performance.now() - started).toBeLessThan(1500 + 1500);
+    expect(ticks).toBeGreaterThan(20);
+    // A loop on this thread would stall it for the whole 1.5 s budget; the bound is generous for a
+    // loaded CI machine (scheduling, GC), the loop itself runs in a worker.
+    expect(worst).toBeLessThan(750);
+  });
+});

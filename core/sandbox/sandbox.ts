@@ -1,0 +1,271 @@
+/**
+ * The host side of the sandbox: a small pool of worker threads, each running QuickJS (engine.ts),
+ * so formula code never runs on the caller's event loop. One run per worker at a time; extra runs
+ * wait in a queue. Host calls from the code (`svc.*`, `fetch`) arrive as messages and are answered
+ * here, on the caller's side, through the functions handed in for that run only.
+ *
+ * A worker that does not report by the deadline plus a grace period is terminated and replaced
+ * (the interrupt handler normally ends the run well before).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { VaultError, isVaultError } from '../errors/catalogue.ts';
+import { CODE_CHECK_TIMEOUT_MS, SANDBOX_TERMINATE_GRACE_MS, sandboxLimits } from './limits.ts';
+import type { SandboxLimits } from './limits.ts';
+import { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
+import type { OutboundFetch, OutboundRequest } from './outbound.ts';
+import { checkProblem, outcomeOf } from './outcome.ts';
+import type { SandboxOutcome } from './outcome.ts';
+import type { SvcMethod } from './prelude.ts';
+import type {
+  CallMessage,
+  HostCallError,
+  HostToWorker,
+  RunMessage,
+  RunResult,
+  WorkerToHost,
+} from './protocol.ts';
+
+/** The `svc` client's host side for one run: resolves with a JSON-serialisable value. */
+export type SvcBridge = (method: SvcMethod, args: readonly unknown[]) => Promise<unknown>;
+
+export interface RunModuleRequest {
+  readonly code: string;
+  /** `req.args` (JSON). */
+  readonly args: unknown;
+  /** `req.configuration` (JSON object). */
+  readonly configuration: Readonly<Record<string, unknown>>;
+  /** `req.svc`; null gives the code `req.svc === null`. */
+  readonly svc: SvcBridge | null;
+  /** Per-run overrides of the sandbox's limits. */
+  readonly limits?: Partial<SandboxLimits>;
+}
+
+export interface SandboxOptions {
+  readonly limits?: Partial<SandboxLimits>;
+  /** Worker threads; default min(4, available parallelism). */
+  readonly workers?: number;
+  /** The network behind `fetch`; default: refused. */
+  readonly fetch?: OutboundFetch;
+}
+
+export interface Sandbox {
+  readonly limits: SandboxLimits;
+  /** Null when the code compiles, loads and exports one function; else the 422 problem. */
+  checkModuleCode(code: string): Promise<VaultError | null>;
+  runModule(request: RunModuleRequest): Promise<SandboxOutcome>;
+  /** Terminates the workers; runs still in flight end as crashed. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  readonly message: RunMessage;
+  readonly svc: SvcBridge | null;
+  readonly resolve: (result: RunResult) => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  job: Job | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * A new worker thread running worker.ts (or worker.js once built). Under tsx or vitest this file is
+ * TypeScript, and Node 20 does not pass loader hooks to workers: a small bootstrap registers tsx's
+ * ESM hooks inside the worker first (tsx is a runtime dependency).
+ */
+function newWorker(): Worker {
+  const resourceLimits = { stackSizeMb: 8, maxOldGenerationSizeMb: 256 };
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./worker.js', import.meta.url), { resourceLimits });
+  const target = new URL('./worker.ts', import.meta.url).href;
+  const packageJson = createRequire(import.meta.url).resolve('tsx/package.json');
+  const exportsMap = (JSON.parse(readFileSync(packageJson, 'utf8')) as TsxPackage).exports;
+  const api = pathToFileURL(join(dirname(packageJson), exportsMap['./esm/api'].import.default)).href;
+  const bootstrap = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
+  return new Worker(bootstrap, { eval: true, resourceLimits });
+}
+
+interface TsxPackage {
+  readonly exports: { readonly './esm/api': { readonly import: { readonly default: string } } };
+}
+
+function hostError(error: unknown): HostCallError {
+  if (isVaultError(error)) {
+    return {
+      name: 'SvcError',
+      message: error.detail,
+      status: error.status,
+      code: error.code,
+      ...(error.errors === undefined ? {} : { errors: error.errors }),
+    };
+  }
+  return { name: 'Error', message: 'The host call failed.' };
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const limits = sandboxLimits(options.limits);
+  const size = options.workers ?? Math.max(1, Math.min(4, availableParallelism()));
+  const outbound = options.fetch ?? refuseOutbound;
+  const slots: Slot[] = [];
+  const queue: Job[] = [];
+  let nextRunId = 1;
+  let closed = false;
+
+  const answer = (slot: Slot, call: CallMessage): void => {
+    const job = slot.job;
+    if (job === undefined || job.message.runId !== call.runId) return;
+    const reply = (message: HostToWorker): void => {
+      // The run may have ended (deadline) while the host call was in flight.
+      if (slot.job === job) slot.worker.postMessage(message);
+    };
+    const work = async (): Promise<unknown> => {
+      const args: unknown = JSON.parse(call.argsJson);
+      if (!Array.isArray(args))
+        throw new VaultError('VALIDATION_FAILED', 'Host call arguments must be a list.');
+      if (call.target === 'fetch') return fetchFor(args[0], job.message.limits);
+      if (job.svc === null)
+        throw new VaultError('VALIDATION_FAILED', 'This reactor has no application: req.svc is null.');
+      return job.svc(call.target.slice('svc.'.length) as SvcMethod, args);
+    };
+    work().then(
+      (value) =>
+        reply({
+          type: 'reply',
+          runId: call.runId,
+          callId: call.callId,
+          ok: true,
+          json: JSON.stringify(value ?? null),
+        }),
+      (error: unknown) =>
+        reply({ type: 'reply', runId: call.runId, callId: call.callId, ok: false, error: hostError(error) }),
+    );
+  };
+
+  const fetchFor = async (raw: unknown, runLimits: SandboxLimits): Promise<unknown> => {
+    const r = raw as Partial<Record<keyof OutboundRequest, unknown>> | undefined;
+    if (typeof r?.url !== 'string' || typeof r.method !== 'string' || !Array.isArray(r.headers)) {
+      throw new VaultError('VALIDATION_FAILED', 'fetch needs a URL.');
+    }
+    const headers = (r.headers as unknown[]).filter(
+      (pair): pair is [string, string] =>
+        Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+    );
+    const response = await outbound({
+      url: r.url,
+      method: r.method,
+      headers,
+      body: typeof r.body === 'string' ? r.body : null,
+      timeoutMs: Math.min(SANDBOX_FETCH_TIMEOUT_MS, runLimits.timeoutMs),
+      maxResponseBytes: Math.min(SANDBOX_FETCH_MAX_RESPONSE_BYTES, runLimits.outputBytes),
+    });
+    if (Buffer.byteLength(response.body, 'utf8') > SANDBOX_FETCH_MAX_RESPONSE_BYTES) {
+      throw new VaultError('PAYLOAD_TOO_LARGE', 'The fetched response body is too large.');
+    }
+    return response;
+  };
+
+  const finish = (slot: Slot, result: RunResult): void => {
+    const job = slot.job;
+    if (job === undefined) return;
+    clearTimeout(slot.timer);
+    slot.job = undefined;
+    slot.timer = undefined;
+    slot.worker.unref();
+    job.resolve(result);
+    dispatch();
+  };
+
+  const replace = (slot: Slot, result: RunResult): void => {
+    const index = slots.indexOf(slot);
+    if (index >= 0) slots.splice(index, 1);
+    void slot.worker.terminate();
+    finish(slot, result);
+  };
+
+  const spawn = (): Slot => {
+    const worker = newWorker();
+    const slot: Slot = { worker, job: undefined, timer: undefined };
+    worker.on('message', (message: WorkerToHost) => {
+      if (message.type === 'call') answer(slot, message);
+      else if (slot.job?.message.runId === message.runId) finish(slot, message.result);
+    });
+    worker.on('error', () => replace(slot, { kind: 'crashed' }));
+    worker.on('exit', () => replace(slot, { kind: 'crashed' }));
+    // Idle workers never keep the process alive; a worker with a job does (see dispatch/finish).
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
+    slots.push(slot);
+    return slot;
+  };
+
+  const dispatch = (): void => {
+    while (queue.length > 0 && !closed) {
+      const slot = slots.find((s) => s.job === undefined) ?? (slots.length < size ? spawn() : undefined);
+      if (slot === undefined) return;
+      const job = queue.shift() as Job;
+      slot.job = job;
+      slot.timer = setTimeout(
+        () => replace(slot, { kind: 'timeout' }),
+        job.message.limits.timeoutMs + SANDBOX_TERMINATE_GRACE_MS,
+      );
+      slot.timer.unref();
+      slot.worker.ref();
+      slot.worker.postMessage(job.message);
+    }
+  };
+
+  const submit = (fields: Omit<RunMessage, 'type' | 'runId'>, svc: SvcBridge | null): Promise<RunResult> => {
+    if (closed) return Promise.reject(new VaultError('VAULT_CLOSED', 'The sandbox is closed.'));
+    return new Promise((resolve) => {
+      const message: RunMessage = { type: 'run', runId: nextRunId, ...fields };
+      nextRunId += 1;
+      queue.push({ message, svc, resolve });
+      dispatch();
+    });
+  };
+
+  return {
+    limits,
+    async checkModuleCode(code) {
+      const checkLimits = { ...limits, timeoutMs: Math.min(limits.timeoutMs, CODE_CHECK_TIMEOUT_MS) };
+      const result = await submit(
+        {
+          code,
+          argsJson: '{}',
+          configurationJson: '{}',
+          hasSvc: false,
+          checkOnly: true,
+          limits: checkLimits,
+        },
+        null,
+      );
+      return checkProblem(result, checkLimits);
+    },
+    async runModule(request) {
+      const runLimits = sandboxLimits({ ...limits, ...request.limits });
+      const result = await submit(
+        {
+          code: request.code,
+          argsJson: JSON.stringify(request.args ?? {}),
+          configurationJson: JSON.stringify(request.configuration),
+          hasSvc: request.svc !== null,
+          checkOnly: false,
+          limits: runLimits,
+        },
+        request.svc,
+      );
+      return outcomeOf(result, runLimits);
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.resolve({ kind: 'crashed' });
+      await Promise.all([...slots].map((slot) => slot.worker.terminate()));
+    },
+  };
+}

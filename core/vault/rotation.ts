@@ -1,0 +1,71 @@
+import { appendAudit } from '../audit/audit-log.ts';
+import { TenantKeys } from '../crypto/tenant-keys.ts';
+import { TokenCrypto } from '../tokens/token-crypto.ts';
+import type { KeySource, VaultHandle } from './types.ts';
+
+export interface RotationResult {
+  /** The new active key term. */
+  readonly term: number;
+  /** Terms forgotten for good. */
+  readonly retired: readonly number[];
+  /** Token envelopes re-sealed under the new term. */
+  readonly resealed: number;
+}
+
+/** Envelopes re-sealed per transaction: bounded journal records, short turns on the vault's lock. */
+const RESEAL_BATCH = 200;
+
+/**
+ * Key rotation: a new key term, everything moved under it, the old terms forgotten.
+ * 1. A fresh term becomes active; a snapshot under it is written (new writes use it from here on:
+ *    snapshot, journal, wrapped keys, and each tenant's fresh data key).
+ * 2. Every token envelope under an older term is opened and sealed again with the tenant's new
+ *    data key, in batches of transactions.
+ * 3. Fingerprint and search keys are re-wrapped under the new term (the same keys, so fingerprints
+ *    and blind indexes stay valid); the wrapped keys of older terms are deleted; each tenant's audit
+ *    log gets an entry.
+ * 4. The older terms are removed from the keyring and a snapshot is written without them.
+ * A crash at any step leaves a vault that opens; running the rotation again finishes the job
+ * (under yet another term).
+ */
+export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<RotationResult> {
+  const term = await vault.addKeyTerm(key);
+  const keys = new TenantKeys(vault);
+  const crypto = new TokenCrypto(keys);
+  let resealed = 0;
+  for (;;) {
+    const done = await vault.transaction(async (trx) => {
+      const batch = await trx
+        .selectFrom('tokens')
+        .select(['row_id', 'tenant_id', 'id', 'data'])
+        .where('data', 'not like', `v1.${term}.%`)
+        .orderBy('row_id')
+        .limit(RESEAL_BATCH)
+        .execute();
+      for (const row of batch) {
+        const next = await crypto.reseal(trx, row.tenant_id, row.id, row.data);
+        if (next === null) continue;
+        await trx.updateTable('tokens').set({ data: next }).where('row_id', '=', row.row_id).execute();
+        resealed++;
+      }
+      return batch.length === 0;
+    });
+    if (done) break;
+  }
+  await vault.transaction(async (trx) => {
+    await keys.adoptActiveTerm(trx);
+    // Each tenant's log records that its data moved to new keys (by the system: no principal).
+    const tenants = await trx.selectFrom('tenants').select('id').execute();
+    for (const { id } of tenants) {
+      await appendAudit(trx, vault, null, {
+        tenantId: id,
+        entityType: 'tenant',
+        entityId: id,
+        operation: 'update',
+        message: `Keys rotated to key term ${term}`,
+      });
+    }
+  });
+  const retired = await vault.retireOldKeyTerms(key);
+  return { term, retired, resealed };
+}

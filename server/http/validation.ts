@@ -1,0 +1,40 @@
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { FastifyServerOptions } from 'fastify';
+
+/**
+ * How request schemas are checked, for every route:
+ *
+ * - Bodies are JSON and arrive typed, so they are never coerced: `1` is not the string `"1"`, `null`
+ *   is not `""` or `false`. A wrong type is a 400 naming the field.
+ * - Query strings, path parameters and headers are text on the wire, so they are coerced to the
+ *   schema's type (`size=5` → 5) and a single value to a one-item array (`?id=a` → `['a']`).
+ * - Nothing is removed: a field a schema forbids is a 400, never silently dropped, so core checks
+ *   such as "id cannot be changed" stay reachable. Schemas that should ignore unknown fields (the
+ *   API is lenient about them, as the clients it serves expect) simply do not forbid them.
+ * - Defaults declared in a schema are filled in.
+ */
+const BODY_OPTIONS = { coerceTypes: false, removeAdditional: false, useDefaults: true } as const;
+const TEXT_OPTIONS = { coerceTypes: 'array', removeAdditional: false, useDefaults: true } as const;
+
+type ValidatorFactory = NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+>;
+
+type PoolOptions = NonNullable<Parameters<ReturnType<typeof AjvCompiler>>[1]>;
+
+/** The `schemaController` option of `Fastify(...)` that applies the rules above. */
+export function requestValidation(): FastifyServerOptions['schemaController'] {
+  const pool = AjvCompiler();
+  const buildValidator: ValidatorFactory = (externalSchemas, ajvOptions) => {
+    const shared = ajvOptions as { customOptions?: object; plugins?: PoolOptions['plugins'] } | undefined;
+    const compile = (customOptions: object) =>
+      pool(externalSchemas as Parameters<typeof pool>[0], {
+        plugins: shared?.plugins ?? [],
+        customOptions: { ...shared?.customOptions, ...customOptions },
+      });
+    const body = compile(BODY_OPTIONS);
+    const text = compile(TEXT_OPTIONS);
+    return (route) => (route.httpPart === 'body' ? body(route) : text(route));
+  };
+  return { compilersFactory: { buildValidator } };
+}

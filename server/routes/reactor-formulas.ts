@@ -1,0 +1,215 @@
+import { Type, type Static } from 'typebox';
+import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
+import {
+  FORMULA_STATUSES,
+  FORMULA_TYPES,
+  PARAMETER_TYPES,
+  type ReactorFormula,
+} from '../../core/reactors/contract.ts';
+import {
+  FORMULA_CODE_MAX,
+  FORMULA_DESCRIPTION_MAX,
+  FORMULA_ICON_MAX,
+} from '../../core/reactors/formula-input.ts';
+import type { Services } from '../../core/services-contract.ts';
+import { NAME_MAX } from '../../core/validation/fields.ts';
+import { principalOf } from '../http/access.ts';
+import { idParams, uuidPathParams, uuidSchema } from '../http/ids.ts';
+import { pageQuery, paginate, paginated } from '../http/pagination.ts';
+import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import type { VaultServer } from '../types.ts';
+
+const ConfigurationSettingSchema = Type.Object({
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  type: StringEnum(PARAMETER_TYPES),
+});
+
+const RequestParameterSchema = Type.Object({
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  type: StringEnum(PARAMETER_TYPES),
+  optional: Type.Boolean(),
+});
+
+export const ReactorFormulaSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    type: StringEnum(FORMULA_TYPES),
+    status: StringEnum(FORMULA_STATUSES),
+    icon: Nullable(Type.String()),
+    code: Type.String(),
+    configuration: Type.Array(ConfigurationSettingSchema),
+    request_parameters: Type.Array(RequestParameterSchema),
+    created_by: Nullable(Type.String()),
+    created_at: Timestamp,
+    modified_by: Nullable(Type.String()),
+    modified_at: Nullable(Timestamp),
+  },
+  { description: 'A reactor formula: CommonJS code exporting one async function, and its contracts.' },
+);
+
+const FormulaBody = Type.Object(
+  {
+    name: Type.String({ maxLength: NAME_MAX }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: FORMULA_DESCRIPTION_MAX }))),
+    type: Type.String({ description: 'private (official formulas ship with the vault).' }),
+    status: Type.Optional(Nullable(Type.String({ description: 'verified (default) or coming_soon.' }))),
+    icon: Type.Optional(Nullable(Type.String({ maxLength: FORMULA_ICON_MAX }))),
+    code: Type.String({
+      maxLength: FORMULA_CODE_MAX,
+      description: 'CommonJS: `module.exports = async function (req) { … }`; checked on every write.',
+    }),
+    configuration: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 25 })),
+    request_parameters: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 25 })),
+  },
+  { description: 'Full replacement on update.' },
+);
+
+export const NameListQuery = Type.Object({
+  ...pageQuery().properties,
+  id: Type.Optional(
+    Type.Array(uuidSchema('Id'), { maxItems: 100, description: 'Only these ids; repeat for several.' }),
+  ),
+  name: Type.Optional(
+    Type.String({
+      maxLength: NAME_MAX,
+      description: 'Wildcard search: `*` matches anything; else a substring.',
+    }),
+  ),
+});
+
+type FormulaJson = Static<typeof ReactorFormulaSchema>;
+
+export function formulaBody(formula: ReactorFormula): FormulaJson {
+  return {
+    id: formula.id,
+    name: formula.name,
+    description: formula.description,
+    type: formula.type,
+    status: formula.status,
+    icon: formula.icon,
+    code: formula.code,
+    configuration: formula.configuration.map((s) => ({ ...s })),
+    request_parameters: formula.request_parameters.map((p) => ({ ...p })),
+    created_by: formula.created_by,
+    created_at: formula.created_at,
+    modified_by: formula.modified_by,
+    modified_at: formula.modified_at,
+  };
+}
+
+const NO_SUCH_FORMULA = 'No such reactor formula.';
+const checkId = uuidPathParams(NO_SUCH_FORMULA);
+const Params = idParams('Reactor formula id (UUID).');
+
+async function byId<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', NO_SUCH_FORMULA);
+    throw error;
+  }
+}
+
+const tags = ['reactor formulas'];
+
+export function registerReactorFormulaRoutes(app: VaultServer, services: Services): void {
+  app.post(
+    '/reactor-formulas',
+    {
+      config: { access: { permission: 'reactor:create' } },
+      schema: {
+        summary: 'Create a reactor formula',
+        description: 'Code that does not compile or export one function → 422 with `line <n>, column <m>`.',
+        tags,
+        body: FormulaBody,
+        response: { 201: ReactorFormulaSchema },
+      },
+    },
+    async (request, reply) => {
+      const created = await services.reactors.createFormula(principalOf(request), request.body);
+      return reply.code(201).send(formulaBody(created));
+    },
+  );
+
+  app.get(
+    '/reactor-formulas',
+    {
+      config: { access: { permission: 'reactor:read' } },
+      schema: {
+        summary: 'List reactor formulas',
+        description: 'The official formulas and the tenant private ones.',
+        tags,
+        querystring: NameListQuery,
+        response: { 200: paginated(ReactorFormulaSchema) },
+      },
+    },
+    async (request) => {
+      const { page, size, id, name } = request.query;
+      const result = await services.reactors.listFormulas(
+        principalOf(request),
+        { ids: id, name },
+        { page, size },
+      );
+      return paginate(result.items.map(formulaBody), result.total, page, size);
+    },
+  );
+
+  app.get(
+    '/reactor-formulas/:id',
+    {
+      config: { access: { permission: 'reactor:read' } },
+      preValidation: checkId,
+      schema: {
+        summary: 'Get a reactor formula',
+        tags,
+        params: Params,
+        response: { 200: ReactorFormulaSchema },
+      },
+    },
+    async (request) =>
+      formulaBody(await byId(services.reactors.getFormula(principalOf(request), request.params.id))),
+  );
+
+  app.put(
+    '/reactor-formulas/:id',
+    {
+      config: { access: { permission: 'reactor:update' } },
+      preValidation: checkId,
+      schema: {
+        summary: 'Update a reactor formula',
+        description: 'Full replacement. Official formulas are read-only (403).',
+        tags,
+        params: Params,
+        body: FormulaBody,
+        response: { 200: ReactorFormulaSchema },
+      },
+    },
+    async (request) =>
+      formulaBody(
+        await byId(services.reactors.updateFormula(principalOf(request), request.params.id, request.body)),
+      ),
+  );
+
+  app.delete(
+    '/reactor-formulas/:id',
+    {
+      config: { access: { permission: 'reactor:delete' } },
+      preValidation: checkId,
+      schema: {
+        summary: 'Delete a reactor formula',
+        description: 'Refused with 409 while reactors use it; official formulas are read-only (403).',
+        tags,
+        params: Params,
+        response: { 204: Type.Null({ description: 'Deleted.' }) },
+      },
+    },
+    async (request, reply) => {
+      await byId(services.reactors.deleteFormula(principalOf(request), request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+}
