@@ -13,7 +13,9 @@ interface Ready {
   tokenId?: string;
 }
 
-function startChild(mode: 'echo' | 'server-echo' | 'vault'): Promise<{ child: ChildProcess; ready: Ready }> {
+export function startChild(
+  mode: 'echo' | 'server-echo' | 'vault',
+): Promise<{ child: ChildProcess; ready: Ready }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', serveScript, mode], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -30,7 +32,7 @@ function startChild(mode: 'echo' | 'server-echo' | 'vault'): Promise<{ child: Ch
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`, `proxy`) picks one suite.
+ * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`) picks one suite.
  */
+import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
 import { runProxyBench } from './proxy.ts';
 import { runReactorsBench } from './reactors.ts';
@@ -20,6 +21,7 @@ const suites: Record<string, () => Promise<void>> = {
   http: () => runHttpBench({ seconds: quick ? 2 : 8 }),
   reactors: () => runReactorsBench({ seconds: quick ? 2 : 8 }),
   proxy: () => runProxyBench({ seconds: quick ? 2 : 8 }),
+  expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

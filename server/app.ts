@@ -7,6 +7,7 @@ import { installAccessControl, rateLimiterFor } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
+import { installExpressionBudget } from './http/expression-budget.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { requestValidation } from './http/validation.ts';
@@ -108,6 +109,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     ...hostsOfUrls([options.admin?.acceptBaseUrl, options.serviceOptions?.admin?.acceptBaseUrl]),
   ]);
   installBodyParsers(app);
+  installExpressionBudget(app);
   installErrorHandling(app);
   // Before any route: its onRoute hook checks and guards every route added after it.
   installAccessControl(app, services, rateLimiterFor(options.rateLimit, vault));

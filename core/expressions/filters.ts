@@ -53,12 +53,29 @@ export class Bytes extends Drop {
 export interface FilterCall {
   /** Charge `units` (characters or elements) against the render's memory limit. */
   readonly charge: (units: number) => void;
+  /** Charge `steps` of work beyond the call itself (heavy filters) against the step budgets. */
+  readonly work: (steps: number) => void;
   readonly random: RandomInt;
 }
 
 export type FilterBody = (input: unknown, args: readonly unknown[], call: FilterCall) => unknown;
 
 export const MAX_INTEGER_ARGUMENT = 1_000_000;
+
+/**
+ * Extra steps of a keyed hash: measured at about ten template nodes per call, plus the input, so
+ * that a loop of `hmac` calls is stopped as early (in time) as a loop of cheap filters.
+ */
+export const HMAC_STEPS = 10;
+/** Input bytes per extra `hmac` step. */
+export const HMAC_BYTES_PER_STEP = 256;
+/** Extra steps of a `json` (JSONPath) call. */
+export const JSONPATH_STEPS = 20;
+/**
+ * A JSONPath that filters, wildcards or descends may visit every value of its input: such a path
+ * is charged one more step per value in the input.
+ */
+const JSONPATH_SCANS = /[?*(]|\.\./;
 
 // ---- argument parsing --------------------------------------------------------------------------
 
@@ -152,17 +169,25 @@ function integerField(card: Record<string, unknown>, key: string): number {
   return n;
 }
 
-/** Plain JSON copy: Liquid drops resolved, `undefined` and functions dropped as JSON.stringify would. */
-export function toPlainJson(value: unknown, depth = 0): unknown {
+const uncharged = (): void => {};
+
+/**
+ * Plain JSON copy: Liquid drops resolved, `undefined` and functions dropped as JSON.stringify would.
+ * `charge` is told the size of the copy (one unit per value and per character of strings and keys).
+ */
+export function toPlainJson(value: unknown, charge: (units: number) => void = uncharged, depth = 0): unknown {
   if (depth > 256) throw new FilterError('the value is nested too deeply');
   const v = toValue(value);
+  charge(1);
   if (v === null || v === undefined) return v;
-  if (Array.isArray(v)) return v.map((item) => toPlainJson(item, depth + 1) ?? null);
+  if (Array.isArray(v)) return v.map((item) => toPlainJson(item, charge, depth + 1) ?? null);
   if (v instanceof Uint8Array) return Buffer.from(v).toString('hex').toUpperCase();
+  if (typeof v === 'string') charge(v.length);
   if (typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(v)) {
-      const plain = toPlainJson(item, depth + 1);
+      charge(key.length);
+      const plain = toPlainJson(item, charge, depth + 1);
       if (plain !== undefined && typeof plain !== 'function') out[key] = plain;
     }
     return out;
@@ -170,6 +195,19 @@ export function toPlainJson(value: unknown, depth = 0): unknown {
   if (typeof v === 'function' || typeof v === 'symbol') return undefined;
   if (typeof v === 'bigint') return v.toString();
   return v;
+}
+
+const valueCounts = new WeakMap<object, number>();
+
+/** How many values (objects, arrays, primitives) `value` holds; remembered per object. */
+function valueCount(value: unknown, depth = 0): number {
+  if (value === null || typeof value !== 'object' || depth > 256) return 1;
+  const known = valueCounts.get(value);
+  if (known !== undefined) return known;
+  let count = 1;
+  for (const item of Object.values(value)) count += valueCount(item, depth + 1);
+  valueCounts.set(value, count);
+  return count;
 }
 
 const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -199,10 +237,11 @@ export const CUSTOM_FILTERS: Readonly<Record<string, FilterBody>> = {
     return aliasPreserveLength(text, first, last, call.random);
   },
 
-  json(input, args) {
+  json(input, args, call) {
     const path = stringArg(args, 0, 'json_path_expression');
     const value = toValue(input);
     if (value === null || value === undefined) return null;
+    call.work(JSONPATH_STEPS + (JSONPATH_SCANS.test(path) ? valueCount(value) : 0));
     const values = jsonPathValues(value, path);
     if (values.length === 0)
       throw new FilterError('the JSONPath expression selected no value; it must select exactly one');
@@ -254,9 +293,9 @@ export const CUSTOM_FILTERS: Readonly<Record<string, FilterBody>> = {
     const value = toValue(input);
     if (value === null || value === undefined) return null;
     if (typeof value === 'string') return value;
-    const text = JSON.stringify(toPlainJson(value)) ?? null;
-    if (text !== null) call.charge(text.length);
-    return text;
+    // The copy is charged as it is made (about the size of the text), so an over-budget value
+    // stops part-way instead of being copied and serialised whole first.
+    return JSON.stringify(toPlainJson(value, call.charge)) ?? null;
   },
 
   to_boolean(input) {
@@ -320,14 +359,16 @@ export const CUSTOM_FILTERS: Readonly<Record<string, FilterBody>> = {
     return number === null ? null : cardMask(number, revealBin, revealLast4, maskChar, preserve);
   },
 
-  hmac(input, args) {
+  hmac(input, args, call) {
     const algorithm = stringArg(args, 0, 'algorithm', 'sha-256').trim().toLowerCase();
     const key = stringArg(args, 1, 'key');
     const digest = HMAC_ALGORITHMS[algorithm];
     if (digest === undefined) throw new FilterError('algorithm must be one of sha-1, sha-256, sha-512');
     if (key === '') throw new FilterError('key must not be empty');
     if (input === null || input === undefined) throw new FilterError('has no value to sign');
-    return new Bytes(createHmac(digest, key).update(bytesInput(input)).digest());
+    const bytes = bytesInput(input);
+    call.work(HMAC_STEPS + Math.floor((bytes.length + key.length) / HMAC_BYTES_PER_STEP));
+    return new Bytes(createHmac(digest, key).update(bytes).digest());
   },
 
   to_base64(input) {

@@ -27,14 +27,36 @@
  *   used (reference §3.4). The caller still validates the id's shape (`core/tokens/token-id.ts`).
  * - `isExpression(text)`: whether a string contains Liquid markup (`{{` or `{%`).
  *
+ * Budgets (budget.ts): every render is also charged to shared budgets, so many expressions together
+ * stay bounded: `evaluateMask` defaults to a stored-mask budget (what one read of a stored mask may
+ * cost), the others take an optional budget (callers pass a token's), and all of them charge the
+ * current request's budget when there is one.
+ *
  * The module-level functions use one shared `ExpressionEngine` (LRU of 1000 parsed templates, 4 KiB
  * per expression); build another engine for other limits. See docs/expressions.md.
  */
 import { randomUUID } from 'node:crypto';
 import { isVaultError, validationError } from '../errors/catalogue.ts';
 import type { FieldErrors } from '../errors/catalogue.ts';
+import { storedMaskBudget } from './budget.ts';
+import type { ExpressionBudget } from './budget.ts';
 import { ExpressionEngine } from './engine.ts';
 import type { ExpressionScope } from './engine.ts';
+
+export {
+  BudgetExceededError,
+  ExpressionBudget,
+  FILTER_STEPS,
+  REQUEST_EXPRESSION_LIMITS,
+  STORED_MASK_LIMITS,
+  TOKEN_EXPRESSION_LIMITS,
+  currentRequestBudget,
+  requestBudget,
+  runWithRequestBudget,
+  storedMaskBudget,
+  tokenBudget,
+} from './budget.ts';
+export type { BudgetLimits } from './budget.ts';
 
 export {
   DEFAULT_CACHE_SIZE,
@@ -56,6 +78,18 @@ export const MAX_SEARCH_INDEXES = 10;
 export const ALIAS_ATTEMPTS = 10;
 /** Deepest object/array nesting accepted in a mask. */
 export const MAX_MASK_DEPTH = 32;
+/** Most leaves (expressions and literals) in one mask. */
+export const MAX_MASK_LEAVES = 100;
+/**
+ * Most UTF-8 bytes of all the expressions of one mask together. This bounds what a read has to
+ * parse when the template cache is cold: a list page of 100 masked tokens parses at most 200 KiB.
+ */
+export const MAX_MASK_BYTES = 2048;
+/**
+ * Most UTF-8 bytes of all the expressions of one token together: mask leaves, fingerprint
+ * expression, search indexes and alias id.
+ */
+export const MAX_TOKEN_EXPRESSION_BYTES = 16_384;
 
 const engine = new ExpressionEngine();
 
@@ -68,8 +102,15 @@ export function isExpression(text: string): boolean {
   return text.includes('{{') || text.includes('{%');
 }
 
-export function evaluate(expression: string, scope: ExpressionScope, field = 'expression'): unknown {
-  return engine.evaluate(expression, scope, field);
+export function evaluate(
+  expression: string,
+  scope: ExpressionScope,
+  field = 'expression',
+  budget?: ExpressionBudget,
+): unknown {
+  return budget === undefined
+    ? engine.evaluate(expression, scope, field)
+    : engine.evaluate(expression, scope, field, budget);
 }
 
 /** A value as text: strings as they are, numbers and booleans printed, objects/arrays as JSON. */
@@ -84,8 +125,18 @@ export function evaluateToString(
   expression: string,
   scope: ExpressionScope,
   field = 'expression',
+  budget?: ExpressionBudget,
 ): string | null {
-  return expressionText(engine.evaluate(expression, scope, field));
+  return expressionText(evaluate(expression, scope, field, budget));
+}
+
+/** UTF-8 bytes of every expression string in `value` (a mask, a list of expressions, one expression). */
+export function expressionBytes(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (value === null || typeof value !== 'object' || depth > MAX_MASK_DEPTH) return 0;
+  let total = 0;
+  for (const item of Object.values(value)) total += expressionBytes(item, depth + 1);
+  return total;
 }
 
 export function validateExpression(expression: unknown): string | null {
@@ -111,8 +162,30 @@ function mergeErrors(errors: FieldErrors, error: unknown): void {
   throw error;
 }
 
-/** Shape and parse errors of a mask, keyed `mask`, `mask.name.first`, `mask[0]` … */
+/** Leaves (expressions and literals) of a mask, counted without parsing; stops past the cap. */
+function maskLeaves(node: unknown, depth = 0): number {
+  if (node === null || typeof node !== 'object') return 1;
+  if (depth > MAX_MASK_DEPTH) return 0;
+  let count = 0;
+  for (const item of Object.values(node)) {
+    count += maskLeaves(item, depth + 1);
+    if (count > MAX_MASK_LEAVES) break;
+  }
+  return count;
+}
+
+/**
+ * Shape and parse errors of a mask, keyed `mask`, `mask.name.first`, `mask[0]` … The leaf and size
+ * caps are checked before any leaf is parsed.
+ */
 export function validateMask(mask: unknown, field = 'mask'): FieldErrors {
+  if (mask === undefined) return {};
+  if (maskLeaves(mask) > MAX_MASK_LEAVES) {
+    return { [field]: [`must have at most ${MAX_MASK_LEAVES} leaves (expressions and literals)`] };
+  }
+  if (expressionBytes(mask) > MAX_MASK_BYTES) {
+    return { [field]: [`must be at most ${MAX_MASK_BYTES} bytes of expressions in total`] };
+  }
   const errors: FieldErrors = {};
   const walk = (node: unknown, path: string, depth: number): void => {
     if (depth > MAX_MASK_DEPTH) {
@@ -135,12 +208,20 @@ export function validateMask(mask: unknown, field = 'mask'): FieldErrors {
     }
     addError(errors, path, 'must be an expression string, an object or an array');
   };
-  if (mask !== undefined) walk(mask, field, 0);
+  walk(mask, field, 0);
   return errors;
 }
 
-/** The masked view of `data`; `null` when there is no mask. Errors are collected per leaf. */
-export function evaluateMask(mask: unknown, data: unknown, field = 'mask'): unknown {
+/**
+ * The masked view of `data`; `null` when there is no mask. Errors are collected per leaf. All leaves
+ * share `budget`: by default what one read of a stored mask may cost, under the request's budget.
+ */
+export function evaluateMask(
+  mask: unknown,
+  data: unknown,
+  field = 'mask',
+  budget: ExpressionBudget = storedMaskBudget(),
+): unknown {
   if (mask === null || mask === undefined) return null;
   const errors: FieldErrors = {};
   const walk = (node: unknown, path: string, depth: number): unknown => {
@@ -151,7 +232,7 @@ export function evaluateMask(mask: unknown, data: unknown, field = 'mask'): unkn
     if (node === null || typeof node === 'number' || typeof node === 'boolean') return node;
     if (typeof node === 'string') {
       try {
-        return engine.evaluate(node, { data }, path);
+        return engine.evaluate(node, { data }, path, budget);
       } catch (error) {
         mergeErrors(errors, error);
         return null;
@@ -176,11 +257,12 @@ export function fingerprintInput(
   data: unknown,
   metadata?: Readonly<Record<string, string>>,
   field = 'fingerprint_expression',
+  budget?: ExpressionBudget,
 ): string | null {
   if (typeof expression === 'string' && expression.length > MAX_FINGERPRINT_EXPRESSION_LENGTH) {
     throw validationError({ [field]: [`must be at most ${MAX_FINGERPRINT_EXPRESSION_LENGTH} characters`] });
   }
-  const text = expressionText(engine.evaluate(expression, { data, metadata: metadata ?? {} }, field));
+  const text = expressionText(evaluate(expression, { data, metadata: metadata ?? {} }, field, budget));
   return text === null || text === '' ? null : text;
 }
 
@@ -188,6 +270,7 @@ export function evaluateSearchIndexes(
   expressions: readonly unknown[],
   data: unknown,
   field = 'search_indexes',
+  budget?: ExpressionBudget,
 ): string[] {
   if (!Array.isArray(expressions)) throw validationError({ [field]: ['must be an array of expressions'] });
   if (expressions.length > MAX_SEARCH_INDEXES) {
@@ -202,7 +285,7 @@ export function evaluateSearchIndexes(
       return;
     }
     try {
-      const text = expressionText(engine.evaluate(expression, { data }, name));
+      const text = expressionText(evaluate(expression, { data }, name, budget));
       if (text === null || text === '') addError(errors, name, 'must produce a non-empty value');
       else values.push(text);
     } catch (error) {
@@ -218,6 +301,8 @@ export interface AliasOptions {
   readonly attempts?: number;
   /** Field named in errors. Default `id`. */
   readonly field?: string;
+  /** Budget every attempt is charged to. Default: the request's, if any. */
+  readonly budget?: ExpressionBudget;
 }
 
 export function evaluateAlias(
@@ -229,7 +314,7 @@ export function evaluateAlias(
   const attempts = options.attempts ?? ALIAS_ATTEMPTS;
   const field = options.field ?? 'id';
   for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const candidate = expressionText(engine.evaluate(idExpression, { data }, field));
+    const candidate = expressionText(evaluate(idExpression, { data }, field, options.budget));
     if (candidate === null || candidate === '') {
       throw validationError({ [field]: ['the alias expression produced no value'] });
     }

@@ -5,15 +5,21 @@
  * thrown as one 400 whose field names carry `prefix` (e.g. `card.data.number` inside tokenize).
  */
 import { isContainer } from '../access/containers.ts';
-import { isVaultError, validationError } from '../errors/catalogue.ts';
+import { VaultError, isVaultError, validationError } from '../errors/catalogue.ts';
 import type { FieldErrors } from '../errors/catalogue.ts';
 import {
   MAX_FINGERPRINT_EXPRESSION_LENGTH,
   MAX_SEARCH_INDEXES,
+  MAX_TOKEN_EXPRESSION_BYTES,
+  currentRequestBudget,
+  evaluateAlias,
   evaluateMask,
   evaluateSearchIndexes,
+  expressionBytes,
   fingerprintInput,
   isExpression,
+  storedMaskBudget,
+  tokenBudget,
   validateExpression,
   validateMask,
 } from '../expressions/index.ts';
@@ -249,26 +255,68 @@ export function checkDeduplicate(errors: FieldErrorCollector, input: unknown): b
   return input;
 }
 
-/** Evaluates the mask, the fingerprint expression and the search indexes over the data (400s). */
+/** The alias expression of a create, if it has one. */
+function aliasOf(spec: TokenSpec): string | undefined {
+  const id = (spec as Partial<CheckedCreate>).id;
+  return id?.kind === 'alias' ? id.expression : undefined;
+}
+
+/**
+ * Evaluates the mask, the fingerprint expression and the search indexes over the data (400s).
+ *
+ * Cost rules, checked here because every write (create, tokenize, update) passes through:
+ * - all expressions of the token together are at most MAX_TOKEN_EXPRESSION_BYTES;
+ * - they share one token budget (which charges the request's);
+ * - the mask is a dry run under the stored-mask budget, the same budget every later read of the
+ *   token gets, so a mask stored now never costs a reader more than that (its cost depends only on
+ *   the data, and the data is only changed by a write, which runs this again);
+ * - an alias id expression is evaluated once too, so an expensive one is refused before the
+ *   transaction that will evaluate it again.
+ * Once the request's budget is spent, the next token stops the whole request with one 400 (no
+ * field map): a tokenize of a thousand tokens then costs no more than its budget.
+ */
 export function deriveValues(spec: TokenSpec, prefix = ''): Derived {
+  const spent = currentRequestBudget()?.exhausted;
+  if (spent !== undefined) throw new VaultError('VALIDATION_FAILED', `The request was refused: ${spent}.`);
   const errors = new FieldErrorCollector();
+  const alias = aliasOf(spec);
+  const bytes =
+    expressionBytes(spec.mask) +
+    expressionBytes(spec.fingerprintExpression) +
+    expressionBytes(spec.searchIndexes) +
+    expressionBytes(alias);
+  if (bytes > MAX_TOKEN_EXPRESSION_BYTES) {
+    errors.add(
+      'body',
+      `the token's expressions (mask, fingerprint_expression, search_indexes, id) must be at most ${MAX_TOKEN_EXPRESSION_BYTES} bytes together`,
+    );
+    throw validationError(prefixErrors(errors.errors, prefix));
+  }
+  const budget = tokenBudget();
   let masked: unknown = null;
   let input: string | null = null;
   let searchValues: readonly string[] = [];
   try {
-    masked = evaluateMask(spec.mask, spec.data);
+    masked = evaluateMask(spec.mask, spec.data, 'mask', storedMaskBudget(budget));
   } catch (error) {
     collectInto(errors, error);
   }
   try {
-    input = fingerprintInput(spec.fingerprintExpression, spec.data, spec.metadata);
+    input = fingerprintInput(spec.fingerprintExpression, spec.data, spec.metadata, undefined, budget);
   } catch (error) {
     collectInto(errors, error);
   }
   try {
-    searchValues = evaluateSearchIndexes(spec.searchIndexes, spec.data);
+    searchValues = evaluateSearchIndexes(spec.searchIndexes, spec.data, undefined, budget);
   } catch (error) {
     collectInto(errors, error);
+  }
+  if (alias !== undefined) {
+    try {
+      evaluateAlias(alias, spec.data, () => false, { budget, attempts: 1 });
+    } catch (error) {
+      collectInto(errors, error);
+    }
   }
   if (!errors.empty) throw validationError(prefixErrors(errors.errors, prefix));
   return { masked, fingerprintInput: input, searchValues };

@@ -16,10 +16,12 @@
  *   required, 1–17 digits; other fields refused.
  * - `social_security_number` / `employer_id_number`: digit groups joined by single `-`
  *   (`123-45-6789`, `12-3456789`, `123456789`), exactly nine digits; no leading, trailing or doubled `-`.
- * - `token`: any JSON value except `null`.
+ * - `token`: any JSON value except `null`, nested at most 64 levels, with finite numbers only
+ *   (`core/validation/json-value.ts`).
  */
 import { validationError } from '../errors/catalogue.ts';
 import type { FieldErrors } from '../errors/catalogue.ts';
+import { jsonValueProblem } from '../validation/json-value.ts';
 import { abaRoutingValid } from './aba.ts';
 import { luhnValid } from './luhn.ts';
 
@@ -164,7 +166,9 @@ const validateBank = objectOf('bank', {
 });
 
 function validateAnyToken(data: unknown): FieldErrors {
-  return data === undefined || data === null ? { data: ['is required'] } : {};
+  if (data === undefined || data === null) return { data: ['is required'] };
+  const problem = jsonValueProblem(data);
+  return problem === null ? {} : { data: [problem] };
 }
 
 // ---- the table ---------------------------------------------------------------------------------

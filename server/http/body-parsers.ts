@@ -1,6 +1,34 @@
-import type { preParsingAsyncHookHandler } from 'fastify';
-import { VaultError } from '../../core/errors/catalogue.ts';
+import type { FastifyRequest, preParsingAsyncHookHandler } from 'fastify';
+import { VaultError, validationError } from '../../core/errors/catalogue.ts';
+import { decodeJsonBody, jsonTextProblem } from '../../core/validation/json-text.ts';
 import type { VaultServer } from '../types.ts';
+
+type JsonParser = ReturnType<VaultServer['getDefaultJsonParser']>;
+type Done = (error: Error | null, body?: unknown) => void;
+
+/**
+ * Parses a JSON body from its bytes: invalid UTF-8 is a 400 MALFORMED_JSON; numbers that would not
+ * survive parsing unchanged, lone-surrogate escapes and over-deep nesting are a 400
+ * VALIDATION_FAILED under `body` (the rules: core/validation/json-text.ts). Nothing is coerced.
+ * An empty body counts as no body.
+ */
+function parseJsonBody(parseJson: JsonParser, request: FastifyRequest, bytes: Buffer, done: Done): void {
+  if (bytes.length === 0) {
+    done(null, undefined);
+    return;
+  }
+  const decoded = decodeJsonBody(bytes);
+  if ('kind' in decoded) {
+    done(new VaultError('MALFORMED_JSON', decoded.message));
+    return;
+  }
+  const problem = jsonTextProblem(decoded.text);
+  if (problem !== null) {
+    done(validationError({ body: [problem.message] }));
+    return;
+  }
+  parseJson(request, decoded.text, done);
+}
 
 /**
  * The API speaks JSON only. Fastify's text/plain parser is removed so that a wrong content type is
@@ -9,16 +37,14 @@ import type { VaultServer } from '../types.ts';
  *
  * An empty body with `Content-Type: application/json` (some clients send the header on every
  * DELETE) counts as no body instead of malformed JSON; a route that needs a body still says so
- * through its schema.
+ * through its schema. Bodies are checked from their bytes first (parseJsonBody).
  */
 export function installBodyParsers(app: VaultServer): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text.length === 0) done(null, undefined);
-    else parseJson(request, text, done);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) =>
+    parseJsonBody(parseJson, request, body as Buffer, done),
+  );
 }
 
 /** RFC 7386 JSON merge patch: the only body `PATCH /tokens/{id}` takes. */
@@ -34,16 +60,14 @@ export function mediaTypeOf(header: string | string[] | undefined): string | und
 
 /**
  * Adds the merge-patch parser to `scope` (a plugin scope holding the merge-patch routes, so the
- * rest of the API keeps answering this type with 415). It parses like the JSON parser, prototype
- * poisoning checks included; an empty body counts as no body.
+ * rest of the API keeps answering this type with 415). It parses like the JSON parser, raw-text
+ * checks and prototype poisoning checks included; an empty body counts as no body.
  */
 export function installMergePatchParser(scope: VaultServer): void {
   const parseJson = scope.getDefaultJsonParser('error', 'error');
-  scope.addContentTypeParser(MERGE_PATCH_CONTENT_TYPE, { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text.length === 0) done(null, undefined);
-    else parseJson(request, text, done);
-  });
+  scope.addContentTypeParser(MERGE_PATCH_CONTENT_TYPE, { parseAs: 'buffer' }, (request, body, done) =>
+    parseJsonBody(parseJson, request, body as Buffer, done),
+  );
 }
 
 /**

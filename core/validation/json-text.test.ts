@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_BODY_DEPTH, decodeJsonBody, jsonTextProblem, numberLiteralProblem } from './json-text.ts';
+
+describe('numberLiteralProblem', () => {
+  it.each([
+    '0',
+    '-0',
+    '1',
+    '-1',
+    '0.1',
+    '1.50',
+    '1e2',
+    '1E+2',
+    '2.5e-7',
+    '9007199254740991',
+    '1.7976931348623157e308',
+    '5e-324',
+    '123.456',
+  ])('accepts %s (its value holds every digit)', (literal) => {
+    expect(numberLiteralProblem(literal)).toBeNull();
+  });
+
+  it.each(['123456789012345678901234567890', '9007199254740993', '0.1000000000000000000000001', '1e-400'])(
+    'refuses %s (digits would be lost)',
+    (literal) => {
+      expect(numberLiteralProblem(literal)).toMatch(/more precision/);
+    },
+  );
+
+  it.each(['1e400', '-1e400'])('refuses %s (not finite)', (literal) => {
+    expect(numberLiteralProblem(literal)).toMatch(/not a finite number/);
+  });
+
+  it('leaves malformed literals to the parser', () => {
+    expect(numberLiteralProblem('01')).toBeNull();
+    expect(numberLiteralProblem('1.2.3')).toBeNull();
+  });
+});
+
+describe('jsonTextProblem', () => {
+  it('finds a lossy number anywhere outside strings, by offset', () => {
+    expect(jsonTextProblem('{"data":{"n":123456789012345678901234567890}}')).toEqual({
+      kind: 'content',
+      message: expect.stringMatching(/^The number at offset 13 has more precision/),
+    });
+    expect(jsonTextProblem('{"data":"123456789012345678901234567890"}')).toBeNull();
+    expect(jsonTextProblem('[1e400]')?.message).toMatch(/not a finite number/);
+  });
+
+  it('ignores brackets and digits inside strings, escaped quotes included', () => {
+    expect(jsonTextProblem('{"a":"[[[{{{ \\" 1e400 \\\\","b":[0.5]}')).toBeNull();
+  });
+
+  it('refuses lone surrogate escapes, accepts pairs', () => {
+    expect(jsonTextProblem('["\\ud83d\\ude00"]')).toBeNull();
+    expect(jsonTextProblem('["\\ud83d"]')?.message).toMatch(/lone surrogate/);
+    expect(jsonTextProblem('["\\ude00"]')?.message).toMatch(/lone surrogate/);
+    expect(jsonTextProblem('["\\ud83dx"]')?.message).toMatch(/lone surrogate/);
+  });
+
+  it(`refuses nesting deeper than ${MAX_JSON_BODY_DEPTH} levels`, () => {
+    const nested = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+    expect(jsonTextProblem(nested(MAX_JSON_BODY_DEPTH))).toBeNull();
+    expect(jsonTextProblem(nested(MAX_JSON_BODY_DEPTH + 1))?.message).toMatch(/nested deeper/);
+    expect(jsonTextProblem(nested(1_000_000))?.message).toMatch(/nested deeper/);
+  });
+});
+
+describe('decodeJsonBody', () => {
+  it('decodes UTF-8 and refuses invalid sequences instead of replacing them', () => {
+    expect(decodeJsonBody(Buffer.from('{"a":"é😀"}', 'utf8'))).toEqual({ text: '{"a":"é😀"}' });
+    expect(decodeJsonBody(Buffer.from([0x22, 0xff, 0x22]))).toEqual({
+      kind: 'encoding',
+      message: 'The request body is not valid UTF-8.',
+    });
+    // An encoded surrogate (CESU-8) is not UTF-8 either.
+    expect(decodeJsonBody(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]))).toHaveProperty('kind', 'encoding');
+  });
+});
