@@ -10,6 +10,7 @@ import { RequestLogController, createServerLogger, type ServerLogger } from './h
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerConsoleRoutes, type ConsoleOptions } from './routes/console.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
@@ -39,6 +40,8 @@ export interface ServerOptions {
    * `acceptBaseUrl`, links point at this server's own URL + `/invitations/accept` once it listens.
    */
   readonly admin?: ServerAdminOptions;
+  /** The console under /console/ (built files, one-time sign-in); KDF and session lifetime default to serviceOptions'. */
+  readonly console?: ConsoleOptions;
 }
 
 /**
@@ -96,5 +99,10 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
+  registerConsoleRoutes(app, vault, {
+    passwordKdf: options.serviceOptions?.passwordKdf,
+    sessionTtlMs: options.serviceOptions?.sessionTtlMs,
+    ...options.console,
+  });
   return app;
 }
