@@ -1,7 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
 import { createBrowserRouter, NavLink, Outlet, RouterProvider } from 'react-router';
 import { api, unwrap } from './api/client';
+import { Dialog } from './components/dialog';
+import { Field } from './components/field';
 import { Loading, ProblemAlert } from './components/states';
 import { ApplicationsPage } from './pages/applications';
 import { AuditPage } from './pages/audit';
@@ -49,18 +51,69 @@ function TenantSwitcher() {
   }, [tenantId, first, selectTenant]);
   if (tenants.isPending) return <Loading what="tenants" />;
   if (tenants.isError) return <ProblemAlert error={tenants.error} />;
-  if (tenants.data.length === 0) return <span className="state">You are not a member of any tenant.</span>;
   return (
-    <label className="tenant-switcher">
-      <span>Tenant</span>
-      <select value={tenantId ?? ''} onChange={(e) => selectTenant(e.target.value)}>
-        {tenants.data.map((t) => (
-          <option key={t.id} value={t.id}>
-            {t.name}
-          </option>
-        ))}
-      </select>
-    </label>
+    <div className="tenant-switcher">
+      {tenants.data.length === 0 ? (
+        <span>You are not a member of any tenant.</span>
+      ) : (
+        <>
+          <label htmlFor="tenant-select">Tenant</label>
+          <select id="tenant-select" value={tenantId ?? ''} onChange={(e) => selectTenant(e.target.value)}>
+            {tenants.data.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
+      <NewTenant />
+    </div>
+  );
+}
+
+/** A user creates a tenant and becomes its owner; the console switches to it. */
+function NewTenant() {
+  const queryClient = useQueryClient();
+  const { selectTenant } = useSession();
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState('');
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST('/tenants', { body: { name } })),
+    onSuccess: async (tenant) => {
+      setOpen(false);
+      setName('');
+      await queryClient.invalidateQueries({ queryKey: ['tenants'] });
+      selectTenant(tenant.id);
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
+  return (
+    <>
+      <button type="button" className="ghost" onClick={() => setOpen(true)}>
+        New tenant
+      </button>
+      <Dialog title="Create a tenant" open={open} onClose={() => setOpen(false)}>
+        <form noValidate className="dialog-body" onSubmit={submit}>
+          <p>You become the owner of the new tenant.</p>
+          <ProblemAlert error={create.error} />
+          <Field label="Tenant name" name="name" error={create.error}>
+            {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
+          </Field>
+          <footer className="dialog-actions">
+            <button type="button" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
+            <button type="submit" className="primary" disabled={create.isPending}>
+              Create tenant
+            </button>
+          </footer>
+        </form>
+      </Dialog>
+    </>
   );
 }
 
