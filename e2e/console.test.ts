@@ -14,6 +14,7 @@ import { bootstrapEmbeddedDefault } from '../core/tenancy/bootstrap.ts';
 import { FAST_KDF } from '../core/test-support/temp-vault.ts';
 import { startServer, type RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
+import { acceptLinkOf, outboxMessages } from '../server/test-support/mail.ts';
 import { createTempVault, type TempVault } from '../server/test-support/temp-vault.ts';
 import { buildConsole, HAS_CHROMIUM, launchChromium, SCREENSHOTS } from './console-browser.ts';
 
@@ -28,6 +29,8 @@ interface AxeViolation {
   readonly impact?: string | null;
   readonly nodes: readonly { readonly target: readonly unknown[] }[];
 }
+
+const MEMBER = { email: 'member@example.test', password: 'member password 1' };
 
 const OWNER = {
   email: 'owner@example.test',
@@ -57,6 +60,8 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
       logger: { level: 'silent' },
       serviceOptions: { passwordKdf: FAST_KDF },
       console: { root: built.root },
+      // Invitation mail lands in an outbox folder the test reads.
+      admin: { mail: { kind: 'outbox', dir: join(temp.dir, 'outbox'), from: 'vault@example.test' } },
     });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -260,11 +265,43 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
     await screen('audit-log');
   });
 
-  it('lists the owner, who cannot be removed', async () => {
+  it('invites a member (who accepts over HTTP), lists the owner, who cannot be removed', async () => {
     await page.getByRole('link', { name: 'Members' }).click();
     await page.getByRole('cell', { name: OWNER.email }).waitFor();
     await page.getByText('The owner cannot be removed').waitFor();
+    await page.getByLabel('Invite by e-mail').fill('not an address');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.locator('.field.invalid').waitFor();
+    await page.getByLabel('Invite by e-mail').fill(MEMBER.email);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('cell', { name: MEMBER.email }).waitFor();
+    await page.getByRole('button', { name: 'Resend' }).click();
+    await expect.poll(async () => (await outboxMessages(join(temp.dir, 'outbox'))).length).toBe(2);
     await screen('members');
+
+    // The resent link is the live one; the invitee accepts it over HTTP.
+    const mails = await outboxMessages(join(temp.dir, 'outbox'));
+    const { secret } = acceptLinkOf(mails.at(-1)!);
+    const accepted = await fetch(`${server.url}/invitations/accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        token: secret,
+        first_name: 'Mia',
+        last_name: 'Member',
+        password: MEMBER.password,
+      }),
+    });
+    expect(accepted.status).toBe(201);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('E-mail').fill(OWNER.email);
+    await page.getByLabel('Password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('cell', { name: MEMBER.email }).waitFor();
+    expect(await page.getByRole('button', { name: 'Remove' }).count()).toBe(1); // the member's, not the owner's
+    await page.getByText('No open invitations.').waitFor();
   });
 
   it('edits the tenant settings with the server validation next to the fields', async () => {
@@ -338,5 +375,24 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
     expect(await page.getByRole('cell', { name: 'Checkout backend' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Tokens' }).click();
     await page.getByRole('heading', { name: 'Act as an application' }).waitFor();
+  });
+
+  it('shows a member only their own tenant, in a separate browser session', async () => {
+    const memberContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const memberPage = await memberContext.newPage();
+      memberPage.setDefaultTimeout(10_000);
+      await memberPage.goto(`${server.url}/console/`);
+      await memberPage.getByLabel('E-mail').fill(MEMBER.email);
+      await memberPage.getByLabel('Password').fill(MEMBER.password);
+      await memberPage.getByRole('button', { name: 'Sign in' }).click();
+      await memberPage.getByRole('heading', { name: 'Overview' }).waitFor();
+      const select = memberPage.getByLabel('Tenant', { exact: true });
+      await expect.poll(() => select.locator('option').allTextContents()).toEqual(['Default tenant']);
+      await memberPage.getByRole('link', { name: 'Members' }).click();
+      await memberPage.getByRole('cell', { name: OWNER.email }).waitFor();
+    } finally {
+      await memberContext.close();
+    }
   });
 });
