@@ -39,7 +39,8 @@ const OWNER = {
   last_name: 'Owner',
 };
 
-describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
+// A browser under a loaded machine is slow: each step may wait up to 20 s, each test 90 s.
+describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, () => {
   let temp: TempVault;
   let server: RunningServer;
   let built: Awaited<ReturnType<typeof buildConsole>>;
@@ -66,7 +67,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(20_000);
   }, 120_000);
 
   afterAll(async () => {
@@ -381,7 +382,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
     const memberContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const memberPage = await memberContext.newPage();
-      memberPage.setDefaultTimeout(10_000);
+      memberPage.setDefaultTimeout(20_000);
       await memberPage.goto(`${server.url}/console/`);
       await memberPage.getByLabel('E-mail').fill(MEMBER.email);
       await memberPage.getByLabel('Password').fill(MEMBER.password);
