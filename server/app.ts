@@ -14,6 +14,7 @@ import { requestValidation } from './http/validation.ts';
 import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerConsoleRoutes, type ConsoleOptions } from './routes/console.ts';
 import { registerDetokenizeRoutes } from './routes/detokenize.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
@@ -56,9 +57,11 @@ export interface ServerOptions {
   readonly allowedHosts?: readonly string[];
   /**
    * Requests per minute per API key or signed-in user (429 with Retry-After beyond); 0 or absent:
-   * no limit. The CLI passes the `rateLimit` setting (default 600).
+   * no limit. The CLI passes the `rateLimit` setting (default 60,000).
    */
   readonly rateLimit?: number;
+  /** The console under /console/ (built files, one-time sign-in); KDF and session lifetime default to serviceOptions'. */
+  readonly console?: ConsoleOptions;
 }
 
 /**
@@ -130,5 +133,10 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerReactorRoutes(app, services);
   registerProxyRoutes(app, services);
   registerProxyInvokeRoutes(app, services);
+  registerConsoleRoutes(app, vault, {
+    passwordKdf: options.serviceOptions?.passwordKdf,
+    sessionTtlMs: options.serviceOptions?.sessionTtlMs,
+    ...options.console,
+  });
   return app;
 }

@@ -50,6 +50,19 @@ describe('svc start', () => {
       expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const health = await fetch(`${first.url}/healthz`);
       expect(health.status).toBe(200);
+      // The console's one-time link: the fresh default tenant has no owner yet, so the console is
+      // asked for one (and the link stays usable).
+      const link = /^Console \(one-time sign-in link, valid 5 minutes\): (\S+)$/m.exec(
+        first.io.stdout(),
+      )?.[1];
+      expect(link).toMatch(new RegExp(`^${first.url}/console/#svco_`));
+      const exchange = await fetch(`${first.url}/console/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ secret: link?.split('#')[1] }),
+      });
+      expect(exchange.status).toBe(400);
+      expect(((await exchange.json()) as { errors: object }).errors).toHaveProperty('owner');
     } finally {
       expect(await first.stop()).toBe(0);
     }
