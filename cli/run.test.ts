@@ -118,13 +118,22 @@ describe('keys', () => {
     expectOneLineError(await runSvc(['vault', 'compact'], { env: home.env() }), 4, /SVC_VAULT_PASSPHRASE/);
   });
 
-  it('init --passphrase on a terminal asks twice; a mismatch exits 2, Ctrl-C exits 2', async () => {
+  it('init --passphrase on a terminal asks twice; a mismatch asks again (a few times), Ctrl-C exits 2', async () => {
     const mismatch = await runSvc(['init', '--passphrase'], {
       env: home.env(),
       isTTY: true,
-      answers: ['first passphrase', 'other passphrase'],
+      answers: [
+        'passphrase 1',
+        'passphrase 2',
+        'passphrase 3',
+        'passphrase 4',
+        'passphrase 5',
+        'passphrase 6',
+      ],
     });
-    expectOneLineError(mismatch, 2, /do not match/);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toMatch(/\nsvc: the passphrases do not match\n$/);
+    expect(mismatch.asked).toHaveLength(6);
     const cancelled = await runSvc(['init', '--passphrase'], {
       env: home.env(),
       isTTY: true,
@@ -138,6 +147,35 @@ describe('keys', () => {
     });
     expectOk(ok);
     expectNoSecret(ok, 'typed passphrase');
+  });
+
+  it('hidden prompts ask again with an empty field: short, mismatched and wrong passphrases', async () => {
+    const retyped = await runSvc(['init', '--passphrase', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      // Too short (refused, asked again with an empty field), then a mismatch, then a match.
+      answers: ['short', 'first passphrase', 'other passphrase', 'typed passphrase', 'typed passphrase'],
+    });
+    expectOk(retyped);
+    expect(retyped.rejected).toEqual(['A passphrase needs at least 8 characters.']);
+    expect(retyped.stderr).toMatch(/passphrases do not match; type it again/);
+    expectNoSecret(retyped, 'typed passphrase');
+    const reopened = await runSvc(['tenant', 'list', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['wrong passphrase', 'typed passphrase'],
+    });
+    expectOk(reopened);
+    expect(reopened.asked).toEqual(['Vault passphrase:', 'Vault passphrase:']);
+    expect(reopened.stderr).toMatch(/does not unlock this vault; try again/);
+    expectNoSecret(reopened, 'wrong passphrase');
+    const giveUp = await runSvc(['tenant', 'list'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['wrong 1', 'wrong 2', 'wrong 3'],
+    });
+    expect(giveUp.code).toBe(4);
+    expect(giveUp.stderr).toMatch(/\nsvc: The key or passphrase does not unlock this vault\.\n$/);
   });
 
   it('refuses a short new passphrase', async () => {

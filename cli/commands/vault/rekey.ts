@@ -7,6 +7,7 @@ import {
 } from '../../../core/config/index.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { KeySource } from '../../../core/vault/types.ts';
+import { retryOnMismatch } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { ensurePrivateDir, keyForVault, loadConfig } from '../../context.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
@@ -70,11 +71,13 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
   let newKeyFile: string | null = null;
   let created = false;
   if (options.newKey.kind === 'passphrase') {
-    newKey = await resolveNewPassphrase({
-      env: deps.env,
-      envName: SECRET_ENV.newPassphrase,
-      input: secretInput(deps),
-    });
+    newKey = await retryOnMismatch(deps, () =>
+      resolveNewPassphrase({
+        env: deps.env,
+        envName: SECRET_ENV.newPassphrase,
+        input: secretInput(deps),
+      }),
+    );
   } else {
     newKeyFile = options.newKey.path;
     if (oldKeyFile !== null && oldKeyFile === newKeyFile) {
