@@ -1,12 +1,13 @@
 import pkg from '../package.json' with { type: 'json' };
 import type { ResolvedConfig } from '../core/config/index.ts';
-import { VaultError } from '../core/errors/catalogue.ts';
+import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { serverAdminOptionsFrom } from './admin-config.ts';
 import type { EmbeddedOwner } from '../core/tenancy/bootstrap.ts';
 import { readNewPassword } from './ask.ts';
 import type { CliDeps } from './deps.ts';
 import { colours, writeJson, writeLine } from './output.ts';
+import { svcCommand } from './runnable.ts';
 
 /**
  * Refuses a non-loopback address without --allow-remote before the vault is unlocked, so the
@@ -21,6 +22,31 @@ export async function checkBindAddress(resolved: ResolvedConfig): Promise<void> 
       'USAGE',
       `refusing to listen on ${host}, which is not a loopback address; pass --allow-remote (or set SVC_ALLOW_REMOTE=1) to expose the vault to the network`,
     );
+  }
+}
+
+/**
+ * Starts the server; a port that is taken names the two ways to choose another (exit 1: nothing is
+ * wrong with the command line, the machine is busy).
+ */
+async function listen(
+  deps: CliDeps,
+  vault: VaultHandle,
+  options: Parameters<CliDeps['startServer']>[1],
+): ReturnType<CliDeps['startServer']> {
+  try {
+    return await deps.startServer(vault, options);
+  } catch (error) {
+    const code = (error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined)
+      ?.code;
+    if (isVaultError(error) && code === 'EADDRINUSE') {
+      throw new VaultError(
+        'LISTEN_FAILED',
+        `${error.message.replace(/\.$/, '')}; choose another with --port <n> or SVC_PORT (0 picks a free one)`,
+        { cause: error },
+      );
+    }
+    throw error;
   }
 }
 
@@ -67,9 +93,9 @@ export async function serveVault(
   let applications: Awaited<ReturnType<CliDeps['tenancy']['listApplications']>> = [];
   try {
     const owner = (await deps.tenancy.needsEmbeddedDefault(vault)) ? await askEmbeddedOwner(deps) : {};
-    bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault, owner);
-    if (bootstrapped === null) applications = await deps.tenancy.listApplications(vault);
-    server = await deps.startServer(vault, {
+    // The server listens before the first-run tenant and key are made: a start that fails (a port
+    // in use, say) creates nothing, so the key shown once is never shown to a process that died.
+    server = await listen(deps, vault, {
       host,
       port,
       allowRemote,
@@ -80,6 +106,13 @@ export async function serveVault(
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).
       logger: { level: logLevel, destination: deps.stderr },
     });
+    try {
+      bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault, owner);
+      if (bootstrapped === null) applications = await deps.tenancy.listApplications(vault);
+    } catch (error) {
+      await server.close().catch(() => undefined);
+      throw error;
+    }
   } catch (error) {
     await vault.close().catch(() => undefined);
     throw error;
@@ -112,12 +145,12 @@ export async function serveVault(
           deps.stdout,
           bootstrapped.ownerCanSignIn
             ? `Tenant owner: ${bootstrapped.ownerEmail}`
-            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, stop the server and run: svc user passwd ${bootstrapped.ownerEmail})`,
+            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, stop the server and run: ${svcCommand(deps.env)} user passwd ${bootstrapped.ownerEmail})`,
         );
       } else {
         writeLine(
           deps.stdout,
-          'Management API key: shown only once, on the first run. To mint a new one, stop the server and run: svc app regenerate <application-id>',
+          `Management API key: shown only once, on the first run. To mint a new one, stop the server and run: ${svcCommand(deps.env)} app regenerate <application-id>`,
         );
         for (const app of applications)
           writeLine(deps.stdout, `Application: ${app.id} (${app.name}, ${app.type})`);

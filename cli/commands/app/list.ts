@@ -16,6 +16,7 @@ import {
 import { writeJson, writeLine, writeTable } from '../../output.ts';
 import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
 import { APPLICATION_COLUMNS, applicationRow } from './format.ts';
+import { runnable } from '../../runnable.ts';
 
 export interface AppListOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -66,7 +67,7 @@ export async function runAppList(deps: CliDeps, options: AppListOptions): Promis
     return;
   }
   if (apps.length === 0) {
-    writeLine(deps.stderr, "No applications (create one with 'svc app create').");
+    writeLine(deps.stderr, runnable(deps.env, "No applications (create one with 'svc app create')."));
     return;
   }
   writeTable(deps, APPLICATION_COLUMNS, apps.map(applicationRow));

@@ -17,6 +17,7 @@ import {
 import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
 import { inTenant } from './common.ts';
 import { INVITATION_COLUMNS, invitationRow } from './format.ts';
+import { runnable } from '../../runnable.ts';
 
 export interface InvitationListOptions extends VaultCommandOptions, PageOptions {
   readonly tenant: string | undefined;
@@ -62,7 +63,7 @@ export async function runInvitationList(deps: CliDeps, options: InvitationListOp
     writeLine(
       deps.stderr,
       page.total === 0
-        ? "No invitations (create one with 'svc invitation create')."
+        ? runnable(deps.env, "No invitations (create one with 'svc invitation create').")
         : `No invitations on page ${options.page} (${page.total} in all).`,
     );
     return;

@@ -67,7 +67,7 @@ describe('svc tenant create', () => {
     expect(created.application?.key).toMatch(/^key_/);
     expectShownOnce(result, created.application?.key ?? '');
     expect(result.stderr).toBe(
-      'No password set for owner@example.com; set one later with: svc user passwd owner@example.com\n',
+      'No password set for owner@example.com; set one later with: npx svc user passwd owner@example.com\n',
     );
   });
 
@@ -104,13 +104,15 @@ describe('svc tenant create', () => {
     expect(existing.asked).toEqual([]);
   });
 
-  it('mismatched passwords and Ctrl-C exit 2 and create nothing', async () => {
+  it('mismatched passwords ask again, then exit 2; Ctrl-C exits 2; both create nothing', async () => {
     const mismatch = await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com'], {
       env: home.env(),
       isTTY: true,
-      answers: [PASSWORD, 'something else'],
+      answers: [PASSWORD, 'something else', PASSWORD, 'something else', PASSWORD, 'something else'],
     });
-    expectOneLineError(mismatch, 2, /do not match/);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr.match(/The passwords do not match; type it again\./g)).toHaveLength(2);
+    expect(mismatch.stderr).toMatch(/\nsvc: the passwords do not match\n$/);
     expectNoSecret(mismatch, PASSWORD, 'something else');
     const cancelled = await runSvc(['tenant', 'create'], {
       env: home.env(),
@@ -251,7 +253,7 @@ describe('svc user passwd', () => {
     });
   });
 
-  it('unknown user → exit 1; no terminal and no --password-stdin → exit 2; mismatch → exit 2', async () => {
+  it('unknown user → exit 1; no terminal and no --password-stdin → exit 2; a mismatch asks again', async () => {
     expectOneLineError(
       await runSvc(['user', 'passwd', 'nobody@example.com', '--password-stdin'], {
         env: home.env(),
@@ -265,14 +267,15 @@ describe('svc user passwd', () => {
       2,
       /--password-stdin/,
     );
-    expectOneLineError(
-      await runSvc(['user', 'passwd', 'owner@example.com'], {
-        env: home.env(),
-        isTTY: true,
-        answers: [PASSWORD, 'different'],
-      }),
-      2,
-      /do not match/,
-    );
+    // A short password is refused at its prompt and asked again; a mismatch asks for both again.
+    const retyped = await runSvc(['user', 'passwd', 'owner@example.com'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [PASSWORD, 'different', 'short', PASSWORD, PASSWORD],
+    });
+    expectOk(retyped);
+    expect(retyped.rejected).toHaveLength(1);
+    expect(retyped.stderr).toContain('The passwords do not match; type it again.');
+    expectNoSecret(retyped, PASSWORD);
   });
 });

@@ -21,6 +21,7 @@ import {
   parsePage,
   parseSize,
 } from './input.ts';
+import { runnable } from '../../runnable.ts';
 
 /** `--page`, `--size`, `--reveal`: list and search. */
 export interface TokenPageOptions extends TokenScopeOptions {
@@ -99,6 +100,6 @@ export async function runTokenList(deps: CliDeps, options: TokenListOptions): Pr
     empty:
       options.page > 1 && page.total > 0
         ? `No tokens on page ${options.page} (${page.total} in all).`
-        : "No tokens (create one with 'svc token create' or 'svc tokenize').",
+        : runnable(deps.env, "No tokens (create one with 'svc token create' or 'svc tokenize')."),
   });
 }
