@@ -241,6 +241,44 @@ describe('backup, restore, rekey', () => {
     expectOk(await runSvc(['tenant', 'list', '--key-file', keyFile], { env: { SVC_HOME: other } }));
   });
 
+  it('restore names a missing file, a file that is no backup, and needs --replace-vault for another vault', async () => {
+    expectOk(await runSvc(['init'], { env: home.env() }));
+    const missing = path.join(home.dir, 'nope.svcbak');
+    expectOneLineError(
+      await runSvc(['vault', 'restore', missing, '--force'], { env: home.env() }),
+      1,
+      new RegExp(`no such file: ${missing}\\n$`),
+    );
+    const text = path.join(home.dir, 'notes.txt');
+    await writeFile(text, 'just some notes, long enough to hold a header prefix and more text\n');
+    expectOneLineError(
+      await runSvc(['vault', 'restore', text, '--force'], { env: home.env() }),
+      1,
+      /notes\.txt is not a vault backup\n$/,
+    );
+
+    // A backup of another vault (its own home and key file).
+    const otherHome = path.join(home.dir, 'other');
+    expectOk(await runSvc(['init'], { env: { SVC_HOME: otherHome } }));
+    const foreign = path.join(home.dir, 'foreign.svcbak');
+    expectOk(await runSvc(['vault', 'backup', foreign], { env: { SVC_HOME: otherHome } }));
+    const ids = await Promise.all(
+      [home.env(), { SVC_HOME: otherHome }].map(async (env) => {
+        const status = await runSvc(['vault', 'status', '--json'], { env });
+        return (JSON.parse(status.stdout) as { vaultId: string }).vaultId;
+      }),
+    );
+    const refused = await runSvc(['vault', 'restore', foreign, '--force'], { env: home.env() });
+    expectOneLineError(refused, 1, /--replace-vault/);
+    for (const id of ids) expect(refused.stderr).toContain(id);
+    const otherKey = path.join(otherHome, 'vault.key');
+    expectOk(
+      await runSvc(['vault', 'restore', foreign, '--force', '--replace-vault', '--key-file', otherKey], {
+        env: home.env(),
+      }),
+    );
+  });
+
   it('rekeys from the key file to a passphrase and on to a new key file', async () => {
     expectOk(await runSvc(['init'], { env: home.env() }));
     const newPassphrase = 'a brand new passphrase';
