@@ -25,6 +25,12 @@ export interface Prompter {
     choices: readonly SelectChoice<T>[];
     default?: T;
   }): Promise<T>;
+  /** Any number of `choices` (space toggles, enter accepts on a terminal); at least one when `required`. */
+  checkbox<T extends string>(options: {
+    message: string;
+    choices: readonly SelectChoice<T>[];
+    required?: boolean;
+  }): Promise<T[]>;
 }
 
 export interface SelectChoice<T extends string> {

@@ -86,5 +86,17 @@ export function createInquirerPrompter(context: PromptContext): Prompter {
           context,
         ),
       ),
+    checkbox: (options) =>
+      cancellable(async () =>
+        (await prompts()).checkbox(
+          {
+            message: options.message,
+            choices: options.choices.map((choice) => ({ ...choice })),
+            required: options.required === true,
+            pageSize: 12,
+          },
+          context,
+        ),
+      ),
   };
 }

@@ -112,6 +112,18 @@ function scriptedPrompter(answers: Answer[], asked: string[], rejected: string[]
       if (choice === undefined) throw new Error(`prompt answer '${answer}' is not one of the choices`);
       return choice.value;
     },
+    // Answered as comma-separated values.
+    checkbox: async ({ message, choices }) => {
+      const picked = String(next(message))
+        .split(',')
+        .map((value) => value.trim())
+        .filter((value) => value !== '');
+      return picked.map((value) => {
+        const choice = choices.find((c) => c.value === value);
+        if (choice === undefined) throw new Error(`prompt answer '${value}' is not one of the choices`);
+        return choice.value;
+      });
+    },
   };
 }
 

@@ -222,8 +222,26 @@ describe('svc app create', () => {
       answers: ['Prompted', 'public'],
     });
     expectOk(result);
-    expect(result.asked).toEqual(['Application name:', 'Type (private, public, management):']);
+    expect(result.asked).toEqual(['Application name:', 'Type:']);
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'Prompted', type: 'public' });
+  });
+
+  it('on a terminal without permission flags offers a checklist of what the chosen type may hold', async () => {
+    const result = await runSvc(['app', 'create', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['Checked', 'management', 'log:read,application:read'],
+    });
+    expectOk(result);
+    expect(result.asked).toEqual([
+      'Application name:',
+      'Type:',
+      'Permissions (space to select, enter to accept):',
+    ]);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      type: 'management',
+      permissions: ['log:read', 'application:read'],
+    });
   });
 });
 
