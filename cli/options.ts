@@ -181,8 +181,17 @@ export function vaultOptionsFrom(raw: RawOptions): VaultCommandOptions {
 }
 
 /** `--tenant <id>`: commands that act in one tenant. */
-export function addTenantOption(command: Command): Command {
-  return command.option('--tenant <id>', 'tenant to act in (default: the only tenant of the vault)');
+export const TENANT_ENV = 'SVC_TENANT';
+
+/** `--tenant <id-or-name>`, defaulting to SVC_TENANT from the command's environment. */
+export function addTenantOption(command: Command, deps?: CliDeps): Command {
+  const option = new Option(
+    '--tenant <id-or-name>',
+    `tenant to act in, by id or name (env ${TENANT_ENV}; default: the only tenant of the vault)`,
+  );
+  const fromEnv = deps?.env[TENANT_ENV]?.trim();
+  if (fromEnv !== undefined && fromEnv !== '') option.default(fromEnv, `${TENANT_ENV}`);
+  return command.addOption(option);
 }
 
 /** Commander's collector for repeatable flags: `--permission a --permission b,c` → ['a', 'b', 'c']. */

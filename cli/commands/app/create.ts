@@ -45,7 +45,7 @@ export function newAppCreateCommand(
       ),
     );
   addGrantOptions(command);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText('after', permissionsHelp());

@@ -30,7 +30,7 @@ export function newAppListCommand(
   const command = new Command('list')
     .description("List a tenant's applications")
     .addOption(new Option('--type <type>', 'only applications of this type').choices(APPLICATION_TYPES));
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -20,7 +20,7 @@ export function newInvitationDeleteCommand(
     .description('Delete an invitation; its links stop working at once')
     .argument('<invitation-id>', INVITATION_ID_HELP)
     .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -36,7 +36,7 @@ export function newInvitationListCommand(
       new Option('--status <status>', 'only invitations in this state').choices(INVITATION_STATUSES),
     );
   addPageOptions(command, 100);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -16,7 +16,7 @@ export function newInvitationResendCommand(
   const command = new Command('resend')
     .description('Send an invitation again with a new link valid for 72 hours; earlier links stop working')
     .argument('<invitation-id>', INVITATION_ID_HELP);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText('after', MAIL_HELP);

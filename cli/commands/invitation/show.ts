@@ -14,7 +14,7 @@ export function newInvitationShowCommand(
   const command = new Command('show')
     .description('Show an invitation: e-mail, status, expiry (never its link)')
     .argument('<invitation-id>', INVITATION_ID_HELP);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -86,7 +86,7 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
     .option('--until <iso>', 'only entries before this time (ISO 8601)', parseIsoDate)
     .option('--limit <n>', `at most this many entries (default ${DEFAULT_LIMIT})`, parseLimit)
     .option('-f, --follow', 'keep running and print new entries as they are written');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);

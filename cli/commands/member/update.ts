@@ -30,7 +30,7 @@ export function newMemberUpdateCommand(
     )
     .argument('<member-id>', "the member's id (see 'svc member list')")
     .addOption(new Option('--role <role>', 'the new role').choices(MEMBER_ROLES).makeOptionMandatory());
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

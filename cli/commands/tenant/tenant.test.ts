@@ -190,7 +190,7 @@ describe('svc tenant list and show', () => {
     const acme = await createTenant('Acme', 'a@example.com');
     const beta = await createTenant('Beta', 'b@example.com');
     const ambiguous = await runSvc(['tenant', 'show'], { env: home.env() });
-    expectOneLineError(ambiguous, 2, /2 tenants; pass --tenant <id>/);
+    expectOneLineError(ambiguous, 2, /2 tenants; pass --tenant <id-or-name> \(or set SVC_TENANT\)/);
     expect(ambiguous.stderr).toContain(`${acme.tenant.id} (Acme)`);
     expect(ambiguous.stderr).toContain(`${beta.tenant.id} (Beta)`);
 
@@ -204,6 +204,29 @@ describe('svc tenant list and show', () => {
       1,
       /no tenant nope/,
     );
+  });
+
+  it('--tenant takes a name (any letter case) as well as an id; SVC_TENANT is the default', async () => {
+    await createTenant('Acme', 'a@example.com');
+    const beta = await createTenant('Beta', 'b@example.com');
+    for (const name of ['Beta', 'beta']) {
+      const byName = await runSvc(['tenant', 'show', '--tenant', name, '--json'], { env: home.env() });
+      expectOk(byName);
+      expect(JSON.parse(byName.stdout)).toMatchObject({ id: beta.tenant.id });
+    }
+    const fromEnv = await runSvc(['tenant', 'show', '--json'], { env: home.env({ SVC_TENANT: 'Beta' }) });
+    expectOk(fromEnv);
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ id: beta.tenant.id });
+    // The flag wins over the environment.
+    const flagWins = await runSvc(['tenant', 'show', '--tenant', 'Acme', '--json'], {
+      env: home.env({ SVC_TENANT: 'Beta' }),
+    });
+    expect(JSON.parse(flagWins.stdout)).toMatchObject({ name: 'Acme' });
+    // Two tenants of one name: the id is needed.
+    const twin = await createTenant('beta', 'c@example.com');
+    const ambiguous = await runSvc(['tenant', 'show', '--tenant', 'BETA'], { env: home.env() });
+    expectOneLineError(ambiguous, 2, /2 tenants are named BETA; pass --tenant <id>/);
+    expect(ambiguous.stderr).toContain(twin.tenant.id);
   });
 
   it('a vault without tenants says how to make one', async () => {

@@ -53,7 +53,7 @@ export function newTokenizeCommand(
     .description('Tokenize any JSON; prints the response JSON (tokens and ids in place of values)')
     .argument('[json]', 'the JSON to tokenize (visible in ps and shell history: prefer --file or a pipe)')
     .addOption(new Option('--file <file>', 'read the JSON from a file (- for standard input)'));
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   // The output is JSON anyway; the flag is accepted so scripts can pass --json everywhere.
   command.option('--json', 'accepted for uniformity: the output is always JSON');
