@@ -8,6 +8,22 @@ export function writeLine(out: Writer, text = ''): void {
 }
 
 /** Pretty JSON on a terminal, one compact line in a pipe (easier to stream and grep). */
+/**
+ * The CLI's own report objects (vault status, init, start, config…) with snake_case keys, the casing
+ * of the API and of every other `--json` output. Only for objects the CLI builds: keys inside
+ * domain data (token metadata, say) are the user's and are never renamed.
+ */
+export function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+      snakeCaseKeys(inner),
+    ]),
+  );
+}
+
 export function writeJson(out: Writer, value: unknown): void {
   writeLine(out, out.isTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value));
 }

@@ -21,9 +21,9 @@ describe('svc init + svc vault status', () => {
     const keyFile = path.join(home.dir, 'vault.key');
     expect(created).toEqual({
       path: path.join(home.dir, 'vault.svc'),
-      keySource: 'key',
-      keyFile,
-      keyFileCreated: true,
+      key_source: 'key',
+      key_file: keyFile,
+      key_file_created: true,
     });
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
     expect((await stat(home.dir)).mode & 0o777).toBe(0o700);
@@ -34,12 +34,12 @@ describe('svc init + svc vault status', () => {
     const parsed = JSON.parse(status.stdout) as Record<string, unknown>;
     expect(parsed).toMatchObject({
       path: path.join(home.dir, 'vault.svc'),
-      keySource: 'key',
-      lockHolder: null,
-      journalRecords: expect.any(Number),
-      snapshotBytes: expect.any(Number),
+      key_source: 'key',
+      lock_holder: null,
+      journal_records: expect.any(Number),
+      snapshot_bytes: expect.any(Number),
     });
-    expect(parsed.keyTerms).toEqual(expect.arrayContaining([expect.any(Number)]));
+    expect(parsed.key_terms).toEqual(expect.arrayContaining([expect.any(Number)]));
 
     const table = await runSvc(['vault', 'status'], { env: home.env() });
     expectOk(table);
@@ -92,7 +92,7 @@ describe('keys', () => {
       env: home.env({ SVC_VAULT_PASSPHRASE: passphrase }),
     });
     expectOk(init);
-    expect(JSON.parse(init.stdout)).toMatchObject({ keySource: 'passphrase', keyFile: null });
+    expect(JSON.parse(init.stdout)).toMatchObject({ key_source: 'passphrase', key_file: null });
 
     const viaEnv = await runSvc(['vault', 'compact', '--json'], {
       env: home.env({ SVC_VAULT_PASSPHRASE: passphrase }),
@@ -265,7 +265,7 @@ describe('backup, restore, rekey', () => {
     const ids = await Promise.all(
       [home.env(), { SVC_HOME: otherHome }].map(async (env) => {
         const status = await runSvc(['vault', 'status', '--json'], { env });
-        return (JSON.parse(status.stdout) as { vaultId: string }).vaultId;
+        return (JSON.parse(status.stdout) as { vault_id: string }).vault_id;
       }),
     );
     const refused = await runSvc(['vault', 'restore', foreign, '--force'], { env: home.env() });
@@ -291,7 +291,7 @@ describe('backup, restore, rekey', () => {
 
     // The old key file is still at the default path; the vault header says "passphrase", so it is skipped.
     const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
-    expect(JSON.parse(status.stdout)).toMatchObject({ keySource: 'passphrase' });
+    expect(JSON.parse(status.stdout)).toMatchObject({ key_source: 'passphrase' });
     expectOk(await runSvc(['tenant', 'list'], { env: home.env({ SVC_VAULT_PASSPHRASE: newPassphrase }) }));
 
     const newKeyFile = path.join(home.dir, 'new.key');
@@ -300,9 +300,9 @@ describe('backup, restore, rekey', () => {
     });
     expectOk(toKey);
     expect(JSON.parse(toKey.stdout)).toMatchObject({
-      keySource: 'key',
-      keyFile: newKeyFile,
-      keyFileCreated: true,
+      key_source: 'key',
+      key_file: newKeyFile,
+      key_file_created: true,
     });
     expectOneLineError(await runSvc(['tenant', 'list'], { env: home.env() }), 4);
     expectOk(await runSvc(['tenant', 'list', '--key-file', newKeyFile], { env: home.env() }));
@@ -330,11 +330,11 @@ describe('svc config', () => {
     expectNoSecret(result, secretKey, 'pass phrase secret');
     const report = JSON.parse(result.stdout) as Record<string, Record<string, unknown>>;
     expect(report.values).toMatchObject({ home: home.dir, port: 9999, host: '::1' });
-    expect(report.sources).toMatchObject({ home: 'env', port: 'file', host: 'flag', logLevel: 'default' });
+    expect(report.sources).toMatchObject({ home: 'env', port: 'file', host: 'flag', log_level: 'default' });
     expect(report.secrets).toEqual({
-      vaultKey: { env: 'SVC_VAULT_KEY', set: true },
+      vault_key: { env: 'SVC_VAULT_KEY', set: true },
       passphrase: { env: 'SVC_VAULT_PASSPHRASE', set: true },
-      newPassphrase: { env: 'SVC_NEW_VAULT_PASSPHRASE', set: false },
+      new_passphrase: { env: 'SVC_NEW_VAULT_PASSPHRASE', set: false },
     });
 
     const table = await runSvc(['config'], { env: home.env({ SVC_VAULT_KEY: secretKey }) });

@@ -126,11 +126,11 @@ export async function serveVault(
     if (options.json) {
       writeJson(deps.stdout, {
         url: server.url,
-        apiKey: bootstrapped?.apiKey ?? null,
-        tenantId: bootstrapped?.tenantId ?? null,
-        applicationId: bootstrapped?.applicationId ?? null,
-        ownerEmail: bootstrapped?.ownerEmail ?? null,
-        ownerCanSignIn: bootstrapped?.ownerCanSignIn ?? null,
+        api_key: bootstrapped?.apiKey ?? null,
+        tenant_id: bootstrapped?.tenantId ?? null,
+        application_id: bootstrapped?.applicationId ?? null,
+        owner_email: bootstrapped?.ownerEmail ?? null,
+        owner_can_sign_in: bootstrapped?.ownerCanSignIn ?? null,
         applications,
       });
     } else {

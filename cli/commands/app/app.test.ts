@@ -388,7 +388,7 @@ describe('svc app list, show, update, regenerate, delete', () => {
   it('with two tenants: list needs --tenant, ids find their own tenant', async () => {
     const beta = await createTenant('Beta', 'beta@example.com');
     const ambiguous = await svc('app', 'list');
-    expectOneLineError(ambiguous, 2, /this vault has 2 tenants; pass --tenant <id>/);
+    expectOneLineError(ambiguous, 2, /this vault has 2 tenants; pass --tenant <id-or-name>/);
     expect(ambiguous.stderr).toContain(`${tenant.id} (Acme)`);
     expect(ambiguous.stderr).toContain(`${beta.tenant.id} (Beta)`);
     expectOneLineError(

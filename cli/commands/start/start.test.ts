@@ -87,7 +87,7 @@ describe('svc start', () => {
 
     // The clean stop released the lock.
     const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
-    expect(JSON.parse(status.stdout)).toMatchObject({ lockHolder: null });
+    expect(JSON.parse(status.stdout)).toMatchObject({ lock_holder: null });
 
     const second = await start(['start', '--port', '0']);
     try {
@@ -162,11 +162,13 @@ describe('svc start', () => {
     const running = await start(['start', '--port', '0', '--json']);
     try {
       const info = JSON.parse(running.io.stdout().split('\n')[0] ?? '') as Record<string, unknown>;
-      expect(info).toMatchObject({ url: running.url, apiKey: expect.stringMatching(/^key_/) });
+      expect(info).toMatchObject({ url: running.url, api_key: expect.stringMatching(/^key_/) });
 
       const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
       expect(status.code).toBe(0);
-      expect(JSON.parse(status.stdout)).toMatchObject({ lockHolder: { pid: process.pid, url: running.url } });
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        lock_holder: { pid: process.pid, url: running.url },
+      });
 
       const locked = await runSvc(['app', 'list'], { env: home.env() });
       expect(locked.code).toBe(4);

@@ -18,7 +18,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
 
 export type NewKeyChoice =
   { readonly kind: 'passphrase' } | { readonly kind: 'key-file'; readonly path: string };
@@ -98,12 +98,15 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
   });
 
   if (options.json) {
-    writeJson(deps.stdout, {
-      path: resolved.config.vaultPath,
-      keySource: newKey.kind,
-      keyFile: newKeyFile,
-      keyFileCreated: created,
-    });
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({
+        path: resolved.config.vaultPath,
+        keySource: newKey.kind,
+        keyFile: newKeyFile,
+        keyFileCreated: created,
+      }),
+    );
     return;
   }
   writeLine(

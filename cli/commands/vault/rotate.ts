@@ -10,7 +10,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
 
 export type VaultRotateOptions = VaultCommandOptions;
 
@@ -42,7 +42,7 @@ export async function runVaultRotate(deps: CliDeps, options: VaultRotateOptions)
   }
   await vault.close();
   if (options.json) {
-    writeJson(deps.stdout, { path: resolved.config.vaultPath, ...result });
+    writeJson(deps.stdout, snakeCaseKeys({ path: resolved.config.vaultPath, ...result }));
     return;
   }
   const retired = result.retired.length === 0 ? 'none' : result.retired.join(', ');
