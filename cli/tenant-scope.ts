@@ -80,6 +80,25 @@ export async function resolveTenant(services: Services, requested: string | unde
   );
 }
 
+/**
+ * Runs `fn`; a bare "Not found." from the services becomes `message` (which names the thing, where it
+ * was looked for and how to list what exists). Errors that already say more pass through.
+ */
+export async function orNotFound<T>(message: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (isVaultError(error, 'NOT_FOUND') && error.message === error.title) {
+      throw new VaultError('NOT_FOUND', message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+export const noToken = (id: string): string => `no token ${id} in this tenant (see 'svc token list')`;
+export const noInvitation = (id: string): string =>
+  `no invitation ${id} in this tenant (see 'svc invitation list')`;
+
 export interface FoundApplication {
   readonly tenant: Tenant;
   readonly principal: Principal;

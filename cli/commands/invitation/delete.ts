@@ -7,6 +7,7 @@ import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.t
 import { writeJson, writeLine } from '../../output.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP } from './format.ts';
+import { noInvitation, orNotFound } from '../../tenant-scope.ts';
 
 export interface InvitationDeleteOptions extends InvitationIdOptions {
   readonly yes: boolean;
@@ -40,7 +41,9 @@ export async function runInvitationDelete(deps: CliDeps, options: InvitationDele
     options.key,
     options.tenant,
     async ({ services, principal }) => {
-      const invitation = await services.invitations.get(principal, options.invitationId);
+      const invitation = await orNotFound(noInvitation(options.invitationId), () =>
+        services.invitations.get(principal, options.invitationId),
+      );
       if (!options.yes) {
         const yes = await deps.prompter.confirm({
           message: `Delete the invitation of ${invitation.email}? Its links stop working.`,

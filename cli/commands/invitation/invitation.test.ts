@@ -264,7 +264,11 @@ describe('svc invitation in outbox mode', () => {
     expectOk(deleted);
     expect(deleted.asked).toEqual([`Delete the invitation of ${email}? Its links stop working.`]);
     expect(deleted.stdout).toBe(`Deleted invitation ${invitation.id} (${email})\n`);
-    expectOneLineError(await run(['invitation', 'show', invitation.id]), 1);
+    expectOneLineError(
+      await run(['invitation', 'show', invitation.id]),
+      1,
+      /no invitation .* in this tenant \(see 'npx svc invitation list'\)/,
+    );
 
     const refused = await run(
       ['invitation', 'accept', secret, '--first-name', 'A', '--last-name', 'B', '--password-stdin'],

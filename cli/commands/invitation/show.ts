@@ -6,6 +6,7 @@ import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.t
 import { writeJson, writeRecord } from '../../output.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP, invitationEntries } from './format.ts';
+import { noInvitation, orNotFound } from '../../tenant-scope.ts';
 
 export function newInvitationShowCommand(
   deps: CliDeps,
@@ -25,7 +26,9 @@ export function newInvitationShowCommand(
 export async function runInvitationShow(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   const invitation = await inTenant(deps, resolved, options.key, options.tenant, ({ services, principal }) =>
-    services.invitations.get(principal, options.invitationId),
+    orNotFound(noInvitation(options.invitationId), () =>
+      services.invitations.get(principal, options.invitationId),
+    ),
   );
   if (options.json) writeJson(deps.stdout, invitation);
   else writeRecord(deps, invitationEntries(invitation));

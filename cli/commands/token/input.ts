@@ -48,7 +48,10 @@ export function parseJson(text: string, label: string): unknown {
   } catch (error) {
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
     const at = position === undefined ? '' : ` (at ${where(text, Number(position))})`;
-    throw new VaultError('MALFORMED_JSON', `${label} is not valid JSON${at}`);
+    // A bare value (123-45-6789, an unquoted word) is the usual slip: say how to write a string.
+    const bare = label.startsWith('--') && !/^\s*[[{"]/.test(text);
+    const hint = bare ? `; a text value needs JSON quotes: ${label} '"…"'` : '';
+    throw new VaultError('MALFORMED_JSON', `${label} is not valid JSON${at}${hint}`);
   }
 }
 
