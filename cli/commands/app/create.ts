@@ -1,10 +1,11 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { APPLICATION_TYPES, PERMISSIONS, type ApplicationType } from '../../../core/access/permissions.ts';
 import type { CliDeps } from '../../deps.ts';
 import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import {
+  choiceOption,
   addJsonOption,
   addTenantOption,
   addVaultOptions,
@@ -40,9 +41,7 @@ export function newAppCreateCommand(
     .description('Create an application; its API key is shown once')
     .option('--name <name>', 'application name (asked on a terminal when missing)')
     .addOption(
-      new Option('--type <type>', 'application type (asked on a terminal when missing)').choices(
-        APPLICATION_TYPES,
-      ),
+      choiceOption('--type <type>', 'application type (asked on a terminal when missing)', APPLICATION_TYPES),
     );
   addGrantOptions(command);
   addTenantOption(command, deps);

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
 import type { Application, Services } from '../../../core/services-contract.ts';
@@ -6,6 +6,7 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
+  choiceOption,
   addJsonOption,
   addTenantOption,
   addVaultOptions,
@@ -29,7 +30,7 @@ export function newAppListCommand(
 ): Command {
   const command = new Command('list')
     .description("List a tenant's applications")
-    .addOption(new Option('--type <type>', 'only applications of this type').choices(APPLICATION_TYPES));
+    .addOption(choiceOption('--type <type>', 'only applications of this type', APPLICATION_TYPES));
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);

@@ -1,9 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { InvitationStatus } from '../../../core/tenancy/admin-contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
+  choiceOption,
   addJsonOption,
   addPageOptions,
   addTenantOption,
@@ -32,9 +33,7 @@ export function newInvitationListCommand(
 ): Command {
   const command = new Command('list')
     .description("List a tenant's outstanding invitations")
-    .addOption(
-      new Option('--status <status>', 'only invitations in this state').choices(INVITATION_STATUSES),
-    );
+    .addOption(choiceOption('--status <status>', 'only invitations in this state', INVITATION_STATUSES));
   addPageOptions(command, 100);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);

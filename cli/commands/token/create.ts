@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest } from '../../../core/tokens/contract.ts';
 import { TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/token-types.ts';
+import { choiceOption } from '../../options.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { writeJson, writeLine, writeRecord } from '../../output.ts';
@@ -84,7 +85,7 @@ export function newTokenCreateCommand(
   const command = new Command('create')
     .description('Create a token; prints it with its data masked')
     .addOption(
-      new Option('--type <type>', 'token type (asked on a terminal when missing)').choices(TOKEN_TYPE_NAMES),
+      choiceOption('--type <type>', 'token type (asked on a terminal when missing)', TOKEN_TYPE_NAMES),
     )
     .addOption(
       new Option('--data <json>', 'the data as JSON, e.g. \'"text"\' or \'{"number":"…"}\'').conflicts(
