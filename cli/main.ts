@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { newAppCommand } from './commands/app/app.ts';
+import { newCompletionCommand } from './commands/completion/completion.ts';
 import { newConfigCommand } from './commands/config/config.ts';
 import { newInitCommand } from './commands/init/init.ts';
 import { newInvitationCommand } from './commands/invitation/invitation.ts';
@@ -56,7 +57,8 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newTokenizeCommand(deps))
     .addCommand(newTokenCommand(deps))
     .addCommand(newUserCommand(deps))
-    .addCommand(newLogsCommand(deps));
+    .addCommand(newLogsCommand(deps))
+    .addCommand(newCompletionCommand(deps));
   configureTree(program, deps);
   return program;
 }
