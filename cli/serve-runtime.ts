@@ -6,7 +6,7 @@ import { serverAdminOptionsFrom } from './admin-config.ts';
 import type { EmbeddedOwner } from '../core/tenancy/bootstrap.ts';
 import { readNewPassword } from './ask.ts';
 import type { CliDeps } from './deps.ts';
-import { colours, writeJson, writeLine } from './output.ts';
+import { colours, snakeCaseKeys, writeJson, writeLine } from './output.ts';
 import { svcCommand } from './runnable.ts';
 
 /**
@@ -131,7 +131,7 @@ export async function serveVault(
         application_id: bootstrapped?.applicationId ?? null,
         owner_email: bootstrapped?.ownerEmail ?? null,
         owner_can_sign_in: bootstrapped?.ownerCanSignIn ?? null,
-        applications,
+        applications: snakeCaseKeys(applications),
       });
     } else {
       writeLine(deps.stdout, `URL: ${server.url}`);
@@ -152,8 +152,12 @@ export async function serveVault(
           deps.stdout,
           `Management API key: shown only once, on the first run. To mint a new one, stop the server and run: ${svcCommand(deps.env)} app regenerate <application-id>`,
         );
+        // With several tenants, the tenant says which one a management key would act in.
         for (const app of applications)
-          writeLine(deps.stdout, `Application: ${app.id} (${app.name}, ${app.type})`);
+          writeLine(
+            deps.stdout,
+            `Application: ${app.id} (${app.name}, ${app.type}) in tenant ${app.tenantId}`,
+          );
       }
     }
     if (deps.stderr.isTTY) writeLine(deps.stderr, 'Press Ctrl-C to stop.');

@@ -100,9 +100,11 @@ describe('svc start', () => {
     expect(secondOut).not.toContain(apiKey);
     expect(secondOut).toContain('svc app regenerate <application-id>');
     const apps = await runSvc(['app', 'list', '--json'], { env: home.env() });
-    const [app] = JSON.parse(apps.stdout) as { id: string; type: string }[];
+    const [app] = JSON.parse(apps.stdout) as { id: string; type: string; tenant_id: string }[];
     expect(app?.type).toBe('management');
-    expect(secondOut).toContain(`Application: ${app?.id}`);
+    expect(secondOut).toContain(
+      `Application: ${app?.id} (Management, management) in tenant ${app?.tenant_id}`,
+    );
 
     // The way to a new key that the second start pointed at.
     const regenerated = await runSvc(['app', 'regenerate', app?.id ?? '', '--json'], { env: home.env() });
