@@ -5,6 +5,7 @@ import type { VaultHandle } from '../core/vault/types.ts';
 import { serverAdminOptionsFrom } from './admin-config.ts';
 import type { EmbeddedOwner } from '../core/tenancy/bootstrap.ts';
 import { readNewPassword } from './ask.ts';
+import { humanLogWriter } from './log-lines.ts';
 import type { CliDeps } from './deps.ts';
 import { colours, snakeCaseKeys, writeJson, writeLine } from './output.ts';
 import { svcCommand } from './runnable.ts';
@@ -104,7 +105,11 @@ export async function serveVault(
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
       admin: serverAdminOptionsFrom(resolved.config),
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).
-      logger: { level: logLevel, destination: deps.stderr },
+      // On a terminal the lines are for a person; piped, they stay JSON for log tooling.
+      logger: {
+        level: logLevel,
+        destination: deps.stderr.isTTY ? humanLogWriter(deps.stderr) : deps.stderr,
+      },
     });
     try {
       bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault, owner);
