@@ -1,5 +1,4 @@
 import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
-import { passwordProblems } from '../core/identity/passwords.ts';
 import type { CliDeps } from './deps.ts';
 import { writeLine } from './output.ts';
 import { PROMPT_TRIES } from './prompter.ts';
@@ -62,6 +61,7 @@ export async function readNewPassword(
     if (options.optional) return undefined;
     throw new VaultError('USAGE', `a password needs a terminal to prompt; use ${options.stdinFlag}`);
   }
+  const { passwordProblems } = await import('../core/identity/passwords.ts');
   const check = (value: string): string | undefined => {
     if (value === '') return options.optional ? undefined : 'Enter a password.';
     const [problem] = passwordProblems(value);

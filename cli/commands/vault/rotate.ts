@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { rotateKeys } from '../../../core/vault/rotation.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { keyForVault, loadConfig, openWithKey } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -34,6 +33,8 @@ export async function runVaultRotate(deps: CliDeps, options: VaultRotateOptions)
   const vault = await openWithKey(deps, resolved, key);
   let result;
   try {
+    // Loaded here: key rotation's modules are not needed to parse the command line.
+    const { rotateKeys } = await import('../../../core/vault/rotation.ts');
     result = await rotateKeys(vault, key);
   } catch (error) {
     // The rotation's error is the one worth reporting; a failing close must not replace it.
