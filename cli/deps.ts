@@ -12,6 +12,8 @@ export interface Writer {
   write(text: string): void;
   /** True when this writer is a terminal (tables and colour are for people; pipes get plain text). */
   readonly isTTY: boolean;
+  /** The terminal's width in columns, when known. */
+  readonly columns?: number;
 }
 
 export interface Prompter {
