@@ -99,6 +99,30 @@ export const noToken = (id: string): string => `no token ${id} in this tenant (s
 export const noInvitation = (id: string): string =>
   `no invitation ${id} in this tenant (see 'svc invitation list')`;
 
+/**
+ * Something whose id is unique in the vault, looked up in the named tenant, or without `--tenant`
+ * in every tenant in turn (as application ids are): `get` throws NOT_FOUND where it is not.
+ */
+export async function findInTenants<T>(
+  services: Services,
+  requestedTenant: string | undefined,
+  get: (principal: Principal) => Promise<T>,
+  notFound: string,
+): Promise<T> {
+  const tenants =
+    requestedTenant === undefined
+      ? await services.tenants.listAll()
+      : [await resolveTenant(services, requestedTenant)];
+  for (const tenant of tenants) {
+    try {
+      return await get(operatorIn(tenant.id));
+    } catch (error) {
+      if (!isVaultError(error, 'NOT_FOUND')) throw error;
+    }
+  }
+  throw new VaultError('NOT_FOUND', notFound);
+}
+
 export interface FoundApplication {
   readonly tenant: Tenant;
   readonly principal: Principal;

@@ -4,9 +4,9 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
-import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
+import { invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP, invitationEntries } from './format.ts';
-import { noInvitation, orNotFound } from '../../tenant-scope.ts';
+import { findInTenants, noInvitation, withServices } from '../../tenant-scope.ts';
 
 export function newInvitationShowCommand(
   deps: CliDeps,
@@ -25,9 +25,15 @@ export function newInvitationShowCommand(
 
 export async function runInvitationShow(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const invitation = await inTenant(deps, resolved, options.key, options.tenant, ({ services, principal }) =>
-    orNotFound(noInvitation(options.invitationId), () =>
-      services.invitations.get(principal, options.invitationId),
+  // An invitation id names its tenant: without --tenant every tenant is searched.
+  const invitation = await withServices(deps, resolved, options.key, (services) =>
+    findInTenants(
+      services,
+      options.tenant,
+      (principal) => services.invitations.get(principal, options.invitationId),
+      options.tenant === undefined
+        ? `no invitation ${options.invitationId} in this vault (see 'svc invitation list')`
+        : noInvitation(options.invitationId),
     ),
   );
   if (options.json) writeJson(deps.stdout, invitation);
