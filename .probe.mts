@@ -1,1 +1,0 @@
-const t=performance.now(); await import('./cli/main.ts'); console.log((performance.now()-t).toFixed(0));
