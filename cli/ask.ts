@@ -1,6 +1,7 @@
-import { VaultError } from '../core/errors/catalogue.ts';
-import { passwordProblems } from '../core/identity/passwords.ts';
+import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import type { CliDeps } from './deps.ts';
+import { writeLine } from './output.ts';
+import { PROMPT_TRIES } from './prompter.ts';
 
 /**
  * A required value: the flag's when given; else, on a terminal, a prompt; else a usage error naming
@@ -60,19 +61,40 @@ export async function readNewPassword(
     if (options.optional) return undefined;
     throw new VaultError('USAGE', `a password needs a terminal to prompt; use ${options.stdinFlag}`);
   }
+  const { passwordProblems } = await import('../core/identity/passwords.ts');
   const check = (value: string): string | undefined => {
     if (value === '') return options.optional ? undefined : 'Enter a password.';
     const [problem] = passwordProblems(value);
     return problem === undefined ? undefined : `The password ${problem}.`;
   };
-  const first = await deps.prompter.password({
-    message: options.optional
-      ? `Password for ${options.who} (empty to skip):`
-      : `New password for ${options.who}:`,
-    validate: check,
-  });
-  if (first === '') return undefined;
-  const again = await deps.prompter.password({ message: 'Repeat the password:' });
-  if (again !== first) throw new VaultError('USAGE', 'the passwords do not match');
-  return first;
+  for (let attempt = 1; ; attempt += 1) {
+    const first = await deps.prompter.password({
+      message: options.optional
+        ? `Password for ${options.who} (empty to skip):`
+        : `New password for ${options.who}:`,
+      validate: check,
+    });
+    if (first === '') return undefined;
+    const again = await deps.prompter.password({ message: 'Repeat the password:' });
+    if (again === first) return first;
+    if (attempt >= PROMPT_TRIES) throw new VaultError('USAGE', 'the passwords do not match');
+    writeLine(deps.stderr, 'The passwords do not match; type it again.');
+  }
+}
+
+/**
+ * Asks for a new secret twice and again when the two differ, a few times: a typo in a hidden field
+ * should cost a retype, not the whole command. `ask` is the flow that prompts for both entries and
+ * fails with USAGE when they differ; other failures pass through.
+ */
+export async function retryOnMismatch<T>(deps: CliDeps, ask: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await ask();
+    } catch (error) {
+      const mismatch = isVaultError(error, 'USAGE') && error.message.includes('do not match');
+      if (!mismatch || !deps.isTTY || attempt >= PROMPT_TRIES) throw error;
+      writeLine(deps.stderr, `${error.message.replace(/^the /, 'The ')}; type it again.`);
+    }
+  }
 }

@@ -10,10 +10,11 @@ import {
   type ResolvedConfig,
   type ResolvedKeySource,
 } from '../core/config/index.ts';
-import { VaultError } from '../core/errors/catalogue.ts';
+import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import type { KeySource, VaultHandle } from '../core/vault/types.ts';
 import { secretInput, type CliDeps } from './deps.ts';
 import { colours, writeLine } from './output.ts';
+import { PROMPT_TRIES } from './prompter.ts';
 
 /** The configuration as this process sees it: flags, then the injected env, then the file, then defaults. */
 export function loadConfig(deps: CliDeps, flags: ConfigFlags): Promise<ResolvedConfig> {
@@ -79,8 +80,18 @@ export async function openExistingVault(
   resolved: ResolvedConfig,
   flags: KeySourceFlags,
 ): Promise<VaultHandle> {
-  const { key } = await keyForVault(deps, resolved, flags);
-  return openWithKey(deps, resolved, key);
+  for (let attempt = 1; ; attempt += 1) {
+    const { key, origin } = await keyForVault(deps, resolved, flags);
+    try {
+      return await openWithKey(deps, resolved, key);
+    } catch (error) {
+      // A mistyped passphrase at the prompt costs a retype, not the command; a wrong key from a
+      // flag, a file or the environment fails at once (asking again would change nothing).
+      if (!isVaultError(error, 'VAULT_WRONG_KEY') || origin !== 'prompt' || attempt >= PROMPT_TRIES)
+        throw error;
+      writeLine(deps.stderr, 'That passphrase does not unlock this vault; try again.');
+    }
+  }
 }
 
 /** Opens the vault, runs `fn`, and always closes it (snapshot + lock release), even when `fn` throws. */

@@ -49,6 +49,9 @@ function writerFor(stream: NodeJS.WriteStream): Writer {
       stream.write(text);
     },
     isTTY: stream.isTTY === true,
+    get columns() {
+      return stream.columns;
+    },
   };
 }
 

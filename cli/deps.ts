@@ -12,6 +12,8 @@ export interface Writer {
   write(text: string): void;
   /** True when this writer is a terminal (tables and colour are for people; pipes get plain text). */
   readonly isTTY: boolean;
+  /** The terminal's width in columns, when known. */
+  readonly columns?: number;
 }
 
 export interface Prompter {
@@ -25,6 +27,12 @@ export interface Prompter {
     choices: readonly SelectChoice<T>[];
     default?: T;
   }): Promise<T>;
+  /** Any number of `choices` (space toggles, enter accepts on a terminal); at least one when `required`. */
+  checkbox<T extends string>(options: {
+    message: string;
+    choices: readonly SelectChoice<T>[];
+    required?: boolean;
+  }): Promise<T[]>;
 }
 
 export interface SelectChoice<T extends string> {

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { isVaultError, type FieldErrors, type VaultError } from '../core/errors/catalogue.ts';
 import type { CliDeps } from './deps.ts';
+import { runnable } from './runnable.ts';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -53,7 +54,7 @@ export function reportError(deps: CliDeps, error: unknown): ExitCode {
   }
   if (error instanceof QuietExit) return error.exitCode;
   if (isVaultError(error)) {
-    deps.stderr.write(`svc: ${describeError(error)}\n`);
+    deps.stderr.write(`svc: ${runnable(deps.env, describeError(error))}\n`);
     if (debug && error.stack !== undefined) deps.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { newAppCommand } from './commands/app/app.ts';
+import { newCompletionCommand } from './commands/completion/completion.ts';
 import { newProxyCommand } from './commands/proxy/proxy.ts';
 import { newConfigCommand } from './commands/config/config.ts';
 import { newDetokenizeCommand } from './commands/detokenize/detokenize.ts';
@@ -64,7 +65,8 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newFormulaCommand(deps))
     .addCommand(newReactorCommand(deps))
     .addCommand(newUserCommand(deps))
-    .addCommand(newLogsCommand(deps));
+    .addCommand(newLogsCommand(deps))
+    .addCommand(newCompletionCommand(deps));
   configureTree(program, deps);
   return program;
 }

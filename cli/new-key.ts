@@ -8,6 +8,7 @@ import {
   type ResolvedConfig,
 } from '../core/config/index.ts';
 import type { KeySource } from '../core/vault/types.ts';
+import { retryOnMismatch } from './ask.ts';
 import { ensurePrivateDir } from './context.ts';
 import { secretInput, type CliDeps } from './deps.ts';
 
@@ -33,12 +34,14 @@ export async function chooseNewVaultKey(
   const input = secretInput(deps);
   const passphraseEnv = SECRET_ENV.passphrase;
   if (flags.passphrase === true || flags.passphraseStdin === true) {
-    const key = await resolveNewPassphrase({
-      env: deps.env,
-      envName: passphraseEnv,
-      input,
-      fromStdin: flags.passphraseStdin === true,
-    });
+    const key = await retryOnMismatch(deps, () =>
+      resolveNewPassphrase({
+        env: deps.env,
+        envName: passphraseEnv,
+        input,
+        fromStdin: flags.passphraseStdin === true,
+      }),
+    );
     return { key, keyFile: null, keyFileCreated: false };
   }
   if (resolved.sources.keyFile !== 'flag') {

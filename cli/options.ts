@@ -228,8 +228,39 @@ export function vaultOptionsFrom(raw: RawOptions): VaultCommandOptions {
 }
 
 /** `--tenant <id>`: commands that act in one tenant. */
-export function addTenantOption(command: Command): Command {
-  return command.option('--tenant <id>', 'tenant to act in (default: the only tenant of the vault)');
+/**
+ * A flag that takes one of `values`, in any letter case (`--status PENDING` is `pending`); anything
+ * else is a usage error that lists the values.
+ */
+export function choiceOf<T extends string>(values: readonly T[]): (text: string) => T {
+  return (text) => {
+    const wanted = text.trim().toLowerCase();
+    const found = values.find((value) => value.toLowerCase() === wanted);
+    if (found === undefined) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    return found;
+  };
+}
+
+/** An option whose value is one of `values` (any letter case); the help lists them. */
+export function choiceOption<T extends string>(
+  flags: string,
+  description: string,
+  values: readonly T[],
+): Option {
+  return new Option(flags, `${description} (${values.join(', ')})`).argParser(choiceOf(values));
+}
+
+export const TENANT_ENV = 'SVC_TENANT';
+
+/** `--tenant <id-or-name>`, defaulting to SVC_TENANT from the command's environment. */
+export function addTenantOption(command: Command, deps?: CliDeps): Command {
+  const option = new Option(
+    '--tenant <id-or-name>',
+    `tenant to act in, by id or name (env ${TENANT_ENV}; default: the only tenant of the vault)`,
+  );
+  const fromEnv = deps?.env[TENANT_ENV]?.trim();
+  if (fromEnv !== undefined && fromEnv !== '') option.default(fromEnv, `${TENANT_ENV}`);
+  return command.addOption(option);
 }
 
 /** Commander's collector for repeatable flags: `--permission a --permission b,c` → ['a', 'b', 'c']. */

@@ -8,6 +8,22 @@ export function writeLine(out: Writer, text = ''): void {
 }
 
 /** Pretty JSON on a terminal, one compact line in a pipe (easier to stream and grep). */
+/**
+ * The CLI's own report objects (vault status, init, start, config…) with snake_case keys, the casing
+ * of the API and of every other `--json` output. Only for objects the CLI builds: keys inside
+ * domain data (token metadata, say) are the user's and are never renamed.
+ */
+export function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+      snakeCaseKeys(inner),
+    ]),
+  );
+}
+
 export function writeJson(out: Writer, value: unknown): void {
   writeLine(out, out.isTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value));
 }
@@ -29,6 +45,7 @@ export function writeTable(
   deps: CliDeps,
   head: readonly string[],
   rows: readonly (readonly string[])[],
+  options: { readonly wide?: boolean } = {},
 ): void {
   const out = deps.stdout;
   if (!out.isTTY) {
@@ -36,13 +53,47 @@ export function writeTable(
     return;
   }
   const bold = colours(deps).bold;
+  const width = options.wide === true ? undefined : terminalWidth(deps);
+  const colWidths = width === undefined ? undefined : fitColumns(head, rows, width);
   const table = new Table({
     head: head.map((h) => bold(h)),
     chars: COMPACT,
     style: { head: [], border: [] },
+    ...(colWidths === undefined ? {} : { colWidths, wordWrap: false }),
   });
   for (const row of rows) table.push([...row]);
   writeLine(out, table.toString());
+}
+
+/** The terminal's width: the stream's, else $COLUMNS, else 80. */
+function terminalWidth(deps: CliDeps): number {
+  const fromEnv = Number(deps.env.COLUMNS);
+  return deps.stdout.columns ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80);
+}
+
+/** Room a column takes beyond its text: one space either side and a border. */
+const CELL_PADDING = 3;
+const MIN_COLUMN = 6;
+
+/**
+ * Column widths (padding included) that fit `width`, or undefined when the table fits as it is. The
+ * widest column gives up room first, as `gh` does; cut cells end in '…'. `--wide` skips this.
+ */
+export function fitColumns(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  width: number,
+): number[] | undefined {
+  const natural = head.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const total = (widths: readonly number[]) => widths.reduce((sum, w) => sum + w + CELL_PADDING, 1);
+  if (total(natural) <= width) return undefined;
+  const widths = [...natural];
+  while (total(widths) > width) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if ((widths[widest] ?? 0) <= MIN_COLUMN) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+  }
+  return widths.map((w) => w + 2);
 }
 
 /** Key/value pairs (one record): a two-column table on a terminal, `key<TAB>value` in a pipe. */

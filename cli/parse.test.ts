@@ -301,6 +301,10 @@ describe('usage errors exit 2 with one line', () => {
     [['app', 'create', '--rule', '{}', '--rules-file', 'r.json'], /cannot be used with/],
     [['app', 'create', '--permission', 'log:read', '--all-permissions'], /cannot be used with/],
     [['app', 'list', '--type', 'expiring'], /Allowed choices/],
+    [
+      ['logs', '--entity-type', 'widget'],
+      /argument 'widget' is invalid. Allowed choices are application, bank, card, .*token/,
+    ],
     [['app', 'show'], /missing required argument 'application-id'/],
     [['app', 'delete', 'a', 'b'], /too many arguments/],
     [['tenant', 'create', '--owner-password-stdin', '--passphrase-stdin'], /cannot be used with/],
@@ -363,5 +367,18 @@ describe('help texts', () => {
   it('app create lists the permissions each type may hold', async () => {
     const help = await runSvc(['app', 'create', '--help']);
     expect(help.stdout).toContain('public: token:create, token:update');
+  });
+});
+
+describe('enum flags take any letter case', () => {
+  it('--type PUBLIC, --entity-type Application, --type Card', async () => {
+    expect(await parse(newAppCreateCommand, ['--type', 'PUBLIC'])).toMatchObject({ type: 'public' });
+    expect(await parse(newAppListCommand, ['--type', 'Management'])).toMatchObject({ type: 'management' });
+    expect(await parse(newLogsCommand, ['--entity-type', 'Application'])).toMatchObject({
+      entityType: 'application',
+    });
+    expect(await parse(newLogsCommand, ['--entity-type', 'tenantinvitation'])).toMatchObject({
+      entityType: 'tenantInvitation',
+    });
   });
 });

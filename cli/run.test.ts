@@ -21,9 +21,9 @@ describe('svc init + svc vault status', () => {
     const keyFile = path.join(home.dir, 'vault.key');
     expect(created).toEqual({
       path: path.join(home.dir, 'vault.svc'),
-      keySource: 'key',
-      keyFile,
-      keyFileCreated: true,
+      key_source: 'key',
+      key_file: keyFile,
+      key_file_created: true,
     });
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
     expect((await stat(home.dir)).mode & 0o777).toBe(0o700);
@@ -34,12 +34,12 @@ describe('svc init + svc vault status', () => {
     const parsed = JSON.parse(status.stdout) as Record<string, unknown>;
     expect(parsed).toMatchObject({
       path: path.join(home.dir, 'vault.svc'),
-      keySource: 'key',
-      lockHolder: null,
-      journalRecords: expect.any(Number),
-      snapshotBytes: expect.any(Number),
+      key_source: 'key',
+      lock_holder: null,
+      journal_records: expect.any(Number),
+      snapshot_bytes: expect.any(Number),
     });
-    expect(parsed.keyTerms).toEqual(expect.arrayContaining([expect.any(Number)]));
+    expect(parsed.key_terms).toEqual(expect.arrayContaining([expect.any(Number)]));
 
     const table = await runSvc(['vault', 'status'], { env: home.env() });
     expectOk(table);
@@ -92,7 +92,7 @@ describe('keys', () => {
       env: home.env({ SVC_VAULT_PASSPHRASE: passphrase }),
     });
     expectOk(init);
-    expect(JSON.parse(init.stdout)).toMatchObject({ keySource: 'passphrase', keyFile: null });
+    expect(JSON.parse(init.stdout)).toMatchObject({ key_source: 'passphrase', key_file: null });
 
     const viaEnv = await runSvc(['vault', 'compact', '--json'], {
       env: home.env({ SVC_VAULT_PASSPHRASE: passphrase }),
@@ -118,13 +118,22 @@ describe('keys', () => {
     expectOneLineError(await runSvc(['vault', 'compact'], { env: home.env() }), 4, /SVC_VAULT_PASSPHRASE/);
   });
 
-  it('init --passphrase on a terminal asks twice; a mismatch exits 2, Ctrl-C exits 2', async () => {
+  it('init --passphrase on a terminal asks twice; a mismatch asks again (a few times), Ctrl-C exits 2', async () => {
     const mismatch = await runSvc(['init', '--passphrase'], {
       env: home.env(),
       isTTY: true,
-      answers: ['first passphrase', 'other passphrase'],
+      answers: [
+        'passphrase 1',
+        'passphrase 2',
+        'passphrase 3',
+        'passphrase 4',
+        'passphrase 5',
+        'passphrase 6',
+      ],
     });
-    expectOneLineError(mismatch, 2, /do not match/);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toMatch(/\nsvc: the passphrases do not match\n$/);
+    expect(mismatch.asked).toHaveLength(6);
     const cancelled = await runSvc(['init', '--passphrase'], {
       env: home.env(),
       isTTY: true,
@@ -138,6 +147,35 @@ describe('keys', () => {
     });
     expectOk(ok);
     expectNoSecret(ok, 'typed passphrase');
+  });
+
+  it('hidden prompts ask again with an empty field: short, mismatched and wrong passphrases', async () => {
+    const retyped = await runSvc(['init', '--passphrase', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      // Too short (refused, asked again with an empty field), then a mismatch, then a match.
+      answers: ['short', 'first passphrase', 'other passphrase', 'typed passphrase', 'typed passphrase'],
+    });
+    expectOk(retyped);
+    expect(retyped.rejected).toEqual(['A passphrase needs at least 8 characters.']);
+    expect(retyped.stderr).toMatch(/passphrases do not match; type it again/);
+    expectNoSecret(retyped, 'typed passphrase');
+    const reopened = await runSvc(['tenant', 'list', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['wrong passphrase', 'typed passphrase'],
+    });
+    expectOk(reopened);
+    expect(reopened.asked).toEqual(['Vault passphrase:', 'Vault passphrase:']);
+    expect(reopened.stderr).toMatch(/does not unlock this vault; try again/);
+    expectNoSecret(reopened, 'wrong passphrase');
+    const giveUp = await runSvc(['tenant', 'list'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['wrong 1', 'wrong 2', 'wrong 3'],
+    });
+    expect(giveUp.code).toBe(4);
+    expect(giveUp.stderr).toMatch(/\nsvc: The key or passphrase does not unlock this vault\.\n$/);
   });
 
   it('refuses a short new passphrase', async () => {
@@ -203,6 +241,44 @@ describe('backup, restore, rekey', () => {
     expectOk(await runSvc(['tenant', 'list', '--key-file', keyFile], { env: { SVC_HOME: other } }));
   });
 
+  it('restore names a missing file, a file that is no backup, and needs --replace-vault for another vault', async () => {
+    expectOk(await runSvc(['init'], { env: home.env() }));
+    const missing = path.join(home.dir, 'nope.svcbak');
+    expectOneLineError(
+      await runSvc(['vault', 'restore', missing, '--force'], { env: home.env() }),
+      1,
+      new RegExp(`no such file: ${missing}\\n$`),
+    );
+    const text = path.join(home.dir, 'notes.txt');
+    await writeFile(text, 'just some notes, long enough to hold a header prefix and more text\n');
+    expectOneLineError(
+      await runSvc(['vault', 'restore', text, '--force'], { env: home.env() }),
+      1,
+      /notes\.txt is not a vault backup\n$/,
+    );
+
+    // A backup of another vault (its own home and key file).
+    const otherHome = path.join(home.dir, 'other');
+    expectOk(await runSvc(['init'], { env: { SVC_HOME: otherHome } }));
+    const foreign = path.join(home.dir, 'foreign.svcbak');
+    expectOk(await runSvc(['vault', 'backup', foreign], { env: { SVC_HOME: otherHome } }));
+    const ids = await Promise.all(
+      [home.env(), { SVC_HOME: otherHome }].map(async (env) => {
+        const status = await runSvc(['vault', 'status', '--json'], { env });
+        return (JSON.parse(status.stdout) as { vault_id: string }).vault_id;
+      }),
+    );
+    const refused = await runSvc(['vault', 'restore', foreign, '--force'], { env: home.env() });
+    expectOneLineError(refused, 1, /--replace-vault/);
+    for (const id of ids) expect(refused.stderr).toContain(id);
+    const otherKey = path.join(otherHome, 'vault.key');
+    expectOk(
+      await runSvc(['vault', 'restore', foreign, '--force', '--replace-vault', '--key-file', otherKey], {
+        env: home.env(),
+      }),
+    );
+  });
+
   it('rekeys from the key file to a passphrase and on to a new key file', async () => {
     expectOk(await runSvc(['init'], { env: home.env() }));
     const newPassphrase = 'a brand new passphrase';
@@ -215,7 +291,7 @@ describe('backup, restore, rekey', () => {
 
     // The old key file is still at the default path; the vault header says "passphrase", so it is skipped.
     const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
-    expect(JSON.parse(status.stdout)).toMatchObject({ keySource: 'passphrase' });
+    expect(JSON.parse(status.stdout)).toMatchObject({ key_source: 'passphrase' });
     expectOk(await runSvc(['tenant', 'list'], { env: home.env({ SVC_VAULT_PASSPHRASE: newPassphrase }) }));
 
     const newKeyFile = path.join(home.dir, 'new.key');
@@ -224,9 +300,9 @@ describe('backup, restore, rekey', () => {
     });
     expectOk(toKey);
     expect(JSON.parse(toKey.stdout)).toMatchObject({
-      keySource: 'key',
-      keyFile: newKeyFile,
-      keyFileCreated: true,
+      key_source: 'key',
+      key_file: newKeyFile,
+      key_file_created: true,
     });
     expectOneLineError(await runSvc(['tenant', 'list'], { env: home.env() }), 4);
     expectOk(await runSvc(['tenant', 'list', '--key-file', newKeyFile], { env: home.env() }));
@@ -254,11 +330,11 @@ describe('svc config', () => {
     expectNoSecret(result, secretKey, 'pass phrase secret');
     const report = JSON.parse(result.stdout) as Record<string, Record<string, unknown>>;
     expect(report.values).toMatchObject({ home: home.dir, port: 9999, host: '::1' });
-    expect(report.sources).toMatchObject({ home: 'env', port: 'file', host: 'flag', logLevel: 'default' });
+    expect(report.sources).toMatchObject({ home: 'env', port: 'file', host: 'flag', log_level: 'default' });
     expect(report.secrets).toEqual({
-      vaultKey: { env: 'SVC_VAULT_KEY', set: true },
+      vault_key: { env: 'SVC_VAULT_KEY', set: true },
       passphrase: { env: 'SVC_VAULT_PASSPHRASE', set: true },
-      newPassphrase: { env: 'SVC_NEW_VAULT_PASSPHRASE', set: false },
+      new_passphrase: { env: 'SVC_NEW_VAULT_PASSPHRASE', set: false },
     });
 
     const table = await runSvc(['config'], { env: home.env({ SVC_VAULT_KEY: secretKey }) });

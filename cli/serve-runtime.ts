@@ -1,14 +1,16 @@
 import pkg from '../package.json' with { type: 'json' };
 import { startReadRetention } from '../core/audit/retention.ts';
 import type { ResolvedConfig } from '../core/config/index.ts';
+import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import { createOutboundClient, loadOutboundSettings } from '../core/outbound/index.ts';
-import { VaultError } from '../core/errors/catalogue.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { serverAdminOptionsFrom } from './admin-config.ts';
 import type { EmbeddedOwner } from '../core/tenancy/bootstrap.ts';
 import { readNewPassword } from './ask.ts';
+import { humanLogWriter } from './log-lines.ts';
 import type { CliDeps } from './deps.ts';
-import { colours, writeJson, writeLine } from './output.ts';
+import { colours, snakeCaseKeys, writeJson, writeLine } from './output.ts';
+import { svcCommand } from './runnable.ts';
 
 /**
  * Refuses a non-loopback address without --allow-remote before the vault is unlocked, so the
@@ -23,6 +25,31 @@ export async function checkBindAddress(resolved: ResolvedConfig): Promise<void> 
       'USAGE',
       `refusing to listen on ${host}, which is not a loopback address; pass --allow-remote (or set SVC_ALLOW_REMOTE=1) to expose the vault to the network`,
     );
+  }
+}
+
+/**
+ * Starts the server; a port that is taken names the two ways to choose another (exit 1: nothing is
+ * wrong with the command line, the machine is busy).
+ */
+async function listen(
+  deps: CliDeps,
+  vault: VaultHandle,
+  options: Parameters<CliDeps['startServer']>[1],
+): ReturnType<CliDeps['startServer']> {
+  try {
+    return await deps.startServer(vault, options);
+  } catch (error) {
+    const code = (error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined)
+      ?.code;
+    if (isVaultError(error) && code === 'EADDRINUSE') {
+      throw new VaultError(
+        'LISTEN_FAILED',
+        `${error.message.replace(/\.$/, '')}; choose another with --port <n> or SVC_PORT (0 picks a free one)`,
+        { cause: error },
+      );
+    }
+    throw error;
   }
 }
 
@@ -75,11 +102,11 @@ export async function serveVault(
   let applications: Awaited<ReturnType<CliDeps['tenancy']['listApplications']>> = [];
   try {
     const owner = (await deps.tenancy.needsEmbeddedDefault(vault)) ? await askEmbeddedOwner(deps) : {};
-    bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault, owner);
-    if (bootstrapped === null) applications = await deps.tenancy.listApplications(vault);
     // Proxy destinations: proxyAllow / proxyCaFile / proxyTimeoutMs, read before the server starts.
     const outbound = createOutboundClient(await loadOutboundSettings(resolved.config));
-    server = await deps.startServer(vault, {
+    // The server listens before the first-run tenant and key are made: a start that fails (a port
+    // in use, say) creates nothing, so the key shown once is never shown to a process that died.
+    server = await listen(deps, vault, {
       serviceOptions: { outbound },
       host,
       port,
@@ -90,8 +117,19 @@ export async function serveVault(
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
       admin: serverAdminOptionsFrom(resolved.config),
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).
-      logger: { level: logLevel, destination: deps.stderr },
+      // On a terminal the lines are for a person; piped, they stay JSON for log tooling.
+      logger: {
+        level: logLevel,
+        destination: deps.stderr.isTTY ? humanLogWriter(deps.stderr) : deps.stderr,
+      },
     });
+    try {
+      bootstrapped = await deps.tenancy.bootstrapEmbeddedDefault(vault, owner);
+      if (bootstrapped === null) applications = await deps.tenancy.listApplications(vault);
+    } catch (error) {
+      await server.close().catch(() => undefined);
+      throw error;
+    }
   } catch (error) {
     await vault.close().catch(() => undefined);
     throw error;
@@ -113,13 +151,13 @@ export async function serveVault(
     if (options.json) {
       writeJson(deps.stdout, {
         url: server.url,
-        consoleLink,
-        apiKey: bootstrapped?.apiKey ?? null,
-        tenantId: bootstrapped?.tenantId ?? null,
-        applicationId: bootstrapped?.applicationId ?? null,
-        ownerEmail: bootstrapped?.ownerEmail ?? null,
-        ownerCanSignIn: bootstrapped?.ownerCanSignIn ?? null,
-        applications,
+        console_link: consoleLink,
+        api_key: bootstrapped?.apiKey ?? null,
+        tenant_id: bootstrapped?.tenantId ?? null,
+        application_id: bootstrapped?.applicationId ?? null,
+        owner_email: bootstrapped?.ownerEmail ?? null,
+        owner_can_sign_in: bootstrapped?.ownerCanSignIn ?? null,
+        applications: snakeCaseKeys(applications),
       });
     } else {
       writeLine(deps.stdout, `URL: ${server.url}`);
@@ -136,15 +174,19 @@ export async function serveVault(
           deps.stdout,
           bootstrapped.ownerCanSignIn
             ? `Tenant owner: ${bootstrapped.ownerEmail}`
-            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, stop the server and run: svc user passwd ${bootstrapped.ownerEmail})`,
+            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, stop the server and run: ${svcCommand(deps.env)} user passwd ${bootstrapped.ownerEmail})`,
         );
       } else {
         writeLine(
           deps.stdout,
-          'Management API key: shown only once, on the first run. To mint a new one, stop the server and run: svc app regenerate <application-id>',
+          `Management API key: shown only once, on the first run. To mint a new one, stop the server and run: ${svcCommand(deps.env)} app regenerate <application-id>`,
         );
+        // With several tenants, the tenant says which one a management key would act in.
         for (const app of applications)
-          writeLine(deps.stdout, `Application: ${app.id} (${app.name}, ${app.type})`);
+          writeLine(
+            deps.stdout,
+            `Application: ${app.id} (${app.name}, ${app.type}) in tenant ${app.tenantId}`,
+          );
       }
     }
     if (deps.stderr.isTTY) writeLine(deps.stderr, 'Press Ctrl-C to stop.');

@@ -33,6 +33,14 @@ export function describeTenants(tenants: readonly Tenant[]): string {
   return tenants.map((t) => `${t.id} (${t.name})`).join(', ');
 }
 
+/** Tenants by name: the exact name, else the name in any letter case. */
+function tenantsNamed(tenants: readonly Tenant[], name: string): Tenant[] {
+  const exact = tenants.filter((t) => t.name === name);
+  if (exact.length > 0) return exact;
+  const lower = name.toLowerCase();
+  return tenants.filter((t) => t.name.toLowerCase() === lower);
+}
+
 const NO_TENANTS = "this vault has no tenants yet; create one with 'svc tenant create' (or run 'svc start')";
 
 /**
@@ -50,6 +58,15 @@ export async function resolveTenant(services: Services, requested: string | unde
       if (!isVaultError(error, 'NOT_FOUND')) throw error;
     }
     const tenants = await services.tenants.listAll();
+    const named = tenantsNamed(tenants, requested);
+    const [match] = named;
+    if (match !== undefined && named.length === 1) return match;
+    if (named.length > 1) {
+      throw new VaultError(
+        'USAGE',
+        `${named.length} tenants are named ${requested}; pass --tenant <id> with one of: ${describeTenants(named)}`,
+      );
+    }
     const choices = tenants.length === 0 ? 'it has none' : `its tenants: ${describeTenants(tenants)}`;
     throw new VaultError('NOT_FOUND', `no tenant ${requested} in this vault; ${choices}`);
   }
@@ -59,8 +76,51 @@ export async function resolveTenant(services: Services, requested: string | unde
   if (only === undefined) throw new VaultError('USAGE', NO_TENANTS);
   throw new VaultError(
     'USAGE',
-    `this vault has ${tenants.length} tenants; pass --tenant <id> with one of: ${describeTenants(tenants)}`,
+    `this vault has ${tenants.length} tenants; pass --tenant <id-or-name> (or set SVC_TENANT) with one of: ${describeTenants(tenants)}`,
   );
+}
+
+/**
+ * Runs `fn`; a bare "Not found." from the services becomes `message` (which names the thing, where it
+ * was looked for and how to list what exists). Errors that already say more pass through.
+ */
+export async function orNotFound<T>(message: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (isVaultError(error, 'NOT_FOUND') && error.message === error.title) {
+      throw new VaultError('NOT_FOUND', message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+export const noToken = (id: string): string => `no token ${id} in this tenant (see 'svc token list')`;
+export const noInvitation = (id: string): string =>
+  `no invitation ${id} in this tenant (see 'svc invitation list')`;
+
+/**
+ * Something whose id is unique in the vault, looked up in the named tenant, or without `--tenant`
+ * in every tenant in turn (as application ids are): `get` throws NOT_FOUND where it is not.
+ */
+export async function findInTenants<T>(
+  services: Services,
+  requestedTenant: string | undefined,
+  get: (principal: Principal) => Promise<T>,
+  notFound: string,
+): Promise<T> {
+  const tenants =
+    requestedTenant === undefined
+      ? await services.tenants.listAll()
+      : [await resolveTenant(services, requestedTenant)];
+  for (const tenant of tenants) {
+    try {
+      return await get(operatorIn(tenant.id));
+    } catch (error) {
+      if (!isVaultError(error, 'NOT_FOUND')) throw error;
+    }
+  }
+  throw new VaultError('NOT_FOUND', notFound);
 }
 
 export interface FoundApplication {

@@ -57,7 +57,7 @@ describe('cli/bin/svc.js', () => {
     expect(stderr).toBe('');
     expect(stdout).not.toContain(secret);
     const report = JSON.parse(stdout) as { values: Record<string, unknown>; sources: Record<string, string> };
-    expect(report.values).toMatchObject({ home, vaultPath: path.join(home, 'vault.svc'), port: 8080 });
+    expect(report.values).toMatchObject({ home, vault_path: path.join(home, 'vault.svc'), port: 8080 });
     expect(report.sources.home).toBe('env');
   });
 
@@ -101,7 +101,7 @@ describe('svc start as a process', () => {
       cwd: dir,
       env: env({ SVC_HOME: home }),
     });
-    expect(JSON.parse(status.stdout)).toMatchObject({ lockHolder: null });
+    expect(JSON.parse(status.stdout)).toMatchObject({ lock_holder: null });
   });
 });
 

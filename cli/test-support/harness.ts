@@ -11,6 +11,7 @@ import * as vault from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
 import type { CliDeps, Prompter, ServicesFactory, VaultApi, Writer } from '../deps.ts';
 import { run } from '../main.ts';
+import { askUntilValid } from '../prompter.ts';
 
 /**
  * Real components everywhere (vault, tenancy, server); only the process edges are fakes: captured
@@ -27,6 +28,8 @@ export interface TestIo {
   stderr(): string;
   /** Every prompt message asked, in order. */
   readonly asked: string[];
+  /** Why hidden-prompt answers were refused (each refusal asks again), in order. */
+  readonly rejected: string[];
   /** Plays the part of SIGINT for a running `svc start`. */
   shutdown(signal?: string): void;
   /** Polls until `predicate(stdout)` holds (the server is up, say). */
@@ -85,7 +88,7 @@ export const fastVault: VaultApi = {
   rekeyVault: (options) => vault.rekeyVault({ kdf: FAST_KDF, ...options }),
 };
 
-function scriptedPrompter(answers: Answer[], asked: string[]): Prompter {
+function scriptedPrompter(answers: Answer[], asked: string[], rejected: string[]): Prompter {
   const next = (message: string): Answer => {
     asked.push(message);
     const answer = answers.shift();
@@ -94,12 +97,13 @@ function scriptedPrompter(answers: Answer[], asked: string[]): Prompter {
     return answer;
   };
   return {
-    password: async ({ message, validate }) => {
-      const answer = String(next(message));
-      const problem = validate?.(answer);
-      if (problem !== undefined) throw new Error(`prompt answer rejected: ${problem}`);
-      return answer;
-    },
+    // Rejected answers are asked again, as at a terminal; each refusal is recorded.
+    password: ({ message, validate }) =>
+      askUntilValid(
+        async () => String(next(message)),
+        validate,
+        (problem) => rejected.push(problem),
+      ),
     input: async ({ message }) => String(next(message)),
     confirm: async ({ message }) => next(message) === true,
     select: async ({ message, choices }) => {
@@ -107,6 +111,18 @@ function scriptedPrompter(answers: Answer[], asked: string[]): Prompter {
       const choice = choices.find((c) => c.value === answer);
       if (choice === undefined) throw new Error(`prompt answer '${answer}' is not one of the choices`);
       return choice.value;
+    },
+    // Answered as comma-separated values.
+    checkbox: async ({ message, choices }) => {
+      const picked = String(next(message))
+        .split(',')
+        .map((value) => value.trim())
+        .filter((value) => value !== '');
+      return picked.map((value) => {
+        const choice = choices.find((c) => c.value === value);
+        if (choice === undefined) throw new Error(`prompt answer '${value}' is not one of the choices`);
+        return choice.value;
+      });
     },
   };
 }
@@ -116,6 +132,7 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
   const out = capture(false);
   const err = capture(false);
   const asked: string[] = [];
+  const rejected: string[] = [];
   let release: (signal: string) => void = () => undefined;
   const shutdown = new Promise<string>((resolve) => {
     release = resolve;
@@ -126,7 +143,7 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
     isTTY,
-    prompter: scriptedPrompter([...(options.answers ?? [])], asked),
+    prompter: scriptedPrompter([...(options.answers ?? [])], asked, rejected),
     readStdin: async () => options.stdin ?? '',
     clock: { now: () => new Date() },
     vault: { ...fastVault, ...options.vault },
@@ -141,6 +158,7 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
     stdout: out.text,
     stderr: err.text,
     asked,
+    rejected,
     shutdown: (signal = 'SIGINT') => release(signal),
     waitForStdout: async (predicate, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -158,13 +176,14 @@ export interface CliResult {
   readonly stdout: string;
   readonly stderr: string;
   readonly asked: readonly string[];
+  readonly rejected: readonly string[];
 }
 
 /** Runs `svc <args>` in-process to completion. */
 export async function runSvc(args: readonly string[], options: TestIoOptions = {}): Promise<CliResult> {
   const io = makeTestIo(options);
   const code = await run(args, io.deps);
-  return { code, stdout: io.stdout(), stderr: io.stderr(), asked: io.asked };
+  return { code, stdout: io.stdout(), stderr: io.stderr(), asked: io.asked, rejected: io.rejected };
 }
 
 export interface TempHome {

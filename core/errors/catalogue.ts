@@ -67,6 +67,7 @@ export const errorCatalogue = {
   CONFIG_INVALID: { status: 500, title: 'The configuration is invalid.', exitCode: 2 },
   USAGE: { status: 400, title: 'Invalid usage.', exitCode: 2 },
   CANCELLED: { status: 400, title: 'Cancelled.', exitCode: 2 },
+  LISTEN_FAILED: { status: 500, title: 'The server could not listen on its address.', exitCode: 1 },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -60,11 +60,22 @@ describe('search query parser', () => {
       right: { kind: 'not', node: { kind: 'metadata', key: 'x', value: '1' } },
     });
     expect(parseSearchQuery('type:card id:abc').kind).toBe('and');
+    // Operator words inside quotes are data, and NOT may start a query.
+    expect(parseSearchQuery('metadata.note:"x AND" AND NOT type:bank').kind).toBe('and');
+    expect(parseSearchQuery('NOT type:bank').kind).toBe('not');
   });
 
   it.each([
     ['type:card AND (', 'at position 15: syntax error'],
     ['nofield', 'needs a field'],
+    ['type:card AND', "at position 10: 'AND' needs a term after it"],
+    ['type:card OR ', "at position 10: 'OR' needs a term after it"],
+    ['(type:card AND) OR type:bank', "at position 11: 'AND' needs a term after it"],
+    ['type:card NOT', "at position 10: 'NOT' needs a term after it"],
+    ['type:card AND OR type:bank', "at position 10: 'AND' needs a term after it"],
+    ['AND type:card', "at position 0: 'AND' needs a term before it"],
+    ['type:card and type:bank', "at position 10: operators are upper-case (AND, OR, NOT), not 'and'"],
+    ['type:card Or type:bank', "operators are upper-case (AND, OR, NOT), not 'Or'"],
     ['colour:red', "unknown field 'colour'"],
     ['data:12*', 'wildcards'],
     ['container:"/a/*/b/"', 'only at the end'],

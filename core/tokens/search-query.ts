@@ -49,6 +49,7 @@ export function parseSearchQuery(query: string): SearchNode {
   if (query.trim().length === 0) throw invalid('the query is empty');
   if (query.length > MAX_QUERY_LENGTH)
     throw invalid(`the query is longer than ${MAX_QUERY_LENGTH} characters`);
+  checkOperatorPlacement(query);
   let ast: AST;
   try {
     ast = lucene.parse(query);
@@ -61,6 +62,34 @@ export function parseSearchQuery(query: string): SearchNode {
     throw invalid(`a query may hold at most ${MAX_DATA_TERMS} data: terms`);
   }
   return tree;
+}
+
+const BINARY_OPERATOR = /^(AND|OR|&&|\|\|)$/;
+const ANY_OPERATOR = /^(AND|OR|NOT|&&|\|\||!)$/;
+const LOWERCASE_OPERATOR = /^(and|or|not)$/i;
+
+/**
+ * Every operator needs a term after it, and AND/OR one before it. The parser quietly drops an
+ * operator at the end of the query or of a group (`type:card AND` would match every card), so the
+ * words are checked here, outside quoted values, with their positions.
+ */
+function checkOperatorPlacement(query: string): void {
+  // Quoted values become blanks of the same length, so positions stay right and "a AND" is data.
+  const unquoted = query.replace(/"(?:[^"\\]|\\.)*"?/g, (quoted) => `"${' '.repeat(quoted.length - 2)}"`);
+  const words = [...unquoted.matchAll(/[()]|[^\s()]+/g)];
+  words.forEach((match, index) => {
+    const word = match[0];
+    const position = match.index;
+    if (!ANY_OPERATOR.test(word)) return;
+    const next = words[index + 1]?.[0];
+    const previous = words[index - 1]?.[0];
+    if (next === undefined || next === ')' || BINARY_OPERATOR.test(next)) {
+      throw invalid(`'${word}' needs a term after it`, position);
+    }
+    if (BINARY_OPERATOR.test(word) && (previous === undefined || previous === '(')) {
+      throw invalid(`'${word}' needs a term before it`, position);
+    }
+  });
 }
 
 /** How many `data:` terms the query holds. */
@@ -121,6 +150,8 @@ function splitNegation(field: string): { field: string; negated: boolean } {
 
 function convertTerm(node: TermNode): SearchNode {
   const position = node.fieldLocation?.start.offset ?? node.termLocation.start.offset;
+  if (node.field === '<implicit>' && !node.quoted && LOWERCASE_OPERATOR.test(node.term))
+    throw invalid(`operators are upper-case (AND, OR, NOT), not '${node.term}'`, position);
   if (node.field === '<implicit>')
     throw invalid(`'${node.term}' needs a field, e.g. id:${node.term}`, position);
   if (node.regex) throw invalid('regular expressions are not supported', position);

@@ -222,8 +222,26 @@ describe('svc app create', () => {
       answers: ['Prompted', 'public'],
     });
     expectOk(result);
-    expect(result.asked).toEqual(['Application name:', 'Type (private, public, management):']);
+    expect(result.asked).toEqual(['Application name:', 'Type:']);
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'Prompted', type: 'public' });
+  });
+
+  it('on a terminal without permission flags offers a checklist of what the chosen type may hold', async () => {
+    const result = await runSvc(['app', 'create', '--json'], {
+      env: home.env(),
+      isTTY: true,
+      answers: ['Checked', 'management', 'log:read,application:read'],
+    });
+    expectOk(result);
+    expect(result.asked).toEqual([
+      'Application name:',
+      'Type:',
+      'Permissions (space to select, enter to accept):',
+    ]);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      type: 'management',
+      permissions: ['log:read', 'application:read'],
+    });
   });
 });
 
@@ -370,7 +388,7 @@ describe('svc app list, show, update, regenerate, delete', () => {
   it('with two tenants: list needs --tenant, ids find their own tenant', async () => {
     const beta = await createTenant('Beta', 'beta@example.com');
     const ambiguous = await svc('app', 'list');
-    expectOneLineError(ambiguous, 2, /this vault has 2 tenants; pass --tenant <id>/);
+    expectOneLineError(ambiguous, 2, /this vault has 2 tenants; pass --tenant <id-or-name>/);
     expect(ambiguous.stderr).toContain(`${tenant.id} (Acme)`);
     expect(ambiguous.stderr).toContain(`${beta.tenant.id} (Beta)`);
     expectOneLineError(

@@ -1,11 +1,11 @@
-import { Command, Option } from 'commander';
-import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
-import { VaultError } from '../../../core/errors/catalogue.ts';
+import { Command } from 'commander';
+import { APPLICATION_TYPES, PERMISSIONS, type ApplicationType } from '../../../core/access/permissions.ts';
 import type { CliDeps } from '../../deps.ts';
 import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import {
+  choiceOption,
   addJsonOption,
   addTenantOption,
   addVaultOptions,
@@ -41,12 +41,10 @@ export function newAppCreateCommand(
     .description('Create an application; its API key is shown once')
     .option('--name <name>', 'application name (asked on a terminal when missing)')
     .addOption(
-      new Option('--type <type>', 'application type (asked on a terminal when missing)').choices(
-        APPLICATION_TYPES,
-      ),
+      choiceOption('--type <type>', 'application type (asked on a terminal when missing)', APPLICATION_TYPES),
     );
   addGrantOptions(command);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText('after', permissionsHelp());
@@ -62,16 +60,42 @@ export function newAppCreateCommand(
   });
 }
 
+const TYPE_DESCRIPTIONS: Readonly<Record<ApplicationType, string>> = {
+  private: 'a back end: creates, reads and uses tokens',
+  public: 'a browser or app: creates and updates tokens only',
+  management: 'manages the tenant: applications, members, logs',
+};
+
 async function typeOrPrompt(deps: CliDeps, type: ApplicationType | undefined): Promise<ApplicationType> {
   if (type !== undefined) return type;
-  const answer = (
-    await deps.prompter.input({ message: `Type (${APPLICATION_TYPES.join(', ')}):`, default: 'private' })
-  ).trim();
-  const chosen = APPLICATION_TYPES.find((t) => t === answer);
-  if (chosen === undefined) {
-    throw new VaultError('USAGE', `the type must be one of ${APPLICATION_TYPES.join(', ')}, not '${answer}'`);
-  }
-  return chosen;
+  return deps.prompter.select<ApplicationType>({
+    message: 'Type:',
+    choices: APPLICATION_TYPES.map((value) => ({ value, description: TYPE_DESCRIPTIONS[value] })),
+    default: 'private',
+  });
+}
+
+/**
+ * The permissions to grant: the flags' when given; with neither flags nor rules on a terminal, a
+ * checklist of the permissions the type may hold (an application with none can do nothing).
+ */
+async function permissionsOrPrompt(
+  deps: CliDeps,
+  options: AppCreateOptions,
+  type: ApplicationType,
+  hasRules: boolean,
+): Promise<readonly string[]> {
+  const given = permissionsToGrant(options, type);
+  if (given !== undefined) return given;
+  if (!deps.isTTY || hasRules) return [];
+  return deps.prompter.checkbox({
+    message: 'Permissions (space to select, enter to accept):',
+    choices: PERMISSIONS.filter((p) => p.application_types.includes(type)).map((p) => ({
+      value: p.type,
+      description: p.description,
+    })),
+    required: true,
+  });
 }
 
 export async function runAppCreate(deps: CliDeps, options: AppCreateOptions): Promise<void> {
@@ -86,7 +110,7 @@ export async function runAppCreate(deps: CliDeps, options: AppCreateOptions): Pr
     return services.applications.create(operatorIn(tenant.id), {
       name,
       type,
-      permissions: permissionsToGrant(options, type) ?? [],
+      permissions: await permissionsOrPrompt(deps, options, type, rules.length > 0),
       rules,
     });
   });

@@ -20,7 +20,7 @@ export function newAppDeleteCommand(
     .description('Delete an application; its API key stops working at once')
     .argument('<application-id>', APPLICATION_ID_HELP)
     .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
 import type { Application, Services } from '../../../core/services-contract.ts';
@@ -6,6 +6,7 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
+  choiceOption,
   addJsonOption,
   addTenantOption,
   addVaultOptions,
@@ -16,6 +17,7 @@ import {
 import { writeJson, writeLine, writeTable } from '../../output.ts';
 import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
 import { APPLICATION_COLUMNS, applicationRow } from './format.ts';
+import { runnable } from '../../runnable.ts';
 
 export interface AppListOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -28,8 +30,8 @@ export function newAppListCommand(
 ): Command {
   const command = new Command('list')
     .description("List a tenant's applications")
-    .addOption(new Option('--type <type>', 'only applications of this type').choices(APPLICATION_TYPES));
-  addTenantOption(command);
+    .addOption(choiceOption('--type <type>', 'only applications of this type', APPLICATION_TYPES));
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
@@ -66,7 +68,7 @@ export async function runAppList(deps: CliDeps, options: AppListOptions): Promis
     return;
   }
   if (apps.length === 0) {
-    writeLine(deps.stderr, "No applications (create one with 'svc app create').");
+    writeLine(deps.stderr, runnable(deps.env, "No applications (create one with 'svc app create')."));
     return;
   }
   writeTable(deps, APPLICATION_COLUMNS, apps.map(applicationRow));

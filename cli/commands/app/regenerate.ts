@@ -16,7 +16,7 @@ export function newAppRegenerateCommand(
   const command = new Command('regenerate')
     .description("Replace an application's API key; the old key stops working and the new one is shown once")
     .argument('<application-id>', APPLICATION_ID_HELP);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -35,7 +35,7 @@ export function newAppShowCommand(
   const command = new Command('show')
     .description('Show an application: type, permissions, rules (never its key)')
     .argument('<application-id>', APPLICATION_ID_HELP);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

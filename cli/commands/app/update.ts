@@ -33,7 +33,7 @@ export function newAppUpdateCommand(
     .argument('<application-id>', APPLICATION_ID_HELP)
     .option('--name <name>', 'new name');
   addGrantOptions(command);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText(

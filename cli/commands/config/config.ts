@@ -21,7 +21,7 @@ import {
   type CommonOptions,
   type RawOptions,
 } from '../../options.ts';
-import { writeJson, writeTable } from '../../output.ts';
+import { snakeCaseKeys, writeJson, writeTable } from '../../output.ts';
 
 export type ConfigOptions = CommonOptions;
 
@@ -89,7 +89,7 @@ function describeSource(resolved: ResolvedConfig, source: ConfigSource, envName:
 export async function runConfig(deps: CliDeps, options: ConfigOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   if (options.json) {
-    writeJson(deps.stdout, configReport(resolved, deps.env));
+    writeJson(deps.stdout, snakeCaseKeys(configReport(resolved, deps.env)));
     return;
   }
   const shown = withoutCredentials(resolved.config);

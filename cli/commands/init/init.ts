@@ -12,7 +12,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
 
 export type InitOptions = VaultCommandOptions;
 
@@ -49,12 +49,15 @@ export async function runInit(deps: CliDeps, options: InitOptions): Promise<void
   await vault.close();
 
   if (options.json) {
-    writeJson(deps.stdout, {
-      path: vaultPath,
-      keySource: chosen.key.kind,
-      keyFile: chosen.keyFile,
-      keyFileCreated: chosen.keyFileCreated,
-    });
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({
+        path: vaultPath,
+        keySource: chosen.key.kind,
+        keyFile: chosen.keyFile,
+        keyFileCreated: chosen.keyFileCreated,
+      }),
+    );
     return;
   }
   writeLine(deps.stdout, `Created vault at ${vaultPath}`);

@@ -33,7 +33,7 @@ export function newInvitationCreateCommand(
   const command = new Command('create')
     .description('Invite someone by e-mail to become an ADMIN member (the link is valid for 72 hours)')
     .option('--email <email>', 'address to invite (asked on a terminal when missing)');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText('after', MAIL_HELP);

@@ -7,6 +7,7 @@ import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.t
 import { writeJson, writeLine } from '../../output.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP } from './format.ts';
+import { noInvitation, orNotFound } from '../../tenant-scope.ts';
 
 export interface InvitationDeleteOptions extends InvitationIdOptions {
   readonly yes: boolean;
@@ -20,7 +21,7 @@ export function newInvitationDeleteCommand(
     .description('Delete an invitation; its links stop working at once')
     .argument('<invitation-id>', INVITATION_ID_HELP)
     .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
@@ -40,7 +41,9 @@ export async function runInvitationDelete(deps: CliDeps, options: InvitationDele
     options.key,
     options.tenant,
     async ({ services, principal }) => {
-      const invitation = await services.invitations.get(principal, options.invitationId);
+      const invitation = await orNotFound(noInvitation(options.invitationId), () =>
+        services.invitations.get(principal, options.invitationId),
+      );
       if (!options.yes) {
         const yes = await deps.prompter.confirm({
           message: `Delete the invitation of ${invitation.email}? Its links stop working.`,

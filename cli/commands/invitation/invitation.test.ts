@@ -264,7 +264,11 @@ describe('svc invitation in outbox mode', () => {
     expectOk(deleted);
     expect(deleted.asked).toEqual([`Delete the invitation of ${email}? Its links stop working.`]);
     expect(deleted.stdout).toBe(`Deleted invitation ${invitation.id} (${email})\n`);
-    expectOneLineError(await run(['invitation', 'show', invitation.id]), 1);
+    expectOneLineError(
+      await run(['invitation', 'show', invitation.id]),
+      1,
+      /no invitation .* in this vault \(see 'npx svc invitation list'\)/,
+    );
 
     const refused = await run(
       ['invitation', 'accept', secret, '--first-name', 'A', '--last-name', 'B', '--password-stdin'],
@@ -275,6 +279,20 @@ describe('svc invitation in outbox mode', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/^svc: [^\n]+\n$/);
     expectNoSecret(refused, secret, PASSWORD);
+
+    const again = JSON.parse(
+      (await run(['invitation', 'create', '--email', uniqueEmail(), '--json'])).stdout,
+    ) as Invitation;
+    // With a second tenant in the vault, the id still finds its own tenant.
+    expectOk(await run(['tenant', 'create', '--name', 'Beta', '--owner-email', 'beta@example.com']));
+    const found = await run(['invitation', 'show', again.id, '--json']);
+    expectOk(found);
+    expect(JSON.parse(found.stdout)).toMatchObject({ id: again.id, tenant_id: tenant.id });
+    expectOneLineError(
+      await run(['invitation', 'show', again.id, '--tenant', 'Beta']),
+      1,
+      /no invitation .* in this tenant/,
+    );
   });
 
   it('usage errors: no --email without a terminal, a link without a token, a bad SVC_SMTP_URL', async () => {

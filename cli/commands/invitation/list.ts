@@ -1,9 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { InvitationStatus } from '../../../core/tenancy/admin-contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
+  choiceOption,
   addJsonOption,
   addPageOptions,
   addTenantOption,
@@ -17,6 +18,7 @@ import {
 import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
 import { inTenant } from './common.ts';
 import { INVITATION_COLUMNS, invitationRow } from './format.ts';
+import { runnable } from '../../runnable.ts';
 
 export interface InvitationListOptions extends VaultCommandOptions, PageOptions {
   readonly tenant: string | undefined;
@@ -31,11 +33,9 @@ export function newInvitationListCommand(
 ): Command {
   const command = new Command('list')
     .description("List a tenant's outstanding invitations")
-    .addOption(
-      new Option('--status <status>', 'only invitations in this state').choices(INVITATION_STATUSES),
-    );
+    .addOption(choiceOption('--status <status>', 'only invitations in this state', INVITATION_STATUSES));
   addPageOptions(command, 100);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
@@ -62,7 +62,7 @@ export async function runInvitationList(deps: CliDeps, options: InvitationListOp
     writeLine(
       deps.stderr,
       page.total === 0
-        ? "No invitations (create one with 'svc invitation create')."
+        ? runnable(deps.env, "No invitations (create one with 'svc invitation create').")
         : `No invitations on page ${options.page} (${page.total} in all).`,
     );
     return;

@@ -8,6 +8,7 @@ import { writeJson, writeLine } from '../../output.ts';
 import { MAIL_HELP } from './create.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP, invitationWithDelivery, withDelivery, writeDelivery } from './format.ts';
+import { noInvitation, orNotFound } from '../../tenant-scope.ts';
 
 export function newInvitationResendCommand(
   deps: CliDeps,
@@ -16,7 +17,7 @@ export function newInvitationResendCommand(
   const command = new Command('resend')
     .description('Send an invitation again with a new link valid for 72 hours; earlier links stop working')
     .argument('<invitation-id>', INVITATION_ID_HELP);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText('after', MAIL_HELP);
@@ -34,7 +35,9 @@ export async function runInvitationResend(deps: CliDeps, options: InvitationIdOp
     options.key,
     options.tenant,
     ({ services, principal }) =>
-      withDelivery(admin, () => services.invitations.resend(principal, options.invitationId)),
+      orNotFound(noInvitation(options.invitationId), () =>
+        withDelivery(admin, () => services.invitations.resend(principal, options.invitationId)),
+      ),
   );
   if (options.json) {
     writeJson(deps.stdout, invitationWithDelivery(invitation, delivery));

@@ -4,8 +4,9 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
-import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
+import { invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP, invitationEntries } from './format.ts';
+import { findInTenants, noInvitation, withServices } from '../../tenant-scope.ts';
 
 export function newInvitationShowCommand(
   deps: CliDeps,
@@ -14,7 +15,7 @@ export function newInvitationShowCommand(
   const command = new Command('show')
     .description('Show an invitation: e-mail, status, expiry (never its link)')
     .argument('<invitation-id>', INVITATION_ID_HELP);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
@@ -24,8 +25,16 @@ export function newInvitationShowCommand(
 
 export async function runInvitationShow(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const invitation = await inTenant(deps, resolved, options.key, options.tenant, ({ services, principal }) =>
-    services.invitations.get(principal, options.invitationId),
+  // An invitation id names its tenant: without --tenant every tenant is searched.
+  const invitation = await withServices(deps, resolved, options.key, (services) =>
+    findInTenants(
+      services,
+      options.tenant,
+      (principal) => services.invitations.get(principal, options.invitationId),
+      options.tenant === undefined
+        ? `no invitation ${options.invitationId} in this vault (see 'svc invitation list')`
+        : noInvitation(options.invitationId),
+    ),
   );
   if (options.json) writeJson(deps.stdout, invitation);
   else writeRecord(deps, invitationEntries(invitation));

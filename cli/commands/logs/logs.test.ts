@@ -207,7 +207,7 @@ describe('svc logs verify', () => {
     expect(ok.stdout).toBe(`ok: ${count} entries in 1 tenant verified\n`);
     const okJson = await svc('logs', 'verify', '--tenant', tenant.id, '--json');
     expectOk(okJson);
-    expect(JSON.parse(okJson.stdout)).toEqual({ ok: true, tenants: 1, entries: count, firstBreak: null });
+    expect(JSON.parse(okJson.stdout)).toEqual({ ok: true, tenants: 1, entries: count, first_break: null });
     expectOneLineError(await svc('logs', 'verify', '--tenant', 'nope'), 1, /no audit log for tenant nope/);
 
     const target = await withHomeVault(home, async (vault) => {
@@ -238,7 +238,7 @@ describe('svc logs verify', () => {
     expect(brokenJson.code).toBe(1);
     expect(JSON.parse(brokenJson.stdout)).toMatchObject({
       ok: false,
-      firstBreak: { tenantId: tenant.id, seq: target.seq, entryId: target.id },
+      first_break: { tenant_id: tenant.id, seq: target.seq, entry_id: target.id },
     });
   });
 });

@@ -7,6 +7,7 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
+  choiceOption,
   addJsonOption,
   addTenantOption,
   addVaultOptions,
@@ -81,13 +82,19 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
     .description("Show a tenant's audit log, newest first")
     // `svc logs verify --tenant T`: options after the verb belong to the verb.
     .enablePositionalOptions()
-    .option('--entity-type <type>', 'only entries about this kind of entity (e.g. application, token)')
+    .addOption(
+      choiceOption(
+        '--entity-type <type>',
+        'only entries about this kind of entity',
+        ENTITY_TYPES.map((t) => t.value),
+      ),
+    )
     .option('--entity-id <id>', 'only entries about this entity')
     .option('--since <iso>', 'only entries at or after this time (ISO 8601)', parseIsoDate)
     .option('--until <iso>', 'only entries before this time (ISO 8601)', parseIsoDate)
     .option('--limit <n>', `at most this many entries (default ${DEFAULT_LIMIT})`, parseLimit)
     .option('-f, --follow', 'keep running and print new entries as they are written');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);

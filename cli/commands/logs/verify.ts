@@ -12,7 +12,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
 import { withServices } from '../../tenant-scope.ts';
 
 export interface LogsVerifyOptions extends VaultCommandOptions {
@@ -57,7 +57,7 @@ export async function runLogsVerify(deps: CliDeps, options: LogsVerifyOptions): 
   if (options.tenant !== undefined && report.tenants === 0) {
     throw new VaultError('NOT_FOUND', `no audit log for tenant ${options.tenant} in this vault`);
   }
-  if (options.json) writeJson(deps.stdout, report);
+  if (options.json) writeJson(deps.stdout, snakeCaseKeys(report));
   else writeLine(deps.stdout, describeReport(report));
   // The report is the output; the exit code tells a script whether the chains hold.
   if (!report.ok) throw new QuietExit(EXIT.error);

@@ -33,7 +33,7 @@ export function newMemberListCommand(
     .description("List a tenant's members (the owner and everyone who accepted an invitation)")
     .option('--user-id <id>', 'only this user (repeatable, or comma-separated)', collectList);
   addPageOptions(command, MAX_MEMBER_PAGE);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -32,7 +32,7 @@ export function newMemberRemoveCommand(
     .description("Remove a member; their sessions lose this tenant at once (the owner can't be removed)")
     .argument('<member-id>', "the member's id (see 'svc member list')")
     .option('-y, --yes', 'remove without asking (needed when not on a terminal)');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -1,9 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { MEMBER_ROLES, type MemberRole } from '../../../core/access/principal.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
+  choiceOption,
   addJsonOption,
   addTenantOption,
   addVaultOptions,
@@ -29,8 +30,8 @@ export function newMemberUpdateCommand(
       "Change a member's role; --role OWNER transfers ownership (the previous owner becomes ADMIN)",
     )
     .argument('<member-id>', "the member's id (see 'svc member list')")
-    .addOption(new Option('--role <role>', 'the new role').choices(MEMBER_ROLES).makeOptionMandatory());
-  addTenantOption(command);
+    .addOption(choiceOption('--role <role>', 'the new role', MEMBER_ROLES).makeOptionMandatory());
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

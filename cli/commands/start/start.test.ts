@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../main.ts';
@@ -44,6 +45,28 @@ async function start(args: string[], env = home.env()): Promise<Running> {
 }
 
 describe('svc start', () => {
+  it('a first start on a port in use exits 1 naming --port and SVC_PORT, and loses no key', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const failed = await runSvc(['start', '--port', String(port)], { env: home.env() });
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toBe('');
+      expect(failed.stderr).toMatch(
+        new RegExp(
+          `svc: Port ${port} on 127\\.0\\.0\\.1 is already in use; choose another with --port <n> or SVC_PORT`,
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+    // Nothing was bootstrapped, so the next start makes the tenant and shows its key.
+    const next = await start(['start', '--port', '0']);
+    expect(await next.stop()).toBe(0);
+    expect(next.io.stdout()).toMatch(/^Management API key \(shown once\): key_\S+$/m);
+  });
+
   it('first run creates everything and shows the key once; later runs do not', async () => {
     const first = await start(['start', '--port', '0']);
     try {
@@ -77,7 +100,7 @@ describe('svc start', () => {
 
     // The clean stop released the lock.
     const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
-    expect(JSON.parse(status.stdout)).toMatchObject({ lockHolder: null });
+    expect(JSON.parse(status.stdout)).toMatchObject({ lock_holder: null });
 
     const second = await start(['start', '--port', '0']);
     try {
@@ -90,9 +113,11 @@ describe('svc start', () => {
     expect(secondOut).not.toContain(apiKey);
     expect(secondOut).toContain('svc app regenerate <application-id>');
     const apps = await runSvc(['app', 'list', '--json'], { env: home.env() });
-    const [app] = JSON.parse(apps.stdout) as { id: string; type: string }[];
+    const [app] = JSON.parse(apps.stdout) as { id: string; type: string; tenant_id: string }[];
     expect(app?.type).toBe('management');
-    expect(secondOut).toContain(`Application: ${app?.id}`);
+    expect(secondOut).toContain(
+      `Application: ${app?.id} (Management, management) in tenant ${app?.tenant_id}`,
+    );
 
     // The way to a new key that the second start pointed at.
     const regenerated = await runSvc(['app', 'regenerate', app?.id ?? '', '--json'], { env: home.env() });
@@ -109,7 +134,7 @@ describe('svc start', () => {
     const first = await start(['start', '--port', '0']);
     expect(await first.stop()).toBe(0);
     expect(first.io.stdout()).toContain(
-      'Tenant owner: owner@vault.localhost (no password yet; to claim it, stop the server and run: svc user passwd owner@vault.localhost)',
+      'Tenant owner: owner@vault.localhost (no password yet; to claim it, stop the server and run: npx svc user passwd owner@vault.localhost)',
     );
     const claimed = await runSvc(['user', 'passwd', 'owner@vault.localhost', '--password-stdin'], {
       env: home.env(),
@@ -152,11 +177,13 @@ describe('svc start', () => {
     const running = await start(['start', '--port', '0', '--json']);
     try {
       const info = JSON.parse(running.io.stdout().split('\n')[0] ?? '') as Record<string, unknown>;
-      expect(info).toMatchObject({ url: running.url, apiKey: expect.stringMatching(/^key_/) });
+      expect(info).toMatchObject({ url: running.url, api_key: expect.stringMatching(/^key_/) });
 
       const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
       expect(status.code).toBe(0);
-      expect(JSON.parse(status.stdout)).toMatchObject({ lockHolder: { pid: process.pid, url: running.url } });
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        lock_holder: { pid: process.pid, url: running.url },
+      });
 
       const locked = await runSvc(['app', 'list'], { env: home.env() });
       expect(locked.code).toBe(4);

@@ -13,6 +13,7 @@ import {
 } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
 import { withServices } from '../../tenant-scope.ts';
+import { svcCommand } from '../../runnable.ts';
 
 export interface TenantCreateOptions extends VaultCommandOptions {
   readonly name: string | undefined;
@@ -89,7 +90,7 @@ export async function runTenantCreate(deps: CliDeps, options: TenantCreateOption
   if (!passwordSet && owner !== null) {
     writeLine(
       deps.stderr,
-      `No password set for ${owner.email}; set one later with: svc user passwd ${owner.email}`,
+      `No password set for ${owner.email}; set one later with: ${svcCommand(deps.env)} user passwd ${owner.email}`,
     );
   }
   if (options.json) {

@@ -12,6 +12,7 @@ import {
 } from '../../options.ts';
 import { writeJson, writeLine, writeTable } from '../../output.ts';
 import { withServices } from '../../tenant-scope.ts';
+import { runnable } from '../../runnable.ts';
 
 export type TenantListOptions = VaultCommandOptions;
 
@@ -46,7 +47,10 @@ export async function runTenantList(deps: CliDeps, options: TenantListOptions): 
     return;
   }
   if (rows.tenants.length === 0) {
-    writeLine(deps.stderr, "No tenants yet ('svc tenant create' or 'svc start' creates one).");
+    writeLine(
+      deps.stderr,
+      runnable(deps.env, "No tenants yet ('svc tenant create' or 'svc start' creates one)."),
+    );
     return;
   }
   writeTable(

@@ -23,7 +23,7 @@ export function newTenantShowCommand(
   run: Runner<TenantShowOptions> = (o) => runTenantShow(deps, o),
 ): Command {
   const command = new Command('show').description('Show a tenant: name, owner, settings');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

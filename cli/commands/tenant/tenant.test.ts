@@ -67,7 +67,7 @@ describe('svc tenant create', () => {
     expect(created.application?.key).toMatch(/^key_/);
     expectShownOnce(result, created.application?.key ?? '');
     expect(result.stderr).toBe(
-      'No password set for owner@example.com; set one later with: svc user passwd owner@example.com\n',
+      'No password set for owner@example.com; set one later with: npx svc user passwd owner@example.com\n',
     );
   });
 
@@ -104,13 +104,15 @@ describe('svc tenant create', () => {
     expect(existing.asked).toEqual([]);
   });
 
-  it('mismatched passwords and Ctrl-C exit 2 and create nothing', async () => {
+  it('mismatched passwords ask again, then exit 2; Ctrl-C exits 2; both create nothing', async () => {
     const mismatch = await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com'], {
       env: home.env(),
       isTTY: true,
-      answers: [PASSWORD, 'something else'],
+      answers: [PASSWORD, 'something else', PASSWORD, 'something else', PASSWORD, 'something else'],
     });
-    expectOneLineError(mismatch, 2, /do not match/);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr.match(/The passwords do not match; type it again\./g)).toHaveLength(2);
+    expect(mismatch.stderr).toMatch(/\nsvc: the passwords do not match\n$/);
     expectNoSecret(mismatch, PASSWORD, 'something else');
     const cancelled = await runSvc(['tenant', 'create'], {
       env: home.env(),
@@ -188,7 +190,7 @@ describe('svc tenant list and show', () => {
     const acme = await createTenant('Acme', 'a@example.com');
     const beta = await createTenant('Beta', 'b@example.com');
     const ambiguous = await runSvc(['tenant', 'show'], { env: home.env() });
-    expectOneLineError(ambiguous, 2, /2 tenants; pass --tenant <id>/);
+    expectOneLineError(ambiguous, 2, /2 tenants; pass --tenant <id-or-name> \(or set SVC_TENANT\)/);
     expect(ambiguous.stderr).toContain(`${acme.tenant.id} (Acme)`);
     expect(ambiguous.stderr).toContain(`${beta.tenant.id} (Beta)`);
 
@@ -202,6 +204,29 @@ describe('svc tenant list and show', () => {
       1,
       /no tenant nope/,
     );
+  });
+
+  it('--tenant takes a name (any letter case) as well as an id; SVC_TENANT is the default', async () => {
+    await createTenant('Acme', 'a@example.com');
+    const beta = await createTenant('Beta', 'b@example.com');
+    for (const name of ['Beta', 'beta']) {
+      const byName = await runSvc(['tenant', 'show', '--tenant', name, '--json'], { env: home.env() });
+      expectOk(byName);
+      expect(JSON.parse(byName.stdout)).toMatchObject({ id: beta.tenant.id });
+    }
+    const fromEnv = await runSvc(['tenant', 'show', '--json'], { env: home.env({ SVC_TENANT: 'Beta' }) });
+    expectOk(fromEnv);
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ id: beta.tenant.id });
+    // The flag wins over the environment.
+    const flagWins = await runSvc(['tenant', 'show', '--tenant', 'Acme', '--json'], {
+      env: home.env({ SVC_TENANT: 'Beta' }),
+    });
+    expect(JSON.parse(flagWins.stdout)).toMatchObject({ name: 'Acme' });
+    // Two tenants of one name: the id is needed.
+    const twin = await createTenant('beta', 'c@example.com');
+    const ambiguous = await runSvc(['tenant', 'show', '--tenant', 'BETA'], { env: home.env() });
+    expectOneLineError(ambiguous, 2, /2 tenants are named BETA; pass --tenant <id>/);
+    expect(ambiguous.stderr).toContain(twin.tenant.id);
   });
 
   it('a vault without tenants says how to make one', async () => {
@@ -251,7 +276,7 @@ describe('svc user passwd', () => {
     });
   });
 
-  it('unknown user → exit 1; no terminal and no --password-stdin → exit 2; mismatch → exit 2', async () => {
+  it('unknown user → exit 1; no terminal and no --password-stdin → exit 2; a mismatch asks again', async () => {
     expectOneLineError(
       await runSvc(['user', 'passwd', 'nobody@example.com', '--password-stdin'], {
         env: home.env(),
@@ -265,14 +290,15 @@ describe('svc user passwd', () => {
       2,
       /--password-stdin/,
     );
-    expectOneLineError(
-      await runSvc(['user', 'passwd', 'owner@example.com'], {
-        env: home.env(),
-        isTTY: true,
-        answers: [PASSWORD, 'different'],
-      }),
-      2,
-      /do not match/,
-    );
+    // A short password is refused at its prompt and asked again; a mismatch asks for both again.
+    const retyped = await runSvc(['user', 'passwd', 'owner@example.com'], {
+      env: home.env(),
+      isTTY: true,
+      answers: [PASSWORD, 'different', 'short', PASSWORD, PASSWORD],
+    });
+    expectOk(retyped);
+    expect(retyped.rejected).toHaveLength(1);
+    expect(retyped.stderr).toContain('The passwords do not match; type it again.');
+    expectNoSecret(retyped, PASSWORD);
   });
 });

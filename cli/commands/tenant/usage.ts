@@ -28,7 +28,7 @@ export function newTenantUsageCommand(
       'after',
       '\nA token is active in a calendar month (UTC) once it was created, read or used in it; each token counts once.',
     );
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -48,6 +48,7 @@ export async function runTokenChildren(deps: CliDeps, options: TokenChildrenOpti
   writeTokenPage(deps, page, request, {
     json: options.json,
     reveal: options.reveal,
+    wide: options.wide,
     empty:
       options.page > 1 && page.total > 0
         ? `No children on page ${options.page} (${page.total} in all).`

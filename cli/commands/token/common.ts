@@ -23,7 +23,7 @@ export interface TokenScopeOptions extends VaultCommandOptions {
 export type RawTokenScope = RawOptions & { tenant?: string };
 
 export function addTokenScopeOptions(command: Command, deps: CliDeps): Command {
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   return addJsonOption(command);
 }

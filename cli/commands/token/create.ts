@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest } from '../../../core/tokens/contract.ts';
 import { TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/token-types.ts';
+import { choiceOption } from '../../options.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { writeJson, writeLine, writeRecord } from '../../output.ts';
@@ -84,7 +85,7 @@ export function newTokenCreateCommand(
   const command = new Command('create')
     .description('Create a token; prints it with its data masked')
     .addOption(
-      new Option('--type <type>', 'token type (asked on a terminal when missing)').choices(TOKEN_TYPE_NAMES),
+      choiceOption('--type <type>', 'token type (asked on a terminal when missing)', TOKEN_TYPE_NAMES),
     )
     .addOption(
       new Option('--data <json>', 'the data as JSON, e.g. \'"text"\' or \'{"number":"…"}\'').conflicts(
@@ -155,6 +156,21 @@ export function createRequest(
   };
 }
 
+/**
+ * `--data 4242424242424242` parses as a JSON number, which no typed token takes and which loses
+ * digits past 2^53: card numbers, account numbers and the like are text, so the flag says so.
+ */
+function checkBareNumber(value: unknown, options: TokenCreateOptions): void {
+  if (typeof value !== 'number' || options.data?.kind !== 'text') return;
+  const type = options.type ?? 'token';
+  if (type === 'token' && Number.isSafeInteger(value)) return;
+  const example = type === 'card' ? `'{"number":"…","expiration_month":12,"expiration_year":2030}'` : `'"…"'`;
+  throw new VaultError(
+    'USAGE',
+    `--data is a JSON number; card and account numbers are text and need JSON quotes: --data ${example}`,
+  );
+}
+
 export async function runTokenCreate(deps: CliDeps, options: TokenCreateOptions): Promise<void> {
   if (!deps.isTTY) {
     const missing = [
@@ -168,6 +184,7 @@ export async function runTokenCreate(deps: CliDeps, options: TokenCreateOptions)
   // Given data is read and checked before the vault is unlocked; asked data after (a wrong
   // tenant should fail before anyone types a card number).
   const given = options.data === undefined ? undefined : { value: await readJson(deps, options.data) };
+  if (given !== undefined) checkBareNumber(given.value, options);
   if (options.mask !== undefined) parseMask(options.mask);
   const result = await withTokens(deps, options, async ({ tokens, principal }) => {
     const type = options.type ?? (await promptTokenType(deps));

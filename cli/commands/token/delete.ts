@@ -12,6 +12,7 @@ import {
   type TokenScopeOptions,
 } from './common.ts';
 import { cell } from './format.ts';
+import { noToken, orNotFound } from '../../tenant-scope.ts';
 
 export interface TokenDeleteOptions extends TokenScopeOptions {
   readonly tokenId: string;
@@ -47,7 +48,7 @@ export async function runTokenDelete(deps: CliDeps, options: TokenDeleteOptions)
       });
       if (!yes) throw new VaultError('CANCELLED', 'cancelled; the token was left as it is');
     }
-    await tokens.delete(principal, options.tokenId);
+    await orNotFound(noToken(options.tokenId), () => tokens.delete(principal, options.tokenId));
     return tenant.id;
   });
   if (options.json) writeJson(deps.stdout, { id: options.tokenId, tenant_id: tenantId, deleted: true });

@@ -128,6 +128,8 @@ export function pageJson(page: Page<TokenView>, request: PageRequest, items: rea
 export interface PageOutput {
   readonly json: boolean;
   readonly reveal: boolean;
+  /** Full cells instead of columns cut to the terminal width. */
+  readonly wide: boolean;
   /** Printed on stderr when there is nothing on this page. */
   readonly empty: string;
 }
@@ -153,6 +155,7 @@ export function writeTokenPage(
     deps,
     head,
     items.map((view) => tokenRow(view, output.reveal)),
+    { wide: output.wide },
   );
   const pages = Math.ceil(page.total / request.size);
   if (pages > 1) {

@@ -11,6 +11,7 @@ import {
   type TokenScopeOptions,
 } from './common.ts';
 import { masked, tokenEntries } from './format.ts';
+import { noToken, orNotFound } from '../../tenant-scope.ts';
 
 export interface TokenGetOptions extends TokenScopeOptions {
   readonly tokenId: string;
@@ -37,7 +38,7 @@ export function newTokenGetCommand(
 
 export async function runTokenGet(deps: CliDeps, options: TokenGetOptions): Promise<void> {
   const read = await withTokens(deps, options, ({ tokens, principal }) =>
-    tokens.get(principal, options.tokenId),
+    orNotFound(noToken(options.tokenId), () => tokens.get(principal, options.tokenId)),
   );
   const view = options.reveal ? read : masked(deps, read);
   if (options.json) writeJson(deps.stdout, view);

@@ -218,6 +218,46 @@ describe('svc token import', () => {
   });
 });
 
+describe('svc token import: Ctrl-C', () => {
+  it('stops between batches, prints the summary and how to resume; --resume-from picks up there', async () => {
+    const lines = ['one', 'two', 'three', 'four', 'five'].map((data) =>
+      JSON.stringify({ type: 'token', data }),
+    );
+    await writeLines('big.jsonl', lines.join('\n'));
+    const io = makeTestIo({
+      env: home.env(),
+      cwd: home.dir,
+      // The "Ctrl-C" arrives while the first batch is being written.
+      services: async (vault) => {
+        const real = await fastServices(vault);
+        return {
+          ...real,
+          tokens: {
+            ...real.tokens,
+            tokenize: async (p, body) => {
+              const result = await real.tokens.tokenize(p, body);
+              io.shutdown('SIGINT');
+              return result;
+            },
+          },
+        };
+      },
+    });
+    const code = await runCli(['token', 'import', 'big.jsonl', '--batch', '2'], io.deps);
+    expect(code).toBe(2);
+    expect(io.stdout()).toMatch(/: 5 lines, 2 created, 0 duplicates, 0 rejected\n/);
+    expect(io.stdout()).toMatch(
+      /\nInterrupted: line 3 and the lines after it were not imported\. To resume: npx svc token import \S*big\.jsonl --resume-from 3\n$/,
+    );
+    expect(io.stderr()).toMatch(/^svc: import interrupted at line 3\n$/);
+
+    const resumed = await run(['token', 'import', 'big.jsonl', '--resume-from', '3', '--json']);
+    expectOk(resumed);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ lines: 3, created: 3 });
+    expect((await listRevealed()).map((t) => t.data).sort()).toEqual(['five', 'four', 'one', 'three', 'two']);
+  });
+});
+
 describe('svc token import: usage', () => {
   it('an unreadable file is a usage error before the vault is opened', async () => {
     expectOneLineError(

@@ -6,6 +6,7 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { describeError, EXIT, QuietExit } from '../../errors.ts';
 import { writeJson, writeLine } from '../../output.ts';
+import { svcCommand } from '../../runnable.ts';
 import { startProgress, type Progress } from '../../progress.ts';
 import {
   addTokenScopeOptions,
@@ -32,10 +33,17 @@ export interface TokenImportOptions extends TokenScopeOptions {
   readonly dedupe: boolean | undefined;
   /** Lines per transaction. */
   readonly batch: number;
+  /** The file line to start at (lines before it are skipped): where an interrupted import stopped. */
+  readonly resumeFrom: number;
 }
 
 export const DEFAULT_BATCH = 100;
 const MAX_BATCH = 1000;
+
+function parseLineNumber(text: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new InvalidArgumentError('Expected a line number (1 or more).');
+  return Number(text);
+}
 
 function parseBatch(text: string): number {
   const value = Number(text);
@@ -57,6 +65,9 @@ deduplicated are created one at a time, so that duplicates can be counted). The 
 duplicates (deduplication returned an existing token) and rejected lines with their line numbers
 and reasons; it never shows token data. A progress bar is shown on stderr on a terminal.
 
+Ctrl-C stops the import between batches: the summary counts what went in and prints the command
+that resumes at the first line not imported (--resume-from <line>).
+
 Exit status: 0 when every line was imported (created or a duplicate); 1 when any line was
 rejected (the other lines are imported all the same; fix the rejected lines and import them
 again); 2 for usage errors (e.g. an unreadable file). An error of the vault itself (not of a
@@ -69,17 +80,25 @@ export function newTokenImportCommand(
   const command = new Command('import')
     .description('Create tokens in bulk from a JSON Lines file; prints a summary')
     .argument('<file.jsonl>', 'one create request per line (- for standard input)')
-    .option('--batch <n>', `lines per transaction, 1 to ${MAX_BATCH} (default ${DEFAULT_BATCH})`, parseBatch);
+    .option('--batch <n>', `lines per transaction, 1 to ${MAX_BATCH} (default ${DEFAULT_BATCH})`, parseBatch)
+    .option(
+      '--resume-from <line>',
+      'skip the lines before this one (an interrupted import prints where to resume)',
+      parseLineNumber,
+    );
   addDedupeOptions(command);
   addTokenScopeOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope & { dedupe?: boolean; batch?: number }>();
+    const raw = commandOf(args).opts<
+      RawTokenScope & { dedupe?: boolean; batch?: number; resumeFrom?: number }
+    >();
     await run({
       ...tokenScopeOptionsFrom(raw),
       source: fileSource(deps, String(args[0])),
       dedupe: raw.dedupe,
       batch: raw.batch ?? DEFAULT_BATCH,
+      resumeFrom: raw.resumeFrom ?? 1,
     });
   });
 }
@@ -131,6 +150,19 @@ export interface ImportSummary {
   readonly tokens: ImportedLine[];
   /** Set when an error of the vault stopped the import at this line. */
   readonly stopped_at_line?: number;
+  /** Set when Ctrl-C stopped the import: the first line not imported (for --resume-from). */
+  readonly interrupted_at_line?: number;
+}
+
+/** Ctrl-C between batches: `line` is the first line not imported. */
+class ImportInterrupted extends Error {
+  readonly line: number;
+
+  constructor(line: number) {
+    super(`import interrupted at line ${line}`);
+    this.name = 'ImportInterrupted';
+    this.line = line;
+  }
 }
 
 /**
@@ -153,6 +185,7 @@ function rejection(line: number, error: VaultError): Rejection {
 export function parseLines(
   text: string,
   dedupe: boolean | undefined,
+  resumeFrom = 1,
 ): { pending: PendingLine[]; rejections: Rejection[]; lines: number } {
   const pending: PendingLine[] = [];
   const rejections: Rejection[] = [];
@@ -161,9 +194,9 @@ export function parseLines(
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
     .forEach((content, index) => {
-      if (content.trim() === '') return;
-      lines++;
       const line = index + 1;
+      if (content.trim() === '' || line < resumeFrom) return;
+      lines++;
       let value: unknown;
       try {
         value = parseJson(content, 'the line');
@@ -331,10 +364,13 @@ async function importAll(
   batch: number,
   tally: Tally,
   progress: Progress,
+  interrupted: () => boolean,
 ): Promise<void> {
   const tenantDedupes = scope.tenant.settings.deduplicate_tokens === 'true';
   for (let start = 0; start < pending.length; start += batch) {
     const lines = pending.slice(start, start + batch);
+    // Between batches only: a batch is one transaction, so a stop never splits one.
+    if (interrupted()) throw new ImportInterrupted(lines[0]!.line);
     await importBatch(scope, lines, tenantDedupes, tally);
     progress.increment(lines.length);
   }
@@ -359,7 +395,14 @@ function writeSummary(deps: CliDeps, summary: ImportSummary, json: boolean): voi
     writeLine(out, 'Rejected lines:');
     for (const r of summary.rejections) writeLine(out, `  line ${r.line}: ${r.reason}`);
   }
-  if (summary.stopped_at_line !== undefined) {
+  if (summary.interrupted_at_line !== undefined) {
+    const source = summary.source === 'standard input' ? '-' : summary.source;
+    writeLine(
+      out,
+      `Interrupted: line ${summary.interrupted_at_line} and the lines after it were not imported. To resume: ` +
+        `${svcCommand(deps.env)} token import ${source} --resume-from ${summary.interrupted_at_line}`,
+    );
+  } else if (summary.stopped_at_line !== undefined) {
     writeLine(
       out,
       `Stopped at line ${summary.stopped_at_line}: it and the lines after it were not imported.`,
@@ -377,6 +420,7 @@ function summarize(
   lines: number,
   tally: Tally,
   stoppedAt: number | undefined,
+  interruptedAt: number | undefined,
 ): ImportSummary {
   const rejections = [...tally.rejections].sort((a, b) => a.line - b.line);
   const tokens = [...tally.tokens].sort((a, b) => a.line - b.line);
@@ -390,30 +434,42 @@ function summarize(
     rejections,
     tokens,
     ...(stoppedAt === undefined ? {} : { stopped_at_line: stoppedAt }),
+    ...(interruptedAt === undefined ? {} : { interrupted_at_line: interruptedAt }),
   };
 }
 
 export async function runTokenImport(deps: CliDeps, options: TokenImportOptions): Promise<void> {
   // The file is read and split before the vault is unlocked: an unreadable file fails at once.
-  const { pending, rejections, lines } = parseLines(await readText(deps, options.source), options.dedupe);
+  const { pending, rejections, lines } = parseLines(
+    await readText(deps, options.source),
+    options.dedupe,
+    options.resumeFrom,
+  );
   const tally: Tally = { rejections, tokens: [] };
   let stopped: ImportStopped | undefined;
+  let interrupted: ImportInterrupted | undefined;
+  let signalled = false;
+  void deps.waitForShutdown().then(() => {
+    signalled = true;
+  });
   try {
     await withTokens(deps, options, async (scope) => {
       const progress = startProgress(deps, lines, 'lines');
       progress.increment(rejections.length);
       try {
-        await importAll(scope, pending, options.batch, tally, progress);
+        await importAll(scope, pending, options.batch, tally, progress, () => signalled);
       } finally {
         progress.stop();
       }
     });
   } catch (error) {
-    if (!(error instanceof ImportStopped)) throw error;
-    stopped = error;
+    if (error instanceof ImportInterrupted) interrupted = error;
+    else if (error instanceof ImportStopped) stopped = error;
+    else throw error;
   }
-  const summary = summarize(options, lines, tally, stopped?.line);
+  const summary = summarize(options, lines, tally, stopped?.line, interrupted?.line);
   writeSummary(deps, summary, options.json);
   if (stopped !== undefined) throw stopped.cause;
+  if (interrupted !== undefined) throw new VaultError('CANCELLED', interrupted.message);
   if (summary.rejected > 0) throw new QuietExit(EXIT.error);
 }

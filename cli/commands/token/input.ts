@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { isVaultError, VaultError, type FieldErrors } from '../../../core/errors/catalogue.ts';
 import { TOKEN_TYPE_NAMES, TOKEN_TYPES, type TokenType } from '../../../core/tokens/token-types.ts';
+import { choiceOf } from '../../options.ts';
 import type { CliDeps } from '../../deps.ts';
 
 /**
@@ -48,7 +49,10 @@ export function parseJson(text: string, label: string): unknown {
   } catch (error) {
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
     const at = position === undefined ? '' : ` (at ${where(text, Number(position))})`;
-    throw new VaultError('MALFORMED_JSON', `${label} is not valid JSON${at}`);
+    // A bare value (123-45-6789, an unquoted word) is the usual slip: say how to write a string.
+    const bare = label.startsWith('--') && !/^\s*[[{"]/.test(text);
+    const hint = bare ? `; a text value needs JSON quotes: ${label} '"…"'` : '';
+    throw new VaultError('MALFORMED_JSON', `${label} is not valid JSON${at}${hint}`);
   }
 }
 
@@ -106,13 +110,7 @@ export function collectTokenTypes(value: string, previous: TokenType[] | undefin
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  const types = names.map((name) => {
-    const type = TOKEN_TYPE_NAMES.find((t) => t === name);
-    if (type === undefined) {
-      throw new InvalidArgumentError(`Allowed choices are ${TOKEN_TYPE_NAMES.join(', ')}.`);
-    }
-    return type;
-  });
+  const types = names.map(choiceOf(TOKEN_TYPE_NAMES));
   return [...(previous ?? []), ...types];
 }
 

@@ -21,15 +21,18 @@ import {
   parsePage,
   parseSize,
 } from './input.ts';
+import { runnable } from '../../runnable.ts';
 
 /** `--page`, `--size`, `--reveal`: list and search. */
 export interface TokenPageOptions extends TokenScopeOptions {
   readonly page: number;
   readonly size: number;
   readonly reveal: boolean;
+  /** Full cells on a terminal instead of columns cut to its width. */
+  readonly wide: boolean;
 }
 
-export type RawTokenPage = RawTokenScope & { page?: number; size?: number; reveal?: boolean };
+export type RawTokenPage = RawTokenScope & { page?: number; size?: number; reveal?: boolean; wide?: boolean };
 
 export function addPageOptions(command: Command): Command {
   return command
@@ -39,7 +42,8 @@ export function addPageOptions(command: Command): Command {
       `tokens per page, at most ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
       parseSize,
     )
-    .option('--reveal', `${REVEAL_HELP}; adds a Data column to the table`);
+    .option('--reveal', `${REVEAL_HELP}; adds a Data column to the table`)
+    .option('--wide', 'show every cell in full (tables are cut to the terminal width otherwise)');
 }
 
 export function pageOptionsFrom(raw: RawTokenPage): TokenPageOptions {
@@ -48,6 +52,7 @@ export function pageOptionsFrom(raw: RawTokenPage): TokenPageOptions {
     page: raw.page ?? 1,
     size: raw.size ?? DEFAULT_PAGE_SIZE,
     reveal: raw.reveal === true,
+    wide: raw.wide === true,
   };
 }
 
@@ -107,9 +112,10 @@ export async function runTokenList(deps: CliDeps, options: TokenListOptions): Pr
   writeTokenPage(deps, page, request, {
     json: options.json,
     reveal: options.reveal,
+    wide: options.wide,
     empty:
       options.page > 1 && page.total > 0
         ? `No tokens on page ${options.page} (${page.total} in all).`
-        : "No tokens (create one with 'svc token create' or 'svc tokenize').",
+        : runnable(deps.env, "No tokens (create one with 'svc token create' or 'svc tokenize')."),
   });
 }

@@ -74,6 +74,7 @@ export async function runTokenSearch(deps: CliDeps, options: TokenSearchOptions)
   writeTokenPage(deps, page, request, {
     json: options.json,
     reveal: options.reveal,
+    wide: options.wide,
     empty: options.page > 1 && page.total > 0 ? `No tokens on page ${options.page}.` : 'No tokens match.',
   });
 }

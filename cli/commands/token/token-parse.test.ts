@@ -147,6 +147,26 @@ describe('svc token create', () => {
     const bad = await runSvc(['token', 'create', '--type', 'card_number', '--data', `${SECRET}"`]);
     expectOneLineError(bad, 2, /--data is not valid JSON/);
     expect(bad.stderr).not.toContain(SECRET);
+    // A bare value is the usual slip: the error says how to quote it, never echoing it.
+    const ssn = await runSvc([
+      'token',
+      'create',
+      '--type',
+      'social_security_number',
+      '--data',
+      '123-45-6789',
+    ]);
+    expectOneLineError(
+      ssn,
+      2,
+      /--data is not valid JSON \(at column 4\); a text value needs JSON quotes: --data '"…"'/,
+    );
+    expect(ssn.stderr).not.toContain('123-45-6789');
+    const card = await runSvc(['token', 'create', '--type', 'card', '--data', '4242424242424242']);
+    expectOneLineError(card, 2, /--data is a JSON number; .*need JSON quotes: --data '\{"number":"…"/);
+    expect(card.stderr).not.toContain('4242424242424242');
+    const huge = await runSvc(['token', 'create', '--type', 'token', '--data', '42424242424242424242']);
+    expectOneLineError(huge, 2, /--data is a JSON number; .*--data '"…"'/);
   });
 
   it('--mask takes JSON or a bare expression', () => {

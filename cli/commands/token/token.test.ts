@@ -238,7 +238,11 @@ describe('svc token get', () => {
   });
 
   it('an unknown id is not found (exit 1); an unknown tenant lists the choices', async () => {
-    expectOneLineError(await svc('token', 'get', 'no-such-token'), 1, /not found/i);
+    expectOneLineError(
+      await svc('token', 'get', 'no-such-token'),
+      1,
+      /no token no-such-token in this tenant \(see 'npx svc token list'\)/,
+    );
     expectOneLineError(await svc('token', 'get', 'x', '--tenant', 'nope'), 1, new RegExp(tenant.id));
   });
 });
@@ -377,11 +381,7 @@ describe('svc token update', () => {
     expectNoSecret(bad, '4242424242424241');
     const revealed = JSON.parse((await svc('token', 'get', id, '--reveal', '--json')).stdout) as TokenView;
     expect(revealed.data).toEqual(CARD);
-    expectOneLineError(
-      await svc('token', 'update', 'missing', '--patch', '{"metadata":{}}'),
-      1,
-      /not found/i,
-    );
+    expectOneLineError(await svc('token', 'update', 'missing', '--patch', '{"metadata":{}}'), 1, /no token/);
   });
 });
 
@@ -396,7 +396,7 @@ describe('svc token delete', () => {
     const confirmed = await run(['token', 'delete', id], { isTTY: true, answers: [true] });
     expectOk(confirmed);
     expect(confirmed.stdout).toBe(`Deleted token ${id}\n`);
-    expectOneLineError(await svc('token', 'get', id), 1, /not found/i);
+    expectOneLineError(await svc('token', 'get', id), 1, /no token/);
   });
 
   it('--yes deletes without asking; --json says what was deleted', async () => {
@@ -405,7 +405,7 @@ describe('svc token delete', () => {
     expectOk(result);
     expect(result.asked).toEqual([]);
     expect(JSON.parse(result.stdout)).toEqual({ id, tenant_id: tenant.id, deleted: true });
-    expectOneLineError(await svc('token', 'delete', id, '--yes'), 1, /not found/i);
+    expectOneLineError(await svc('token', 'delete', id, '--yes'), 1, /no token/);
   });
 });
 

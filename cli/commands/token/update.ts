@@ -21,6 +21,7 @@ import {
   textSource,
   type JsonSource,
 } from './input.ts';
+import { noToken, orNotFound } from '../../tenant-scope.ts';
 
 export interface TokenUpdateOptions extends TokenScopeOptions {
   readonly tokenId: string;
@@ -66,7 +67,9 @@ export async function runTokenUpdate(deps: CliDeps, options: TokenUpdateOptions)
   }
   if (Object.keys(patch).length === 0) throw new VaultError('USAGE', 'the patch is empty; nothing to update');
   const response = await withTokens(deps, options, ({ tokens, principal }) =>
-    scrubbing(secretsOf(patch.data), () => tokens.update(principal, options.tokenId, patch)),
+    orNotFound(noToken(options.tokenId), () =>
+      scrubbing(secretsOf(patch.data), () => tokens.update(principal, options.tokenId, patch)),
+    ),
   );
   const updated = masked(deps, response);
   if (options.json) {

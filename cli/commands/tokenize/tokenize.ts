@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
-import { isTokenDefinition } from '../../../core/tokens/tokenize.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { writeJson } from '../../output.ts';
@@ -53,7 +52,7 @@ export function newTokenizeCommand(
     .description('Tokenize any JSON; prints the response JSON (tokens and ids in place of values)')
     .argument('[json]', 'the JSON to tokenize (visible in ps and shell history: prefer --file or a pipe)')
     .addOption(new Option('--file <file>', 'read the JSON from a file (- for standard input)'));
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   // The output is JSON anyway; the flag is accepted so scripts can pass --json everywhere.
   command.option('--json', 'accepted for uniformity: the output is always JSON');
@@ -76,7 +75,12 @@ export function newTokenizeCommand(
  * has the request's shape, so the request says where the views are: at its token definitions
  * (core's own test). Anything else there is an id (from a primitive) or was walked through.
  */
-export function maskResponse(deps: CliDeps, request: unknown, response: unknown): unknown {
+export function maskResponse(
+  deps: CliDeps,
+  request: unknown,
+  response: unknown,
+  isTokenDefinition: (value: Record<string, unknown>) => boolean,
+): unknown {
   let failed = 0;
   const walk = (req: unknown, res: unknown): unknown => {
     if (Array.isArray(req) && Array.isArray(res)) return res.map((item, i) => walk(req[i], item));
@@ -122,5 +126,6 @@ export async function runTokenize(deps: CliDeps, options: TokenizeOptions): Prom
     }
     return scrubbing(secretsOf(body), () => tokens.tokenize(principal, body));
   });
-  writeJson(deps.stdout, maskResponse(deps, body, response));
+  const { isTokenDefinition } = await import('../../../core/tokens/tokenize.ts');
+  writeJson(deps.stdout, maskResponse(deps, body, response, isTokenDefinition));
 }

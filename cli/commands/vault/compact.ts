@@ -9,7 +9,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { formatBytes, writeJson, writeLine } from '../../output.ts';
+import { formatBytes, snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
 
 export type VaultCompactOptions = VaultCommandOptions;
 
@@ -32,12 +32,15 @@ export async function runVaultCompact(deps: CliDeps, options: VaultCompactOption
     return vault.status();
   });
   if (options.json) {
-    writeJson(deps.stdout, {
-      path: status.path,
-      snapshotBytes: status.snapshotBytes,
-      snapshotSequence: status.snapshotSequence,
-      journalBytes: status.journalBytes,
-    });
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({
+        path: status.path,
+        snapshotBytes: status.snapshotBytes,
+        snapshotSequence: status.snapshotSequence,
+        journalBytes: status.journalBytes,
+      }),
+    );
     return;
   }
   writeLine(

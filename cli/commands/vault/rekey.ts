@@ -7,6 +7,7 @@ import {
 } from '../../../core/config/index.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { KeySource } from '../../../core/vault/types.ts';
+import { retryOnMismatch } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { ensurePrivateDir, keyForVault, loadConfig } from '../../context.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
@@ -17,7 +18,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
 
 export type NewKeyChoice =
   { readonly kind: 'passphrase' } | { readonly kind: 'key-file'; readonly path: string };
@@ -70,11 +71,13 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
   let newKeyFile: string | null = null;
   let created = false;
   if (options.newKey.kind === 'passphrase') {
-    newKey = await resolveNewPassphrase({
-      env: deps.env,
-      envName: SECRET_ENV.newPassphrase,
-      input: secretInput(deps),
-    });
+    newKey = await retryOnMismatch(deps, () =>
+      resolveNewPassphrase({
+        env: deps.env,
+        envName: SECRET_ENV.newPassphrase,
+        input: secretInput(deps),
+      }),
+    );
   } else {
     newKeyFile = options.newKey.path;
     if (oldKeyFile !== null && oldKeyFile === newKeyFile) {
@@ -95,12 +98,15 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
   });
 
   if (options.json) {
-    writeJson(deps.stdout, {
-      path: resolved.config.vaultPath,
-      keySource: newKey.kind,
-      keyFile: newKeyFile,
-      keyFileCreated: created,
-    });
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({
+        path: resolved.config.vaultPath,
+        keySource: newKey.kind,
+        keyFile: newKeyFile,
+        keyFileCreated: created,
+      }),
+    );
     return;
   }
   writeLine(

@@ -1,7 +1,8 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { resolveKeySource } from '../../../core/config/index.ts';
-import { VaultError } from '../../../core/errors/catalogue.ts';
+import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { ensurePrivateDir, loadConfig } from '../../context.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
@@ -18,6 +19,8 @@ export interface VaultRestoreOptions extends VaultCommandOptions {
   /** Absolute path of the backup file to read. */
   readonly file: string;
   readonly force: boolean;
+  /** Allows a backup of another vault (another vault id) to replace this one. */
+  readonly replaceVault: boolean;
 }
 
 export function newVaultRestoreCommand(
@@ -29,15 +32,17 @@ export function newVaultRestoreCommand(
       'Replace the vault with a backup (verified first); the key is the one the backup was taken with',
     )
     .argument('<file>', 'backup file to restore')
-    .option('--force', 'replace an existing vault without asking');
+    .option('--force', 'replace an existing vault without asking')
+    .option('--replace-vault', 'allow a backup of a different vault (another vault id) to replace this one');
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawOptions>();
+    const raw = commandOf(args).opts<RawOptions & { replaceVault?: boolean }>();
     await run({
       ...vaultOptionsFrom(raw),
       file: path.resolve(deps.cwd, String(args[0])),
       force: raw.force === true,
+      replaceVault: raw.replaceVault === true,
     });
   });
 }
@@ -57,11 +62,44 @@ async function confirmReplace(deps: CliDeps, vaultPath: string, file: string): P
   if (!yes) throw new VaultError('CANCELLED', 'restore cancelled; the vault was left as it is');
 }
 
+/** The vault id in the backup's header; a missing or foreign file is named as such. */
+async function backupVaultId(deps: CliDeps, file: string): Promise<string> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw new VaultError('USAGE', `${file} is not a file`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new VaultError('NOT_FOUND', `no such file: ${file}`);
+    }
+    throw error;
+  }
+  try {
+    return (await deps.vault.readVaultStatus(file)).vaultId;
+  } catch (error) {
+    if (isVaultError(error, 'VAULT_CORRUPT') && /bad magic|header truncated/.test(error.message)) {
+      throw new VaultError('VAULT_CORRUPT', `${file} is not a vault backup`);
+    }
+    throw error;
+  }
+}
+
 export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   const { vaultPath } = resolved.config;
+  const backupId = await backupVaultId(deps, options.file);
   const exists = await deps.vault.vaultExists(vaultPath);
-  if (exists && !options.force) await confirmReplace(deps, vaultPath, options.file);
+  if (exists) {
+    const { vaultId } = await deps.vault.readVaultStatus(vaultPath);
+    // --force answers "replace my vault with its backup?"; another vault's backup is a different
+    // mistake (a wrong file), so it needs its own flag.
+    if (vaultId !== backupId && !options.replaceVault) {
+      throw new VaultError(
+        'VAULT_EXISTS',
+        `${options.file} is a backup of vault ${backupId}, not of the vault at ${vaultPath} (vault ${vaultId}); pass --replace-vault to replace it with that other vault`,
+      );
+    }
+    if (!options.force) await confirmReplace(deps, vaultPath, options.file);
+  }
   // No kind hint: the backup may predate a rekey, so the current vault's key kind proves nothing.
   const key = await resolveKeySource(resolved, options.key, deps.env, secretInput(deps));
   await ensurePrivateDir(vaultPath);

@@ -15,7 +15,7 @@ describe('svc vault rotate', () => {
     expectOk(first);
     expect(JSON.parse(first.stdout)).toMatchObject({ term: 2, retired: [1], resealed: 0 });
     const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
-    expect(JSON.parse(status.stdout)).toMatchObject({ keyTerms: [2] });
+    expect(JSON.parse(status.stdout)).toMatchObject({ key_terms: [2] });
 
     const second = await runSvc(['vault', 'rotate'], { env: home.env() });
     expectOk(second);

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { rotateKeys } from '../../../core/vault/rotation.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { keyForVault, loadConfig, openWithKey } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -10,7 +9,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
 
 export type VaultRotateOptions = VaultCommandOptions;
 
@@ -34,6 +33,8 @@ export async function runVaultRotate(deps: CliDeps, options: VaultRotateOptions)
   const vault = await openWithKey(deps, resolved, key);
   let result;
   try {
+    // Loaded here: key rotation's modules are not needed to parse the command line.
+    const { rotateKeys } = await import('../../../core/vault/rotation.ts');
     result = await rotateKeys(vault, key);
   } catch (error) {
     // The rotation's error is the one worth reporting; a failing close must not replace it.
@@ -42,7 +43,7 @@ export async function runVaultRotate(deps: CliDeps, options: VaultRotateOptions)
   }
   await vault.close();
   if (options.json) {
-    writeJson(deps.stdout, { path: resolved.config.vaultPath, ...result });
+    writeJson(deps.stdout, snakeCaseKeys({ path: resolved.config.vaultPath, ...result }));
     return;
   }
   const retired = result.retired.length === 0 ? 'none' : result.retired.join(', ');

@@ -12,7 +12,7 @@ import {
   type CommonOptions,
   type RawOptions,
 } from '../../options.ts';
-import { formatBytes, writeJson, writeRecord } from '../../output.ts';
+import { formatBytes, snakeCaseKeys, writeJson, writeRecord } from '../../output.ts';
 
 export type VaultStatusOptions = CommonOptions;
 
@@ -53,6 +53,6 @@ export async function runVaultStatus(deps: CliDeps, options: VaultStatusOptions)
   const resolved = await loadConfig(deps, options.config);
   await requireVault(deps, resolved);
   const status = await deps.vault.readVaultStatus(resolved.config.vaultPath);
-  if (options.json) writeJson(deps.stdout, status);
+  if (options.json) writeJson(deps.stdout, snakeCaseKeys(status));
   else writeRecord(deps, statusEntries(status));
 }
