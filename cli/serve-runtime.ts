@@ -26,6 +26,8 @@ export async function checkBindAddress(resolved: ResolvedConfig): Promise<void> 
 
 export interface ServeOptions {
   readonly json: boolean;
+  /** Print a one-time sign-in link of the console (`svc start`, `svc serve --console`). */
+  readonly console?: boolean;
 }
 
 /**
@@ -90,9 +92,14 @@ export async function serveVault(
     const { yellow } = colours(deps, deps.stderr);
     for (const warning of server.warnings) writeLine(deps.stderr, `${yellow('warning:')} ${warning}`);
 
+    // Lazy like checkBindAddress: only a serving command loads the server's modules.
+    const consoleLink = options.console
+      ? (await import('../server/routes/console-sessions.ts')).consoleSignInLink(server.app, server.url)
+      : null;
     if (options.json) {
       writeJson(deps.stdout, {
         url: server.url,
+        consoleLink,
         apiKey: bootstrapped?.apiKey ?? null,
         tenantId: bootstrapped?.tenantId ?? null,
         applicationId: bootstrapped?.applicationId ?? null,
@@ -102,6 +109,9 @@ export async function serveVault(
       });
     } else {
       writeLine(deps.stdout, `URL: ${server.url}`);
+      if (consoleLink !== null) {
+        writeLine(deps.stdout, `Console (one-time sign-in link, valid 5 minutes): ${consoleLink}`);
+      }
       if (bootstrapped !== null) {
         writeLine(deps.stdout, `Management API key (shown once): ${bootstrapped.apiKey}`);
         writeLine(

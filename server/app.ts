@@ -12,6 +12,7 @@ import { requestValidation } from './http/validation.ts';
 import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerConsoleRoutes, type ConsoleOptions } from './routes/console.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
@@ -41,6 +42,8 @@ export interface ServerOptions {
    * `acceptBaseUrl`, links point at this server's own URL + `/invitations/accept` once it listens.
    */
   readonly admin?: ServerAdminOptions;
+  /** The console under /console/ (built files, one-time sign-in); KDF and session lifetime default to serviceOptions'. */
+  readonly console?: ConsoleOptions;
 }
 
 /**
@@ -101,5 +104,10 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
   registerTokenRoutes(app, services);
+  registerConsoleRoutes(app, vault, {
+    passwordKdf: options.serviceOptions?.passwordKdf,
+    sessionTtlMs: options.serviceOptions?.sessionTtlMs,
+    ...options.console,
+  });
   return app;
 }

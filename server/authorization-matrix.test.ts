@@ -32,6 +32,7 @@ import {
   type TenantFixture,
 } from './test-support/identity.ts';
 import { acceptLinkOf, outboxMessages } from './test-support/mail.ts';
+import { consoleSignInLink } from './routes/console-sessions.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 import { MERGE_PATCH } from './test-support/tokens.ts';
 
@@ -222,6 +223,7 @@ interface RouteFixture {
 }
 
 const targetId = (world: World) => ({ id: world.target.id });
+const oneTimeSecret = (app: TestServer['app']) => consoleSignInLink(app, 'http://127.0.0.1').split('#')[1];
 const tokenId = (world: World) => ({ id: world.token.id });
 const memberId = async (world: World) => ({ id: (await world.member()).id });
 const invitationId = async (world: World) => ({ id: (await world.invitation()).invitation.id });
@@ -290,6 +292,9 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       password: 'a password of the matrix',
     }),
   },
+  'GET /console': {},
+  'GET /console/*': {},
+  'POST /console/sessions': { body: (w) => ({ secret: oneTimeSecret(w.server.app) }) },
 };
 
 // The routes, as the server itself reports them.
@@ -412,10 +417,15 @@ describe('authorization matrix', () => {
     // A deliberate list: making another route public is a decision to take here, in review.
     const publicRoutes = routes.filter((r) => r.access === 'public').map(fixtureKey);
     expect([...new Set(publicRoutes)].sort()).toEqual([
+      // The console's files: a page that holds no data until its user signs in.
+      'GET /console',
+      'GET /console/*',
       'GET /healthz',
       'GET /invitations/accept',
       'GET /openapi.json',
       'POST /auth/login',
+      // The secret of the one-time sign-in link is the credential.
+      'POST /console/sessions',
       // The secret of the e-mailed link is the credential.
       'POST /invitations/accept',
     ]);

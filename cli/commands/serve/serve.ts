@@ -12,7 +12,7 @@ import {
 } from '../../options.ts';
 import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
 
-export type ServeCommandOptions = VaultCommandOptions;
+export type ServeCommandOptions = VaultCommandOptions & { readonly console?: boolean };
 
 export function newServeCommand(
   deps: CliDeps,
@@ -24,8 +24,10 @@ export function newServeCommand(
   addVaultOptions(command, deps);
   addServerOptions(command, deps);
   addJsonOption(command);
+  command.option('--console', 'print a one-time sign-in link of the web console (served at /console/)');
   return command.action(async (...args: unknown[]) => {
-    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
+    const raw = commandOf(args).opts<RawOptions & { console?: boolean }>();
+    await run({ ...vaultOptionsFrom(raw), console: raw.console === true });
   });
 }
 
@@ -33,5 +35,5 @@ export async function runServe(deps: CliDeps, options: ServeCommandOptions): Pro
   const resolved = await loadConfig(deps, options.config);
   await checkBindAddress(resolved);
   const vault = await openExistingVault(deps, resolved, options.key);
-  await serveVault(deps, vault, resolved, { json: options.json });
+  await serveVault(deps, vault, resolved, { json: options.json, console: options.console === true });
 }

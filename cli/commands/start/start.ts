@@ -59,5 +59,5 @@ export async function runStart(deps: CliDeps, options: StartOptions): Promise<vo
       );
     }
   }
-  await serveVault(deps, vault, resolved, { json: options.json });
+  await serveVault(deps, vault, resolved, { json: options.json, console: true });
 }

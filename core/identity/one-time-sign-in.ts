@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { actorOf } from '../access/principal.ts';
+import { appendAudit } from '../audit/audit-log.ts';
+import { randomBase62 } from '../crypto/api-key.ts';
+import { constantTimeEqual } from '../crypto/constant-time.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Database } from '../storage/schema.ts';
+import { TENANT_ENTITY, operatorIn } from '../tenancy/tenants.ts';
+import { FieldErrorCollector } from '../validation/fields.ts';
+import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import { addMember } from './members.ts';
+import { hashPassword } from './passwords.ts';
+import { insertSession } from './sessions.ts';
+import { checkNewUser, insertUser } from './users.ts';
+
+/** A link is good for five minutes: long enough to open it, short enough that a stale copy is dead. */
+export const ONE_TIME_LINK_TTL_MS = 5 * 60 * 1000;
+
+/** 43 base62 characters ≈ 256 bits; the prefix lets secret scanners recognise a leaked link. */
+const SECRET = /^svco_[0-9A-Za-z]{43}$/;
+
+/** The owner to create when the operator's tenant has none yet (first console sign-in). */
+export interface OwnerInput {
+  readonly email: string;
+  readonly password: string;
+  readonly first_name?: string;
+  readonly last_name?: string;
+}
+
+export interface OneTimeSession {
+  readonly token: string;
+  readonly expires_at: string;
+}
+
+export interface OneTimeSignIn {
+  /** A new secret for a sign-in link; only its digest is kept, in this process's memory. */
+  issue(): string;
+  /**
+   * Exchanges a secret once for a session of the operator's tenant's owner. An unknown, used or
+   * expired secret is UNAUTHENTICATED. When that tenant has no owner yet, `owner` creates one (a
+   * new user, OWNER member); without it the answer is a field error on `owner` and the secret
+   * stays usable, so the console can ask for the owner and send it again.
+   */
+  redeem(secret: string, owner?: OwnerInput): Promise<OneTimeSession>;
+}
+
+interface Pending {
+  readonly digest: Buffer;
+  readonly expiresAt: number;
+}
+
+const digestOf = (secret: string): Buffer => createHash('sha256').update(secret).digest();
+
+/**
+ * One-time sign-in links for whoever unlocked the vault (the process that starts the server holds
+ * them; they never touch the database). The operator's tenant is the embedded default's, or else
+ * the oldest tenant: the link signs in as its owner.
+ */
+export function createOneTimeSignIn(
+  vault: VaultHandle,
+  options: { readonly kdf: KdfLimits; readonly sessionTtlMs: number; readonly linkTtlMs?: number },
+): OneTimeSignIn {
+  const linkTtlMs = options.linkTtlMs ?? ONE_TIME_LINK_TTL_MS;
+  let pending: Pending[] = [];
+  const refused = () => new VaultError('UNAUTHENTICATED', 'This sign-in link is unknown, used or expired.');
+
+  /** Takes the secret out of the pending list (synchronously, so two racing uses cannot both win). */
+  function take(secret: string): Pending | null {
+    const now = vault.clock.now().getTime();
+    pending = pending.filter((p) => p.expiresAt > now);
+    if (!SECRET.test(secret)) return null;
+    const digest = digestOf(secret);
+    const found = pending.find((p) => constantTimeEqual(p.digest, digest));
+    if (found === undefined) return null;
+    pending = pending.filter((p) => p !== found);
+    return found;
+  }
+
+  return {
+    issue() {
+      const secret = 'svco_' + randomBase62(43);
+      pending.push({ digest: digestOf(secret), expiresAt: vault.clock.now().getTime() + linkTtlMs });
+      return secret;
+    },
+
+    async redeem(secret, owner) {
+      const link = take(secret);
+      if (link === null) throw refused();
+      try {
+        return await signInOperator(vault, options, owner);
+      } catch (error) {
+        // Nothing was signed in: the link stays usable until it expires.
+        pending.push(link);
+        throw error;
+      }
+    },
+  };
+}
+
+async function operatorTenant(db: Kysely<Database>): Promise<{ id: string; owner_id: string | null }> {
+  const meta = await db
+    .selectFrom('vault_meta')
+    .select('value')
+    .where('key', '=', 'embedded_default')
+    .executeTakeFirst();
+  const embeddedId = meta ? (JSON.parse(meta.value) as { tenant_id?: unknown }).tenant_id : undefined;
+  let query = db.selectFrom('tenants').select(['id', 'owner_id']);
+  query =
+    typeof embeddedId === 'string'
+      ? query.where('id', '=', embeddedId)
+      : query.orderBy('created_at').orderBy('id');
+  const row = await query.executeTakeFirst();
+  if (!row) throw new VaultError('NOT_FOUND', 'The vault has no tenant to sign in to.');
+  return row;
+}
+
+async function signInOperator(
+  vault: VaultHandle,
+  options: { readonly kdf: KdfLimits; readonly sessionTtlMs: number },
+  owner: OwnerInput | undefined,
+): Promise<OneTimeSession> {
+  const tenant = await operatorTenant(vault.db);
+  if (tenant.owner_id !== null) {
+    if (owner !== undefined) {
+      const errors = new FieldErrorCollector();
+      errors.add('owner', 'this tenant already has an owner');
+      errors.throwIfAny();
+    }
+    const ownerId = tenant.owner_id;
+    const session = await vault.transaction((trx) =>
+      insertSession(trx, vault, ownerId, options.sessionTtlMs),
+    );
+    return { token: session.token, expires_at: session.expiresAt };
+  }
+
+  const errors = new FieldErrorCollector();
+  if (owner === undefined) {
+    errors.add('owner', 'this tenant has no owner yet: give the e-mail, name and password of its owner');
+    errors.throwIfAny('Set up the owner of this tenant.');
+    throw new Error('unreachable');
+  }
+  const user = checkNewUser(
+    {
+      email: owner.email,
+      password: owner.password,
+      first_name: owner.first_name,
+      last_name: owner.last_name,
+    },
+    errors,
+  );
+  if (user.password === undefined || user.password === '') errors.add('password', 'is required');
+  errors.throwIfAny();
+  // Hashing is slow: before the transaction holds the vault.
+  const hash = await hashPassword(owner.password, options.kdf);
+  return vault.transaction(async (trx) => {
+    // Checked again under the lock: two first sign-ins must not both become the owner.
+    const current = await trx
+      .selectFrom('tenants')
+      .select('owner_id')
+      .where('id', '=', tenant.id)
+      .executeTakeFirst();
+    if (!current || current.owner_id !== null) {
+      throw new VaultError('CONFLICT', 'This tenant got an owner meanwhile; sign in again.');
+    }
+    const created = await insertUser(trx, vault, user, hash);
+    const actor = operatorIn(tenant.id);
+    await trx
+      .updateTable('tenants')
+      .set({
+        owner_id: created.id,
+        modified_at: vault.clock.now().toISOString(),
+        modified_by: actorOf(actor).actor_id,
+      })
+      .where('id', '=', tenant.id)
+      .execute();
+    await appendAudit(trx, vault, actor, {
+      tenantId: tenant.id,
+      entityType: TENANT_ENTITY,
+      entityId: tenant.id,
+      operation: 'update',
+      message: 'Tenant owner set at the first console sign-in',
+    });
+    await addMember(trx, vault, actor, { tenantId: tenant.id, userId: created.id, role: 'OWNER' });
+    const session = await insertSession(trx, vault, created.id, options.sessionTtlMs);
+    return { token: session.token, expires_at: session.expiresAt };
+  });
+}
