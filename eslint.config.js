@@ -23,7 +23,16 @@ const forbid = (rooms, extra = []) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'desktop/dist/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'coverage/**',
+      'desktop/dist/**',
+      'desktop/renderer/dist/**',
+      'desktop/renderer/src/api/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,6 +7,8 @@ export default defineConfig({
       'server/**/*.test.ts',
       'cli/**/*.test.ts',
       'e2e/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'desktop/renderer/src/**/*.test.ts',
       'desktop/main/**/*.test.ts',
       'desktop/preload/**/*.test.ts',
     ],

@@ -1,0 +1,28 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app';
+import { SessionProvider } from './session/session';
+import { takeLinkSecret } from './session/link-secret';
+import './styles.css';
+
+const linkSecret = takeLinkSecret(window.location, window.history);
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    // A refused or invalid request will not succeed on its own: show its problem at once.
+    queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 },
+  },
+});
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html has no #root');
+createRoot(root).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <SessionProvider>
+        <App linkSecret={linkSecret} />
+      </SessionProvider>
+    </QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,406 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { fieldErrorsOf, setTokenKey, tokenApi, unwrap, type TokenView } from '../api/client';
+import { useSession } from '../session/session';
+import { ConfirmDialog, Dialog } from '../components/dialog';
+import { Field } from '../components/field';
+import { Pager } from '../components/pager';
+import { Empty, Loading, ProblemAlert } from '../components/states';
+import { luhnHint } from '../tokens/luhn';
+import { searchErrorPosition, splitAt } from '../tokens/search-error';
+
+const PAGE_SIZE = 20;
+
+/** Suggestions for the type field; the server's list and validation are the truth. */
+const TYPE_SUGGESTIONS = [
+  'token',
+  'card',
+  'bank',
+  'card_number',
+  'social_security_number',
+  'employer_id_number',
+];
+
+export function TokensPage() {
+  const { tokenApp } = useSession();
+  return tokenApp === null ? <ChooseApplication /> : <TokensOf appName={tokenApp.name} />;
+}
+
+/**
+ * Token permissions belong to applications, not to members: the screen acts as a private
+ * application whose key its user gives (kept in this page's memory only).
+ */
+function ChooseApplication() {
+  const { chooseTokenApp } = useSession();
+  const [key, setKey] = useState('');
+  // The key is checked by reading one token page with it (what the screen needs: token:read).
+  const check = useMutation({
+    mutationFn: async () => {
+      setTokenKey(key.trim());
+      try {
+        return await unwrap(tokenApi.GET('/tokens', { params: { query: { page: 1, size: 1 } } }));
+      } catch (error) {
+        setTokenKey(null);
+        throw error;
+      }
+    },
+    onSuccess: () => chooseTokenApp({ name: 'the application of the given key', key: key.trim() }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    check.mutate();
+  };
+  return (
+    <section aria-labelledby="tokens-title">
+      <h1 id="tokens-title">Tokens</h1>
+      <form noValidate className="card" onSubmit={submit}>
+        <h2>Act as an application</h2>
+        <p>
+          Tokens are created, read and searched by applications, each within its permissions and access rules;
+          a member's session administers the tenant but holds no token permissions. Give the key of a private
+          application (with token:read and token:search) to browse its tokens. The key stays in this page's
+          memory only. Right after creating an application, its key dialog offers "Use on the Tokens screen".
+        </p>
+        <ProblemAlert error={check.error} />
+        <Field label="Application key" name="key" error={check.error}>
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autoComplete="off"
+              value={key}
+              onChange={(e) => setKey(e.target.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" className="primary" disabled={check.isPending || key.trim() === ''}>
+          Use this key
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function TokensOf({ appName }: { readonly appName: string }) {
+  const { chooseTokenApp } = useSession();
+  const [draft, setDraft] = useState('');
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<TokenView | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  const list = useQuery({
+    queryKey: ['tokens', appName, query, page],
+    queryFn: () =>
+      query === ''
+        ? unwrap(tokenApi.GET('/tokens', { params: { query: { page, size: PAGE_SIZE } } }))
+        : unwrap(tokenApi.POST('/tokens/search', { body: { query, page, size: PAGE_SIZE } })),
+    placeholderData: keepPreviousData,
+  });
+
+  const search = (e: FormEvent) => {
+    e.preventDefault();
+    setPage(1);
+    setQuery(draft.trim());
+  };
+
+  return (
+    <section aria-labelledby="tokens-title">
+      <div className="page-header">
+        <h1 id="tokens-title">Tokens</h1>
+        <div className="acting-as">
+          <span>
+            As application <strong>{appName}</strong>
+          </span>
+          <button type="button" onClick={() => chooseTokenApp(null)}>
+            Forget key
+          </button>
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            Create token
+          </button>
+        </div>
+      </div>
+      <form noValidate className="search" role="search" onSubmit={search}>
+        <label htmlFor="token-query">Search</label>
+        <input
+          id="token-query"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          placeholder="type:card AND metadata.customer:42"
+          aria-describedby="token-query-help"
+          aria-invalid={list.isError && fieldErrorsOf(list.error, 'query').length > 0}
+        />
+        <button type="submit">Search</button>
+        <small id="token-query-help" className="hint">
+          Fields: id, type, data, fingerprint, container, metadata.&lt;key&gt;, created_at; AND, OR, NOT,
+          parentheses. Empty lists every token.
+        </small>
+      </form>
+      {list.isError && <SearchProblem error={list.error} query={query} />}
+      {list.isPending && <Loading what="tokens" />}
+      {list.data !== undefined &&
+        (list.data.data.length === 0 ? (
+          <Empty>{query === '' ? 'No tokens yet.' : 'No token matches this search.'}</Empty>
+        ) : (
+          <>
+            <table className="tokens">
+              <thead>
+                <tr>
+                  <th scope="col">Id</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Containers</th>
+                  <th scope="col">Metadata</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((t) => (
+                  <tr key={t.id}>
+                    <td>
+                      <button type="button" className="link" onClick={() => setSelected(t)}>
+                        {t.id}
+                      </button>
+                    </td>
+                    <td>{t.type}</td>
+                    <td>{t.containers.join(', ')}</td>
+                    <td>
+                      {Object.entries(t.metadata ?? {})
+                        .map(([k, v]) => `${k}=${v}`)
+                        .join(', ')}
+                    </td>
+                    <td>{t.created_at === undefined ? '' : new Date(t.created_at).toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager pagination={list.data.pagination} onPage={setPage} />
+          </>
+        ))}
+      <TokenDrawer token={selected} onClose={() => setSelected(null)} />
+      <CreateToken open={creating} onClose={() => setCreating(false)} />
+    </section>
+  );
+}
+
+/** The problem of a search, with the character the server points at underlined in the query. */
+function SearchProblem({ error, query }: { readonly error: unknown; readonly query: string }) {
+  const messages = fieldErrorsOf(error, 'query');
+  const position = searchErrorPosition(messages, query);
+  return (
+    <div className="problem" role="alert">
+      <ProblemAlert error={error} />
+      {position !== null && (
+        <pre className="query-error" aria-label={`The error is at position ${position} of the query`}>
+          {splitAt(query, position).before}
+          <mark className="error-at">{splitAt(query, position).at || ' '}</mark>
+          {splitAt(query, position).after}
+        </pre>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A token's details without its data. "Reveal" reads the token again (GET /tokens/{id}, an
+ * audited read) and shows what the caller's transform allows: masked by default, explicit to reveal.
+ */
+function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; readonly onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const reveal = useMutation({
+    mutationFn: (id: string) => unwrap(tokenApi.GET('/tokens/{id}', { params: { path: { id } } })),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => unwrap(tokenApi.DELETE('/tokens/{id}', { params: { path: { id } } })),
+    onSuccess: async () => {
+      setConfirmDelete(false);
+      close();
+      await queryClient.invalidateQueries({ queryKey: ['tokens'] });
+    },
+  });
+  const close = () => {
+    reveal.reset();
+    remove.reset();
+    onClose();
+  };
+  return (
+    <Dialog title="Token" open={token !== null} onClose={close} className="drawer">
+      {token !== null && (
+        <div className="dialog-body">
+          <dl className="facts">
+            <dt>Id</dt>
+            <dd>
+              <code>{token.id}</code>
+            </dd>
+            <dt>Type</dt>
+            <dd>{token.type}</dd>
+            <dt>Containers</dt>
+            <dd>{token.containers.join(', ')}</dd>
+            <dt>Fingerprint</dt>
+            <dd>
+              <code>{token.fingerprint ?? '—'}</code>
+            </dd>
+            <dt>Metadata</dt>
+            <dd>
+              <code>{JSON.stringify(token.metadata ?? {})}</code>
+            </dd>
+            <dt>Created</dt>
+            <dd>{token.created_at ?? '—'}</dd>
+            <dt>Data</dt>
+            <dd>
+              {reveal.data === undefined ? (
+                <span className="masked" aria-label="Data hidden">
+                  ••••••••
+                </span>
+              ) : (
+                <pre className="revealed" data-testid="revealed-data">
+                  {reveal.data.data === undefined
+                    ? '(not shown to you)'
+                    : JSON.stringify(reveal.data.data, null, 2)}
+                </pre>
+              )}
+            </dd>
+          </dl>
+          <ProblemAlert error={reveal.error ?? remove.error} />
+          <footer className="dialog-actions">
+            {reveal.data === undefined ? (
+              <button type="button" onClick={() => reveal.mutate(token.id)} disabled={reveal.isPending}>
+                Reveal data
+              </button>
+            ) : (
+              <button type="button" onClick={() => reveal.reset()}>
+                Hide data
+              </button>
+            )}
+            <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+              Delete
+            </button>
+          </footer>
+          <small className="hint">Revealing reads the token again; the read is in the audit log.</small>
+          <ConfirmDialog
+            title="Delete this token?"
+            open={confirmDelete}
+            onCancel={() => setConfirmDelete(false)}
+            onConfirm={() => remove.mutate(token.id)}
+            confirmLabel="Delete token"
+            busy={remove.isPending}
+          >
+            <p>
+              The token <code>{token.id}</code> and its data are deleted for good. Anything still holding this
+              token can no longer use it.
+            </p>
+          </ConfirmDialog>
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+/**
+ * Data as typed: a JSON object, array or quoted string when it looks like one (objects for card
+ * and bank), else the text itself, so digits stay a string of digits.
+ */
+function parseData(text: string): unknown {
+  if (!/^\s*[[{"]/.test(text)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function CreateToken({ open, onClose }: { readonly open: boolean; readonly onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const [type, setType] = useState('token');
+  const [data, setData] = useState('');
+  const [metadata, setMetadata] = useState('');
+  const [localError, setLocalError] = useState<string | null>(null);
+  const create = useMutation({
+    mutationFn: (body: { type: string; data: unknown; metadata?: Record<string, string> }) =>
+      unwrap(tokenApi.POST('/tokens', { body })),
+    onSuccess: async () => {
+      setData('');
+      setMetadata('');
+      onClose();
+      await queryClient.invalidateQueries({ queryKey: ['tokens'] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setLocalError(null);
+    let meta: Record<string, string> | undefined;
+    if (metadata.trim() !== '') {
+      const pairs = metadata
+        .split(/\n|,/)
+        .map((line) => line.trim())
+        .filter(Boolean);
+      meta = {};
+      for (const pair of pairs) {
+        const at = pair.indexOf('=');
+        if (at <= 0) {
+          setLocalError(`Metadata "${pair}" is not key=value.`);
+          return;
+        }
+        meta[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+      }
+    }
+    create.mutate({ type, data: parseData(data), ...(meta === undefined ? {} : { metadata: meta }) });
+  };
+  const hint = type === 'card_number' ? (luhnHint(data) ?? undefined) : undefined;
+  return (
+    <Dialog title="Create a token" open={open} onClose={onClose}>
+      <form noValidate className="dialog-body" onSubmit={submit}>
+        <ProblemAlert error={create.error} />
+        <Field label="Type" name="type" error={create.error}>
+          {(p) => (
+            <>
+              <input
+                {...p}
+                list="token-types"
+                value={type}
+                onChange={(e) => setType(e.target.value)}
+                required
+              />
+              <datalist id="token-types">
+                {TYPE_SUGGESTIONS.map((t) => (
+                  <option key={t} value={t} />
+                ))}
+              </datalist>
+            </>
+          )}
+        </Field>
+        <Field
+          label="Data"
+          name="data"
+          error={create.error}
+          {...(hint === undefined ? { hint: 'Text, or JSON (an object for card and bank).' } : { hint })}
+        >
+          {(p) => (
+            <textarea {...p} rows={4} value={data} onChange={(e) => setData(e.target.value)} required />
+          )}
+        </Field>
+        <Field
+          label="Metadata"
+          name="metadata"
+          error={create.error}
+          hint="key=value, one per line (optional)."
+        >
+          {(p) => <textarea {...p} rows={2} value={metadata} onChange={(e) => setMetadata(e.target.value)} />}
+        </Field>
+        {localError !== null && (
+          <p className="problem" role="alert">
+            {localError}
+          </p>
+        )}
+        <footer className="dialog-actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            Create
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { build } from 'vite';
+
+/** Debian's Chromium (`apt-get install chromium`); CI installs it, Playwright's own browsers are never downloaded. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+export const SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Headless Chromium with a fresh profile (Playwright makes a new user-data-dir per launch). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Builds the console from its sources into a temp folder, so a test never serves a stale build. */
+export async function buildConsole(): Promise<{ root: string; dispose(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-console-build-'));
+  const root = join(dir, 'dist');
+  await build({
+    configFile: fileURLToPath(new URL('../desktop/renderer/vite.config.ts', import.meta.url)),
+    logLevel: 'warn',
+    build: { outDir: root, emptyOutDir: true },
+  });
+  return { root, dispose: () => rm(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,338 @@
+/**
+ * The console in real Chromium against a real server on 127.0.0.1 over a temp vault: the operator's
+ * one-time link (owner set-up on first use), an application whose key is shown once, tokenizing
+ * with that key over HTTP, the token found, revealed and deleted, the audit entries, members and
+ * settings, the sign-in failures and a member who sees only their tenant. Every screen is
+ * screenshot to docs/screenshots/ and checked with axe (no serious or critical violations).
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { bootstrapEmbeddedDefault } from '../core/tenancy/bootstrap.ts';
+import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { startServer, type RunningServer } from '../server/listen.ts';
+import { consoleSignInLink } from '../server/routes/console-sessions.ts';
+import { createTempVault, type TempVault } from '../server/test-support/temp-vault.ts';
+import { buildConsole, HAS_CHROMIUM, launchChromium, SCREENSHOTS } from './console-browser.ts';
+
+if (!HAS_CHROMIUM) {
+  console.warn('e2e/console.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
+}
+
+/** What the report of a violation tells (axe-core's Result, reduced to what is printed). */
+interface AxeViolation {
+  readonly id: string;
+  readonly help: string;
+  readonly impact?: string | null;
+  readonly nodes: readonly { readonly target: readonly unknown[] }[];
+}
+
+const OWNER = {
+  email: 'owner@example.test',
+  password: 'owner password 1',
+  first_name: 'Olga',
+  last_name: 'Owner',
+};
+
+describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
+  let temp: TempVault;
+  let server: RunningServer;
+  let built: Awaited<ReturnType<typeof buildConsole>>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    built = await buildConsole();
+    temp = await createTempVault();
+    const boot = await bootstrapEmbeddedDefault(temp.vault);
+    tenantId = boot!.tenantId;
+    server = await startServer(temp.vault, {
+      host: '127.0.0.1',
+      port: 0,
+      sweepIntervalMs: false,
+      logger: { level: 'silent' },
+      serviceOptions: { passwordKdf: FAST_KDF },
+      console: { root: built.root },
+    });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await temp?.dispose();
+    await built?.dispose();
+  });
+
+  beforeEach((context) => {
+    onTestFailed(async () => {
+      await page?.screenshot({
+        path: join(tmpdir(), `console-failed-${context.task.name.slice(0, 40)}.png`),
+      });
+    });
+  });
+
+  async function screen(name: string, target: Page = page): Promise<void> {
+    await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    const axe = await new AxeBuilder({ page: target }).analyze();
+    const violations: readonly AxeViolation[] = axe.violations;
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(
+      serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
+    ).toEqual([]);
+  }
+
+  it('serves the console with its security headers', async () => {
+    const res = await fetch(`${server.url}/console/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  let link: string;
+  it('signs the operator in with the one-time link, setting up the owner first', async () => {
+    link = consoleSignInLink(server.app, server.url);
+    await page.goto(link);
+    await expect.poll(() => page.url()).toBe(`${server.url}/console/`); // the secret left the address bar
+    await page.getByRole('heading', { name: /Set up the owner/ }).waitFor();
+    await page.getByLabel('E-mail').fill('not an address');
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create the owner and sign in' }).click();
+    await page.locator('.field-errors').first().waitFor();
+    expect(await page.locator('.field.invalid').count()).toBeGreaterThanOrEqual(2);
+    await screen('sign-in-owner-setup');
+    await page.getByLabel('E-mail').fill(OWNER.email);
+    await page.getByLabel('First name').fill(OWNER.first_name);
+    await page.getByLabel('Last name').fill(OWNER.last_name);
+    await page.getByLabel('Password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Create the owner and sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await expect.poll(() => page.getByLabel('Tenant').inputValue()).toBe(tenantId);
+  });
+
+  it('refuses the same link a second time', async () => {
+    const other = await context.newPage();
+    try {
+      await other.goto(link);
+      await other.getByText('The sign-in link did not work').waitFor();
+      expect(await other.getByRole('alert').textContent()).toContain('unknown, used or expired');
+    } finally {
+      await other.close();
+    }
+  });
+
+  let apiKey: string;
+  it('creates an application with permissions for its type and shows its key once', async () => {
+    await page.getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await page.getByRole('button', { name: 'Create application' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create an application' });
+    await dialog.getByLabel('Type').selectOption('private');
+    await dialog.getByText('token:search').first().waitFor();
+    expect(await dialog.getByText('tenant:read').count()).toBe(0); // management-only, filtered out
+    for (const permission of ['token:create', 'token:search', 'token:delete']) {
+      await dialog.getByRole('checkbox', { name: new RegExp(`^${permission} `) }).check();
+    }
+    // A rule that reveals token:read everywhere; first with a bad container and no name: the
+    // server's field errors sit next to the fields they name.
+    await dialog.getByRole('button', { name: 'Add a rule' }).click();
+    const rule = dialog.getByRole('group', { name: 'Rule 1' });
+    await rule.getByLabel('Container').fill('no-slashes');
+    await rule.getByLabel('Transform').selectOption('reveal');
+    await dialog.getByLabel('Name', { exact: true }).fill(' ');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    await rule.locator('.field-errors').waitFor();
+    expect(await rule.locator('.field-errors').textContent()).toContain("starts and ends with '/'");
+    await dialog.getByLabel('Name', { exact: true }).fill('Checkout backend');
+    await rule.getByLabel('Container').fill('/');
+    await screen('applications-create');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    const keyDialog = page.getByRole('dialog', { name: "The application's key" });
+    await keyDialog.waitFor();
+    apiKey = await keyDialog.getByTestId('api-key').inputValue();
+    expect(apiKey.length).toBeGreaterThan(20);
+    await screen('applications-key-once');
+    await keyDialog.getByRole('button', { name: 'I have stored the key' }).click();
+    await page.getByRole('cell', { name: 'Checkout backend' }).waitFor();
+    expect(await page.content()).not.toContain(apiKey); // the key is gone once the dialog closes
+    await screen('applications');
+  });
+
+  let tokenId: string;
+  it('tokenizes with that key over HTTP, then finds, reveals and deletes the token in the console', async () => {
+    const res = await fetch(`${server.url}/tokenize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'svc-api-key': apiKey },
+      body: JSON.stringify({
+        card: { type: 'card_number', data: '4242424242424242', metadata: { order: 'o-17' } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    tokenId = ((await res.json()) as { card: { id: string } }).card.id;
+    const extra = await fetch(`${server.url}/tokenize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'svc-api-key': apiKey },
+      body: JSON.stringify({ type: 'token', data: 'a second token', metadata: { order: 'o-18' } }),
+    });
+    expect(extra.status).toBe(200);
+
+    // Token permissions belong to applications: the Tokens screen acts as one, with its key.
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('heading', { name: 'Act as an application' }).waitFor();
+    await page.getByLabel('Application key').fill('key_NotAKeyOfThisVault0000');
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Application key').fill(apiKey);
+    await screen('tokens-choose-application');
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByRole('button', { name: tokenId }).waitFor();
+
+    // A search with a syntax error: the server's position is underlined in the query.
+    await page.getByLabel('Search', { exact: true }).fill('type:card_number AND (');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('mark.error-at').waitFor();
+    await screen('tokens-search-error');
+
+    await page.getByLabel('Search', { exact: true }).fill('metadata.order:o-17');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 in all').waitFor();
+    await screen('tokens');
+
+    await page.getByRole('button', { name: tokenId }).click();
+    const drawer = page.getByRole('dialog', { name: 'Token' });
+    await drawer.getByLabel('Data hidden').waitFor();
+    expect(await drawer.textContent()).not.toContain('4242424242424242');
+    await drawer.getByRole('button', { name: 'Reveal data' }).click();
+    await drawer.getByTestId('revealed-data').waitFor();
+    expect(await drawer.getByTestId('revealed-data').textContent()).toContain('4242424242424242');
+    await screen('tokens-reveal');
+    await drawer.getByRole('button', { name: 'Hide data' }).click();
+    await drawer.getByLabel('Data hidden').waitFor();
+    await drawer.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('creates a token with a card-number hint and the server validation as the truth', async () => {
+    await page.getByLabel('Search', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create a token' });
+    await dialog.getByLabel('Type').fill('card_number');
+    await dialog.getByLabel('Data', { exact: true }).fill('4242424242424241');
+    await dialog.getByText('Fails the Luhn check').waitFor();
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByRole('alert').first().waitFor();
+    await screen('tokens-create-error');
+    await dialog.getByLabel('Data', { exact: true }).fill('4000056655665556');
+    await dialog.getByText('Passes the Luhn check').waitFor();
+    await dialog.getByLabel('Metadata').fill('source=console');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('3 in all').waitFor();
+
+    // Delete the tokenized card, behind a confirmation.
+    await page.getByRole('button', { name: tokenId }).click();
+    const drawer = page.getByRole('dialog', { name: 'Token' });
+    await drawer.getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this token?' });
+    await confirm.getByRole('button', { name: 'Delete token' }).click();
+    await page.getByText('2 in all').waitFor();
+    expect(await page.getByRole('button', { name: tokenId }).count()).toBe(0);
+  });
+
+  it('shows the audit entries of what happened, filterable by entity', async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page.getByLabel('Entity id').fill(tokenId);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('cell', { name: 'delete', exact: true }).waitFor();
+    const operations = await page.locator('table.audit tbody tr td:nth-child(4)').allTextContents();
+    expect(operations).toEqual(expect.arrayContaining(['create', 'read', 'delete']));
+    await screen('audit-log');
+  });
+
+  it('lists the owner, who cannot be removed', async () => {
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('cell', { name: OWNER.email }).waitFor();
+    await page.getByText('The owner cannot be removed').waitFor();
+    await screen('members');
+  });
+
+  it('edits the tenant settings with the server validation next to the fields', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Tenant settings' }).waitFor();
+    await page.getByRole('button', { name: 'Add a setting' }).click();
+    await page.getByLabel('Value').last().fill('maybe');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').first().waitFor();
+    await screen('settings-error');
+    await page.getByLabel('Value').last().fill('true');
+    await page.getByLabel('Name').fill('Default tenant');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    await expect
+      .poll(() => page.getByLabel('Tenant').locator('option').first().textContent())
+      .toBe('Default tenant');
+    await screen('settings');
+  });
+
+  it('shows the overview: vault status, tokens by type, monthly active tokens', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Tokens by type' }).waitFor();
+    await page.getByRole('cell', { name: 'card_number' }).waitFor();
+    await screen('overview');
+  });
+
+  it('signs out, refuses a wrong password and signs the owner in with e-mail and password', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('E-mail').fill(OWNER.email);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await screen('sign-in-failed');
+    await page.getByLabel('Password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // The session lives in page memory only: nothing in storage, and a reload signs out.
+    expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  });
+
+  it('lists the tenants of the signed-in user and switches between them', async () => {
+    // A second tenant whose owner is somebody else: the console's owner is not a member there.
+    const other = await fetch(`${server.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: OWNER.email, password: OWNER.password }),
+    });
+    const { token } = (await other.json()) as { token: string };
+    const created = await fetch(`${server.url}/tenants`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'Second tenant' }),
+    });
+    expect(created.status).toBe(201);
+
+    await page.getByLabel('E-mail').fill(OWNER.email);
+    await page.getByLabel('Password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const names = await page.getByLabel('Tenant').locator('option').allTextContents();
+    expect(names.sort()).toEqual(['Default tenant', 'Second tenant']);
+    // Switching tenant shows that tenant's data, and forgets the application key of the other one.
+    await page.getByLabel('Tenant').selectOption({ label: 'Second tenant' });
+    await page.getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await page.locator('table, .state.empty').first().waitFor();
+    expect(await page.getByRole('cell', { name: 'Checkout backend' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('heading', { name: 'Act as an application' }).waitFor();
+  });
+});
