@@ -24,6 +24,8 @@ export interface VaultSessionOptions {
   /** Where the server's request log goes (the menu's "open logs"). */
   readonly logger?: StartServerOptions['logger'];
   readonly kdf?: KdfLimits;
+  /** The built console's folder (the app's own copy); the server's default otherwise. */
+  readonly consoleRoot?: string;
 }
 
 /** What the start screen shows once a vault is unlocked. */
@@ -131,6 +133,7 @@ export class VaultSession {
         port: this.options.port ?? 0,
         version: this.options.version,
         ...(this.options.logger ? { logger: this.options.logger } : {}),
+        ...(this.options.consoleRoot ? { console: { root: this.options.consoleRoot } } : {}),
       });
     } catch (error) {
       await vault.close().catch(() => undefined);
