@@ -46,7 +46,7 @@ describe('electron-builder.yml', () => {
       const folder = base(pattern);
       if (folder === 'dist/package.json') {
         // tsc emits the package.json that the compiled code imports (its version).
-        expect(read('desktop/main/main.ts')).toContain("'../../package.json'");
+        expect(read('desktop/main/desktop-shell.ts')).toContain("'../../package.json'");
       } else if (folder.startsWith('dist/')) {
         const source = folder.slice('dist/'.length);
         expect(existsSync(join(root, source)), source).toBe(true);
@@ -64,9 +64,9 @@ describe('electron-builder.yml', () => {
   it('starts the compiled main process and its compiled preload', () => {
     expect(pkg.main).toBe('dist/desktop/main/main.js');
     expect(existsSync(join(root, 'desktop/main/main.ts'))).toBe(true);
-    expect(read('desktop/main/main.ts')).toContain("'dist', 'desktop', 'preload', 'preload.cjs'");
+    expect(read('desktop/main/desktop-shell.ts')).toContain("'dist', 'desktop', 'preload', 'preload.cjs'");
     expect(existsSync(join(root, 'desktop/preload/preload.cts'))).toBe(true);
-    expect(read('desktop/main/main.ts')).toContain("'desktop', 'start-screen', 'index.html'");
+    expect(read('desktop/main/desktop-shell.ts')).toContain("'desktop', 'start-screen', 'index.html'");
     expect(existsSync(join(root, 'desktop/start-screen/index.html'))).toBe(true);
   });
 
