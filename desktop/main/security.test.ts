@@ -83,14 +83,14 @@ describe('guardContents', () => {
     const external = vi.fn();
     const { contents, fire } = fakeContents();
     guardContents(contents, origins, external);
-    for (const event of ['will-navigate', 'will-redirect']) {
+    for (const event of ['will-navigate', 'will-redirect', 'will-frame-navigate']) {
       expect(fire(event, 'http://127.0.0.1:5000/console/')).toBe(false);
       expect(fire(event, START)).toBe(false);
       expect(fire(event, 'https://evil.example/')).toBe(true);
       expect(fire(event, 'file:///home/me/.ssh/id_rsa')).toBe(true);
       expect(fire(event, 'javascript:alert(1)')).toBe(true);
     }
-    expect(external.mock.calls).toEqual([['https://evil.example/'], ['https://evil.example/']]);
+    expect(external.mock.calls).toEqual(Array(3).fill(['https://evil.example/']));
   });
 
   it('never opens a window; a foreign web link opens in the system browser', () => {

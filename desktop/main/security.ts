@@ -126,7 +126,7 @@ export function isExternalWebLink(url: string): boolean {
 /** The parts of Electron's WebContents the guards use. */
 export interface GuardedContents {
   on(
-    event: 'will-navigate' | 'will-redirect',
+    event: 'will-navigate' | 'will-redirect' | 'will-frame-navigate',
     listener: (event: { preventDefault(): void; url: string }) => void,
   ): void;
   on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): void;
@@ -149,6 +149,8 @@ export function guardContents(
   };
   contents.on('will-navigate', stayHome);
   contents.on('will-redirect', stayHome);
+  // Frames too: a subframe (an iframe the page did not expect) stays on the app's pages as well.
+  contents.on('will-frame-navigate', stayHome);
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
     if (!origins.isAllowed(url) && isExternalWebLink(url)) openExternal(url);
