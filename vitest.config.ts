@@ -9,6 +9,8 @@ export default defineConfig({
       'e2e/**/*.test.ts',
       'scripts/**/*.test.ts',
       'desktop/renderer/src/**/*.test.ts',
+      'desktop/main/**/*.test.ts',
+      'desktop/preload/**/*.test.ts',
     ],
     environment: 'node',
     testTimeout: 30_000,
