@@ -59,6 +59,7 @@ describe('application service', () => {
       applicationType: 'private',
       permissions: ['token:read'],
       rules: backend.rules,
+      canCreateExpiringApplications: false,
     });
     // Only the keyed hash is stored.
     const row = await f.vault.db
@@ -88,7 +89,7 @@ describe('application service', () => {
   it.each([
     ['missing name', { name: '  ', type: 'private', permissions: ['token:read'] }, 'name'],
     ['name over 200', { name: 'x'.repeat(201), type: 'private', permissions: ['token:read'] }, 'name'],
-    ['unknown type', { name: 'A', type: 'expiring', permissions: ['token:read'] }, 'type'],
+    ['unknown type', { name: 'A', type: 'desktop', permissions: ['token:read'] }, 'type'],
     ['nothing granted', { name: 'A', type: 'private' }, 'permissions'],
     ['public app reading', { name: 'A', type: 'public', permissions: ['token:read'] }, 'permissions[0]'],
     [

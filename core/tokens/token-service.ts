@@ -276,7 +276,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         .execute();
       const items: TokenView[] = [];
       for (const row of rows) {
-        const transform = transformFor(principal, permission, row.container);
+        const transform = transformFor(principal, permission, row);
         items.push(viewOf(row, await shownData(transform, row, opener(trx, row))));
         await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
       }
@@ -322,7 +322,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const now = vault.clock.now();
         const row = await findToken(trx, principal.tenantId, id, now);
         if (!row) throw tokenNotFound();
-        const transform = transformOnExisting(principal, 'token:read', row.container);
+        const transform = transformOnExisting(principal, 'token:read', row);
         const view = viewOf(row, await shownData(transform, row, opener(trx, row)));
         await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
         await recordActivity(trx, row.tenant_id, [row.id], now);
@@ -368,7 +368,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
         const row = await findToken(trx, principal.tenantId, id, ctx.now);
         if (!row) throw tokenNotFound();
-        transformOnExisting(principal, 'token:update', row.container);
+        transformOnExisting(principal, 'token:update', row);
         const current = await crypto.open(trx, row.tenant_id, row.id, row.data);
         const { spec, dataChanged, deduplicate, needsReveal } = checkUpdate(row, current, patch, ctx.now);
         // Before any caller-chosen expression is evaluated over the data: its value, its errors and
@@ -376,11 +376,9 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         requireReveal(principal, needsReveal, [row.container, spec.container]);
         // Moving needs token:update on both containers. The response shows the
         // token where it now is, never more than the caller's read transform there allows.
-        const updateTransform = transformFor(principal, 'token:update', spec.container);
-        const transform = stricterTransform(
-          updateTransform,
-          readTransformOn(principal, spec.container) ?? 'redact',
-        );
+        const moved = { id: row.id, container: spec.container };
+        const updateTransform = transformFor(principal, 'token:update', moved);
+        const transform = stricterTransform(updateTransform, readTransformOn(principal, moved) ?? 'redact');
         const derived = deriveValues(spec);
         const fingerprint = await ctx.fingerprint(row.type, derived.fingerprintInput);
         const duplicate = await returnDuplicate(
@@ -416,7 +414,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       await vault.transaction(async (trx) => {
         const row = await findToken(trx, principal.tenantId, id, vault.clock.now());
         if (!row) throw tokenNotFound();
-        transformOnExisting(principal, 'token:delete', row.container);
+        transformOnExisting(principal, 'token:delete', row);
         await deleteTokenRow(trx, row);
         await audit(trx, principal, row, 'delete', TOKEN_MESSAGES.delete);
       });
