@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
+import { ADMINISTERED_APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { CliDeps } from '../../deps.ts';
 import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
@@ -42,7 +42,7 @@ export function newAppCreateCommand(
     .option('--name <name>', 'application name (asked on a terminal when missing)')
     .addOption(
       new Option('--type <type>', 'application type (asked on a terminal when missing)').choices(
-        APPLICATION_TYPES,
+        ADMINISTERED_APPLICATION_TYPES,
       ),
     );
   addGrantOptions(command);
@@ -65,11 +65,17 @@ export function newAppCreateCommand(
 async function typeOrPrompt(deps: CliDeps, type: ApplicationType | undefined): Promise<ApplicationType> {
   if (type !== undefined) return type;
   const answer = (
-    await deps.prompter.input({ message: `Type (${APPLICATION_TYPES.join(', ')}):`, default: 'private' })
+    await deps.prompter.input({
+      message: `Type (${ADMINISTERED_APPLICATION_TYPES.join(', ')}):`,
+      default: 'private',
+    })
   ).trim();
-  const chosen = APPLICATION_TYPES.find((t) => t === answer);
+  const chosen = ADMINISTERED_APPLICATION_TYPES.find((t) => t === answer);
   if (chosen === undefined) {
-    throw new VaultError('USAGE', `the type must be one of ${APPLICATION_TYPES.join(', ')}, not '${answer}'`);
+    throw new VaultError(
+      'USAGE',
+      `the type must be one of ${ADMINISTERED_APPLICATION_TYPES.join(', ')}, not '${answer}'`,
+    );
   }
   return chosen;
 }
