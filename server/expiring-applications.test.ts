@@ -200,4 +200,29 @@ describe('what an expiring key can do', () => {
     // Others keep working.
     expect((await call('GET', `/tokens/${encodeURIComponent(otherId)}`, creatorKey)).statusCode).toBe(200);
   });
+
+  it('a container condition scopes list and get like a container rule, its transform applied', async () => {
+    const op = operator(a.tenant.id);
+    const card = (
+      await server.services.tokens.create(op, { type: 'card', data: { number: '4242424242424242' } })
+    ).token;
+    const created = await call('POST', '/applications', creatorKey, {
+      name: 'Cards masked',
+      type: 'expiring',
+      rules: [
+        {
+          priority: 1,
+          conditions: [{ attribute: 'container', operator: 'starts_with', value: '/pci/' }],
+          permissions: ['token:read'],
+          transform: 'mask',
+        },
+      ],
+    });
+    expect(created.statusCode).toBe(201);
+    const { key } = created.json() as { key: string };
+    const list = await call('GET', '/tokens', key);
+    expect(list.json()).toMatchObject({ pagination: { total_items: 1 }, data: [{ id: card.id }] });
+    expect(list.body).not.toContain('4242424242424242');
+    expect((await call('GET', `/tokens/${encodeURIComponent(shownId)}`, key)).statusCode).toBe(404);
+  });
 });
