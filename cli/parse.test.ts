@@ -300,7 +300,7 @@ describe('usage errors exit 2 with one line', () => {
     [['app', 'create', '--rule', 'not json'], /Not valid JSON/],
     [['app', 'create', '--rule', '{}', '--rules-file', 'r.json'], /cannot be used with/],
     [['app', 'create', '--permission', 'log:read', '--all-permissions'], /cannot be used with/],
-    [['app', 'list', '--type', 'expiring'], /Allowed choices/],
+    [['app', 'list', '--type', 'desktop'], /Allowed choices/],
     [
       ['logs', '--entity-type', 'widget'],
       /argument 'widget' is invalid. Allowed choices are application, bank, card, .*token/,

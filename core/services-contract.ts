@@ -62,6 +62,10 @@ export interface Application {
   readonly created_at: string;
   readonly modified_by: string | null;
   readonly modified_at: string | null;
+  /** Expiring applications: when the key stops working (ISO UTC); null for every other type. */
+  readonly expires_at: string | null;
+  /** Private applications: whether they may create expiring applications. */
+  readonly can_create_expiring_applications: boolean;
 }
 
 /** Create and regenerate responses: the only place a key is ever shown. */
@@ -74,12 +78,16 @@ export interface ApplicationInput {
   readonly type: ApplicationType;
   readonly permissions?: readonly string[];
   readonly rules?: readonly AccessRule[];
+  /** Expiring applications: an expiry date-time (default: one minute from now). */
+  readonly expires_at?: string;
+  readonly can_create_expiring_applications?: boolean;
 }
 
 export interface ApplicationUpdate {
   readonly name: string;
   readonly permissions?: readonly string[];
   readonly rules?: readonly AccessRule[];
+  readonly can_create_expiring_applications?: boolean;
 }
 
 /** An audit log entry as the API returns it. */
@@ -179,6 +187,8 @@ export interface ApplicationService {
   update(principal: Principal, id: string, input: ApplicationUpdate): Promise<Application>;
   delete(principal: Principal, id: string): Promise<void>;
   regenerate(principal: Principal, id: string): Promise<ApplicationWithKey>;
+  /** Removes expired (expiring) applications; returns how many. */
+  sweepExpired(): Promise<number>;
 }
 
 export interface LogService {

@@ -89,7 +89,7 @@ describe('POST /applications', () => {
   });
 
   it('refuses an unknown type and permissions the type may not hold', async () => {
-    const badType = await call('POST', '/applications', a.admin.key, { ...PRIVATE_APP, type: 'expiring' });
+    const badType = await call('POST', '/applications', a.admin.key, { ...PRIVATE_APP, type: 'desktop' });
     expect(badType.statusCode).toBe(400);
     expect(badType.json()).toMatchObject({ errors: { type: expect.any(Array) } });
     const badGrant = await call('POST', '/applications', a.admin.key, {
@@ -106,12 +106,15 @@ describe('POST /applications', () => {
       name: 'Lenient',
       type: 'management',
       permissions: ['log:read'],
-      can_create_expiring_applications: true,
       tenant_id: b.tenant.id,
+      colour: 'blue',
     });
     expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ tenant_id: a.tenant.id });
-    expect(response.json()).not.toHaveProperty('can_create_expiring_applications');
+    expect(response.json()).toMatchObject({
+      tenant_id: a.tenant.id,
+      can_create_expiring_applications: false,
+    });
+    expect(response.json()).not.toHaveProperty('colour');
   });
 });
 
@@ -145,7 +148,7 @@ describe('reading applications', () => {
 
     const badId = await call('GET', '/applications?id=nope', a.admin.key);
     expect(badId.statusCode).toBe(400);
-    const badType = await call('GET', '/applications?type=expiring', a.admin.key);
+    const badType = await call('GET', '/applications?type=desktop', a.admin.key);
     expect(badType.statusCode).toBe(400);
   });
 

@@ -35,7 +35,7 @@ describe('GET /permissions', () => {
     expect(list).toContainEqual({
       type: 'token:read',
       description: expect.any(String),
-      application_types: ['private'],
+      application_types: ['private', 'expiring'],
     });
   });
 
@@ -51,7 +51,7 @@ describe('GET /permissions', () => {
     const management = (await get('management')).json() as PermissionJson[];
     expect(management.every((p) => p.application_types.includes('management'))).toBe(true);
     expect(management.map((p) => p.type)).toContain('log:read');
-    const bad = await get('expiring');
+    const bad = await get('desktop');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ errors: { application_type: expect.any(Array) } });
   });

@@ -74,7 +74,7 @@ describe('decide: rules × containers × permissions', () => {
     ],
   ];
   it.each(cases)('%s', (_name, grants, permission, container, expected) => {
-    const decision = decide(grants, permission, container);
+    const decision = decide(grants, permission, { container });
     expect(decision.allowed ? decision.transform : 'deny').toBe(expected);
   });
 });

@@ -1,5 +1,6 @@
 import { VaultError } from '../errors/catalogue.ts';
 import { MANAGEMENT_PERMISSIONS, isTokenPermission } from './permissions.ts';
+import type { TokenRef } from './conditions.ts';
 import type { Principal } from './principal.ts';
 import { decide, grantsAnywhere } from './rules.ts';
 import type { Grants, Transform } from './rules.ts';
@@ -34,8 +35,22 @@ export function authorize(principal: Principal, permission: string, resource?: R
   const grants = grantsOf(principal);
   const allowed =
     grants === 'all' ||
-    (grants === 'management' ? MANAGEMENT.has(permission) : grantsAnywhere(grants, permission));
+    (grants === 'management' ? MANAGEMENT.has(permission) : grantsAnywhere(grants, permission)) ||
+    (permission === 'application:create' && isExpiringCreator(principal));
   if (!allowed) throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
+}
+
+/**
+ * A private key whose application has `can_create_expiring_applications` passes the coarse
+ * `application:create` check; creating then accepts from it only `type: "expiring"`, with grants
+ * within its own (core/tenancy/grant-ceiling.ts).
+ */
+export function isExpiringCreator(principal: Principal): boolean {
+  return (
+    principal.kind === 'application' &&
+    principal.applicationType === 'private' &&
+    principal.canCreateExpiringApplications === true
+  );
 }
 
 /** Whether `authorize` would pass, for UIs and listings. */
@@ -49,16 +64,19 @@ export function can(principal: Principal, permission: string, resource?: Resourc
 }
 
 /**
- * How token data in `container` must be shown to `principal` for `permission`: reveal, mask or
- * redact. Throws FORBIDDEN when no rule or permission covers that container.
+ * How data of `token` (its container, and its id where there is one: conditioned rules match on
+ * it) must be shown to `principal` for `permission`: reveal, mask or redact. A bare container is a
+ * token without an id. Throws FORBIDDEN when no rule or permission covers the token.
  */
-export function transformFor(principal: Principal, permission: string, container: string): Transform {
+export function transformFor(principal: Principal, permission: string, token: string | TokenRef): Transform {
+  const target: TokenRef = typeof token === 'string' ? { container: token } : token;
+  const container = target.container;
   const grants = grantsOf(principal);
   if (grants === 'all') return 'reveal';
   if (grants === 'management' || !isTokenPermission(permission)) {
     throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
   }
-  const decision = decide(grants, permission, container);
+  const decision = decide(grants, permission, target);
   if (!decision.allowed) {
     throw new VaultError(
       'FORBIDDEN',

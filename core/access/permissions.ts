@@ -1,6 +1,10 @@
 /** Application types and the permissions each may hold (behaviour reference §5.2). */
-export const APPLICATION_TYPES = ['private', 'public', 'management'] as const;
+export const APPLICATION_TYPES = ['private', 'public', 'management', 'expiring'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+/** The types an administrator creates directly: expiring applications come from private keys only. */
+export const ADMINISTERED_APPLICATION_TYPES: readonly ApplicationType[] = APPLICATION_TYPES.filter(
+  (t) => t !== 'expiring',
+);
 
 export interface PermissionDefinition {
   readonly type: string;
@@ -26,6 +30,7 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
     'token:read',
     'Read tokens (per container; the rule transform decides what data is shown)',
     'private',
+    'expiring',
   ),
   define('token:search', 'Search tokens (per container)', 'private'),
   define('token:delete', 'Delete tokens (per container)', 'private'),

@@ -20,6 +20,8 @@ export type Principal =
       readonly applicationType: ApplicationType;
       readonly permissions: readonly string[];
       readonly rules: readonly AccessRule[];
+      /** A private key whose application may create expiring applications. */
+      readonly canCreateExpiringApplications?: boolean;
     }
   | {
       readonly kind: 'user';

@@ -155,7 +155,7 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
       }
       const data = new Map<string, unknown>();
       for (const row of rows) {
-        const transform = transformFor(principal, permission, row.container);
+        const transform = transformFor(principal, permission, row);
         const shown = await shownData(transform, row, () =>
           crypto.open(trx, row.tenant_id, row.id, row.data),
         );

@@ -325,6 +325,20 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 9,
+    name: 'expiring applications',
+    async up(db) {
+      // expires_at: set on expiring applications only (ISO UTC, compared as text); the flag lets a
+      // private application create expiring ones (0 or 1).
+      await db.schema.alterTable('applications').addColumn('expires_at', 'text').execute();
+      await db.schema
+        .alterTable('applications')
+        .addColumn('can_create_expiring_applications', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.createIndex('applications_expiry').on('applications').column('expires_at').execute();
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

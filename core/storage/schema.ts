@@ -45,6 +45,10 @@ export interface ApplicationsTable {
   created_by: string | null;
   modified_at: string | null;
   modified_by: string | null;
+  /** Expiring applications only: when the key stops working (ISO UTC); null otherwise. */
+  expires_at: string | null;
+  /** 1 when this private application may create expiring applications, else 0. */
+  can_create_expiring_applications: Generated<number>;
 }
 
 /** Per-tenant keys (data, fingerprint, search), wrapped by the keyring term named in `term`. */

@@ -45,6 +45,8 @@ export function applicationOf(row: ApplicationRow): Application {
     created_at: row.created_at,
     modified_by: row.modified_by,
     modified_at: row.modified_at,
+    expires_at: row.expires_at,
+    can_create_expiring_applications: row.can_create_expiring_applications === 1,
   };
 }
 
@@ -63,12 +65,14 @@ export const APPLICATION_MESSAGES = {
   update: 'Application updated',
   regenerate: 'Application key regenerated',
   delete: 'Application deleted',
+  expired: 'Application expired',
 } as const;
 
+/** `actor` null: the vault itself (the expiry sweep). */
 export async function auditApplication(
   trx: Kysely<Database>,
   vault: Keys,
-  actor: Principal,
+  actor: Principal | null,
   app: { id: string; tenant_id: string },
   operation: AuditOperation,
   message: string,
@@ -105,6 +109,8 @@ export async function insertApplication(
     created_by: actorOf(actor).actor_id,
     modified_at: null,
     modified_by: null,
+    expires_at: input.expiresAt,
+    can_create_expiring_applications: input.canCreateExpiring ? 1 : 0,
   };
   await trx.insertInto('applications').values(row).execute();
   await auditApplication(trx, vault, actor, row, 'create', APPLICATION_MESSAGES.create);

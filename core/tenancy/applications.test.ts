@@ -59,6 +59,7 @@ describe('application service', () => {
       applicationType: 'private',
       permissions: ['token:read'],
       rules: backend.rules,
+      canCreateExpiringApplications: false,
     });
     // Only the keyed hash is stored.
     const row = await f.vault.db
@@ -88,7 +89,7 @@ describe('application service', () => {
   it.each([
     ['missing name', { name: '  ', type: 'private', permissions: ['token:read'] }, 'name'],
     ['name over 200', { name: 'x'.repeat(201), type: 'private', permissions: ['token:read'] }, 'name'],
-    ['unknown type', { name: 'A', type: 'expiring', permissions: ['token:read'] }, 'type'],
+    ['unknown type', { name: 'A', type: 'desktop', permissions: ['token:read'] }, 'type'],
     ['nothing granted', { name: 'A', type: 'private' }, 'permissions'],
     ['public app reading', { name: 'A', type: 'public', permissions: ['token:read'] }, 'permissions[0]'],
     [
@@ -425,5 +426,45 @@ describe('granting is bounded by what the caller holds', () => {
     expect((await f.services.applications.create(admin, revealAll)).rules).toHaveLength(1);
     const operator: Principal = { kind: 'operator', tenantId: admin.tenantId };
     expect(await codeOf(f.services.applications.create(operator, revealAll))).toBe('ok');
+  });
+
+  it('an expiring application: its key stops at expires_at, the sweep then removes it with an audit entry', async () => {
+    const creator = await f.services.applications.create(admin, {
+      name: 'Backend',
+      type: 'private',
+      rules: [rule(1, '/', ['token:read'])],
+      can_create_expiring_applications: true,
+    });
+    const creatorPrincipal = await f.services.auth.authenticateApiKey(creator.key);
+    if (creatorPrincipal === null) throw new Error('creator key refused');
+    const expiring = await f.services.applications.create(creatorPrincipal, {
+      name: 'One token',
+      type: 'expiring',
+      rules: [
+        {
+          description: '',
+          priority: 1,
+          container: '',
+          permissions: ['token:read'],
+          transform: 'mask',
+          conditions: [{ attribute: 'id', operator: 'equals', value: 'tok' }],
+        },
+      ],
+      expires_at: new Date(f.clock.now().getTime() + 30_000).toISOString(),
+    });
+    expect(expiring.expires_at).toBe(new Date(f.clock.now().getTime() + 30_000).toISOString());
+    expect(await f.services.auth.authenticateApiKey(expiring.key)).not.toBeNull();
+    expect(await f.services.applications.sweepExpired()).toBe(0);
+    f.clock.advance(30_000);
+    expect(await f.services.auth.authenticateApiKey(expiring.key)).toBeNull();
+    expect(await f.services.applications.sweepExpired()).toBe(1);
+    expect(await codeOf(f.services.applications.get(admin, expiring.id))).toBe('NOT_FOUND');
+    const entries = (await auditRows(f.vault, expiring.tenant_id)).filter((e) => e.entity_id === expiring.id);
+    expect(entries.map((e) => [e.operation, e.actor_id])).toEqual([
+      ['create', creator.id],
+      ['delete', null],
+    ]);
+    // The creator is untouched.
+    expect(await f.services.auth.authenticateApiKey(creator.key)).not.toBeNull();
   });
 });

@@ -21,7 +21,8 @@ import {
   replaceApplicationKey,
 } from './application-store.ts';
 import type { ApplicationRow } from './application-store.ts';
-import { assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
+import { isExpired } from '../tokens/expiry.ts';
+import { assertMayCreate, assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
 
 /** Page size cap of list endpoints (behaviour reference §2.1). */
 const MAX_PAGE_SIZE = 100;
@@ -59,6 +60,8 @@ export async function authenticateApiKey(vault: VaultHandle, apiKey: string): Pr
     .where('key_hash', '=', hash)
     .executeTakeFirst();
   if (!row || !constantTimeEqual(row.key_hash, hash)) return null;
+  // An expired key is refused at once; the sweep removes its row later.
+  if (isExpired(row.expires_at, vault.clock.now())) return null;
   const app = applicationOf(row);
   return {
     kind: 'application',
@@ -67,8 +70,12 @@ export async function authenticateApiKey(vault: VaultHandle, apiKey: string): Pr
     applicationType: app.type,
     permissions: app.permissions,
     rules: app.rules,
+    canCreateExpiringApplications: app.can_create_expiring_applications,
   };
 }
+
+/** Expired applications removed per transaction of the sweep. */
+const SWEEP_BATCH = 100;
 
 /**
  * Application management (behaviour reference §5.8). Reads are audited too: a list writes one
@@ -86,8 +93,8 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
   return {
     async create(principal, input) {
       authorize(principal, 'application:create');
-      const checked = checkNewApplication(input);
-      assertMayGrant(principal, checked);
+      const checked = checkNewApplication(input, vault.clock.now());
+      assertMayCreate(principal, checked.type, checked);
       return vault.transaction(async (trx) => {
         // An operator principal names its tenant directly; it may not exist (or no longer).
         const tenant = await trx
@@ -151,11 +158,13 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
         const row = await loadFor(trx, principal, 'application:update', id);
         const current = applicationOf(row);
         const checked = checkApplicationUpdate(current.type, input);
-        assertNotOwnGrants(principal, row.id, current, checked);
+        const held = { ...current, canCreateExpiring: current.can_create_expiring_applications };
+        assertNotOwnGrants(principal, row.id, held, checked);
         assertMayGrant(principal, checked);
         const changes = {
           name: checked.name,
           ...grantColumns(checked),
+          can_create_expiring_applications: checked.canCreateExpiring ? 1 : 0,
           modified_at: vault.clock.now().toISOString(),
           modified_by: actorOf(principal).actor_id,
         };
@@ -178,9 +187,34 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
         // Regenerating is an update of the application (behaviour reference §5.2).
         const row = await loadFor(trx, principal, 'application:update', id);
         // A new key is the application's grants in the caller's hands.
-        assertMayGrant(principal, applicationOf(row));
+        const app = applicationOf(row);
+        assertMayGrant(principal, { ...app, canCreateExpiring: app.can_create_expiring_applications });
         return replaceApplicationKey(trx, vault, principal, row);
       });
+    },
+
+    // Expired keys are refused at authentication already; this removes their rows for good.
+    async sweepExpired() {
+      let total = 0;
+      for (;;) {
+        const removed = await vault.transaction(async (trx) => {
+          const rows = await trx
+            .selectFrom('applications')
+            .selectAll()
+            .where('expires_at', 'is not', null)
+            .where('expires_at', '<=', vault.clock.now().toISOString())
+            .orderBy('expires_at')
+            .limit(SWEEP_BATCH)
+            .execute();
+          for (const row of rows) {
+            await trx.deleteFrom('applications').where('id', '=', row.id).execute();
+            await auditApplication(trx, vault, null, row, 'delete', APPLICATION_MESSAGES.expired);
+          }
+          return rows.length;
+        });
+        total += removed;
+        if (removed < SWEEP_BATCH) return total;
+      }
     },
   };
 }

@@ -1,11 +1,18 @@
+import { isExpiringCreator } from '../access/authorize.ts';
+import { reachOf } from '../access/conditions.ts';
+import type { ContainerReach } from '../access/conditions.ts';
 import { MANAGEMENT_PERMISSIONS } from '../access/permissions.ts';
+import type { ApplicationType } from '../access/permissions.ts';
 import type { Principal } from '../access/principal.ts';
-import type { AccessRule } from '../access/rules.ts';
+import { IMPLICIT_TRANSFORMS, leastTransformOver, showsNoMoreThan } from '../access/rules.ts';
+import type { AccessRule, Transform } from '../access/rules.ts';
 import { VaultError } from '../errors/catalogue.ts';
 
 export interface GrantSet {
   readonly permissions: readonly string[];
   readonly rules: readonly AccessRule[];
+  /** Letting a private application create expiring ones is a grant too. */
+  readonly canCreateExpiring?: boolean;
 }
 
 /**
@@ -38,6 +45,55 @@ export function assertMayGrant(principal: Principal, grants: GrantSet): void {
       'FORBIDDEN',
       'The caller cannot grant access rules: only a tenant administrator may grant token access.',
     );
+  if (grants.canCreateExpiring === true)
+    throw new VaultError(
+      'FORBIDDEN',
+      'The caller cannot let an application create expiring applications: only a tenant administrator may.',
+    );
+}
+
+const EVERYWHERE: ContainerReach = { kind: 'prefix', prefix: '/' };
+
+function assertWithin(
+  creator: Principal & { kind: 'application' },
+  permission: string,
+  reach: ContainerReach,
+  transform: Transform,
+): void {
+  const least = leastTransformOver(creator, permission, reach);
+  if (least === null || !showsNoMoreThan(transform, least)) {
+    throw new VaultError(
+      'FORBIDDEN',
+      `The caller cannot grant '${permission}' with ${transform} there: an expiring application gets at most ` +
+        'the token access of the application creating it.',
+    );
+  }
+}
+
+/**
+ * Who may create an application of `type`. Expiring applications are created only by a private
+ * key whose application may create them, and get at most that key's own token access: every plain
+ * permission and every rule must show no more, on every token it can reach, than the creator's
+ * grants show there. Such a key creates nothing else; everyone else follows assertMayGrant.
+ */
+export function assertMayCreate(principal: Principal, type: ApplicationType, grants: GrantSet): void {
+  if (type !== 'expiring') {
+    if (isExpiringCreator(principal))
+      throw new VaultError('FORBIDDEN', 'This key may create expiring applications only.');
+    assertMayGrant(principal, grants);
+    return;
+  }
+  if (principal.kind !== 'application' || !isExpiringCreator(principal))
+    throw new VaultError(
+      'FORBIDDEN',
+      'Only a private application allowed to create expiring applications (can_create_expiring_applications) may create them.',
+    );
+  for (const permission of grants.permissions)
+    assertWithin(principal, permission, EVERYWHERE, IMPLICIT_TRANSFORMS[permission] ?? 'redact');
+  for (const rule of grants.rules) {
+    const reach = reachOf(rule.conditions ?? []);
+    for (const permission of rule.permissions) assertWithin(principal, permission, reach, rule.transform);
+  }
 }
 
 function sameGrants(a: GrantSet, b: GrantSet): boolean {
@@ -46,9 +102,20 @@ function sameGrants(a: GrantSet, b: GrantSet): boolean {
     JSON.stringify(
       [...g.rules]
         .sort((x, y) => x.priority - y.priority)
-        .map((r) => [r.priority, r.container, r.transform, [...r.permissions].sort(), r.description]),
+        .map((r) => [
+          r.priority,
+          r.container,
+          r.transform,
+          [...r.permissions].sort(),
+          r.description,
+          r.conditions ?? [],
+        ]),
     );
-  return permissions(a) === permissions(b) && rules(a) === rules(b);
+  return (
+    permissions(a) === permissions(b) &&
+    rules(a) === rules(b) &&
+    (a.canCreateExpiring ?? false) === (b.canCreateExpiring ?? false)
+  );
 }
 
 /** An application may rename itself, but never change its own grants (not even an administrator key). */

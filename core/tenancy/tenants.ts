@@ -51,6 +51,8 @@ export const FIRST_APPLICATION: CheckedApplication = {
   type: 'management',
   permissions: [...MANAGEMENT_PERMISSIONS],
   rules: [],
+  expiresAt: null,
+  canCreateExpiring: false,
 };
 
 const MESSAGES = {

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { authorize, transformFor } from '../access/authorize.ts';
+import type { Condition, TokenRef } from '../access/conditions.ts';
 import { containerCovers, isContainer } from '../access/containers.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Transform } from '../access/rules.ts';
@@ -15,8 +16,17 @@ import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { tokenNotFound } from './token-store.ts';
 import type { Database } from '../storage/schema.ts';
 
+/**
+ * `prefixes`: tokens in containers below any prefix, or matching every condition of any of
+ * `conditioned` (the conditions of a conditioned rule, expiring applications only).
+ */
 export type ContainerScope =
-  { readonly kind: 'all' } | { readonly kind: 'prefixes'; readonly prefixes: readonly string[] };
+  | { readonly kind: 'all' }
+  | {
+      readonly kind: 'prefixes';
+      readonly prefixes: readonly string[];
+      readonly conditioned?: readonly (readonly Condition[])[];
+    };
 
 /** The scope of `permission`; FORBIDDEN when it covers nothing (users hold no token permission). */
 export function containerScope(principal: Principal, permission: string): ContainerScope {
@@ -33,11 +43,16 @@ export function containerScope(principal: Principal, permission: string): Contai
   const prefixes = containers.filter(
     (c) => !containers.some((other) => other !== c && containerCovers(other, c)),
   );
-  if (prefixes.length === 0) {
+  const conditioned = principal.rules
+    .filter(
+      (r) => r.permissions.includes(permission) && r.conditions !== undefined && r.conditions.length > 0,
+    )
+    .map((r) => r.conditions ?? []);
+  if (prefixes.length === 0 && conditioned.length === 0) {
     throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
   }
   if (prefixes.includes('/')) return { kind: 'all' };
-  return { kind: 'prefixes', prefixes: prefixes.sort() };
+  return { kind: 'prefixes', prefixes: prefixes.sort(), conditioned };
 }
 
 /**
@@ -55,13 +70,23 @@ export function scopeCondition(
   scope: ContainerScope,
 ): Expression<SqlBool> {
   if (scope.kind === 'all') return sql<SqlBool>`1`;
-  return eb.or(scope.prefixes.map((prefix) => containerPrefix(prefix)));
+  return eb.or([
+    ...scope.prefixes.map((prefix) => containerPrefix(prefix)),
+    ...(scope.conditioned ?? []).map((conditions) => eb.and(conditions.map(conditionSql))),
+  ]);
+}
+
+/** One rule condition as SQL, case-sensitive like conditionsHold (core/access/conditions.ts). */
+function conditionSql(condition: Condition): Expression<SqlBool> {
+  const column = condition.attribute === 'id' ? sql.ref('tokens.id') : sql.ref('tokens.container');
+  if (condition.operator === 'equals') return sql<SqlBool>`${column} = ${condition.value}`;
+  return sql<SqlBool>`instr(${column}, ${condition.value}) = 1`;
 }
 
 /** The caller's `token:read` transform on `container`, or null when it may not read there. */
-export function readTransformOn(principal: Principal, container: string): Transform | null {
+export function readTransformOn(principal: Principal, token: string | TokenRef): Transform | null {
   try {
-    return transformFor(principal, 'token:read', container);
+    return transformFor(principal, 'token:read', token);
   } catch (error) {
     if (isVaultError(error, 'FORBIDDEN')) return null;
     throw error;
@@ -80,11 +105,15 @@ export function stricterTransform(a: Transform, b: Transform): Transform {
  * the same 404 as for a missing id unless it may read the token (then the 403 tells it nothing
  * new): a 403 naming a container it cannot see would confirm that the id exists there.
  */
-export function transformOnExisting(principal: Principal, permission: string, container: string): Transform {
+export function transformOnExisting(
+  principal: Principal,
+  permission: string,
+  token: string | TokenRef,
+): Transform {
   try {
-    return transformFor(principal, permission, container);
+    return transformFor(principal, permission, token);
   } catch (error) {
-    if (isVaultError(error, 'FORBIDDEN') && readTransformOn(principal, container) === null) {
+    if (isVaultError(error, 'FORBIDDEN') && readTransformOn(principal, token) === null) {
       throw tokenNotFound();
     }
     throw error;

@@ -44,7 +44,7 @@ export async function duplicateView(
   open: () => Promise<unknown>,
   of: DuplicateOf,
 ): Promise<TokenView> {
-  const transform = readTransformOn(principal, existing.container);
+  const transform = readTransformOn(principal, existing);
   if (transform === null) {
     return of === 'create' ? redactedDuplicateView(existing) : redactedUpdateDuplicateView(existing);
   }

@@ -17,9 +17,12 @@ export interface ExpirySweeperOptions {
   readonly onSweep?: (removed: number) => void;
 }
 
-/** Starts sweeping; returns a function that stops it (and waits for a running sweep). */
+/**
+ * Starts sweeping expired tokens, and expired applications when given; returns a function that
+ * stops it (and waits for a running sweep).
+ */
 export function startExpirySweeper(
-  services: Pick<Services, 'tokens'>,
+  services: Pick<Services, 'tokens'> & Partial<Pick<Services, 'applications'>>,
   options: ExpirySweeperOptions = {},
 ): () => Promise<void> {
   const intervalMs = options.intervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
@@ -32,7 +35,10 @@ export function startExpirySweeper(
     if (running || stopped) return;
     running = services.tokens
       .sweepExpired()
-      .then((removed) => options.onSweep?.(removed))
+      .then(async (removed) => {
+        await services.applications?.sweepExpired();
+        options.onSweep?.(removed);
+      })
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
         running = null;

@@ -289,7 +289,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         .execute();
       const items: TokenView[] = [];
       for (const row of rows) {
-        const transform = transformFor(principal, permission, row.container);
+        const transform = transformFor(principal, permission, row);
         items.push(viewOf(row, await shownData(transform, row, opener(trx, row))));
         await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
       }
@@ -337,7 +337,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const now = vault.clock.now();
         const row = await findToken(trx, principal.tenantId, id, now);
         if (!row) throw tokenNotFound();
-        const transform = transformOnExisting(principal, 'token:read', row.container);
+        const transform = transformOnExisting(principal, 'token:read', row);
         const view = viewOf(row, await shownData(transform, row, opener(trx, row)));
         await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
         await recordActivity(trx, row.tenant_id, [row.id], now);
@@ -383,7 +383,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
         const row = await findToken(trx, principal.tenantId, id, ctx.now);
         if (!row) throw tokenNotFound();
-        transformOnExisting(principal, 'token:update', row.container);
+        transformOnExisting(principal, 'token:update', row);
         const current = await crypto.open(trx, row.tenant_id, row.id, row.data);
         const { spec, dataChanged, deduplicate, needsReveal } = checkUpdate(row, current, patch, ctx.now);
         // Before any caller-chosen expression is evaluated over the data: its value, its errors and
@@ -391,11 +391,9 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         requireReveal(principal, needsReveal, [row.container, spec.container]);
         // Moving needs token:update on both containers. The response shows the
         // token where it now is, never more than the caller's read transform there allows.
-        const updateTransform = transformFor(principal, 'token:update', spec.container);
-        const transform = stricterTransform(
-          updateTransform,
-          readTransformOn(principal, spec.container) ?? 'redact',
-        );
+        const moved = { id: row.id, container: spec.container };
+        const updateTransform = transformFor(principal, 'token:update', moved);
+        const transform = stricterTransform(updateTransform, readTransformOn(principal, moved) ?? 'redact');
         const derived = deriveValues(spec);
         const wanted = fingerprinted(await ctx.tenantSettings(), spec);
         const fingerprint = await ctx.fingerprint(row.type, wanted ? derived.fingerprintInput : null);
@@ -432,7 +430,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       await vault.transaction(async (trx) => {
         const row = await findToken(trx, principal.tenantId, id, vault.clock.now());
         if (!row) throw tokenNotFound();
-        transformOnExisting(principal, 'token:delete', row.container);
+        transformOnExisting(principal, 'token:delete', row);
         await deleteTokenRow(trx, row);
         await audit(trx, principal, row, 'delete', TOKEN_MESSAGES.delete);
       });

@@ -1,4 +1,11 @@
 import { Type, type Static } from 'typebox';
+import {
+  CONDITION_ATTRIBUTES,
+  CONDITION_OPERATORS,
+  MAX_CONDITIONS,
+  MAX_CONDITION_VALUE,
+} from '../../core/access/conditions.ts';
+import type { Condition } from '../../core/access/conditions.ts';
 import { APPLICATION_TYPES } from '../../core/access/permissions.ts';
 import { TRANSFORMS, type AccessRule } from '../../core/access/rules.ts';
 import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
@@ -12,21 +19,37 @@ import type { VaultServer } from '../types.ts';
 const NAME_MAX = 200;
 const PERMISSIONS_MAX = 50;
 
+const ConditionSchema = Type.Object(
+  {
+    attribute: StringEnum(CONDITION_ATTRIBUTES, { description: 'What of the token is compared.' }),
+    operator: StringEnum(CONDITION_OPERATORS),
+    value: Type.String({ minLength: 1, maxLength: MAX_CONDITION_VALUE }),
+  },
+  { description: 'A rule condition, e.g. `{attribute: "id", operator: "equals", value: "<token id>"}`.' },
+);
+
 const RuleSchema = Type.Object(
   {
     description: Type.Optional(NullableInput(Type.String({ maxLength: 200 }))),
     priority: Type.Integer({ description: 'Evaluation order, from 1 (first); unique per application.' }),
-    container: Type.String({
-      maxLength: 500,
-      description: "Container path the rule covers, e.g. '/pci/high/'.",
-    }),
+    container: Type.Optional(
+      NullableInput(
+        Type.String({
+          maxLength: 500,
+          description:
+            "Container path the rule covers, e.g. '/pci/high/'. Required except on expiring applications, which use conditions instead.",
+        }),
+      ),
+    ),
     permissions: Type.Array(Type.String({ maxLength: 100 }), { maxItems: PERMISSIONS_MAX }),
     transform: StringEnum(TRANSFORMS, { description: 'How token data is shown when this rule decides.' }),
-    // Declared so that a rule limited by conditions is refused instead of silently widened: no
-    // application type here takes conditions.
     conditions: Type.Optional(
       NullableInput(
-        Type.Array(Type.Unknown(), { maxItems: 0, description: 'Rule conditions; none are supported here.' }),
+        Type.Array(ConditionSchema, {
+          maxItems: MAX_CONDITIONS,
+          description:
+            'Expiring applications only, instead of a container: the rule covers the tokens matching every condition.',
+        }),
       ),
     ),
   },
@@ -36,7 +59,10 @@ const RuleSchema = Type.Object(
 const RuleResponse = Type.Object({
   description: Type.String(),
   priority: Type.Integer(),
-  container: Type.String(),
+  container: Type.Optional(Type.String({ description: 'Absent on a rule limited by conditions.' })),
+  conditions: Type.Optional(
+    Type.Array(ConditionSchema, { description: 'Present on expiring applications only.' }),
+  ),
   permissions: Type.Array(Type.String()),
   transform: StringEnum(TRANSFORMS),
 });
@@ -52,6 +78,10 @@ const applicationProperties = {
   created_at: Timestamp,
   modified_by: Nullable(Type.String()),
   modified_at: Nullable(Timestamp),
+  expires_at: Nullable(Timestamp),
+  can_create_expiring_applications: Type.Boolean({
+    description: 'Private applications: whether their key may create expiring applications.',
+  }),
 };
 
 /** Every application response but create and regenerate: no `key`, ever. */
@@ -80,8 +110,20 @@ const CreateBody = Type.Object(
     type: StringEnum(APPLICATION_TYPES),
     permissions: Type.Optional(NullableInput(PermissionsInput)),
     rules: Type.Optional(NullableInput(RulesInput)),
+    expires_at: Type.Optional(
+      NullableInput(
+        Type.String({
+          maxLength: 40,
+          description: 'Expiring applications only: default one minute from now, at most one day ahead.',
+        }),
+      ),
+    ),
+    can_create_expiring_applications: Type.Optional(NullableInput(Type.Boolean())),
   },
-  { description: 'Unknown fields are ignored; `null` means not given.' },
+  {
+    description:
+      'Unknown fields are ignored; `null` means not given. A private key whose application may create expiring applications creates `type: "expiring"` only.',
+  },
 );
 
 const UpdateBody = Type.Object(
@@ -89,6 +131,7 @@ const UpdateBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
     permissions: Type.Optional(NullableInput(PermissionsInput)),
     rules: Type.Optional(NullableInput(RulesInput)),
+    can_create_expiring_applications: Type.Optional(NullableInput(Type.Boolean())),
   },
   {
     description:
@@ -139,20 +182,32 @@ type RuleInput = Static<typeof RuleSchema>;
  * (not given) becomes undefined, a `null` description an empty one.
  */
 function rulesInput(rules: RuleInput[] | null | undefined): AccessRule[] | undefined {
-  return rules?.map((rule) => ({
-    description: rule.description ?? '',
-    priority: rule.priority,
-    container: rule.container,
-    permissions: rule.permissions,
-    transform: rule.transform,
-  }));
+  return rules?.map((rule) => {
+    const conditions = rule.conditions?.map(conditionOf) ?? [];
+    return {
+      description: rule.description ?? '',
+      priority: rule.priority,
+      // No container on a conditioned rule is '' (core refuses it where a container is needed).
+      container: rule.container ?? '',
+      permissions: rule.permissions,
+      transform: rule.transform,
+      ...(conditions.length > 0 ? { conditions } : {}),
+    };
+  });
+}
+
+function conditionOf(condition: Condition): Condition {
+  return { attribute: condition.attribute, operator: condition.operator, value: condition.value };
 }
 
 function ruleBody(rule: AccessRule): Static<typeof RuleResponse> {
+  const conditioned = rule.conditions !== undefined && rule.conditions.length > 0;
   return {
     description: rule.description,
     priority: rule.priority,
-    container: rule.container,
+    ...(conditioned
+      ? { conditions: (rule.conditions ?? []).map(conditionOf) }
+      : { container: rule.container }),
     permissions: [...rule.permissions],
     transform: rule.transform,
   };
@@ -171,6 +226,8 @@ export function applicationBody(application: Application): ApplicationBody {
     created_at: application.created_at,
     modified_by: application.modified_by,
     modified_at: application.modified_at,
+    expires_at: application.expires_at,
+    can_create_expiring_applications: application.can_create_expiring_applications,
   };
 }
 
@@ -194,12 +251,14 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
       },
     },
     async (request, reply) => {
-      const { name, type, permissions, rules } = request.body;
+      const { name, type, permissions, rules, expires_at, can_create_expiring_applications } = request.body;
       const created = await services.applications.create(principalOf(request), {
         name,
         type,
         permissions: permissions ?? undefined,
         rules: rulesInput(rules),
+        expires_at: expires_at ?? undefined,
+        can_create_expiring_applications: can_create_expiring_applications ?? undefined,
       });
       return reply.code(201).header('cache-control', 'no-store').send(applicationWithKeyBody(created));
     },
@@ -277,12 +336,13 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
       },
     },
     async (request) => {
-      const { name, permissions, rules } = request.body;
+      const { name, permissions, rules, can_create_expiring_applications } = request.body;
       const updated = await byId(
         services.applications.update(principalOf(request), request.params.id, {
           name,
           permissions: permissions ?? undefined,
           rules: rulesInput(rules),
+          can_create_expiring_applications: can_create_expiring_applications ?? undefined,
         }),
       );
       return applicationBody(updated);

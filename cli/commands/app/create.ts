@@ -1,5 +1,9 @@
 import { Command } from 'commander';
-import { APPLICATION_TYPES, PERMISSIONS, type ApplicationType } from '../../../core/access/permissions.ts';
+import {
+  ADMINISTERED_APPLICATION_TYPES,
+  PERMISSIONS,
+  type ApplicationType,
+} from '../../../core/access/permissions.ts';
 import type { CliDeps } from '../../deps.ts';
 import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
@@ -41,7 +45,11 @@ export function newAppCreateCommand(
     .description('Create an application; its API key is shown once')
     .option('--name <name>', 'application name (asked on a terminal when missing)')
     .addOption(
-      choiceOption('--type <type>', 'application type (asked on a terminal when missing)', APPLICATION_TYPES),
+      choiceOption(
+        '--type <type>',
+        'application type (asked on a terminal when missing)',
+        ADMINISTERED_APPLICATION_TYPES,
+      ),
     );
   addGrantOptions(command);
   addTenantOption(command, deps);
@@ -64,13 +72,17 @@ const TYPE_DESCRIPTIONS: Readonly<Record<ApplicationType, string>> = {
   private: 'a back end: creates, reads and uses tokens',
   public: 'a browser or app: creates and updates tokens only',
   management: 'manages the tenant: applications, members, logs',
+  expiring: 'short-lived read access to named tokens, created by a private key',
 };
 
 async function typeOrPrompt(deps: CliDeps, type: ApplicationType | undefined): Promise<ApplicationType> {
   if (type !== undefined) return type;
   return deps.prompter.select<ApplicationType>({
     message: 'Type:',
-    choices: APPLICATION_TYPES.map((value) => ({ value, description: TYPE_DESCRIPTIONS[value] })),
+    choices: ADMINISTERED_APPLICATION_TYPES.map((value) => ({
+      value,
+      description: TYPE_DESCRIPTIONS[value],
+    })),
     default: 'private',
   });
 }
