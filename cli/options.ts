@@ -253,12 +253,12 @@ export function choiceOption<T extends string>(
 export const TENANT_ENV = 'SVC_TENANT';
 
 /** `--tenant <id-or-name>`, defaulting to SVC_TENANT from the command's environment. */
-export function addTenantOption(command: Command, deps?: CliDeps): Command {
+export function addTenantOption(command: Command, deps: CliDeps): Command {
   const option = new Option(
     '--tenant <id-or-name>',
     `tenant to act in, by id or name (env ${TENANT_ENV}; default: the only tenant of the vault)`,
   );
-  const fromEnv = deps?.env[TENANT_ENV]?.trim();
+  const fromEnv = deps.env[TENANT_ENV]?.trim();
   if (fromEnv !== undefined && fromEnv !== '') option.default(fromEnv, `${TENANT_ENV}`);
   return command.addOption(option);
 }

@@ -32,7 +32,7 @@ export function newProxyCreateCommand(
 ): Command {
   const command = new Command('create').description('Create a proxy; the vault generates its key');
   addProxyFieldOptions(command);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -21,7 +21,7 @@ export function newProxyDeleteCommand(
     .description('Delete a proxy; its key stops working at once')
     .argument('<proxy-id>', PROXY_ID_HELP)
     .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

@@ -28,7 +28,7 @@ export function newProxyListCommand(
   const command = new Command('list')
     .description('List the proxies of a tenant')
     .option('--name <pattern>', 'only names containing this text, or matching it with * wildcards');
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

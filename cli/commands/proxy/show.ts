@@ -29,7 +29,7 @@ export function newProxyShowCommand(
   run: Runner<ProxyIdOptions> = (o) => runProxyShow(deps, o),
 ): Command {
   const command = new Command('show').description('Show a proxy').argument('<proxy-id>', PROXY_ID_HELP);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => run(proxyIdOptionsFrom(args)));

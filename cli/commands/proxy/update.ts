@@ -38,7 +38,7 @@ export function newProxyUpdateCommand(
     )
     .argument('<proxy-id>', PROXY_ID_HELP);
   addProxyFieldOptions(command);
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {

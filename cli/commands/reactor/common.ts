@@ -25,7 +25,7 @@ export interface ReactorScopeOptions extends VaultCommandOptions {
 export type RawReactorScope = RawOptions & { tenant?: string };
 
 export function addReactorScopeOptions(command: Command, deps: CliDeps): Command {
-  addTenantOption(command);
+  addTenantOption(command, deps);
   addVaultOptions(command, deps);
   return addJsonOption(command);
 }
