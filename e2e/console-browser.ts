@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,24 @@ import { build } from 'vite';
 /** Debian's Chromium (`apt-get install chromium`); CI installs it, Playwright's own browsers are never downloaded. */
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
-export const SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
+/** The committed screenshots the docs link to. */
+export const DOCS_SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
+
+/**
+ * Where the e2e run saves its screenshots: `docs/screenshots/` only when `SVC_SCREENSHOTS=1` asks
+ * for it (a deliberate refresh of the committed pictures), otherwise a temp folder removed at the
+ * end, so an ordinary test run never rewrites committed files yet still takes every screenshot.
+ */
+export async function screenshotFolder(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ dir: string; dispose(): Promise<void> }> {
+  if (env['SVC_SCREENSHOTS'] === '1') {
+    await mkdir(DOCS_SCREENSHOTS, { recursive: true });
+    return { dir: DOCS_SCREENSHOTS, dispose: async () => {} };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'svc-console-screenshots-'));
+  return { dir, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
 
 const CHROMIUM_ARGS = [
   '--no-sandbox',

@@ -3,7 +3,8 @@
  * one-time link (owner set-up on first use), an application whose key is shown once, tokenizing
  * with that key over HTTP, the token found, revealed and deleted, the audit entries, members and
  * settings, the sign-in failures and a member who sees only their tenant. Every screen is
- * screenshot to docs/screenshots/ and checked with axe (no serious or critical violations).
+ * screenshot (to docs/screenshots/ with SVC_SCREENSHOTS=1, else a temp folder) and checked with
+ * axe (no serious or critical violations).
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { startServer, type RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
 import { acceptLinkOf, outboxMessages } from '../server/test-support/mail.ts';
 import { createTempVault, type TempVault } from '../server/test-support/temp-vault.ts';
-import { buildConsole, HAS_CHROMIUM, launchChromium, SCREENSHOTS } from './console-browser.ts';
+import { buildConsole, HAS_CHROMIUM, launchChromium, screenshotFolder } from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
   console.warn('e2e/console.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
@@ -44,6 +45,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
   let temp: TempVault;
   let server: RunningServer;
   let built: Awaited<ReturnType<typeof buildConsole>>;
+  let shots: Awaited<ReturnType<typeof screenshotFolder>>;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -51,6 +53,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
 
   beforeAll(async () => {
     built = await buildConsole();
+    shots = await screenshotFolder();
     temp = await createTempVault();
     const boot = await bootstrapEmbeddedDefault(temp.vault);
     tenantId = boot!.tenantId;
@@ -75,6 +78,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await server?.close();
     await temp?.dispose();
     await built?.dispose();
+    await shots?.dispose();
   });
 
   beforeEach((context) => {
@@ -88,7 +92,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
   /** Saves the screen (API keys painted over: no key goes into a committed file) and runs axe on it. */
   async function screen(name: string, target: Page = page): Promise<void> {
     await target.screenshot({
-      path: join(SCREENSHOTS, `${name}.png`),
+      path: join(shots.dir, `${name}.png`),
       mask: [target.getByTestId('api-key')],
     });
     const axe = await new AxeBuilder({ page: target }).analyze();
@@ -107,14 +111,14 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
   });
 
   let link: string;
-  it('signs the operator in with the one-time link, setting up the owner first', async () => {
+  it('signs the operator in with the one-time link, claiming the unclaimed default owner first', async () => {
     link = consoleSignInLink(server.app, server.url);
     await page.goto(link);
     await expect.poll(() => page.url()).toBe(`${server.url}/console/`); // the secret left the address bar
     await page.getByRole('heading', { name: /Set up the owner/ }).waitFor();
     await page.getByLabel('E-mail').fill('not an address');
     await page.getByLabel('Password').fill('short');
-    await page.getByRole('button', { name: 'Create the owner and sign in' }).click();
+    await page.getByRole('button', { name: 'Set up the owner and sign in' }).click();
     await page.locator('.field-errors').first().waitFor();
     expect(await page.locator('.field.invalid').count()).toBeGreaterThanOrEqual(2);
     await screen('sign-in-owner-setup');
@@ -122,7 +126,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await page.getByLabel('First name').fill(OWNER.first_name);
     await page.getByLabel('Last name').fill(OWNER.last_name);
     await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Create the owner and sign in' }).click();
+    await page.getByRole('button', { name: 'Set up the owner and sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await expect.poll(() => page.getByLabel('Tenant', { exact: true }).inputValue()).toBe(tenantId);
   });

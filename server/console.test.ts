@@ -154,7 +154,7 @@ describe('one-time sign-in link', () => {
     }
   });
 
-  it('asks for the owner of an ownerless embedded default, then creates it as OWNER', async () => {
+  it('asks the holder of the link to claim the unclaimed default owner, then signs in as it', async () => {
     const s = await server();
     try {
       const boot = await bootstrapEmbeddedDefault(s.temp.vault);
@@ -183,8 +183,22 @@ describe('one-time sign-in link', () => {
         },
       });
       expect(members.statusCode, members.body).toBe(200);
+      // The existing owner user was claimed: still the one OWNER, now with the given details.
       expect(members.body).toContain('owner@example.test');
       expect(members.body).toContain('OWNER');
+      expect(members.body).not.toContain('owner@vault.localhost');
+      expect(await s.services.users.findByEmail('owner@vault.localhost')).toBeNull();
+      const claimed = await s.services.users.findByEmail(owner.email);
+      expect(claimed?.first_name).toBe('Olga');
+      expect(claimed?.id).toBe(
+        (await s.temp.vault.db.selectFrom('tenants').select('owner_id').executeTakeFirst())?.owner_id,
+      );
+      const audit = await s.temp.vault.db
+        .selectFrom('audit_logs')
+        .select('message')
+        .where('message', 'like', '%claimed%')
+        .execute();
+      expect(audit).toHaveLength(1);
 
       // The owner now signs in with e-mail and password too.
       const login = await s.app.inject({

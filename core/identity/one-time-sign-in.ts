@@ -12,7 +12,7 @@ import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { addMember } from './members.ts';
 import { hashPassword } from './passwords.ts';
 import { insertSession } from './sessions.ts';
-import { checkNewUser, insertUser } from './users.ts';
+import { checkNewUser, findUserByEmail, insertUser } from './users.ts';
 
 /** A link is good for five minutes: long enough to open it, short enough that a stale copy is dead. */
 export const ONE_TIME_LINK_TTL_MS = 5 * 60 * 1000;
@@ -20,7 +20,10 @@ export const ONE_TIME_LINK_TTL_MS = 5 * 60 * 1000;
 /** 43 base62 characters ≈ 256 bits; the prefix lets secret scanners recognise a leaked link. */
 const SECRET = /^svco_[0-9A-Za-z]{43}$/;
 
-/** The owner to create when the operator's tenant has none yet (first console sign-in). */
+/**
+ * The owner to set up at the first console sign-in: the details and password of the operator's
+ * tenant's unclaimed owner (no password yet), or a new owner when the tenant has none.
+ */
 export interface OwnerInput {
   readonly email: string;
   readonly password: string;
@@ -38,9 +41,10 @@ export interface OneTimeSignIn {
   issue(): string;
   /**
    * Exchanges a secret once for a session of the operator's tenant's owner. An unknown, used or
-   * expired secret is UNAUTHENTICATED. When that tenant has no owner yet, `owner` creates one (a
-   * new user, OWNER member); without it the answer is a field error on `owner` and the secret
-   * stays usable, so the console can ask for the owner and send it again.
+   * expired secret is UNAUTHENTICATED. When that owner is not set up yet (it has no password, or
+   * the tenant has no owner), `owner` sets it up in the same transaction: the unclaimed owner user
+   * gets its e-mail, name and password, or a new user becomes the OWNER. Without `owner` the answer
+   * is a field error on `owner` and the secret stays usable, so the console can ask and send again.
    */
   redeem(secret: string, owner?: OwnerInput): Promise<OneTimeSession>;
 }
@@ -121,22 +125,33 @@ async function signInOperator(
   owner: OwnerInput | undefined,
 ): Promise<OneTimeSession> {
   const tenant = await operatorTenant(vault.db);
-  if (tenant.owner_id !== null) {
+  const current =
+    tenant.owner_id === null
+      ? undefined
+      : await vault.db
+          .selectFrom('users')
+          .select(['id', 'password_hash'])
+          .where('id', '=', tenant.owner_id)
+          .executeTakeFirst();
+  if (current !== undefined && current.password_hash !== null) {
     if (owner !== undefined) {
       const errors = new FieldErrorCollector();
-      errors.add('owner', 'this tenant already has an owner');
+      errors.add('owner', 'the owner of this tenant is already set up');
       errors.throwIfAny();
     }
-    const ownerId = tenant.owner_id;
+    const ownerId = current.id;
     const session = await vault.transaction((trx) =>
       insertSession(trx, vault, ownerId, options.sessionTtlMs),
     );
     return { token: session.token, expires_at: session.expiresAt };
   }
 
+  // The owner is missing (a tenant made without one) or unclaimed (the embedded default's owner
+  // made without a password): whoever holds the link sets it up, so the console never signs in
+  // as an account that nobody can sign in to with a password afterwards.
   const errors = new FieldErrorCollector();
   if (owner === undefined) {
-    errors.add('owner', 'this tenant has no owner yet: give the e-mail, name and password of its owner');
+    errors.add('owner', 'the owner of this tenant is not set up yet: give its e-mail, name and password');
     errors.throwIfAny('Set up the owner of this tenant.');
     throw new Error('unreachable');
   }
@@ -153,36 +168,63 @@ async function signInOperator(
   errors.throwIfAny();
   // Hashing is slow: before the transaction holds the vault.
   const hash = await hashPassword(owner.password, options.kdf);
+  const claimedId = current?.id ?? null;
   return vault.transaction(async (trx) => {
-    // Checked again under the lock: two first sign-ins must not both become the owner.
-    const current = await trx
+    // Checked again under the lock: two first sign-ins must not both set up the owner.
+    const now = await trx
       .selectFrom('tenants')
-      .select('owner_id')
-      .where('id', '=', tenant.id)
+      .leftJoin('users', 'users.id', 'tenants.owner_id')
+      .select(['tenants.owner_id as owner_id', 'users.password_hash as password_hash'])
+      .where('tenants.id', '=', tenant.id)
       .executeTakeFirst();
-    if (!current || current.owner_id !== null) {
-      throw new VaultError('CONFLICT', 'This tenant got an owner meanwhile; sign in again.');
+    if (!now || now.owner_id !== claimedId || (claimedId !== null && now.password_hash !== null)) {
+      throw new VaultError('CONFLICT', 'The owner of this tenant was set up meanwhile; sign in again.');
     }
-    const created = await insertUser(trx, vault, user, hash);
     const actor = operatorIn(tenant.id);
-    await trx
-      .updateTable('tenants')
-      .set({
-        owner_id: created.id,
-        modified_at: vault.clock.now().toISOString(),
-        modified_by: actorOf(actor).actor_id,
-      })
-      .where('id', '=', tenant.id)
-      .execute();
-    await appendAudit(trx, vault, actor, {
-      tenantId: tenant.id,
-      entityType: TENANT_ENTITY,
-      entityId: tenant.id,
-      operation: 'update',
-      message: 'Tenant owner set at the first console sign-in',
-    });
-    await addMember(trx, vault, actor, { tenantId: tenant.id, userId: created.id, role: 'OWNER' });
-    const session = await insertSession(trx, vault, created.id, options.sessionTtlMs);
+    const at = vault.clock.now().toISOString();
+    let ownerId: string;
+    if (claimedId !== null) {
+      const taken = await findUserByEmail(trx, user.email);
+      if (taken !== null && taken.id !== claimedId) {
+        throw new VaultError('CONFLICT', 'A user with this e-mail already exists.');
+      }
+      await trx
+        .updateTable('users')
+        .set({
+          email: user.email,
+          first_name: user.first_name,
+          last_name: user.last_name,
+          password_hash: hash,
+          modified_at: at,
+        })
+        .where('id', '=', claimedId)
+        .execute();
+      await appendAudit(trx, vault, actor, {
+        tenantId: tenant.id,
+        entityType: TENANT_ENTITY,
+        entityId: tenant.id,
+        operation: 'update',
+        message: 'Tenant owner claimed at the first console sign-in',
+      });
+      ownerId = claimedId;
+    } else {
+      const created = await insertUser(trx, vault, user, hash);
+      await trx
+        .updateTable('tenants')
+        .set({ owner_id: created.id, modified_at: at, modified_by: actorOf(actor).actor_id })
+        .where('id', '=', tenant.id)
+        .execute();
+      await appendAudit(trx, vault, actor, {
+        tenantId: tenant.id,
+        entityType: TENANT_ENTITY,
+        entityId: tenant.id,
+        operation: 'update',
+        message: 'Tenant owner set at the first console sign-in',
+      });
+      await addMember(trx, vault, actor, { tenantId: tenant.id, userId: created.id, role: 'OWNER' });
+      ownerId = created.id;
+    }
+    const session = await insertSession(trx, vault, ownerId, options.sessionTtlMs);
     return { token: session.token, expires_at: session.expiresAt };
   });
 }

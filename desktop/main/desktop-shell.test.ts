@@ -154,7 +154,11 @@ describe('runDesktopShell', () => {
     const signIn = await fetch(`${outcome.info.url}/console/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ secret }),
+      // The new vault's default owner has no password yet: the first sign-in claims it.
+      body: JSON.stringify({
+        secret,
+        owner: { email: 'owner@example.test', password: 'a good long password' },
+      }),
     });
     expect(signIn.status).toBe(200);
 

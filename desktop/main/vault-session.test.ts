@@ -15,11 +15,14 @@ function newSession(): VaultSession {
   );
 }
 
-async function redeem(url: string, secret: string): Promise<Response> {
+/** The new vault's default owner has no password yet: the first sign-in claims it. */
+const OWNER = { email: 'owner@example.test', password: 'a good long password' };
+
+async function redeem(url: string, secret: string, owner?: typeof OWNER): Promise<Response> {
   return fetch(`${url}/console/sessions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ secret }),
+    body: JSON.stringify({ secret, owner }),
   });
 }
 
@@ -49,7 +52,9 @@ describe('VaultSession', () => {
     const secret = session.takeConsoleSignIn();
     expect(secret).toMatch(/^svco_/);
     expect(session.takeConsoleSignIn()).toBeNull();
-    const signedIn = await redeem(outcome.info.url, secret!);
+    // Asked to claim the unclaimed owner first; the secret stays usable until that works.
+    expect((await redeem(outcome.info.url, secret!)).status).toBe(400);
+    const signedIn = await redeem(outcome.info.url, secret!, OWNER);
     expect(signedIn.status).toBe(200);
     expect(((await signedIn.json()) as { token: string }).token).toEqual(expect.any(String));
     // Exchanged once: the same secret is refused the second time.
@@ -116,7 +121,7 @@ describe('VaultSession', () => {
     if (!created.ok) throw new Error(created.message);
     const { url } = created.info;
     // A write through the server: the sign-in stores a session.
-    expect((await redeem(url, session.takeConsoleSignIn()!)).status).toBe(200);
+    expect((await redeem(url, session.takeConsoleSignIn()!, OWNER)).status).toBe(200);
 
     await session.lock();
     expect(session.current).toBeNull();

@@ -28,7 +28,9 @@ const OneTimeBody = Type.Object(
         },
         {
           additionalProperties: false,
-          description: 'The owner to create, only when the tenant has none yet (the first sign-in).',
+          description:
+            'The owner to set up, only while it is not (the first sign-in): the e-mail, name and ' +
+            'password of the unclaimed owner (no password yet), or of a new owner when the tenant has none.',
         },
       ),
     ),
@@ -80,8 +82,10 @@ export function registerConsoleSessionRoutes(
           'Exchanges the secret of a one-time sign-in link (printed by the process that started the ' +
           'server) for a session of the owner of the operator tenant (the embedded default, else the ' +
           'oldest tenant). A link works once and for five minutes; a used, unknown or expired one is ' +
-          '401. When that tenant has no owner yet, the answer is 400 with a field error on `owner` ' +
-          'and the link stays usable: send it again with `owner` to create the owner.',
+          '401. While that owner is not set up (it has no password yet, as the embedded default owner ' +
+          'made without a terminal, or the tenant has none), the answer is 400 with a field error on ' +
+          '`owner` and the link stays usable: send it again with `owner` to claim the owner (its ' +
+          'e-mail, name and password, audited) and sign in as it.',
         tags: ['auth'],
         body: OneTimeBody,
         response: { 200: SessionSchema },

@@ -73,8 +73,8 @@ describe('svc start', () => {
       expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const health = await fetch(`${first.url}/healthz`);
       expect(health.status).toBe(200);
-      // The console's one-time link: the fresh default tenant has no owner yet, so the console is
-      // asked for one (and the link stays usable).
+      // The console's one-time link: the default owner has no password yet (no terminal), so the
+      // console is asked to claim it (and the link stays usable).
       const link = /^Console \(one-time sign-in link, valid 5 minutes\): (\S+)$/m.exec(
         first.io.stdout(),
       )?.[1];

@@ -3,10 +3,9 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import { SessionProvider } from './session/session';
+import { takeDesktopSecret } from './session/desktop-secret';
 import { takeLinkSecret } from './session/link-secret';
 import './styles.css';
-
-const linkSecret = takeLinkSecret(window.location, window.history);
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -17,12 +16,20 @@ const queryClient = new QueryClient({
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
-createRoot(root).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <SessionProvider>
-        <App linkSecret={linkSecret} />
-      </SessionProvider>
-    </QueryClientProvider>
-  </StrictMode>,
+
+// A printed link carries the secret in its fragment; the desktop app's window has none and hands
+// the secret over through its preload instead.
+const fromLink = takeLinkSecret(window.location, window.history);
+const secret = fromLink === null ? takeDesktopSecret(window.svcDesktop) : Promise.resolve(fromLink);
+
+void secret.then((linkSecret) =>
+  createRoot(root).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <SessionProvider>
+          <App linkSecret={linkSecret} />
+        </SessionProvider>
+      </QueryClientProvider>
+    </StrictMode>,
+  ),
 );

@@ -25,13 +25,20 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @enum {string} */
-              status: 'ok';
-              vault: {
-                id: string;
-                /** @description Number of the last committed transaction. */
-                sequence: number;
-              };
+              /** @description `failed` (with status 503) once the vault stopped accepting writes, e.g. on a full disk. */
+              status: 'ok' | 'failed';
+            };
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description `failed` (with status 503) once the vault stopped accepting writes, e.g. on a full disk. */
+              status: 'ok' | 'failed';
             };
           };
         };
@@ -83,6 +90,7 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
@@ -264,6 +272,7 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
@@ -396,14 +405,15 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
             name: string;
-            /** @description Replaces all settings when present; left unchanged when omitted. */
+            /** @description Replaces all settings when present; left unchanged when omitted or null. */
             settings?: {
               [key: string]: string;
-            };
+            } | null;
           };
         };
       };
@@ -575,24 +585,20 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/tenants/self/members': {
+  '/tenants/self/reports/operations': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** List tenant members */
+    /**
+     * The caller's tenant operations report
+     * @description The same report as `/tenants/self/reports/usage`, under the name the reference also lists.
+     */
     get: {
       parameters: {
-        query: {
-          /** @description Page number, from 1. */
-          page: number;
-          /** @description Items per page, 1 to 50. */
-          size: number;
-          /** @description Only the members of these users; repeat the parameter for several (`?user_id=a&user_id=b`). */
-          user_id?: string[];
-        };
+        query?: never;
         header?: never;
         path?: never;
         cookie?: never;
@@ -606,33 +612,103 @@ export interface paths {
           };
           content: {
             'application/json': {
-              pagination: {
-                total_items: number;
-                page_number: number;
-                page_size: number;
-                total_pages: number;
+              token_report: {
+                /** @description Per token type: how many tokens exist and when the newest was created. */
+                metrics_by_type: {
+                  [key: string]: {
+                    count: number;
+                    /** Format: date-time */
+                    last_created_at?: string;
+                  };
+                };
+                included_monthly_active_tokens: number;
+                /** @description Tokens created, read or used this calendar month (UTC), each counted once. */
+                monthly_active_tokens: number;
+                monthly_active_token_history: {
+                  year: number;
+                  month: number;
+                  count: number;
+                }[];
               };
-              data: {
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/tenants/self/owner': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant's owner
+     * @description The OWNER member, with their user.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              tenant_id: string;
+              /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
+              role: string;
+              user: {
                 /** Format: uuid */
                 id: string;
-                /** Format: uuid */
-                tenant_id: string;
-                /** @description `OWNER` (the tenant owner; cannot be removed) or `ADMIN`. */
-                role: string;
-                user: {
-                  /** Format: uuid */
-                  id: string;
-                  email: string | null;
-                  first_name: string | null;
-                  last_name: string | null;
-                };
-                created_by: string | null;
-                /** Format: date-time */
-                created_at: string;
-                modified_by: string | null;
-                /** Format: date-time */
-                modified_at: string | null;
-              }[];
+                email: string | null;
+                first_name: string | null;
+                last_name: string | null;
+                /** @description A picture URL; this vault stores none, so always null. */
+                picture: string | null;
+              };
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
             };
           };
         };
@@ -672,7 +748,84 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    put?: never;
+    /**
+     * Change a member's role
+     * @description Setting `OWNER` on a member transfers ownership: the previous owner becomes `ADMIN`. The owner's own role cannot be lowered (422).
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Member id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      /** @description Unknown fields are ignored. */
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @description `OWNER` transfers ownership to this member (the previous owner becomes `ADMIN`).
+             * @enum {string}
+             */
+            role: 'OWNER' | 'ADMIN';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              tenant_id: string;
+              /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
+              role: string;
+              user: {
+                /** Format: uuid */
+                id: string;
+                email: string | null;
+                first_name: string | null;
+                last_name: string | null;
+                /** @description A picture URL; this vault stores none, so always null. */
+                picture: string | null;
+              };
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
     post?: never;
     /**
      * Remove a tenant member
@@ -722,6 +875,97 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/tenants/self/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List tenant members */
+    get: {
+      parameters: {
+        query: {
+          /** @description Page number, from 1. */
+          page: number;
+          /** @description Items per page, 0 to 50 (0: no items, only the totals). */
+          size: number;
+          /** @description Only the members of these users; repeat the parameter for several (`?user_id=a&user_id=b`). */
+          user_id?: string[];
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              pagination: {
+                total_items: number;
+                page_number: number;
+                page_size: number;
+                total_pages: number;
+              };
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                tenant_id: string;
+                /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
+                role: string;
+                user: {
+                  /** Format: uuid */
+                  id: string;
+                  email: string | null;
+                  first_name: string | null;
+                  last_name: string | null;
+                  /** @description A picture URL; this vault stores none, so always null. */
+                  picture: string | null;
+                };
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/tenants/self/invitations': {
     parameters: {
       query?: never;
@@ -735,7 +979,7 @@ export interface paths {
         query: {
           /** @description Page number, from 1. */
           page: number;
-          /** @description Items per page, 1 to 100. */
+          /** @description Items per page, 0 to 100 (0: no items, only the totals). */
           size: number;
           /** @description Only invitations in this status. */
           status?: 'PENDING' | 'EXPIRED';
@@ -814,6 +1058,7 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
@@ -1135,6 +1380,7 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
@@ -1159,7 +1405,7 @@ export interface paths {
               id: string;
               /** Format: uuid */
               tenant_id: string;
-              /** @description `OWNER` (the tenant owner; cannot be removed) or `ADMIN`. */
+              /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
               role: string;
               user: {
                 /** Format: uuid */
@@ -1167,6 +1413,8 @@ export interface paths {
                 email: string | null;
                 first_name: string | null;
                 last_name: string | null;
+                /** @description A picture URL; this vault stores none, so always null. */
+                picture: string | null;
               };
               created_by: string | null;
               /** Format: date-time */
@@ -1216,12 +1464,12 @@ export interface paths {
         query: {
           /** @description Page number, from 1. */
           page: number;
-          /** @description Items per page, 1 to 100. */
+          /** @description Items per page, 0 to 100 (0: no items, only the totals). */
           size: number;
           /** @description Only these applications; repeat the parameter for several (`?id=a&id=b`). */
           id?: string[];
-          /** @description Only applications of this type. */
-          type?: 'private' | 'public' | 'management';
+          /** @description Only applications of these types; repeat the parameter for several (`?type=a&type=b`). */
+          type?: ('private' | 'public' | 'management')[];
         };
         header?: never;
         path?: never;
@@ -1301,27 +1549,31 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored; `null` means not given. */
       requestBody: {
         content: {
           'application/json': {
             name: string;
             /** @enum {string} */
             type: 'private' | 'public' | 'management';
-            permissions?: string[];
-            rules?: {
-              /** @default  */
-              description?: string;
-              /** @description Evaluation order, from 1 (first); unique per application. */
-              priority: number;
-              /** @description Container path the rule covers, e.g. '/pci/high/'. */
-              container: string;
-              permissions: string[];
-              /**
-               * @description How token data is shown when this rule decides.
-               * @enum {string}
-               */
-              transform: 'mask' | 'redact' | 'reveal';
-            }[];
+            permissions?: string[] | null;
+            rules?:
+              | {
+                  description?: string | null;
+                  /** @description Evaluation order, from 1 (first); unique per application. */
+                  priority: number;
+                  /** @description Container path the rule covers, e.g. '/pci/high/'. */
+                  container: string;
+                  permissions: string[];
+                  /**
+                   * @description How token data is shown when this rule decides.
+                   * @enum {string}
+                   */
+                  transform: 'mask' | 'redact' | 'reveal';
+                  /** @description Rule conditions; none are supported here. */
+                  conditions?: unknown[] | null;
+                }[]
+              | null;
           };
         };
       };
@@ -1395,7 +1647,7 @@ export interface paths {
     };
     /**
      * Get the calling application
-     * @description The application that owns the presented SVC-API-KEY.
+     * @description The application that owns the presented SVC-API-KEY (never its key), for any valid key. A user session has no application: 404.
      */
     get: {
       parameters: {
@@ -1552,26 +1804,29 @@ export interface paths {
         };
         cookie?: never;
       };
-      /** @description Full replacement; the type cannot change. */
+      /** @description Full replacement; the type cannot change. Unknown fields (the type among them) are ignored; `null` means not given. */
       requestBody: {
         content: {
           'application/json': {
             name: string;
-            permissions?: string[];
-            rules?: {
-              /** @default  */
-              description?: string;
-              /** @description Evaluation order, from 1 (first); unique per application. */
-              priority: number;
-              /** @description Container path the rule covers, e.g. '/pci/high/'. */
-              container: string;
-              permissions: string[];
-              /**
-               * @description How token data is shown when this rule decides.
-               * @enum {string}
-               */
-              transform: 'mask' | 'redact' | 'reveal';
-            }[];
+            permissions?: string[] | null;
+            rules?:
+              | {
+                  description?: string | null;
+                  /** @description Evaluation order, from 1 (first); unique per application. */
+                  priority: number;
+                  /** @description Container path the rule covers, e.g. '/pci/high/'. */
+                  container: string;
+                  permissions: string[];
+                  /**
+                   * @description How token data is shown when this rule decides.
+                   * @enum {string}
+                   */
+                  transform: 'mask' | 'redact' | 'reveal';
+                  /** @description Rule conditions; none are supported here. */
+                  conditions?: unknown[] | null;
+                }[]
+              | null;
           };
         };
       };
@@ -1762,6 +2017,155 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/application-templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List application templates */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              description: string;
+              /** @enum {string} */
+              application_type: 'private' | 'public' | 'management';
+              /** @description `backend`, `collector` or `reporting`. */
+              template_type: string;
+              is_starter: boolean;
+              rules: {
+                description: string;
+                priority: number;
+                container: string;
+                permissions: string[];
+                /** @enum {string} */
+                transform: 'mask' | 'redact' | 'reveal';
+              }[];
+              permissions: string[];
+            }[];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/application-templates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get an application template */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Template id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A starting point for an application: POST its type, permissions and rules to /applications. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              description: string;
+              /** @enum {string} */
+              application_type: 'private' | 'public' | 'management';
+              /** @description `backend`, `collector` or `reporting`. */
+              template_type: string;
+              is_starter: boolean;
+              rules: {
+                description: string;
+                priority: number;
+                container: string;
+                permissions: string[];
+                /** @enum {string} */
+                transform: 'mask' | 'redact' | 'reveal';
+              }[];
+              permissions: string[];
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/permissions': {
     parameters: {
       query?: never;
@@ -1841,7 +2245,7 @@ export interface paths {
         query: {
           /** @description Page number, from 1. */
           page: number;
-          /** @description Items per page, 1 to 10000. */
+          /** @description Items per page, 0 to 10000 (0: no items, only the totals). */
           size: number;
           entity_type?: string;
           entity_id?: string;
@@ -1870,7 +2274,10 @@ export interface paths {
                 total_pages: number;
               };
               data: {
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @description Extension: the entry’s own id, stable across pages (not in the reference schema).
+                 */
                 id: string;
                 /** Format: uuid */
                 tenant_id: string;
@@ -1974,6 +2381,1542 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/detokenize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Detokenize a payload
+     * @description Replaces every `{{ <token id> | filters }}` expression in any JSON value by the token data, as the `token:read` transform of each token container shows it (masked unless a rule reveals). A string that is exactly one expression takes the value itself (a card token as its object). At most 100 distinct tokens; unknown ids → 400; no `token:read` on a token's container → 403.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Any JSON value holding detokenization expressions. */
+      requestBody: {
+        content: {
+          'application/json': unknown;
+        };
+      };
+      responses: {
+        /** @description The value with each expression replaced. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reactor-formulas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List reactor formulas
+     * @description The official formulas and the tenant private ones.
+     */
+    get: {
+      parameters: {
+        query: {
+          /** @description Page number, from 1. */
+          page: number;
+          /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+          size: number;
+          /** @description Only these ids; repeat for several. */
+          id?: string[];
+          /** @description Wildcard search: `*` matches anything; else a substring. */
+          name?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              pagination: {
+                total_items: number;
+                page_number: number;
+                page_size: number;
+                total_pages: number;
+              };
+              data: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                description: string | null;
+                /** @enum {string} */
+                type: 'official' | 'private';
+                /** @enum {string} */
+                status: 'verified' | 'coming_soon';
+                icon: string | null;
+                code: string;
+                configuration: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                }[];
+                request_parameters: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                  optional: boolean;
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a reactor formula
+     * @description Code that does not compile or export one function → 422 with `line <n>, column <m>`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Full replacement on update. */
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            description?: string | null;
+            /** @description private (official formulas ship with the vault). */
+            type: string;
+            /** @description verified (default) or coming_soon. */
+            status?: string | null;
+            icon?: string | null;
+            /** @description CommonJS: `module.exports = async function (req) { … }`; checked on every write. */
+            code: string;
+            configuration?: unknown[];
+            request_parameters?: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              description: string | null;
+              /** @enum {string} */
+              type: 'official' | 'private';
+              /** @enum {string} */
+              status: 'verified' | 'coming_soon';
+              icon: string | null;
+              code: string;
+              configuration: {
+                name: string;
+                description?: string;
+                /** @enum {string} */
+                type: 'string' | 'boolean' | 'number';
+              }[];
+              request_parameters: {
+                name: string;
+                description?: string;
+                /** @enum {string} */
+                type: 'string' | 'boolean' | 'number';
+                optional: boolean;
+              }[];
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reactor-formulas/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a reactor formula */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Reactor formula id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              description: string | null;
+              /** @enum {string} */
+              type: 'official' | 'private';
+              /** @enum {string} */
+              status: 'verified' | 'coming_soon';
+              icon: string | null;
+              code: string;
+              configuration: {
+                name: string;
+                description?: string;
+                /** @enum {string} */
+                type: 'string' | 'boolean' | 'number';
+              }[];
+              request_parameters: {
+                name: string;
+                description?: string;
+                /** @enum {string} */
+                type: 'string' | 'boolean' | 'number';
+                optional: boolean;
+              }[];
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    /**
+     * Update a reactor formula
+     * @description Full replacement. Official formulas are read-only (403).
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Reactor formula id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      /** @description Full replacement on update. */
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            description?: string | null;
+            /** @description private (official formulas ship with the vault). */
+            type: string;
+            /** @description verified (default) or coming_soon. */
+            status?: string | null;
+            icon?: string | null;
+            /** @description CommonJS: `module.exports = async function (req) { … }`; checked on every write. */
+            code: string;
+            configuration?: unknown[];
+            request_parameters?: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              description: string | null;
+              /** @enum {string} */
+              type: 'official' | 'private';
+              /** @enum {string} */
+              status: 'verified' | 'coming_soon';
+              icon: string | null;
+              code: string;
+              configuration: {
+                name: string;
+                description?: string;
+                /** @enum {string} */
+                type: 'string' | 'boolean' | 'number';
+              }[];
+              request_parameters: {
+                name: string;
+                description?: string;
+                /** @enum {string} */
+                type: 'string' | 'boolean' | 'number';
+                optional: boolean;
+              }[];
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Delete a reactor formula
+     * @description Refused with 409 while reactors use it; official formulas are read-only (403).
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Reactor formula id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted. */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reactors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List reactors */
+    get: {
+      parameters: {
+        query: {
+          /** @description Page number, from 1. */
+          page: number;
+          /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+          size: number;
+          /** @description Only these ids; repeat for several. */
+          id?: string[];
+          /** @description Wildcard search: `*` matches anything; else a substring. */
+          name?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              pagination: {
+                total_items: number;
+                page_number: number;
+                page_size: number;
+                total_pages: number;
+              };
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                tenant_id: string;
+                name: string;
+                /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+                formula: {
+                  /** Format: uuid */
+                  id: string;
+                  name: string;
+                  description: string | null;
+                  /** @enum {string} */
+                  type: 'official' | 'private';
+                  /** @enum {string} */
+                  status: 'verified' | 'coming_soon';
+                  icon: string | null;
+                  code: string;
+                  configuration: {
+                    name: string;
+                    description?: string;
+                    /** @enum {string} */
+                    type: 'string' | 'boolean' | 'number';
+                  }[];
+                  request_parameters: {
+                    name: string;
+                    description?: string;
+                    /** @enum {string} */
+                    type: 'string' | 'boolean' | 'number';
+                    optional: boolean;
+                  }[];
+                  created_by: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  modified_by: string | null;
+                  /** Format: date-time */
+                  modified_at: string | null;
+                };
+                /** @description Values for the formula's configuration contract (every declared setting is required). */
+                configuration: {
+                  [key: string]: string | number | boolean;
+                };
+                /** @description An application. Its API key is shown only when created or regenerated. */
+                application?: {
+                  /** Format: uuid */
+                  id: string;
+                  /** Format: uuid */
+                  tenant_id: string;
+                  name: string;
+                  /** @enum {string} */
+                  type: 'private' | 'public' | 'management';
+                  permissions: string[];
+                  rules: {
+                    description: string;
+                    priority: number;
+                    container: string;
+                    permissions: string[];
+                    /** @enum {string} */
+                    transform: 'mask' | 'redact' | 'reveal';
+                  }[];
+                  created_by: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  modified_by: string | null;
+                  /** Format: date-time */
+                  modified_at: string | null;
+                };
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a reactor */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            configuration?: {
+              [key: string]: unknown;
+            };
+            /** @description `{ id }`; a whole object carrying its id is accepted too. */
+            formula: {
+              id: string;
+            };
+            /** @description `{ id }`; a whole object carrying its id is accepted too. */
+            application?: {
+              id: string;
+            } | null;
+          };
+        };
+      };
+      responses: {
+        /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              tenant_id: string;
+              name: string;
+              /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+              formula: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                description: string | null;
+                /** @enum {string} */
+                type: 'official' | 'private';
+                /** @enum {string} */
+                status: 'verified' | 'coming_soon';
+                icon: string | null;
+                code: string;
+                configuration: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                }[];
+                request_parameters: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                  optional: boolean;
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              };
+              /** @description Values for the formula's configuration contract (every declared setting is required). */
+              configuration: {
+                [key: string]: string | number | boolean;
+              };
+              /** @description An application. Its API key is shown only when created or regenerated. */
+              application?: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                tenant_id: string;
+                name: string;
+                /** @enum {string} */
+                type: 'private' | 'public' | 'management';
+                permissions: string[];
+                rules: {
+                  description: string;
+                  priority: number;
+                  container: string;
+                  permissions: string[];
+                  /** @enum {string} */
+                  transform: 'mask' | 'redact' | 'reveal';
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              };
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reactors/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a reactor */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Reactor id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              tenant_id: string;
+              name: string;
+              /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+              formula: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                description: string | null;
+                /** @enum {string} */
+                type: 'official' | 'private';
+                /** @enum {string} */
+                status: 'verified' | 'coming_soon';
+                icon: string | null;
+                code: string;
+                configuration: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                }[];
+                request_parameters: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                  optional: boolean;
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              };
+              /** @description Values for the formula's configuration contract (every declared setting is required). */
+              configuration: {
+                [key: string]: string | number | boolean;
+              };
+              /** @description An application. Its API key is shown only when created or regenerated. */
+              application?: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                tenant_id: string;
+                name: string;
+                /** @enum {string} */
+                type: 'private' | 'public' | 'management';
+                permissions: string[];
+                rules: {
+                  description: string;
+                  priority: number;
+                  container: string;
+                  permissions: string[];
+                  /** @enum {string} */
+                  transform: 'mask' | 'redact' | 'reveal';
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              };
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    /** Update a reactor */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Reactor id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      /** @description Full replacement; the formula does not change. */
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            configuration?: {
+              [key: string]: unknown;
+            };
+            /** @description `{ id }`; a whole object carrying its id is accepted too. */
+            application?: {
+              id: string;
+            } | null;
+          };
+        };
+      };
+      responses: {
+        /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              tenant_id: string;
+              name: string;
+              /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+              formula: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                description: string | null;
+                /** @enum {string} */
+                type: 'official' | 'private';
+                /** @enum {string} */
+                status: 'verified' | 'coming_soon';
+                icon: string | null;
+                code: string;
+                configuration: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                }[];
+                request_parameters: {
+                  name: string;
+                  description?: string;
+                  /** @enum {string} */
+                  type: 'string' | 'boolean' | 'number';
+                  optional: boolean;
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              };
+              /** @description Values for the formula's configuration contract (every declared setting is required). */
+              configuration: {
+                [key: string]: string | number | boolean;
+              };
+              /** @description An application. Its API key is shown only when created or regenerated. */
+              application?: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                tenant_id: string;
+                name: string;
+                /** @enum {string} */
+                type: 'private' | 'public' | 'management';
+                permissions: string[];
+                rules: {
+                  description: string;
+                  priority: number;
+                  container: string;
+                  permissions: string[];
+                  /** @enum {string} */
+                  transform: 'mask' | 'redact' | 'reveal';
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              };
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a reactor */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Reactor id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted. */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reactors/{id}/react': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invoke a reactor
+     * @description Detokenizes `args` (token:use on each token container), checks them against the formula request parameters, runs the code in the sandbox and tokenizes its `tokenize` output as the reactor application. Errors thrown by the code map to problems; a CustomHttpResponseError answers its own status, headers and body; a timeout is 408.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Reactor id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Arguments; `{{ <token id> | filters }}` expressions are detokenized first (token:use). */
+            args?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What the code returned as raw. */
+              raw?: unknown;
+              /** @description The code's tokenize output, tokenized. */
+              tokens?: unknown;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/proxies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List proxies */
+    get: {
+      parameters: {
+        query: {
+          /** @description Page number, from 1. */
+          page: number;
+          /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+          size: number;
+          /** @description Only these proxies; repeat for several. */
+          id?: string[];
+          /** @description Name filter: `*` matches any characters; without `*`, names containing the text (case-insensitive). */
+          name?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              pagination: {
+                total_items: number;
+                page_number: number;
+                page_size: number;
+                total_pages: number;
+              };
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+                key: string;
+                /** Format: uuid */
+                tenant_id: string;
+                name: string;
+                destination_url: string;
+                request_transform: {
+                  code: string;
+                } | null;
+                response_transform: {
+                  code: string;
+                } | null;
+                /** Format: uuid */
+                application_id: string | null;
+                configuration: {
+                  [key: string]: string;
+                };
+                require_auth: boolean;
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a proxy
+     * @description The vault generates the proxy key. Transform code is compiled on save (422 on errors).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            /** @description https:// URL with a DNS host name; the path after /proxy and the query are appended. */
+            destination_url: string;
+            request_transform?: {
+              /** @description CommonJS module code. */
+              code: string;
+            } | null;
+            response_transform?: {
+              /** @description CommonJS module code. */
+              code: string;
+            } | null;
+            application?: {
+              /**
+               * Format: uuid
+               * @description Public or private application id
+               */
+              id: string;
+            } | null;
+            configuration?: {
+              [key: string]: string;
+            } | null;
+            /** @default true */
+            require_auth?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description A pre-configured proxy. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+              key: string;
+              /** Format: uuid */
+              tenant_id: string;
+              name: string;
+              destination_url: string;
+              request_transform: {
+                code: string;
+              } | null;
+              response_transform: {
+                code: string;
+              } | null;
+              /** Format: uuid */
+              application_id: string | null;
+              configuration: {
+                [key: string]: string;
+              };
+              require_auth: boolean;
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/proxies/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a proxy */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Proxy id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A pre-configured proxy. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+              key: string;
+              /** Format: uuid */
+              tenant_id: string;
+              name: string;
+              destination_url: string;
+              request_transform: {
+                code: string;
+              } | null;
+              response_transform: {
+                code: string;
+              } | null;
+              /** Format: uuid */
+              application_id: string | null;
+              configuration: {
+                [key: string]: string;
+              };
+              require_auth: boolean;
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    /**
+     * Update a proxy
+     * @description Replaces every field; the id and key never change.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Proxy id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            /** @description https:// URL with a DNS host name; the path after /proxy and the query are appended. */
+            destination_url: string;
+            request_transform?: {
+              /** @description CommonJS module code. */
+              code: string;
+            } | null;
+            response_transform?: {
+              /** @description CommonJS module code. */
+              code: string;
+            } | null;
+            application?: {
+              /**
+               * Format: uuid
+               * @description Public or private application id
+               */
+              id: string;
+            } | null;
+            configuration?: {
+              [key: string]: string;
+            } | null;
+            /** @default true */
+            require_auth?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description A pre-configured proxy. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+              key: string;
+              /** Format: uuid */
+              tenant_id: string;
+              name: string;
+              destination_url: string;
+              request_transform: {
+                code: string;
+              } | null;
+              response_transform: {
+                code: string;
+              } | null;
+              /** Format: uuid */
+              application_id: string | null;
+              configuration: {
+                [key: string]: string;
+              };
+              require_auth: boolean;
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Delete a proxy
+     * @description Its key stops working at once.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Proxy id (UUID). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted. */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console/sessions': {
     parameters: {
       query?: never;
@@ -1985,7 +3928,7 @@ export interface paths {
     put?: never;
     /**
      * Sign in with a one-time link
-     * @description Exchanges the secret of a one-time sign-in link (printed by the process that started the server) for a session of the owner of the operator tenant (the embedded default, else the oldest tenant). A link works once and for five minutes; a used, unknown or expired one is 401. When that tenant has no owner yet, the answer is 400 with a field error on `owner` and the link stays usable: send it again with `owner` to create the owner.
+     * @description Exchanges the secret of a one-time sign-in link (printed by the process that started the server) for a session of the owner of the operator tenant (the embedded default, else the oldest tenant). A link works once and for five minutes; a used, unknown or expired one is 401. While that owner is not set up (it has no password yet, as the embedded default owner made without a terminal, or the tenant has none), the answer is 400 with a field error on `owner` and the link stays usable: send it again with `owner` to claim the owner (its e-mail, name and password, audited) and sign in as it.
      */
     post: {
       parameters: {
@@ -1999,7 +3942,7 @@ export interface paths {
           'application/json': {
             /** @description The secret of the one-time sign-in link (the part after `#` in its address). */
             secret: string;
-            /** @description The owner to create, only when the tenant has none yet (the first sign-in). */
+            /** @description The owner to set up, only while it is not (the first sign-in): the e-mail, name and password of the unclaimed owner (no password yet), or of a new owner when the tenant has none. */
             owner?: {
               email: string;
               password: string;
@@ -2061,7 +4004,7 @@ export interface paths {
     put?: never;
     /**
      * Tokenize a payload
-     * @description Walks any JSON: an object with `type` and `data` is a token definition (the fields of POST /tokens) and is replaced by the created token (masked); any other primitive becomes a `token` token and is replaced by its id; other objects and arrays are walked. All or nothing: one invalid definition fails the request and creates no token. Needs `token:create` on every container written to.
+     * @description Walks any JSON: an object with `type` and `data` is a token definition (the fields of POST /tokens) and is replaced by the created token (data through the caller’s token:create transform: masked unless a rule reveals); any other primitive becomes a `token` token and is replaced by its id; other objects and arrays are walked. All or nothing: one invalid definition fails the request and creates no token. Needs `token:create` on every container written to.
      */
     post: {
       parameters: {
@@ -2121,20 +4064,20 @@ export interface paths {
     };
     /**
      * List tokens
-     * @description Tokens of containers the caller may read, each shown through its transform. Metadata filters: `metadata.<key>=<value>` or `metadata[<key>]=<value>`.
+     * @description Tokens of containers the caller may read, each shown through its transform. Metadata filters: `metadata.<key>=<value>`, `metadata[<key>]=<value>` or `metadata={"<key>":"<value>"}`. A type no token has gives an empty page. `size=0` answers only the totals.
      */
     get: {
       parameters: {
         query: {
           /** @description Page number, from 1. */
           page: number;
-          /** @description Items per page, 1 to 100. */
+          /** @description Items per page, 0 to 100 (0: no items, only the totals). */
           size: number;
           /** @description Only these tokens; repeat the parameter for several (`?id=a&id=b`). */
           id?: string[];
           /** @description Only tokens of these types; repeatable. */
           type?: string[];
-          /** @description Only tokens whose metadata has these values, as `metadata.<key>=<value>` or `metadata[<key>]=<value>`: case-insensitive exact matches, several keys ANDed, a repeated key ignored after its first value. Up to 20 keys. */
+          /** @description Only tokens whose metadata has these values, as `metadata.<key>=<value>`, `metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings (`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a repeated key ignored after its first value. Up to 20 keys. */
           metadata?: {
             [key: string]: string;
           };
@@ -2164,7 +4107,7 @@ export interface paths {
                 tenant_id: string;
                 /** @description Token type: token, card, bank, card_number, … */
                 type: string;
-                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). */
+                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
                 data?: unknown;
                 /** @description The mask expression (a string, or an object/array of them). */
                 mask?: unknown;
@@ -2173,6 +4116,21 @@ export interface paths {
                 fingerprint_expression?: string;
                 /** @description The one container of the token. */
                 containers: string[];
+                /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                privacy?: {
+                  /** @description First segment of the container. */
+                  classification: string | null;
+                  /**
+                   * @description Second segment of the container.
+                   * @enum {string|null}
+                   */
+                  impact_level: 'low' | 'moderate' | 'high' | null;
+                  /**
+                   * @description Always mask.
+                   * @enum {string}
+                   */
+                  restriction_policy: 'mask' | 'redact';
+                };
                 /** @description Non-sensitive data only: it is stored in plaintext. */
                 metadata?: {
                   [key: string]: string;
@@ -2213,7 +4171,7 @@ export interface paths {
     put?: never;
     /**
      * Create a token
-     * @description Returns the token with its data masked. 201 with a Location header for a new token. With deduplication (the request’s `deduplicate_token`, else the tenant setting `deduplicate_tokens`) a token whose fingerprint matches an existing one is not created: the existing token is returned with 200 instead (redacted to id, type, tenant_id, fingerprint and containers when the caller may not read it). Public applications do not deduplicate: `deduplicate_token: true` from one is a 403. A taken id is a 409.
+     * @description Returns the token with its data through the caller’s token:create transform (masked unless a rule of the caller reveals for token:create). 201 with a Location header for a new token. With deduplication (the request’s `deduplicate_token`, else the tenant setting `deduplicate_tokens`) a token whose fingerprint matches an existing one is not created: the existing token is returned with 200 instead (redacted to id, type, tenant_id, fingerprint and containers when the caller may not read it). Public applications do not deduplicate: `deduplicate_token: true` from one is a 403. A taken id is a 409.
      */
     post: {
       parameters: {
@@ -2222,6 +4180,7 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
@@ -2235,6 +4194,14 @@ export interface paths {
             mask?: unknown;
             /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
             containers?: string[] | null;
+            /** @description The older way to choose a container: classification and impact level name `/<classification>/<impact_level>/` (a missing one from the type’s default container). With `containers` as well, every field given must agree with the container (else 400). `restriction_policy` may only be `mask`. */
+            privacy?: {
+              classification?: string | null;
+              /** @enum {string|null} */
+              impact_level?: 'low' | 'moderate' | 'high' | null;
+              /** @enum {string|null} */
+              restriction_policy?: 'mask' | 'redact' | null;
+            } | null;
             /** @description Non-sensitive string pairs (keys up to 200, values up to 500 characters). */
             metadata?: {
               [key: string]: string;
@@ -2263,7 +4230,7 @@ export interface paths {
               tenant_id: string;
               /** @description Token type: token, card, bank, card_number, … */
               type: string;
-              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). */
+              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
               data?: unknown;
               /** @description The mask expression (a string, or an object/array of them). */
               mask?: unknown;
@@ -2272,6 +4239,21 @@ export interface paths {
               fingerprint_expression?: string;
               /** @description The one container of the token. */
               containers: string[];
+              /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+              privacy?: {
+                /** @description First segment of the container. */
+                classification: string | null;
+                /**
+                 * @description Second segment of the container.
+                 * @enum {string|null}
+                 */
+                impact_level: 'low' | 'moderate' | 'high' | null;
+                /**
+                 * @description Always mask.
+                 * @enum {string}
+                 */
+                restriction_policy: 'mask' | 'redact';
+              };
               /** @description Non-sensitive data only: it is stored in plaintext. */
               metadata?: {
                 [key: string]: string;
@@ -2300,7 +4282,7 @@ export interface paths {
               tenant_id: string;
               /** @description Token type: token, card, bank, card_number, … */
               type: string;
-              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). */
+              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
               data?: unknown;
               /** @description The mask expression (a string, or an object/array of them). */
               mask?: unknown;
@@ -2309,6 +4291,21 @@ export interface paths {
               fingerprint_expression?: string;
               /** @description The one container of the token. */
               containers: string[];
+              /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+              privacy?: {
+                /** @description First segment of the container. */
+                classification: string | null;
+                /**
+                 * @description Second segment of the container.
+                 * @enum {string|null}
+                 */
+                impact_level: 'low' | 'moderate' | 'high' | null;
+                /**
+                 * @description Always mask.
+                 * @enum {string}
+                 */
+                restriction_policy: 'mask' | 'redact';
+              };
               /** @description Non-sensitive data only: it is stored in plaintext. */
               metadata?: {
                 [key: string]: string;
@@ -2371,21 +4368,16 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description Unknown fields are ignored; `null` page or size means not given. */
       requestBody: {
         content: {
           'application/json': {
             /** @description Lucene-style query over id, type, data (search indexes), fingerprint, container, metadata.<key>, created_by/at, modified_by/at; AND, OR, NOT, parentheses. */
             query: string;
-            /**
-             * @description Page number, from 1.
-             * @default 1
-             */
-            page: number;
-            /**
-             * @description Items per page, 1 to 100.
-             * @default 20
-             */
-            size: number;
+            /** @description Page number, from 1; default 1. */
+            page?: number | null;
+            /** @description Items per page, 0 to 100 (0: only the totals); default 20. */
+            size?: number | null;
           };
         };
       };
@@ -2409,7 +4401,7 @@ export interface paths {
                 tenant_id: string;
                 /** @description Token type: token, card, bank, card_number, … */
                 type: string;
-                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). */
+                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
                 data?: unknown;
                 /** @description The mask expression (a string, or an object/array of them). */
                 mask?: unknown;
@@ -2418,6 +4410,21 @@ export interface paths {
                 fingerprint_expression?: string;
                 /** @description The one container of the token. */
                 containers: string[];
+                /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                privacy?: {
+                  /** @description First segment of the container. */
+                  classification: string | null;
+                  /**
+                   * @description Second segment of the container.
+                   * @enum {string|null}
+                   */
+                  impact_level: 'low' | 'moderate' | 'high' | null;
+                  /**
+                   * @description Always mask.
+                   * @enum {string}
+                   */
+                  restriction_policy: 'mask' | 'redact';
+                };
                 /** @description Non-sensitive data only: it is stored in plaintext. */
                 metadata?: {
                   [key: string]: string;
@@ -2496,7 +4503,7 @@ export interface paths {
               tenant_id: string;
               /** @description Token type: token, card, bank, card_number, … */
               type: string;
-              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). */
+              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
               data?: unknown;
               /** @description The mask expression (a string, or an object/array of them). */
               mask?: unknown;
@@ -2505,6 +4512,21 @@ export interface paths {
               fingerprint_expression?: string;
               /** @description The one container of the token. */
               containers: string[];
+              /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+              privacy?: {
+                /** @description First segment of the container. */
+                classification: string | null;
+                /**
+                 * @description Second segment of the container.
+                 * @enum {string|null}
+                 */
+                impact_level: 'low' | 'moderate' | 'high' | null;
+                /**
+                 * @description Always mask.
+                 * @enum {string}
+                 */
+                restriction_policy: 'mask' | 'redact';
+              };
               /** @description Non-sensitive data only: it is stored in plaintext. */
               metadata?: {
                 [key: string]: string;
@@ -2602,10 +4624,14 @@ export interface paths {
         };
         cookie?: never;
       };
-      /** @description A JSON merge patch: `data`, `mask` and `metadata` are merged, the other fields replaced; `null` removes. */
+      /** @description A JSON merge patch: `data`, `mask` and `metadata` are merged, the other fields replaced; `null` removes. Unknown fields are ignored. */
       requestBody: {
         content: {
           'application/merge-patch+json': {
+            /** @description Cannot be changed; may repeat the current id. */
+            id?: unknown;
+            /** @description Cannot be changed; may repeat the current type. */
+            type?: unknown;
             /** @description Merge patch (RFC 7386): `null` members remove. */
             data?: unknown;
             /** @description Merge patch. */
@@ -2639,7 +4665,7 @@ export interface paths {
               tenant_id: string;
               /** @description Token type: token, card, bank, card_number, … */
               type: string;
-              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). */
+              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
               data?: unknown;
               /** @description The mask expression (a string, or an object/array of them). */
               mask?: unknown;
@@ -2648,6 +4674,21 @@ export interface paths {
               fingerprint_expression?: string;
               /** @description The one container of the token. */
               containers: string[];
+              /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+              privacy?: {
+                /** @description First segment of the container. */
+                classification: string | null;
+                /**
+                 * @description Second segment of the container.
+                 * @enum {string|null}
+                 */
+                impact_level: 'low' | 'moderate' | 'high' | null;
+                /**
+                 * @description Always mask.
+                 * @enum {string}
+                 */
+                restriction_policy: 'mask' | 'redact';
+              };
               /** @description Non-sensitive data only: it is stored in plaintext. */
               metadata?: {
                 [key: string]: string;
@@ -2686,6 +4727,881 @@ export interface paths {
     };
     trace?: never;
   };
+  '/tokens/{parentId}/children/{childId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Associate a child token with a parent token
+     * @description Links two tokens of the tenant as parent and child. Needs `token:read` on the containers of both. The reverse link is a separate association; a token cannot be its own child (400). An existing link is a 409. A link lasts as long as both tokens.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Id of the parent token, URL-encoded. */
+          parentId: string;
+          /** @description Id of the child token, URL-encoded. */
+          childId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Associated. */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    /**
+     * Dissociate a child token from a parent token
+     * @description Removes the link; both tokens stay. Needs `token:delete` on the containers of both. A missing link is a 404.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Id of the parent token, URL-encoded. */
+          parentId: string;
+          /** @description Id of the child token, URL-encoded. */
+          childId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Dissociated. */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/tokens/{parentId}/children': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the child tokens of a token
+     * @description Needs `token:read` on the parent. Lists the children the caller may read, each through its transform, filtered and paged exactly like GET /tokens (`id`, `type`, metadata in its three forms, `page`, `size`).
+     */
+    get: {
+      parameters: {
+        query: {
+          /** @description Page number, from 1. */
+          page: number;
+          /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+          size: number;
+          /** @description Only these tokens; repeat the parameter for several (`?id=a&id=b`). */
+          id?: string[];
+          /** @description Only tokens of these types; repeatable. */
+          type?: string[];
+          /** @description Only tokens whose metadata has these values, as `metadata.<key>=<value>`, `metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings (`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a repeated key ignored after its first value. Up to 20 keys. */
+          metadata?: {
+            [key: string]: string;
+          };
+        };
+        header?: never;
+        path: {
+          /** @description Id of the parent token, URL-encoded. */
+          parentId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              pagination: {
+                total_items: number;
+                page_number: number;
+                page_size: number;
+                total_pages: number;
+              };
+              data: {
+                id: string;
+                /** Format: uuid */
+                tenant_id: string;
+                /** @description Token type: token, card, bank, card_number, … */
+                type: string;
+                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                data?: unknown;
+                /** @description The mask expression (a string, or an object/array of them). */
+                mask?: unknown;
+                /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                fingerprint?: string;
+                fingerprint_expression?: string;
+                /** @description The one container of the token. */
+                containers: string[];
+                /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                privacy?: {
+                  /** @description First segment of the container. */
+                  classification: string | null;
+                  /**
+                   * @description Second segment of the container.
+                   * @enum {string|null}
+                   */
+                  impact_level: 'low' | 'moderate' | 'high' | null;
+                  /**
+                   * @description Always mask.
+                   * @enum {string}
+                   */
+                  restriction_policy: 'mask' | 'redact';
+                };
+                /** @description Non-sensitive data only: it is stored in plaintext. */
+                metadata?: {
+                  [key: string]: string;
+                };
+                search_indexes?: string[];
+                created_by?: string | null;
+                /** Format: date-time */
+                created_at?: string;
+                modified_by?: string | null;
+                /** Format: date-time */
+                modified_at?: string | null;
+                /** Format: date-time */
+                expires_at?: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a child token
+     * @description Creates a token exactly as POST /tokens does (same body, same transform of the response) and links it as a child of the parent, in one step: a missing parent creates nothing. Needs `token:create` where the child goes and `token:read` on the parent. A deduplicated child (200) is the existing token, linked as it is.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Id of the parent token, URL-encoded. */
+          parentId: string;
+        };
+        cookie?: never;
+      };
+      /** @description Unknown fields are ignored. */
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID. */
+            id?: string | null;
+            /** @description Default `token`. */
+            type?: string | null;
+            /** @description The sensitive data, any JSON. */
+            data: unknown;
+            /** @description Mask expression(s). Default: the type’s. */
+            mask?: unknown;
+            /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
+            containers?: string[] | null;
+            /** @description The older way to choose a container: classification and impact level name `/<classification>/<impact_level>/` (a missing one from the type’s default container). With `containers` as well, every field given must agree with the container (else 400). `restriction_policy` may only be `mask`. */
+            privacy?: {
+              classification?: string | null;
+              /** @enum {string|null} */
+              impact_level?: 'low' | 'moderate' | 'high' | null;
+              /** @enum {string|null} */
+              restriction_policy?: 'mask' | 'redact' | null;
+            } | null;
+            /** @description Non-sensitive string pairs (keys up to 200, values up to 500 characters). */
+            metadata?: {
+              [key: string]: string;
+            } | null;
+            /** @description Expressions whose values the token can be searched by (`data:<value>`). */
+            search_indexes?: string[] | null;
+            /** @description Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s. */
+            fingerprint_expression?: string | null;
+            /** @description Return an existing token with the same fingerprint. */
+            deduplicate_token?: boolean | null;
+            /** @description When the token expires: a date-time with offset, a date-time without offset (UTC), or a short date M/D/YYYY (midnight UTC). Returned as ISO 8601. */
+            expires_at?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Deduplicated: the existing token, associated. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              /** Format: uuid */
+              tenant_id: string;
+              /** @description Token type: token, card, bank, card_number, … */
+              type: string;
+              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+              data?: unknown;
+              /** @description The mask expression (a string, or an object/array of them). */
+              mask?: unknown;
+              /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+              fingerprint?: string;
+              fingerprint_expression?: string;
+              /** @description The one container of the token. */
+              containers: string[];
+              /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+              privacy?: {
+                /** @description First segment of the container. */
+                classification: string | null;
+                /**
+                 * @description Second segment of the container.
+                 * @enum {string|null}
+                 */
+                impact_level: 'low' | 'moderate' | 'high' | null;
+                /**
+                 * @description Always mask.
+                 * @enum {string}
+                 */
+                restriction_policy: 'mask' | 'redact';
+              };
+              /** @description Non-sensitive data only: it is stored in plaintext. */
+              metadata?: {
+                [key: string]: string;
+              };
+              search_indexes?: string[];
+              created_by?: string | null;
+              /** Format: date-time */
+              created_at?: string;
+              modified_by?: string | null;
+              /** Format: date-time */
+              modified_at?: string | null;
+              /** Format: date-time */
+              expires_at?: string | null;
+            };
+          };
+        };
+        /** @description Created and associated. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              /** Format: uuid */
+              tenant_id: string;
+              /** @description Token type: token, card, bank, card_number, … */
+              type: string;
+              /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+              data?: unknown;
+              /** @description The mask expression (a string, or an object/array of them). */
+              mask?: unknown;
+              /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+              fingerprint?: string;
+              fingerprint_expression?: string;
+              /** @description The one container of the token. */
+              containers: string[];
+              /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+              privacy?: {
+                /** @description First segment of the container. */
+                classification: string | null;
+                /**
+                 * @description Second segment of the container.
+                 * @enum {string|null}
+                 */
+                impact_level: 'low' | 'moderate' | 'high' | null;
+                /**
+                 * @description Always mask.
+                 * @enum {string}
+                 */
+                restriction_policy: 'mask' | 'redact';
+              };
+              /** @description Non-sensitive data only: it is stored in plaintext. */
+              metadata?: {
+                [key: string]: string;
+              };
+              search_indexes?: string[];
+              created_by?: string | null;
+              /** Format: date-time */
+              created_at?: string;
+              modified_by?: string | null;
+              /** Format: date-time */
+              modified_at?: string | null;
+              /** Format: date-time */
+              expires_at?: string | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/proxy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/proxy/{*}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Invoke a proxy
+     * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The destination response, or a proxy_error. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              proxy_error?: components['schemas']['Problem'];
+            };
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2702,7 +5618,7 @@ export interface components {
       detail: string;
       /** @description Stable error code from the error catalogue. */
       code: string;
-      /** @description Field name → messages; present on validation failures. */
+      /** @description Field name → messages; present on every 400. */
       errors?: {
         [key: string]: string[];
       };

@@ -21,12 +21,6 @@ export function OverviewPage() {
             <dl className="facts">
               <dt>Status</dt>
               <dd>{health.data.status}</dd>
-              <dt>Vault id</dt>
-              <dd>
-                <code>{health.data.vault.id}</code>
-              </dd>
-              <dt>Transactions</dt>
-              <dd>{health.data.vault.sequence}</dd>
               <dt>Server</dt>
               <dd>
                 <code>{window.location.origin}</code>

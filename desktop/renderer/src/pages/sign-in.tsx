@@ -90,8 +90,9 @@ function OwnerSetup({
     <form noValidate className="card" onSubmit={submit} aria-labelledby="owner-title">
       <h2 id="owner-title">Set up the owner of this vault's tenant</h2>
       <p>
-        You opened the one-time link of the process that unlocked the vault. The tenant has no owner yet: the
-        owner signs in later with this e-mail and password, and cannot be removed.
+        You opened the one-time link of the process that unlocked the vault. The tenant's owner is not set up
+        yet (it has no password): give its e-mail, name and password. The owner signs in later with them, and
+        cannot be removed.
       </p>
       {!ownerOnly && <ProblemAlert error={error} />}
       <Field label="E-mail" name="email" error={error}>
@@ -129,7 +130,7 @@ function OwnerSetup({
         )}
       </Field>
       <button type="submit" className="primary" disabled={busy}>
-        Create the owner and sign in
+        Set up the owner and sign in
       </button>
     </form>
   );
