@@ -1469,7 +1469,7 @@ export interface paths {
           /** @description Only these applications; repeat the parameter for several (`?id=a&id=b`). */
           id?: string[];
           /** @description Only applications of these types; repeat the parameter for several (`?type=a&type=b`). */
-          type?: ('private' | 'public' | 'management')[];
+          type?: ('private' | 'public' | 'management' | 'expiring')[];
         };
         header?: never;
         path?: never;
@@ -1497,12 +1497,24 @@ export interface paths {
                 tenant_id: string;
                 name: string;
                 /** @enum {string} */
-                type: 'private' | 'public' | 'management';
+                type: 'private' | 'public' | 'management' | 'expiring';
                 permissions: string[];
                 rules: {
                   description: string;
                   priority: number;
-                  container: string;
+                  /** @description Absent on a rule limited by conditions. */
+                  container?: string;
+                  /** @description Present on expiring applications only. */
+                  conditions?: {
+                    /**
+                     * @description What of the token is compared.
+                     * @enum {string}
+                     */
+                    attribute: 'id' | 'container';
+                    /** @enum {string} */
+                    operator: 'equals' | 'starts_with';
+                    value: string;
+                  }[];
                   permissions: string[];
                   /** @enum {string} */
                   transform: 'mask' | 'redact' | 'reveal';
@@ -1513,6 +1525,10 @@ export interface paths {
                 modified_by: string | null;
                 /** Format: date-time */
                 modified_at: string | null;
+                /** Format: date-time */
+                expires_at: string | null;
+                /** @description Private applications: whether their key may create expiring applications. */
+                can_create_expiring_applications: boolean;
               }[];
             };
           };
@@ -1549,31 +1565,45 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      /** @description Unknown fields are ignored; `null` means not given. */
+      /** @description Unknown fields are ignored; `null` means not given. A private key whose application may create expiring applications creates `type: "expiring"` only. */
       requestBody: {
         content: {
           'application/json': {
             name: string;
             /** @enum {string} */
-            type: 'private' | 'public' | 'management';
+            type: 'private' | 'public' | 'management' | 'expiring';
             permissions?: string[] | null;
             rules?:
               | {
                   description?: string | null;
                   /** @description Evaluation order, from 1 (first); unique per application. */
                   priority: number;
-                  /** @description Container path the rule covers, e.g. '/pci/high/'. */
-                  container: string;
+                  /** @description Container path the rule covers, e.g. '/pci/high/'. Required except on expiring applications, which use conditions instead. */
+                  container?: string | null;
                   permissions: string[];
                   /**
                    * @description How token data is shown when this rule decides.
                    * @enum {string}
                    */
                   transform: 'mask' | 'redact' | 'reveal';
-                  /** @description Rule conditions; none are supported here. */
-                  conditions?: unknown[] | null;
+                  /** @description Expiring applications only, instead of a container: the rule covers the tokens matching every condition. */
+                  conditions?:
+                    | {
+                        /**
+                         * @description What of the token is compared.
+                         * @enum {string}
+                         */
+                        attribute: 'id' | 'container';
+                        /** @enum {string} */
+                        operator: 'equals' | 'starts_with';
+                        value: string;
+                      }[]
+                    | null;
                 }[]
               | null;
+            /** @description Expiring applications only: default one minute from now, at most one day ahead. */
+            expires_at?: string | null;
+            can_create_expiring_applications?: boolean | null;
           };
         };
       };
@@ -1591,12 +1621,24 @@ export interface paths {
               tenant_id: string;
               name: string;
               /** @enum {string} */
-              type: 'private' | 'public' | 'management';
+              type: 'private' | 'public' | 'management' | 'expiring';
               permissions: string[];
               rules: {
                 description: string;
                 priority: number;
-                container: string;
+                /** @description Absent on a rule limited by conditions. */
+                container?: string;
+                /** @description Present on expiring applications only. */
+                conditions?: {
+                  /**
+                   * @description What of the token is compared.
+                   * @enum {string}
+                   */
+                  attribute: 'id' | 'container';
+                  /** @enum {string} */
+                  operator: 'equals' | 'starts_with';
+                  value: string;
+                }[];
                 permissions: string[];
                 /** @enum {string} */
                 transform: 'mask' | 'redact' | 'reveal';
@@ -1607,6 +1649,10 @@ export interface paths {
               modified_by: string | null;
               /** Format: date-time */
               modified_at: string | null;
+              /** Format: date-time */
+              expires_at: string | null;
+              /** @description Private applications: whether their key may create expiring applications. */
+              can_create_expiring_applications: boolean;
               /** @description The API key. Shown once: store it now, it cannot be read again. */
               key: string;
             };
@@ -1671,12 +1717,24 @@ export interface paths {
               tenant_id: string;
               name: string;
               /** @enum {string} */
-              type: 'private' | 'public' | 'management';
+              type: 'private' | 'public' | 'management' | 'expiring';
               permissions: string[];
               rules: {
                 description: string;
                 priority: number;
-                container: string;
+                /** @description Absent on a rule limited by conditions. */
+                container?: string;
+                /** @description Present on expiring applications only. */
+                conditions?: {
+                  /**
+                   * @description What of the token is compared.
+                   * @enum {string}
+                   */
+                  attribute: 'id' | 'container';
+                  /** @enum {string} */
+                  operator: 'equals' | 'starts_with';
+                  value: string;
+                }[];
                 permissions: string[];
                 /** @enum {string} */
                 transform: 'mask' | 'redact' | 'reveal';
@@ -1687,6 +1745,10 @@ export interface paths {
               modified_by: string | null;
               /** Format: date-time */
               modified_at: string | null;
+              /** Format: date-time */
+              expires_at: string | null;
+              /** @description Private applications: whether their key may create expiring applications. */
+              can_create_expiring_applications: boolean;
             };
           };
         };
@@ -1751,12 +1813,24 @@ export interface paths {
               tenant_id: string;
               name: string;
               /** @enum {string} */
-              type: 'private' | 'public' | 'management';
+              type: 'private' | 'public' | 'management' | 'expiring';
               permissions: string[];
               rules: {
                 description: string;
                 priority: number;
-                container: string;
+                /** @description Absent on a rule limited by conditions. */
+                container?: string;
+                /** @description Present on expiring applications only. */
+                conditions?: {
+                  /**
+                   * @description What of the token is compared.
+                   * @enum {string}
+                   */
+                  attribute: 'id' | 'container';
+                  /** @enum {string} */
+                  operator: 'equals' | 'starts_with';
+                  value: string;
+                }[];
                 permissions: string[];
                 /** @enum {string} */
                 transform: 'mask' | 'redact' | 'reveal';
@@ -1767,6 +1841,10 @@ export interface paths {
               modified_by: string | null;
               /** Format: date-time */
               modified_at: string | null;
+              /** Format: date-time */
+              expires_at: string | null;
+              /** @description Private applications: whether their key may create expiring applications. */
+              can_create_expiring_applications: boolean;
             };
           };
         };
@@ -1815,18 +1893,30 @@ export interface paths {
                   description?: string | null;
                   /** @description Evaluation order, from 1 (first); unique per application. */
                   priority: number;
-                  /** @description Container path the rule covers, e.g. '/pci/high/'. */
-                  container: string;
+                  /** @description Container path the rule covers, e.g. '/pci/high/'. Required except on expiring applications, which use conditions instead. */
+                  container?: string | null;
                   permissions: string[];
                   /**
                    * @description How token data is shown when this rule decides.
                    * @enum {string}
                    */
                   transform: 'mask' | 'redact' | 'reveal';
-                  /** @description Rule conditions; none are supported here. */
-                  conditions?: unknown[] | null;
+                  /** @description Expiring applications only, instead of a container: the rule covers the tokens matching every condition. */
+                  conditions?:
+                    | {
+                        /**
+                         * @description What of the token is compared.
+                         * @enum {string}
+                         */
+                        attribute: 'id' | 'container';
+                        /** @enum {string} */
+                        operator: 'equals' | 'starts_with';
+                        value: string;
+                      }[]
+                    | null;
                 }[]
               | null;
+            can_create_expiring_applications?: boolean | null;
           };
         };
       };
@@ -1844,12 +1934,24 @@ export interface paths {
               tenant_id: string;
               name: string;
               /** @enum {string} */
-              type: 'private' | 'public' | 'management';
+              type: 'private' | 'public' | 'management' | 'expiring';
               permissions: string[];
               rules: {
                 description: string;
                 priority: number;
-                container: string;
+                /** @description Absent on a rule limited by conditions. */
+                container?: string;
+                /** @description Present on expiring applications only. */
+                conditions?: {
+                  /**
+                   * @description What of the token is compared.
+                   * @enum {string}
+                   */
+                  attribute: 'id' | 'container';
+                  /** @enum {string} */
+                  operator: 'equals' | 'starts_with';
+                  value: string;
+                }[];
                 permissions: string[];
                 /** @enum {string} */
                 transform: 'mask' | 'redact' | 'reveal';
@@ -1860,6 +1962,10 @@ export interface paths {
               modified_by: string | null;
               /** Format: date-time */
               modified_at: string | null;
+              /** Format: date-time */
+              expires_at: string | null;
+              /** @description Private applications: whether their key may create expiring applications. */
+              can_create_expiring_applications: boolean;
             };
           };
         };
@@ -1970,12 +2076,24 @@ export interface paths {
               tenant_id: string;
               name: string;
               /** @enum {string} */
-              type: 'private' | 'public' | 'management';
+              type: 'private' | 'public' | 'management' | 'expiring';
               permissions: string[];
               rules: {
                 description: string;
                 priority: number;
-                container: string;
+                /** @description Absent on a rule limited by conditions. */
+                container?: string;
+                /** @description Present on expiring applications only. */
+                conditions?: {
+                  /**
+                   * @description What of the token is compared.
+                   * @enum {string}
+                   */
+                  attribute: 'id' | 'container';
+                  /** @enum {string} */
+                  operator: 'equals' | 'starts_with';
+                  value: string;
+                }[];
                 permissions: string[];
                 /** @enum {string} */
                 transform: 'mask' | 'redact' | 'reveal';
@@ -1986,6 +2104,10 @@ export interface paths {
               modified_by: string | null;
               /** Format: date-time */
               modified_at: string | null;
+              /** Format: date-time */
+              expires_at: string | null;
+              /** @description Private applications: whether their key may create expiring applications. */
+              can_create_expiring_applications: boolean;
               /** @description The API key. Shown once: store it now, it cannot be read again. */
               key: string;
             };
@@ -2046,7 +2168,7 @@ export interface paths {
               name: string;
               description: string;
               /** @enum {string} */
-              application_type: 'private' | 'public' | 'management';
+              application_type: 'private' | 'public' | 'management' | 'expiring';
               /** @description `backend`, `collector` or `reporting`. */
               template_type: string;
               is_starter: boolean;
@@ -2122,7 +2244,7 @@ export interface paths {
               name: string;
               description: string;
               /** @enum {string} */
-              application_type: 'private' | 'public' | 'management';
+              application_type: 'private' | 'public' | 'management' | 'expiring';
               /** @description `backend`, `collector` or `reporting`. */
               template_type: string;
               is_starter: boolean;
@@ -2178,7 +2300,7 @@ export interface paths {
       parameters: {
         query?: {
           /** @description Only permissions this application type may hold. */
-          application_type?: 'private' | 'public' | 'management';
+          application_type?: 'private' | 'public' | 'management' | 'expiring';
         };
         header?: never;
         path?: never;
@@ -2197,7 +2319,7 @@ export interface paths {
               type: string;
               description: string;
               /** @description Application types that may hold it. */
-              application_types: ('private' | 'public' | 'management')[];
+              application_types: ('private' | 'public' | 'management' | 'expiring')[];
             }[];
           };
         };
@@ -2944,12 +3066,24 @@ export interface paths {
                   tenant_id: string;
                   name: string;
                   /** @enum {string} */
-                  type: 'private' | 'public' | 'management';
+                  type: 'private' | 'public' | 'management' | 'expiring';
                   permissions: string[];
                   rules: {
                     description: string;
                     priority: number;
-                    container: string;
+                    /** @description Absent on a rule limited by conditions. */
+                    container?: string;
+                    /** @description Present on expiring applications only. */
+                    conditions?: {
+                      /**
+                       * @description What of the token is compared.
+                       * @enum {string}
+                       */
+                      attribute: 'id' | 'container';
+                      /** @enum {string} */
+                      operator: 'equals' | 'starts_with';
+                      value: string;
+                    }[];
                     permissions: string[];
                     /** @enum {string} */
                     transform: 'mask' | 'redact' | 'reveal';
@@ -2960,6 +3094,10 @@ export interface paths {
                   modified_by: string | null;
                   /** Format: date-time */
                   modified_at: string | null;
+                  /** Format: date-time */
+                  expires_at: string | null;
+                  /** @description Private applications: whether their key may create expiring applications. */
+                  can_create_expiring_applications: boolean;
                 };
                 created_by: string | null;
                 /** Format: date-time */
@@ -3075,12 +3213,24 @@ export interface paths {
                 tenant_id: string;
                 name: string;
                 /** @enum {string} */
-                type: 'private' | 'public' | 'management';
+                type: 'private' | 'public' | 'management' | 'expiring';
                 permissions: string[];
                 rules: {
                   description: string;
                   priority: number;
-                  container: string;
+                  /** @description Absent on a rule limited by conditions. */
+                  container?: string;
+                  /** @description Present on expiring applications only. */
+                  conditions?: {
+                    /**
+                     * @description What of the token is compared.
+                     * @enum {string}
+                     */
+                    attribute: 'id' | 'container';
+                    /** @enum {string} */
+                    operator: 'equals' | 'starts_with';
+                    value: string;
+                  }[];
                   permissions: string[];
                   /** @enum {string} */
                   transform: 'mask' | 'redact' | 'reveal';
@@ -3091,6 +3241,10 @@ export interface paths {
                 modified_by: string | null;
                 /** Format: date-time */
                 modified_at: string | null;
+                /** Format: date-time */
+                expires_at: string | null;
+                /** @description Private applications: whether their key may create expiring applications. */
+                can_create_expiring_applications: boolean;
               };
               created_by: string | null;
               /** Format: date-time */
@@ -3203,12 +3357,24 @@ export interface paths {
                 tenant_id: string;
                 name: string;
                 /** @enum {string} */
-                type: 'private' | 'public' | 'management';
+                type: 'private' | 'public' | 'management' | 'expiring';
                 permissions: string[];
                 rules: {
                   description: string;
                   priority: number;
-                  container: string;
+                  /** @description Absent on a rule limited by conditions. */
+                  container?: string;
+                  /** @description Present on expiring applications only. */
+                  conditions?: {
+                    /**
+                     * @description What of the token is compared.
+                     * @enum {string}
+                     */
+                    attribute: 'id' | 'container';
+                    /** @enum {string} */
+                    operator: 'equals' | 'starts_with';
+                    value: string;
+                  }[];
                   permissions: string[];
                   /** @enum {string} */
                   transform: 'mask' | 'redact' | 'reveal';
@@ -3219,6 +3385,10 @@ export interface paths {
                 modified_by: string | null;
                 /** Format: date-time */
                 modified_at: string | null;
+                /** Format: date-time */
+                expires_at: string | null;
+                /** @description Private applications: whether their key may create expiring applications. */
+                can_create_expiring_applications: boolean;
               };
               created_by: string | null;
               /** Format: date-time */
@@ -3332,12 +3502,24 @@ export interface paths {
                 tenant_id: string;
                 name: string;
                 /** @enum {string} */
-                type: 'private' | 'public' | 'management';
+                type: 'private' | 'public' | 'management' | 'expiring';
                 permissions: string[];
                 rules: {
                   description: string;
                   priority: number;
-                  container: string;
+                  /** @description Absent on a rule limited by conditions. */
+                  container?: string;
+                  /** @description Present on expiring applications only. */
+                  conditions?: {
+                    /**
+                     * @description What of the token is compared.
+                     * @enum {string}
+                     */
+                    attribute: 'id' | 'container';
+                    /** @enum {string} */
+                    operator: 'equals' | 'starts_with';
+                    value: string;
+                  }[];
                   permissions: string[];
                   /** @enum {string} */
                   transform: 'mask' | 'redact' | 'reveal';
@@ -3348,6 +3530,10 @@ export interface paths {
                 modified_by: string | null;
                 /** Format: date-time */
                 modified_at: string | null;
+                /** Format: date-time */
+                expires_at: string | null;
+                /** @description Private applications: whether their key may create expiring applications. */
+                can_create_expiring_applications: boolean;
               };
               created_by: string | null;
               /** Format: date-time */
