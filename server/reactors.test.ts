@@ -350,7 +350,7 @@ describe('react', () => {
     const entries = logs.body?.['data'] as Array<{ operation: string; message: string }>;
     expect(entries.some((e) => e.operation === 'invoke' && e.message === 'Reactor invoked')).toBe(true);
     expect(entries.some((e) => e.message === 'Reactor invocation failed')).toBe(true);
-    expect(JSON.stringify(logs.body)).not.toContain('4242');
+    expect(JSON.stringify(logs.body)).not.toContain(CARD.number);
   });
 });
 
