@@ -52,6 +52,8 @@ interface RawConfigOptions {
   proxyAllow?: string;
   proxyCaFile?: string;
   proxyTimeoutMs?: number;
+  reactorTimeoutMs?: number;
+  reactorMemoryMb?: number;
 }
 
 /** `--home` and `--config`: every command resolves the configuration. */
@@ -168,6 +170,18 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
         '--proxy-timeout-ms <ms>',
         'proxy destination timeout (default 25000; env SVC_PROXY_TIMEOUT_MS)',
       ).argParser(settingParser(deps, 'proxyTimeoutMs', '--proxy-timeout-ms')),
+    )
+    .addOption(
+      new Option(
+        '--reactor-timeout-ms <ms>',
+        'time limit of one reactor or transform run (default 30000; env SVC_REACTOR_TIMEOUT_MS)',
+      ).argParser(settingParser(deps, 'reactorTimeoutMs', '--reactor-timeout-ms')),
+    )
+    .addOption(
+      new Option(
+        '--reactor-memory-mb <n>',
+        'memory of the reactor sandbox in MiB, 16 to 1024 (default 64; env SVC_REACTOR_MEMORY_MB)',
+      ).argParser(settingParser(deps, 'reactorMemoryMb', '--reactor-memory-mb')),
     );
 }
 
@@ -195,6 +209,8 @@ export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
   if (raw.proxyAllow !== undefined) flags.proxyAllow = raw.proxyAllow;
   if (raw.proxyCaFile !== undefined) flags.proxyCaFile = raw.proxyCaFile;
   if (raw.proxyTimeoutMs !== undefined) flags.proxyTimeoutMs = raw.proxyTimeoutMs;
+  if (raw.reactorTimeoutMs !== undefined) flags.reactorTimeoutMs = raw.reactorTimeoutMs;
+  if (raw.reactorMemoryMb !== undefined) flags.reactorMemoryMb = raw.reactorMemoryMb;
   return flags;
 }
 

@@ -3,6 +3,7 @@ import { startReadRetention } from '../core/audit/retention.ts';
 import type { ResolvedConfig } from '../core/config/index.ts';
 import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import { createOutboundClient, loadOutboundSettings } from '../core/outbound/index.ts';
+import { limitsFromSettings } from '../core/sandbox/limits.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { serverAdminOptionsFrom } from './admin-config.ts';
 import type { EmbeddedOwner } from '../core/tenancy/bootstrap.ts';
@@ -107,7 +108,8 @@ export async function serveVault(
     // The server listens before the first-run tenant and key are made: a start that fails (a port
     // in use, say) creates nothing, so the key shown once is never shown to a process that died.
     server = await listen(deps, vault, {
-      serviceOptions: { outbound },
+      // Reactor and transform sandbox: reactorTimeoutMs / reactorMemoryMb.
+      serviceOptions: { outbound, sandbox: { limits: limitsFromSettings(resolved.config) } },
       host,
       port,
       allowRemote,

@@ -3,6 +3,13 @@ import path from 'node:path';
 import { VaultError } from '../errors/catalogue.ts';
 import { parseAllowList } from '../outbound/address-policy.ts';
 import { DEFAULT_DESTINATION_TIMEOUT_MS, MAX_DESTINATION_TIMEOUT_MS } from '../outbound/settings.ts';
+import {
+  DEFAULT_SANDBOX_MEMORY_BYTES,
+  DEFAULT_SANDBOX_TIMEOUT_MS,
+  MAX_SANDBOX_MEMORY_MB,
+  MAX_SANDBOX_TIMEOUT_MS,
+  MIN_SANDBOX_MEMORY_MB,
+} from '../sandbox/limits.ts';
 
 /**
  * The settings of svc vault and how each is parsed. One table drives flags, environment variables and
@@ -45,6 +52,10 @@ export interface SvcConfig {
   readonly proxyCaFile: string | null;
   /** Outbound connect/response timeout, in milliseconds. */
   readonly proxyTimeoutMs: number;
+  /** Wall-clock limit of one reactor or proxy-transform run, in milliseconds. */
+  readonly reactorTimeoutMs: number;
+  /** Fixed memory of the sandbox that runs reactor and transform code, in MiB. */
+  readonly reactorMemoryMb: number;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -74,6 +85,8 @@ export const ENV_NAMES = {
   proxyAllow: 'SVC_PROXY_ALLOW',
   proxyCaFile: 'SVC_PROXY_CA_FILE',
   proxyTimeoutMs: 'SVC_PROXY_TIMEOUT_MS',
+  reactorTimeoutMs: 'SVC_REACTOR_TIMEOUT_MS',
+  reactorMemoryMb: 'SVC_REACTOR_MEMORY_MB',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -98,6 +111,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'proxyAllow',
   'proxyCaFile',
   'proxyTimeoutMs',
+  'reactorTimeoutMs',
+  'reactorMemoryMb',
 ];
 
 const MIB = 1024 * 1024;
@@ -119,6 +134,8 @@ export const FIXED_DEFAULTS = {
   proxyAllow: '',
   proxyCaFile: null,
   proxyTimeoutMs: DEFAULT_DESTINATION_TIMEOUT_MS,
+  reactorTimeoutMs: DEFAULT_SANDBOX_TIMEOUT_MS,
+  reactorMemoryMb: DEFAULT_SANDBOX_MEMORY_BYTES / (1024 * 1024),
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -246,6 +263,10 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
       return expandPath(text, baseDir);
     case 'proxyTimeoutMs':
       return parseInteger(text, where, 1, MAX_DESTINATION_TIMEOUT_MS);
+    case 'reactorTimeoutMs':
+      return parseInteger(text, where, 1, MAX_SANDBOX_TIMEOUT_MS);
+    case 'reactorMemoryMb':
+      return parseInteger(text, where, MIN_SANDBOX_MEMORY_MB, MAX_SANDBOX_MEMORY_MB);
   }
 }
 
@@ -278,6 +299,12 @@ export function checkFileSetting(
     case 'proxyTimeoutMs':
       expect('number');
       return checkInteger(value as number, where, 1, MAX_DESTINATION_TIMEOUT_MS);
+    case 'reactorTimeoutMs':
+      expect('number');
+      return checkInteger(value as number, where, 1, MAX_SANDBOX_TIMEOUT_MS);
+    case 'reactorMemoryMb':
+      expect('number');
+      return checkInteger(value as number, where, MIN_SANDBOX_MEMORY_MB, MAX_SANDBOX_MEMORY_MB);
     case 'port':
       expect('number');
       return checkInteger(value as number, where, 0, MAX_PORT);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VaultError } from '../errors/catalogue.ts';
+import { limitsFromSettings } from '../sandbox/limits.ts';
 import { resolveConfig } from './index.ts';
 
 let dir: string;
@@ -51,6 +52,8 @@ describe('resolveConfig', () => {
       proxyAllow: '',
       proxyCaFile: null,
       proxyTimeoutMs: 25000,
+      reactorTimeoutMs: 30000,
+      reactorMemoryMb: 64,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));
@@ -111,9 +114,25 @@ describe('resolveConfig', () => {
     ['SVC_ALLOW_REMOTE', 'maybe', /SVC_ALLOW_REMOTE: expected true or false/],
     ['SVC_LOG_LEVEL', 'loud', /SVC_LOG_LEVEL: expected one of fatal, error/],
     ['SVC_BODY_LIMIT', '0', /SVC_BODY_LIMIT: must be between 1/],
+    ['SVC_REACTOR_TIMEOUT_MS', '0', /SVC_REACTOR_TIMEOUT_MS: must be between 1/],
+    ['SVC_REACTOR_MEMORY_MB', '8', /SVC_REACTOR_MEMORY_MB: must be between 16 and 1024/],
   ])('rejects %s=%s', async (name, value, message) => {
     const error = await configError(resolveConfig({ env: { SVC_HOME: home, [name]: value }, cwd: dir }));
     expect(error.message).toMatch(message);
+  });
+
+  it('reads the reactor sandbox limits from env and file, and maps them onto the sandbox', async () => {
+    const file = path.join(dir, 'config.json');
+    await writeConfig(file, { reactorMemoryMb: 128 });
+    const { config, sources } = await resolveConfig({
+      env: { SVC_HOME: home, SVC_CONFIG: file, SVC_REACTOR_TIMEOUT_MS: '5000' },
+      cwd: dir,
+    });
+    expect(config).toMatchObject({ reactorTimeoutMs: 5000, reactorMemoryMb: 128 });
+    expect(sources).toMatchObject({ reactorTimeoutMs: 'env', reactorMemoryMb: 'file' });
+    expect(limitsFromSettings(config)).toEqual({ timeoutMs: 5000, memoryBytes: 128 * 1024 * 1024 });
+    await writeConfig(file, { reactorMemoryMb: '128' });
+    await configError(resolveConfig({ env: { SVC_HOME: home, SVC_CONFIG: file }, cwd: dir }));
   });
 
   it('resolves relative paths in flags and env against cwd, and in the file against the file', async () => {

@@ -70,6 +70,8 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   proxyAllow: '--proxy-allow',
   proxyCaFile: '--proxy-ca-file',
   proxyTimeoutMs: '--proxy-timeout-ms',
+  reactorTimeoutMs: '--reactor-timeout-ms',
+  reactorMemoryMb: '--reactor-memory-mb',
 };
 
 export function flagName(key: ConfigKey): string {

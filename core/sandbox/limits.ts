@@ -33,6 +33,19 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   concurrentHostCalls: DEFAULT_SANDBOX_CONCURRENT_HOST_CALLS,
 };
 
+/** Bounds of the `reactorTimeoutMs` and `reactorMemoryMb` settings. */
+export const MAX_SANDBOX_TIMEOUT_MS = 10 * 60 * 1000;
+export const MIN_SANDBOX_MEMORY_MB = 16;
+export const MAX_SANDBOX_MEMORY_MB = 1024;
+
+/** The limits the operator's settings choose (the rest keep their defaults). */
+export function limitsFromSettings(settings: {
+  readonly reactorTimeoutMs: number;
+  readonly reactorMemoryMb: number;
+}): Partial<SandboxLimits> {
+  return { timeoutMs: settings.reactorTimeoutMs, memoryBytes: settings.reactorMemoryMb * 1024 * 1024 };
+}
+
 const PAGE = 64 * 1024;
 
 /** `limits` over the defaults, checked: a bad value is a programming or configuration error. */
