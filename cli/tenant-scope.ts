@@ -106,7 +106,7 @@ export const noInvitation = (id: string): string =>
 export async function findInTenants<T>(
   services: Services,
   requestedTenant: string | undefined,
-  get: (principal: Principal) => Promise<T>,
+  get: (principal: Principal, tenant: Tenant) => Promise<T>,
   notFound: string,
 ): Promise<T> {
   const tenants =
@@ -115,7 +115,7 @@ export async function findInTenants<T>(
       : [await resolveTenant(services, requestedTenant)];
   for (const tenant of tenants) {
     try {
-      return await get(operatorIn(tenant.id));
+      return await get(operatorIn(tenant.id), tenant);
     } catch (error) {
       if (!isVaultError(error, 'NOT_FOUND')) throw error;
     }
@@ -138,18 +138,15 @@ export async function findApplication(
   id: string,
   requestedTenant: string | undefined,
 ): Promise<FoundApplication> {
-  const tenants =
-    requestedTenant === undefined
-      ? await services.tenants.listAll()
-      : [await resolveTenant(services, requestedTenant)];
-  for (const tenant of tenants) {
-    const principal = operatorIn(tenant.id);
-    try {
-      return { tenant, principal, application: await services.applications.get(principal, id) };
-    } catch (error) {
-      if (!isVaultError(error, 'NOT_FOUND')) throw error;
-    }
-  }
   const where = requestedTenant === undefined ? 'this vault' : `tenant ${requestedTenant}`;
-  throw new VaultError('NOT_FOUND', `no application ${id} in ${where} (see 'svc app list')`);
+  return findInTenants(
+    services,
+    requestedTenant,
+    async (principal, tenant) => ({
+      tenant,
+      principal,
+      application: await services.applications.get(principal, id),
+    }),
+    `no application ${id} in ${where} (see 'svc app list')`,
+  );
 }

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { isVaultError, VaultError } from '../../../core/errors/catalogue.ts';
+import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Proxy, ProxyInput } from '../../../core/proxies/index.ts';
 import type { Services, Tenant } from '../../../core/services-contract.ts';
 import type { Principal } from '../../../core/access/principal.ts';
 import { collectList } from '../../options.ts';
-import { operatorIn, resolveTenant } from '../../tenant-scope.ts';
+import { findInTenants } from '../../tenant-scope.ts';
 
 export const PROXY_ID_HELP = "the proxy's id (see 'svc proxy list')";
 
@@ -127,20 +127,13 @@ export async function findProxy(
   id: string,
   requestedTenant: string | undefined,
 ): Promise<FoundProxy> {
-  const tenants =
-    requestedTenant === undefined
-      ? await services.tenants.listAll()
-      : [await resolveTenant(services, requestedTenant)];
-  for (const tenant of tenants) {
-    const principal = operatorIn(tenant.id);
-    try {
-      return { tenant, principal, proxy: await services.proxies.get(principal, id) };
-    } catch (error) {
-      if (!isVaultError(error, 'NOT_FOUND')) throw error;
-    }
-  }
   const where = requestedTenant === undefined ? 'this vault' : `tenant ${requestedTenant}`;
-  throw new VaultError('NOT_FOUND', `no proxy ${id} in ${where} (see 'svc proxy list')`);
+  return findInTenants(
+    services,
+    requestedTenant,
+    async (principal, tenant) => ({ tenant, principal, proxy: await services.proxies.get(principal, id) }),
+    `no proxy ${id} in ${where} (see 'svc proxy list')`,
+  );
 }
 
 /** One proxy as key/value lines; transform code is summarised, never printed in full. */
