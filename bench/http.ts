@@ -1,8 +1,10 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { emit } from './json-lines.ts';
+import { startBenchServer, stopChild } from './support/child.ts';
+
+export { stopChild };
 
 const BENCH = 'http';
 const serveScript = fileURLToPath(new URL('./support/serve.ts', import.meta.url));
@@ -16,26 +18,7 @@ interface Ready {
 export function startChild(
   mode: 'echo' | 'server-echo' | 'vault',
 ): Promise<{ child: ChildProcess; ready: Ready }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', serveScript, mode], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let buffer = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      buffer += chunk;
-      const nl = buffer.indexOf('\n');
-      if (nl >= 0) resolve({ child, ready: JSON.parse(buffer.slice(0, nl)) as Ready });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`bench server (${mode}) exited with ${code}`)));
-  });
-}
-
-export async function stopChild(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  return startBenchServer<Ready>(serveScript, mode);
 }
 
 async function measure(

@@ -3,11 +3,10 @@
  * `req.svc.tokenize`, beside our server's JSON-echo ceiling measured in the same run. Servers run
  * in child processes so the load generator does not share their event loop.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { emit } from './json-lines.ts';
+import { startBenchServer, stopChild } from './support/child.ts';
 
 const BENCH = 'reactors';
 const serveScript = fileURLToPath(new URL('./support/serve-reactors.ts', import.meta.url));
@@ -18,29 +17,6 @@ interface Ready {
   key?: string;
   trivial?: string;
   tokenizing?: string;
-}
-
-function startChild(script: string, mode: string): Promise<{ child: ChildProcess; ready: Ready }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, mode], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let buffer = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      buffer += chunk;
-      const nl = buffer.indexOf('\n');
-      if (nl >= 0) resolve({ child, ready: JSON.parse(buffer.slice(0, nl)) as Ready });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`bench server (${mode}) exited with ${code}`)));
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 async function measure(
@@ -66,7 +42,7 @@ async function measure(
 
 export async function runReactorsBench(options: { seconds: number }): Promise<void> {
   const json = { 'content-type': 'application/json' };
-  const echo = await startChild(echoScript, 'server-echo');
+  const echo = await startBenchServer<Ready>(echoScript, 'server-echo');
   try {
     for (const connections of [1, 16]) {
       await measure(
@@ -79,7 +55,7 @@ export async function runReactorsBench(options: { seconds: number }): Promise<vo
   } finally {
     await stopChild(echo.child);
   }
-  const vault = await startChild(serveScript, 'vault');
+  const vault = await startBenchServer<Ready>(serveScript, 'vault');
   try {
     const headers = { ...json, 'SVC-API-KEY': vault.ready.key! };
     for (const connections of [1, 16]) {

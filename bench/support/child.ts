@@ -1,0 +1,32 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+
+/**
+ * Starts a bench server script in its own process (so the load generator never shares its event
+ * loop) and resolves with the first line it prints: a JSON object naming its URL and fixtures.
+ */
+export function startBenchServer<Ready extends { url: string }>(
+  script: string,
+  mode: string,
+): Promise<{ child: ChildProcess; ready: Ready }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buffer = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl >= 0) resolve({ child, ready: JSON.parse(buffer.slice(0, nl)) as Ready });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`bench server (${mode}) exited with ${code}`)));
+  });
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
