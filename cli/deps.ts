@@ -1,7 +1,7 @@
 import type { SecretInput } from '../core/config/index.ts';
 import type { Env } from '../core/config/index.ts';
 import type { Services } from '../core/services-contract.ts';
-import type { AdminOptions } from '../core/tenancy/admin-contract.ts';
+import type { TenancyOptions } from '../core/tenancy/contract.ts';
 import type * as bootstrap from '../core/tenancy/bootstrap.ts';
 import type * as vault from '../core/vault/index.ts';
 import type { Clock, VaultHandle } from '../core/vault/types.ts';
@@ -60,9 +60,9 @@ export type TenancyApi = Pick<
   'bootstrapEmbeddedDefault' | 'listApplications' | 'needsEmbeddedDefault'
 >;
 
-/** What the CLI adds to the services' options: invitation mail and links (cli/admin-config.ts). */
+/** What the CLI adds to the services' options: invitation mail and links (cli/tenancy-options.ts). */
 export interface CliServiceOptions {
-  readonly admin?: AdminOptions;
+  readonly tenancy?: TenancyOptions;
 }
 
 /**

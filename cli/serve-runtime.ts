@@ -5,7 +5,7 @@ import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import { createOutboundClient, loadOutboundSettings } from '../core/outbound/index.ts';
 import { limitsFromSettings } from '../core/sandbox/limits.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
-import { serverAdminOptionsFrom } from './admin-config.ts';
+import { serverTenancyOptionsFrom } from './tenancy-options.ts';
 import type { EmbeddedOwner } from '../core/tenancy/bootstrap.ts';
 import { readNewPassword } from './ask.ts';
 import { humanLogWriter } from './log-lines.ts';
@@ -117,7 +117,7 @@ export async function serveVault(
       rateLimit,
       version: pkg.version,
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
-      admin: serverAdminOptionsFrom(resolved.config),
+      tenancy: serverTenancyOptionsFrom(resolved.config),
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).
       // On a terminal the lines are for a person; piped, they stay JSON for log tooling.
       logger: {

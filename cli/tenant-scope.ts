@@ -2,7 +2,7 @@ import type { KeySourceFlags, ResolvedConfig } from '../core/config/index.ts';
 import type { Principal } from '../core/access/principal.ts';
 import { isVaultError, VaultError } from '../core/errors/catalogue.ts';
 import type { Application, Services, Tenant } from '../core/services-contract.ts';
-import { adminOptionsFrom } from './admin-config.ts';
+import { tenancyOptionsFrom } from './tenancy-options.ts';
 import { withVault } from './context.ts';
 import type { CliDeps } from './deps.ts';
 
@@ -16,7 +16,7 @@ export function operatorIn(tenantId: string): Principal {
 
 /**
  * Opens the vault, builds the services over it (with invitation mail configured from the
- * environment, cli/admin-config.ts), runs `fn`, and always closes the vault.
+ * environment, cli/tenancy-options.ts), runs `fn`, and always closes the vault.
  */
 export function withServices<T>(
   deps: CliDeps,
@@ -24,8 +24,8 @@ export function withServices<T>(
   flags: KeySourceFlags,
   fn: (services: Services) => Promise<T>,
 ): Promise<T> {
-  const admin = adminOptionsFrom(resolved.config);
-  return withVault(deps, resolved, flags, async (vault) => fn(await deps.services(vault, { admin })));
+  const tenancy = tenancyOptionsFrom(resolved.config);
+  return withVault(deps, resolved, flags, async (vault) => fn(await deps.services(vault, { tenancy })));
 }
 
 /** "3f2c… (Acme), 9b1d… (Default)": what a person needs to pick one with --tenant. */

@@ -13,12 +13,7 @@ import type { OutboundClient } from './outbound/client.ts';
 import type { ProxyInvoker, ProxyService } from './proxies/index.ts';
 import type { ReactorService } from './reactors/contract.ts';
 import type { Sandbox, SandboxOptions } from './sandbox/index.ts';
-import type {
-  AdminOptions,
-  InvitationService,
-  MemberService,
-  UsageService,
-} from './tenancy/admin-contract.ts';
+import type { TenancyOptions, InvitationService, MemberService, UsageService } from './tenancy/contract.ts';
 import type { TokenAssociationService } from './tokens/associations.ts';
 import type { TokenService } from './tokens/contract.ts';
 import type { KdfLimits, VaultHandle } from './vault/types.ts';
@@ -109,7 +104,7 @@ export interface ServiceOptions {
    * into the outbox folder `<vault dir>/outbox` from `noreply@svc.local`, accept links on
    * `http://127.0.0.1:8080/invitations/accept`, 1000 included monthly active tokens.
    */
-  readonly admin?: AdminOptions;
+  readonly tenancy?: TenancyOptions;
   /** Client for requests to third-party servers (proxy, sandbox fetch). Default: system CAs, nothing allow-listed, 25 s. */
   readonly outbound?: OutboundClient;
   /**

@@ -13,9 +13,9 @@ import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
 import { createReactorService } from './reactors/reactor-service.ts';
 import { createSandbox } from './sandbox/index.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
-import type { AdminOptions } from './tenancy/admin-contract.ts';
+import type { TenancyOptions } from './tenancy/contract.ts';
 import { createInvitationService } from './tenancy/invitations.ts';
-import { createMemberService } from './tenancy/member-service.ts';
+import { createMemberService } from './tenancy/members.ts';
 import { DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS, createUsageService } from './tenancy/usage-report.ts';
 import { createApplicationService } from './tenancy/applications.ts';
 import { createTenantService } from './tenancy/tenants.ts';
@@ -28,30 +28,45 @@ export type { ServiceOptions, Services } from './services-contract.ts';
 export const DEFAULT_MAIL_FROM = 'noreply@svc.local';
 export const DEFAULT_ACCEPT_BASE_URL = 'http://127.0.0.1:8080/invitations/accept';
 
-/** The admin options when the caller gives none: an outbox folder next to the vault file. */
-export function defaultAdminOptions(vaultPath: string): AdminOptions {
+/** The tenancy options when the caller gives none: an outbox folder next to the vault file. */
+export function defaultTenancyOptions(vaultPath: string): TenancyOptions {
   return {
     mail: { kind: 'outbox', dir: join(dirname(vaultPath), 'outbox'), from: DEFAULT_MAIL_FROM },
     acceptBaseUrl: DEFAULT_ACCEPT_BASE_URL,
   };
 }
 
-function checkAdminOptions(admin: AdminOptions): number {
+/** An accept-link base must be an absolute http(s) URL; returns it checked. */
+function checkAcceptBaseUrl(value: string): string {
   let base: URL;
   try {
-    base = new URL(admin.acceptBaseUrl);
+    base = new URL(value);
   } catch {
     throw new RangeError('acceptBaseUrl must be an absolute http(s) URL');
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:')
     throw new RangeError('acceptBaseUrl must be an absolute http(s) URL');
-  if (admin.mail.kind === 'smtp') checkSmtpUrl(admin.mail.url);
-  if (typeof admin.mail.from !== 'string' || admin.mail.from.trim() === '')
+  return value;
+}
+
+/** Checks the options; returns the included monthly active tokens and the accept-link base, read per link. */
+function checkTenancyOptions(tenancy: TenancyOptions): { included: number; acceptBaseUrl: () => string } {
+  const base = tenancy.acceptBaseUrl;
+  // A fixed base is checked now, a late one each time it is read.
+  let acceptBaseUrl: () => string;
+  if (typeof base === 'string') {
+    const checked = checkAcceptBaseUrl(base);
+    acceptBaseUrl = () => checked;
+  } else {
+    acceptBaseUrl = () => checkAcceptBaseUrl(base());
+  }
+  if (tenancy.mail.kind === 'smtp') checkSmtpUrl(tenancy.mail.url);
+  if (typeof tenancy.mail.from !== 'string' || tenancy.mail.from.trim() === '')
     throw new RangeError('the mail from-address is required');
-  const included = admin.includedMonthlyActiveTokens ?? DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS;
+  const included = tenancy.includedMonthlyActiveTokens ?? DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS;
   if (!Number.isSafeInteger(included) || included < 0)
     throw new RangeError('includedMonthlyActiveTokens must be a whole number ≥ 0');
-  return included;
+  return { included, acceptBaseUrl };
 }
 
 /** Knobs for tests only; not part of the contract the routes and the CLI code against. */
@@ -73,9 +88,9 @@ export function createServices(
   if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs <= 0) {
     throw new RangeError('sessionTtlMs must be a positive number of milliseconds');
   }
-  const admin = options.admin ?? defaultAdminOptions(vault.path);
-  const included = checkAdminOptions(admin);
-  const mailer = createMailer(admin.mail, () => vault.clock.now());
+  const tenancy = options.tenancy ?? defaultTenancyOptions(vault.path);
+  const { included, acceptBaseUrl } = checkTenancyOptions(tenancy);
+  const mailer = createMailer(tenancy.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.
   const tenantKeys = new TenantKeys(vault);
   // One throttle for every password check against an existing account (sign-in, invitation accept).
@@ -97,7 +112,7 @@ export function createServices(
     members: createMemberService(vault),
     invitations: createInvitationService(vault, {
       mailer,
-      acceptBaseUrl: admin.acceptBaseUrl,
+      acceptBaseUrl,
       kdf,
       throttle,
     }),

@@ -65,7 +65,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
       serviceOptions: { passwordKdf: FAST_KDF },
       console: { root: built.root },
       // Invitation mail lands in an outbox folder the test reads.
-      admin: { mail: { kind: 'outbox', dir: join(temp.dir, 'outbox'), from: 'vault@example.test' } },
+      tenancy: { mail: { kind: 'outbox', dir: join(temp.dir, 'outbox'), from: 'vault@example.test' } },
     });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
-import { createServerServices, urlOf, type ServerAdminOptions } from './admin-options.ts';
+import { createServerServices, urlOf, type ServerTenancyOptions } from './server-services.ts';
 import { installAccessControl, rateLimiterFor } from './http/access.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
@@ -25,10 +25,12 @@ import { registerProxyInvokeRoutes } from './routes/proxy-invoke.ts';
 import { registerProxyRoutes } from './routes/proxies.ts';
 import { registerReactorFormulaRoutes } from './routes/reactor-formulas.ts';
 import { registerReactorRoutes } from './routes/reactors.ts';
-import { registerTenantAdminRoutes } from './routes/tenant-admin.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
 import { registerTokenRoutes, TOKEN_ID_MAX_LENGTH } from './routes/tokens.ts';
 import { registerTokenAssociationRoutes } from './routes/token-associations.ts';
+import { registerInvitationRoutes } from './routes/invitations.ts';
+import { registerMemberRoutes } from './routes/members.ts';
+import { registerUsageReportRoutes } from './routes/usage-reports.ts';
 import type { VaultServer } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -46,10 +48,10 @@ export interface ServerOptions {
   readonly serviceOptions?: ServiceOptions;
   /**
    * Tenant administration (invitation mail, accept links, included monthly active tokens) for the
-   * default services; ignored with `services`, and `serviceOptions.admin` wins over it. Without
+   * default services; ignored with `services`, and `serviceOptions.tenancy` wins over it. Without
    * `acceptBaseUrl`, links point at this server's own URL + `/invitations/accept` once it listens.
    */
-  readonly admin?: ServerAdminOptions;
+  readonly tenancy?: ServerTenancyOptions;
   /**
    * Host names answered besides IP literals, `localhost` and the host of the accept-link base
    * (publicUrl); other Host headers get 421 (DNS-rebinding defence, see http/host-check.ts).
@@ -94,7 +96,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
 
   let services: Services;
   if (options.services === undefined) {
-    const built = createServerServices(vault, options.serviceOptions, options.admin);
+    const built = createServerServices(vault, options.serviceOptions, options.tenancy);
     services = built.services;
     // Accept links defaulting to the server's own URL learn it here (startServer does the same for
     // the services it builds).
@@ -109,7 +111,10 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   echoTraceId(app);
   installHostCheck(app, [
     ...(options.allowedHosts ?? []),
-    ...hostsOfUrls([options.admin?.acceptBaseUrl, options.serviceOptions?.admin?.acceptBaseUrl]),
+    ...hostsOfUrls([
+      options.tenancy?.acceptBaseUrl,
+      fixedBase(options.serviceOptions?.tenancy?.acceptBaseUrl),
+    ]),
   ]);
   installBodyParsers(app);
   installExpressionBudget(app);
@@ -120,7 +125,9 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerHealthRoute(app, vault);
   registerAuthRoutes(app, services);
   registerTenantRoutes(app, services);
-  registerTenantAdminRoutes(app, services);
+  registerUsageReportRoutes(app, services);
+  registerMemberRoutes(app, services);
+  registerInvitationRoutes(app, services);
   registerInvitationAcceptRoutes(app, services);
   registerApplicationRoutes(app, services);
   registerApplicationTemplateRoutes(app);
@@ -139,4 +146,9 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     ...options.console,
   });
   return app;
+}
+
+/** A fixed accept-link base; a late one (a function) is this server's own URL, answered anyway. */
+function fixedBase(base: string | (() => string) | undefined): string | undefined {
+  return typeof base === 'string' ? base : undefined;
 }

@@ -17,7 +17,7 @@ import {
 import type { Reactor, ReactorFormula } from '../core/reactors/contract.ts';
 import { OFFICIAL_FORMULAS } from '../core/reactors/official-formulas.ts';
 import type { ApplicationWithKey } from '../core/services-contract.ts';
-import type { Invitation, Member } from '../core/tenancy/admin-contract.ts';
+import type { Invitation, Member } from '../core/tenancy/contract.ts';
 import type { TokenView } from '../core/tokens/contract.ts';
 import {
   requiredPermissions,

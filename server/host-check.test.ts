@@ -36,7 +36,7 @@ describe('Host header check (DNS rebinding)', () => {
   it('answers the configured names: allowedHosts and the host of the public URL', async () => {
     server = await createTestServer({
       allowedHosts: ['vault.internal'],
-      admin: {
+      tenancy: {
         mail: { kind: 'outbox', dir: '/nonexistent', from: 'a@b.c' },
         acceptBaseUrl: 'https://vault.example.com/invitations/accept',
       },

@@ -2,7 +2,7 @@ import { BlockList, isIP, type AddressInfo } from 'node:net';
 import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, startExpirySweeper } from '../core/tokens/index.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
-import { createServerServices, urlOf } from './admin-options.ts';
+import { createServerServices, urlOf } from './server-services.ts';
 import { buildServer, type ServerOptions } from './app.ts';
 import type { VaultServer } from './types.ts';
 
@@ -85,7 +85,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
   // Accept links may default to this server's URL, known once it listens (see createServerServices).
   const built =
     serverOptions.services === undefined
-      ? createServerServices(vault, serverOptions.serviceOptions, serverOptions.admin)
+      ? createServerServices(vault, serverOptions.serviceOptions, serverOptions.tenancy)
       : { services: serverOptions.services, listening: () => undefined };
   const { services } = built;
   // The bound name is one the server answers for (Host check); IP addresses always are.

@@ -31,7 +31,7 @@ beforeEach(async () => {
   server = await createTestServer({
     clock,
     serviceOptions: {
-      admin: {
+      tenancy: {
         mail: { kind: 'smtp', url: smtp.url, from: 'vault@example.test' },
         acceptBaseUrl: ACCEPT_BASE,
       },
@@ -516,7 +516,7 @@ describe('accept links default to the listening server', () => {
       sweepIntervalMs: false,
       logger: { level: 'silent' },
       serviceOptions: { passwordKdf: FAST_KDF },
-      admin: { mail: { kind: 'smtp', url: smtp.url, from: 'vault@example.test' } },
+      tenancy: { mail: { kind: 'smtp', url: smtp.url, from: 'vault@example.test' } },
     });
     try {
       // Fixtures through other services over the same vault: the server's are its own.

@@ -2,7 +2,7 @@ import { VaultError } from '../errors/catalogue.ts';
 import type { AuthService, SignInResult } from '../services-contract.ts';
 import { authenticateApiKey } from '../tenancy/applications.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
-import { findMembership, memberPrincipal } from './members.ts';
+import { findMembership, memberPrincipal } from '../tenancy/members.ts';
 import { DummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { deleteSessionById, insertSession, lookupSession, purgeExpiredSessions } from './sessions.ts';
 import { throttleKey } from './sign-in-throttle.ts';

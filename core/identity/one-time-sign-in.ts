@@ -9,7 +9,7 @@ import type { Database } from '../storage/schema.ts';
 import { TENANT_ENTITY, operatorIn } from '../tenancy/tenants.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
-import { addMember } from './members.ts';
+import { addMember } from '../tenancy/members.ts';
 import { hashPassword } from './passwords.ts';
 import { insertSession } from './sessions.ts';
 import { checkNewUser, findUserByEmail, insertUser } from './users.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
-import type { MailTransportConfig } from '../tenancy/admin-contract.ts';
+import type { MailTransportConfig } from '../tenancy/contract.ts';
 
 /** Connection, greeting and socket timeouts of the SMTP client (nodemailer's defaults are minutes). */
 export const SMTP_TIMEOUT_MS = 10_000;

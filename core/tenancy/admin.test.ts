@@ -42,7 +42,7 @@ describe('invitations over a real SMTP server', () => {
   beforeEach(async () => {
     smtp = await startSmtpSink();
     f = await openServicesFixture({
-      admin: { mail: { kind: 'smtp', url: smtp.url, from: 'vault@example.com' }, acceptBaseUrl: BASE },
+      tenancy: { mail: { kind: 'smtp', url: smtp.url, from: 'vault@example.com' }, acceptBaseUrl: BASE },
     });
     tenant = await seedTenant(f.services, 'Acme');
     admin = tenant.principal;
@@ -246,7 +246,7 @@ describe('invitations over a real SMTP server', () => {
     const { createServices } = await import('../services.ts');
     const broken = createServices(f.vault, {
       passwordKdf: { opsLimit: 1, memLimit: 8 * 1024 * 1024 },
-      admin: {
+      tenancy: {
         mail: { kind: 'smtp', url: `smtp://127.0.0.1:${port}`, from: 'v@example.com' },
         acceptBaseUrl: BASE,
       },
@@ -281,7 +281,7 @@ describe('members', () => {
   let f: ServicesFixture;
   beforeEach(async () => {
     f = await openServicesFixture({
-      admin: {
+      tenancy: {
         mail: { kind: 'outbox', dir: '/nonexistent-unused', from: 'v@example.com' },
         acceptBaseUrl: BASE,
       },
@@ -294,7 +294,7 @@ describe('members', () => {
     const other = await seedTenant(f.services, 'Other', 'mallory@example.com', 'mallory password');
     // Mallory becomes an ADMIN of Acme through the service layer directly.
     await f.vault.transaction(async (trx) => {
-      const { addMember } = await import('../identity/members.ts');
+      const { addMember } = await import('./members.ts');
       await addMember(trx, f.vault, acme.principal, {
         tenantId: acme.tenantId,
         userId: other.ownerId,

@@ -9,7 +9,6 @@ import type { AuditOperation } from '../audit/entity-types.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
-import { addMember } from '../identity/members.ts';
 import { hashPassword, passwordProblems, verifyPassword } from '../identity/passwords.ts';
 import { throttleKey } from '../identity/sign-in-throttle.ts';
 import type { SignInThrottle } from '../identity/sign-in-throttle.ts';
@@ -20,8 +19,8 @@ import type { Page } from '../services-contract.ts';
 import type { Database, InvitationsTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
-import type { Invitation, InvitationService, InvitationStatus, Member } from './admin-contract.ts';
-import { findMemberRow, memberOf } from './member-service.ts';
+import type { Invitation, InvitationService, InvitationStatus, Member } from './contract.ts';
+import { addMember, findMemberRow, memberOf } from './members.ts';
 
 export const INVITATION_ENTITY = 'tenantInvitation';
 
@@ -144,7 +143,8 @@ async function isMemberByEmail(trx: Kysely<Database>, tenantId: string, email: s
 
 export interface InvitationServiceOptions {
   readonly mailer: Mailer;
-  readonly acceptBaseUrl: string;
+  /** Read each time a link is made. */
+  readonly acceptBaseUrl: () => string;
   readonly kdf: KdfLimits;
   /** The sign-in throttle: accepting for an existing account is a password guess like a sign-in. */
   readonly throttle: SignInThrottle;
@@ -170,7 +170,7 @@ export function createInvitationService(
     const message = invitationMessage({
       to: row.email,
       tenantName: await tenantName(trx, row.tenant_id),
-      acceptBaseUrl,
+      acceptBaseUrl: acceptBaseUrl(),
       secret,
       expiresAt: row.expires_at,
     });

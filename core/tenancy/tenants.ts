@@ -7,7 +7,7 @@ import type { Principal } from '../access/principal.ts';
 import { appendAudit, dropAuditChain } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
-import { addMember, isMemberRole, memberPrincipal } from '../identity/members.ts';
+import { addMember, isMemberRole, memberPrincipal } from './members.ts';
 import { hashPassword, passwordProblems } from '../identity/passwords.ts';
 import {
   emailProblems,

@@ -7,7 +7,7 @@ describe('usage report', () => {
   let f: ServicesFixture;
   beforeEach(async () => {
     f = await openServicesFixture({
-      admin: {
+      tenancy: {
         mail: { kind: 'outbox', dir: '/unused', from: 'v@example.com' },
         acceptBaseUrl: 'http://127.0.0.1:8080/invitations/accept',
         includedMonthlyActiveTokens: 50,

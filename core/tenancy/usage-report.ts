@@ -6,7 +6,7 @@ import {
   tokenMetricsByType,
 } from '../tokens/usage.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import type { UsageReport, UsageService } from './admin-contract.ts';
+import type { UsageReport, UsageService } from './contract.ts';
 
 /** Included monthly active tokens when the configuration names none: the reference's Developer plan (§8.2). */
 export const DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS = 1000;

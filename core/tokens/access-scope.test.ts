@@ -8,7 +8,7 @@ import {
   stricterTransform,
   transformOnExisting,
 } from './access-scope.ts';
-import { appIn, rule } from './token-test-kit.ts';
+import { appIn, rule } from '../test-support/token-kit.ts';
 
 const codeOf = (fn: () => unknown): string => {
   try {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditRows, codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
 import { ASSOCIATION_MESSAGES } from './associations.ts';
-import { appIn, countRows, openTokenFixture, rule } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { appIn, countRows, openTokenFixture, rule } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 const PAGE = { page: 1, size: 20 };
 

@@ -10,8 +10,8 @@ import type { TempDir } from '../test-support/temp-vault.ts';
 import { auditRows } from '../test-support/services-fixture.ts';
 import { openVault } from '../vault/index.ts';
 import { unlockKeyring } from '../vault/load.ts';
-import { openTokenFixture } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { openTokenFixture } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 const SECRET = 'Zebra-Quartz-7731-Plaintext';
 

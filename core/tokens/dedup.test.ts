@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditRows, codeOf } from '../test-support/services-fixture.ts';
-import { appIn, countRows, openTokenFixture, rule } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { appIn, countRows, openTokenFixture, rule } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 describe('deduplication', () => {
   let f: TokenFixture;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditRows, codeOf } from '../test-support/services-fixture.ts';
-import { countRows, openTokenFixture } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 import { startExpirySweeper } from './sweeper.ts';
 
 const HOUR = 3_600_000;

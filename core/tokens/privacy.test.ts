@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fieldErrorsOf } from '../test-support/services-fixture.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import { containerWithPrivacy, privacyOf } from './privacy.ts';
-import { countRows, openTokenFixture } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 describe('privacyOf', () => {
   it.each([

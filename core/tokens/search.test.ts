@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
 import { isVaultError } from '../errors/catalogue.ts';
 import { codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
-import { appIn, openTokenFixture, rule } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { appIn, openTokenFixture, rule } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 describe('token search', () => {
   let f: TokenFixture;

@@ -12,8 +12,8 @@ import {
 import { isVaultError } from '../errors/catalogue.ts';
 import { fieldErrorsOf } from '../test-support/services-fixture.ts';
 import { MAX_DATA_DEPTH } from '../validation/json-value.ts';
-import { countRows, openTokenFixture } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 const EMPTY_LOOP = '{% for i in (1..49000) %}{% endfor %}';
 const HMAC_LOOP = "{% for i in (1..49000) %}{{ data | hmac: 'sha-512', 'key' }}{% endfor %}";

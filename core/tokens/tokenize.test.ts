@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
-import { appIn, countRows, openTokenFixture, rule } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { appIn, countRows, openTokenFixture, rule } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 import { isPlainObject } from './merge-patch.ts';
 import type { TokenView } from './contract.ts';
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { auditRows, codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
-import { appIn, openTokenFixture, rule } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { appIn, openTokenFixture, rule } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 describe('updating tokens (merge patch)', () => {
   let f: TokenFixture;

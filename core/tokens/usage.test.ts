@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appIn, openTokenFixture } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { appIn, openTokenFixture } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 import { monthlyActiveTokenHistory, monthlyActiveTokens, tokenMetricsByType } from './usage.ts';
 import { TENANT_SCOPED_TABLES } from '../tenancy/tenants.ts';
 

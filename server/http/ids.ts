@@ -1,6 +1,6 @@
 import type { FastifyRequest, preValidationHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { VaultError } from '../../core/errors/catalogue.ts';
+import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -38,6 +38,22 @@ export function uuidPathParams(
       const value = params[name];
       if (value === undefined || !isUuid(value)) throw new VaultError('NOT_FOUND', notFoundDetail);
       params[name] = value.toLowerCase();
+    }
+  };
+}
+
+/**
+ * Wraps the service calls of an id route so that every 404 says the same `notFoundDetail`, whether
+ * the resource does not exist, has expired or belongs to another tenant: a differing detail would
+ * tell a caller which ids exist elsewhere.
+ */
+export function notFoundAs(notFoundDetail: string): <T>(work: Promise<T>) => Promise<T> {
+  return async (work) => {
+    try {
+      return await work;
+    } catch (error) {
+      if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', notFoundDetail);
+      throw error;
     }
   };
 }

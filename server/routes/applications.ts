@@ -8,10 +8,10 @@ import {
 import type { Condition } from '../../core/access/conditions.ts';
 import { APPLICATION_TYPES } from '../../core/access/permissions.ts';
 import { TRANSFORMS, type AccessRule } from '../../core/access/rules.ts';
-import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
+import { VaultError } from '../../core/errors/catalogue.ts';
 import type { Application, ApplicationWithKey, Services } from '../../core/services-contract.ts';
 import { principalOf } from '../http/access.ts';
-import { idParams, uuidPathParams, uuidSchema } from '../http/ids.ts';
+import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { Nullable, NullableInput, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
@@ -162,18 +162,7 @@ const NO_SUCH_APPLICATION = 'No such application.';
 /** A malformed id is a 404 like any other (see uuidPathParams). */
 const checkId = uuidPathParams(NO_SUCH_APPLICATION);
 
-/**
- * Every 404 of an id route says the same, whether the application does not exist, is malformed or
- * belongs to another tenant: a differing detail would tell a caller which ids exist elsewhere.
- */
-async function byId<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', NO_SUCH_APPLICATION);
-    throw error;
-  }
-}
+const byId = notFoundAs(NO_SUCH_APPLICATION);
 
 type RuleInput = Static<typeof RuleSchema>;
 

@@ -1,10 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
 import { DESTINATION_URL_MAX } from '../../core/outbound/index.ts';
 import { TRANSFORM_CODE_MAX, type Proxy, type ProxyInput } from '../../core/proxies/index.ts';
 import type { Services } from '../../core/services-contract.ts';
 import { principalOf } from '../http/access.ts';
-import { idParams, uuidPathParams, uuidSchema } from '../http/ids.ts';
+import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { Nullable, NullableInput, StringMap, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
@@ -81,14 +80,7 @@ const Params = idParams('Proxy id (UUID).');
 const NO_SUCH_PROXY = 'No such proxy.';
 const checkId = uuidPathParams(NO_SUCH_PROXY);
 
-async function byId<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', NO_SUCH_PROXY);
-    throw error;
-  }
-}
+const byId = notFoundAs(NO_SUCH_PROXY);
 
 type ProxyJson = Static<typeof ProxySchema>;
 

@@ -1,5 +1,4 @@
 import { Type, type Static } from 'typebox';
-import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
 import {
   FORMULA_STATUSES,
   FORMULA_TYPES,
@@ -14,7 +13,7 @@ import {
 import type { Services } from '../../core/services-contract.ts';
 import { NAME_MAX } from '../../core/validation/fields.ts';
 import { principalOf } from '../http/access.ts';
-import { idParams, uuidPathParams, uuidSchema } from '../http/ids.ts';
+import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
@@ -105,14 +104,7 @@ const NO_SUCH_FORMULA = 'No such reactor formula.';
 const checkId = uuidPathParams(NO_SUCH_FORMULA);
 const Params = idParams('Reactor formula id (UUID).');
 
-async function byId<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', NO_SUCH_FORMULA);
-    throw error;
-  }
-}
+const byId = notFoundAs(NO_SUCH_FORMULA);
 
 const tags = ['reactor formulas'];
 

@@ -1,11 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
 import type { Reactor } from '../../core/reactors/contract.ts';
 import type { Services } from '../../core/services-contract.ts';
 import { NAME_MAX } from '../../core/validation/fields.ts';
 import { principalOf } from '../http/access.ts';
-import { idParams, uuidPathParams } from '../http/ids.ts';
+import { idParams, notFoundAs, uuidPathParams } from '../http/ids.ts';
 import { paginate, paginated } from '../http/pagination.ts';
 import { Nullable, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
@@ -96,14 +95,7 @@ const NO_SUCH_REACTOR = 'No such reactor.';
 const checkId = uuidPathParams(NO_SUCH_REACTOR);
 const Params = idParams('Reactor id (UUID).');
 
-async function byId<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', NO_SUCH_REACTOR);
-    throw error;
-  }
-}
+const byId = notFoundAs(NO_SUCH_REACTOR);
 
 const tags = ['reactors'];
 

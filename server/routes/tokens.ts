@@ -1,10 +1,11 @@
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { VaultError, isVaultError, validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
+import { VaultError, validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { CreateTokenRequest, TokenFilter, TokenView } from '../../core/tokens/contract.ts';
 import { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from '../../core/tokens/privacy.ts';
 import { principalOf } from '../http/access.ts';
+import { notFoundAs } from '../http/ids.ts';
 import {
   installMergePatchParser,
   MERGE_PATCH_CONTENT_TYPE,
@@ -245,18 +246,7 @@ const Params = Type.Object({
 
 const NO_SUCH_TOKEN = 'No such token.';
 
-/**
- * Every 404 of an id route says the same, whether the token does not exist, has expired, or
- * belongs to another tenant: a differing detail would tell a caller which ids exist elsewhere.
- */
-async function byId<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', NO_SUCH_TOKEN);
-    throw error;
-  }
-}
+const byId = notFoundAs(NO_SUCH_TOKEN);
 
 /** A path id longer than any token id names nothing: 404 like an unknown id, not 400. */
 const checkId: preValidationAsyncHookHandler = async (request) => {

@@ -13,7 +13,7 @@ export interface ReceivedMail {
 }
 
 export interface TestSmtpServer {
-  /** `smtp://127.0.0.1:<port>`, for `AdminOptions.mail.url`. */
+  /** `smtp://127.0.0.1:<port>`, for `TenancyOptions.mail.url`. */
   readonly url: string;
   readonly received: ReceivedMail[];
   /** Resolves with the `count`-th message (1-based) once it arrived. */

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveConfig } from '../../../core/config/index.ts';
-import { adminOptionsFrom, serverAdminOptionsFrom } from '../../admin-config.ts';
+import { tenancyOptionsFrom, serverTenancyOptionsFrom } from '../../tenancy-options.ts';
 import type { Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { configureTree } from '../../main.ts';
@@ -150,7 +150,7 @@ describe('mail settings: flags > environment > config file > defaults', () => {
     (await resolveConfig({ env: { SVC_HOME: '/h', ...env }, cwd: '/' })).config;
 
   it('defaults: the outbox in the home, links to 127.0.0.1:<port>', async () => {
-    expect(adminOptionsFrom(await resolve({}))).toEqual({
+    expect(tenancyOptionsFrom(await resolve({}))).toEqual({
       mail: { kind: 'outbox', dir: '/h/outbox', from: 'svc vault <svc@localhost>' },
       acceptBaseUrl: 'http://127.0.0.1:8080/invitations/accept',
     });
@@ -158,7 +158,7 @@ describe('mail settings: flags > environment > config file > defaults', () => {
 
   it('SVC_SMTP_URL, SVC_MAIL_FROM, SVC_PUBLIC_URL (trailing slash dropped); empty counts as unset', async () => {
     expect(
-      adminOptionsFrom(
+      tenancyOptionsFrom(
         await resolve({
           SVC_SMTP_URL: 'smtps://u:p@mail:465',
           SVC_MAIL_FROM: 'a@b.c',
@@ -169,7 +169,7 @@ describe('mail settings: flags > environment > config file > defaults', () => {
       mail: { kind: 'smtp', url: 'smtps://u:p@mail:465', from: 'a@b.c' },
       acceptBaseUrl: 'https://v.example.com/invitations/accept',
     });
-    expect(adminOptionsFrom(await resolve({ SVC_SMTP_URL: '' })).mail.kind).toBe('outbox');
+    expect(tenancyOptionsFrom(await resolve({ SVC_SMTP_URL: '' })).mail.kind).toBe('outbox');
   });
 
   it('reads the SMTP server and sender from the config file; the environment wins over it', async () => {
@@ -184,14 +184,14 @@ describe('mail settings: flags > environment > config file > defaults', () => {
         }),
       );
       const fromFile = (await resolveConfig({ env: { SVC_HOME: home }, cwd: '/' })).config;
-      expect(adminOptionsFrom(fromFile)).toEqual({
+      expect(tenancyOptionsFrom(fromFile)).toEqual({
         mail: { kind: 'smtp', url: 'smtp://mail.internal:25', from: 'vault@corp.test' },
         acceptBaseUrl: 'https://vault.corp.test/invitations/accept',
       });
       const overridden = (
         await resolveConfig({ env: { SVC_HOME: home, SVC_SMTP_URL: 'smtp://other:2525' }, cwd: '/' })
       ).config;
-      expect(adminOptionsFrom(overridden).mail).toMatchObject({
+      expect(tenancyOptionsFrom(overridden).mail).toMatchObject({
         url: 'smtp://other:2525',
         from: 'vault@corp.test',
       });
@@ -201,9 +201,9 @@ describe('mail settings: flags > environment > config file > defaults', () => {
   });
 
   it('the server gets no link base unless a public URL is set (it uses its own URL)', async () => {
-    expect(serverAdminOptionsFrom(await resolve({}))).not.toHaveProperty('acceptBaseUrl');
+    expect(serverTenancyOptionsFrom(await resolve({}))).not.toHaveProperty('acceptBaseUrl');
     expect(
-      serverAdminOptionsFrom(await resolve({ SVC_PUBLIC_URL: 'https://v.example.com' })).acceptBaseUrl,
+      serverTenancyOptionsFrom(await resolve({ SVC_PUBLIC_URL: 'https://v.example.com' })).acceptBaseUrl,
     ).toBe('https://v.example.com/invitations/accept');
   });
 

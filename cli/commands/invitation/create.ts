@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
-import { adminOptionsFrom } from '../../admin-config.ts';
+import { tenancyOptionsFrom } from '../../tenancy-options.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -46,7 +46,7 @@ export function newInvitationCreateCommand(
 export async function runInvitationCreate(deps: CliDeps, options: InvitationCreateOptions): Promise<void> {
   requireUnlessTTY(deps, { '--email': options.email });
   const resolved = await loadConfig(deps, options.config);
-  const admin = adminOptionsFrom(resolved.config);
+  const admin = tenancyOptionsFrom(resolved.config);
   const { result: invitation, delivery } = await inTenant(
     deps,
     resolved,

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { AdminOptions, Invitation } from '../../../core/tenancy/admin-contract.ts';
+import type { TenancyOptions, Invitation } from '../../../core/tenancy/contract.ts';
 import type { CliDeps } from '../../deps.ts';
 import { writeLine } from '../../output.ts';
 
@@ -46,7 +46,7 @@ async function emlFiles(dir: string): Promise<Set<string>> {
  * after (the CLI holds the vault's lock, so no other process of this vault writes there meanwhile).
  */
 export async function withDelivery<T>(
-  admin: AdminOptions,
+  admin: TenancyOptions,
   send: () => Promise<T>,
 ): Promise<{ result: T; delivery: Delivery }> {
   const { mail } = admin;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../../core/services-contract.ts';
-import type { Invitation, Member } from '../../../core/tenancy/admin-contract.ts';
+import type { Invitation, Member } from '../../../core/tenancy/contract.ts';
 import { expectNoSecret, expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
 import { makeTempHome, runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
 import { acceptLinkIn, startTestSmtp, type TestSmtp } from '../../test-support/smtp.ts';

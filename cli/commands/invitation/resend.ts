@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { adminOptionsFrom } from '../../admin-config.ts';
+import { tenancyOptionsFrom } from '../../tenancy-options.ts';
 import { type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -28,7 +28,7 @@ export function newInvitationResendCommand(
 
 export async function runInvitationResend(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const admin = adminOptionsFrom(resolved.config);
+  const admin = tenancyOptionsFrom(resolved.config);
   const { result: invitation, delivery } = await inTenant(
     deps,
     resolved,

@@ -1,4 +1,4 @@
-import type { Member } from '../../../core/tenancy/admin-contract.ts';
+import type { Member } from '../../../core/tenancy/contract.ts';
 
 export const MEMBER_COLUMNS = ['ID', 'E-mail', 'Name', 'Role', 'User', 'Since'] as const;
 

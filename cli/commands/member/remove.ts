@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Services } from '../../../core/services-contract.ts';
-import type { Member } from '../../../core/tenancy/admin-contract.ts';
+import type { Member } from '../../../core/tenancy/contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';

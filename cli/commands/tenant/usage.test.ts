@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { UsageReport } from '../../../core/tenancy/admin-contract.ts';
+import type { UsageReport } from '../../../core/tenancy/contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
 import { expectOk } from '../../test-support/expect.ts';
 import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { UsageReport } from '../../../core/tenancy/admin-contract.ts';
+import type { UsageReport } from '../../../core/tenancy/contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';

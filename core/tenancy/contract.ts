@@ -41,10 +41,14 @@ export type MailTransportConfig =
   | { readonly kind: 'smtp'; readonly url: string; readonly from: string }
   | { readonly kind: 'outbox'; readonly dir: string; readonly from: string };
 
-export interface AdminOptions {
+export interface TenancyOptions {
   readonly mail: MailTransportConfig;
-  /** Base of accept links, e.g. `http://127.0.0.1:8080/invitations/accept` (the secret is appended as `?token=`). */
-  readonly acceptBaseUrl: string;
+  /**
+   * Base of accept links, e.g. `http://127.0.0.1:8080/invitations/accept` (the secret is appended as
+   * `?token=`). A function when the base is known only later (a server on port 0 learns its URL when
+   * it listens): it is read each time a link is made.
+   */
+  readonly acceptBaseUrl: string | (() => string);
   /** Monthly active tokens included in the plan (usage report); default documented in docs. */
   readonly includedMonthlyActiveTokens?: number;
 }

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { SvcConfig } from '../core/config/index.ts';
-import type { AdminOptions } from '../core/tenancy/admin-contract.ts';
+import type { TenancyOptions } from '../core/tenancy/contract.ts';
+import type { ServerTenancyOptions } from '../server/server-services.ts';
 
 /**
- * Invitation mail and accept links (ServiceOptions.admin), from the effective configuration
+ * Invitation mail and accept links (ServiceOptions.tenancy), from the effective configuration
  * (`smtpUrl`/SVC_SMTP_URL, `mailFrom`/SVC_MAIL_FROM, `publicUrl`/SVC_PUBLIC_URL; flags > env >
  * config file > defaults like every setting):
  *
@@ -11,14 +12,16 @@ import type { AdminOptions } from '../core/tenancy/admin-contract.ts';
  *   `smtp://user:pass@mail.example.com:587`, `smtps://…` for TLS); else `.eml` files in `<home>/outbox`;
  * - links are `<publicUrl or http://127.0.0.1:<port>>/invitations/accept?token=…`.
  */
-export type AdminConfig = Pick<SvcConfig, 'home' | 'port' | 'smtpUrl' | 'mailFrom' | 'publicUrl'>;
+export type TenancyConfig = Pick<SvcConfig, 'home' | 'port' | 'smtpUrl' | 'mailFrom' | 'publicUrl'>;
 
 /** The outbox folder used when no SMTP server is configured. */
 export function outboxDir(config: Pick<SvcConfig, 'home'>): string {
   return path.join(config.home, 'outbox');
 }
 
-export function adminOptionsFrom(config: AdminConfig): AdminOptions {
+export function tenancyOptionsFrom(
+  config: TenancyConfig,
+): TenancyOptions & { readonly acceptBaseUrl: string } {
   const base = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
   return {
     mail:
@@ -33,9 +36,7 @@ export function adminOptionsFrom(config: AdminConfig): AdminOptions {
  * For `svc start` and `svc serve`: the same mail settings, but without SVC_PUBLIC_URL the links are
  * left to the server, which uses the URL it actually listens on (right even with `--port 0`).
  */
-export function serverAdminOptionsFrom(
-  config: AdminConfig,
-): Omit<AdminOptions, 'acceptBaseUrl'> & { readonly acceptBaseUrl?: string } {
-  const { acceptBaseUrl, ...rest } = adminOptionsFrom(config);
+export function serverTenancyOptionsFrom(config: TenancyConfig): ServerTenancyOptions {
+  const { acceptBaseUrl, ...rest } = tenancyOptionsFrom(config);
   return config.publicUrl === null ? rest : { ...rest, acceptBaseUrl };
 }
