@@ -1,18 +1,13 @@
 import type { KeySourceFlags, ResolvedConfig } from '../core/config/index.ts';
-import type { Principal } from '../core/access/principal.ts';
+import { operatorIn, type Principal } from '../core/access/principal.ts';
 import { isVaultError, VaultError } from '../core/errors/catalogue.ts';
 import type { Application, Services, Tenant } from '../core/services-contract.ts';
 import { tenancyOptionsFrom } from './tenancy-options.ts';
 import { withVault } from './context.ts';
 import type { CliDeps } from './deps.ts';
 
-/**
- * The CLI holds the vault key, so it acts in a tenant as that tenant's operator: every permission,
- * every action still audited (core/access/principal.ts).
- */
-export function operatorIn(tenantId: string): Principal {
-  return { kind: 'operator', tenantId };
-}
+/** The CLI holds the vault key, so it acts in a tenant as that tenant's operator. */
+export { operatorIn };
 
 /**
  * Opens the vault, builds the services over it (with invitation mail configured from the

@@ -32,6 +32,14 @@ export type Principal =
     }
   | { readonly kind: 'operator'; readonly tenantId: string };
 
+/**
+ * Someone holding the vault key (the CLI), acting in this tenant: they could decrypt the files
+ * anyway, so they act with every permission, and every action is still audited.
+ */
+export function operatorIn(tenantId: string): Principal {
+  return { kind: 'operator', tenantId };
+}
+
 /** How the audit log names the actor. */
 export function actorOf(principal: Principal): { actor_id: string | null; actor_type: string } {
   switch (principal.kind) {

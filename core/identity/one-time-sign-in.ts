@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { actorOf } from '../access/principal.ts';
+import { actorOf, operatorIn } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Database } from '../storage/schema.ts';
-import { TENANT_ENTITY, operatorIn } from '../tenancy/tenants.ts';
+import { TENANT_ENTITY } from '../tenancy/tenants.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { addMember } from '../tenancy/members.ts';

@@ -1,6 +1,7 @@
 import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import { FieldErrorCollector, checkName } from '../validation/fields.ts';
 import type { ProxyInput, ProxyTransform } from './contract.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 /** Configuration entries per proxy (OA23 hint). */
 export const CONFIGURATION_MAX_ENTRIES = 25;
@@ -23,13 +24,9 @@ export interface CheckedProxy {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function checkTransform(errors: FieldErrorCollector, field: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  const code = isRecord(value) ? (value as Partial<ProxyTransform>).code : undefined;
+  const code = isPlainObject(value) ? (value as Partial<ProxyTransform>).code : undefined;
   if (typeof code !== 'string' || code.trim() === '') {
     errors.add(`${field}.code`, 'is required: the transform module code');
     return null;
@@ -41,7 +38,7 @@ function checkTransform(errors: FieldErrorCollector, field: string, value: unkno
 
 function checkConfiguration(errors: FieldErrorCollector, value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (!isRecord(value)) {
+  if (!isPlainObject(value)) {
     errors.add('configuration', 'must be an object of names to string values');
     return {};
   }
@@ -81,7 +78,7 @@ export function checkProxyInput(input: ProxyInput): CheckedProxy {
   const responseTransform = checkTransform(errors, 'response_transform', input.response_transform);
   let applicationId: string | null = null;
   if (input.application !== undefined && input.application !== null) {
-    const id = isRecord(input.application) ? input.application.id : undefined;
+    const id = isPlainObject(input.application) ? input.application.id : undefined;
     if (typeof id !== 'string' || !UUID.test(id))
       errors.add('application.id', 'must be an application id (UUID)');
     else applicationId = id.toLowerCase();

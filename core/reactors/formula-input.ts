@@ -17,6 +17,7 @@ import type {
   ReactorFormulaInput,
   RequestParameter,
 } from './contract.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export const FORMULA_DESCRIPTION_MAX = 1000;
 export const FORMULA_CODE_MAX = 50_000;
@@ -41,10 +42,6 @@ export interface CheckedFormula {
 
 function add(errors: FieldErrors, field: string, message: string): void {
   (errors[field] ??= []).push(message);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A trimmed-or-not required string within `max`. */
@@ -82,8 +79,8 @@ function contractItems(errors: FieldErrors, field: string, value: unknown): Reco
   }
   if (value.length > CONTRACT_ITEMS_MAX) add(errors, field, `must have at most ${CONTRACT_ITEMS_MAX} items`);
   return value.map((item, i) => {
-    if (!isRecord(item)) add(errors, `${field}[${i}]`, 'must be an object');
-    return isRecord(item) ? item : {};
+    if (!isPlainObject(item)) add(errors, `${field}[${i}]`, 'must be an object');
+    return isPlainObject(item) ? item : {};
   });
 }
 
@@ -106,7 +103,7 @@ function checkNames(
 export function checkFormulaInput(input: ReactorFormulaInput): CheckedFormula {
   const collector = new FieldErrorCollector();
   const errors = collector.errors;
-  const body: Record<string, unknown> = isRecord(input) ? input : {};
+  const body: Record<string, unknown> = isPlainObject(input) ? input : {};
   const name = checkName(collector, body['name']);
   const description = optionalString(errors, 'description', body['description'], FORMULA_DESCRIPTION_MAX);
   if (body['type'] === 'official')

@@ -21,6 +21,7 @@ import type {
   ParameterType,
   RequestParameter,
 } from './contract.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export type Cast = { readonly ok: true; readonly value: ConfigurationValue } | { readonly ok: false };
 
@@ -51,10 +52,6 @@ export function castTo(type: ParameterType, value: unknown): Cast {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function addError(errors: FieldErrors, field: string, message: string): void {
   (errors[field] ??= []).push(message);
 }
@@ -64,7 +61,7 @@ function addError(errors: FieldErrors, field: string, message: string): void {
  * 400 naming each failing parameter as `args.<name>`.
  */
 export function checkArgs(args: unknown, parameters: readonly RequestParameter[]): Record<string, unknown> {
-  if (args !== undefined && args !== null && !isRecord(args)) {
+  if (args !== undefined && args !== null && !isPlainObject(args)) {
     throw validationError({ args: ['must be an object'] });
   }
   const out: Record<string, unknown> = structuredClone(args ?? {});
@@ -75,7 +72,7 @@ export function checkArgs(args: unknown, parameters: readonly RequestParameter[]
     let parent: Record<string, unknown> | undefined = out;
     for (const key of path.slice(0, -1)) {
       const next: unknown = parent !== undefined && Object.hasOwn(parent, key) ? parent[key] : undefined;
-      parent = isRecord(next) ? next : undefined;
+      parent = isPlainObject(next) ? next : undefined;
     }
     const field = `args.${parameter.name}`;
     const present = parent !== undefined && Object.hasOwn(parent, last) && parent[last] !== null;
@@ -97,7 +94,7 @@ export function checkConfiguration(
   configuration: unknown,
   settings: readonly ConfigurationSetting[],
 ): Record<string, ConfigurationValue> {
-  if (!isRecord(configuration)) throw validationError({ configuration: ['must be an object'] });
+  if (!isPlainObject(configuration)) throw validationError({ configuration: ['must be an object'] });
   const errors: FieldErrors = {};
   const out: Record<string, ConfigurationValue> = {};
   const declared = new Map(settings.map((s) => [s.name, s]));

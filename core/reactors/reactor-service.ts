@@ -35,6 +35,7 @@ import type { CheckedFormula } from './formula-input.ts';
 import { OFFICIAL_FORMULAS, officialFormula } from './official-formulas.ts';
 import { checkArgs, checkConfiguration } from './parameters.ts';
 import { applicationPrincipal, svcBridge } from './svc-bridge.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export const MAX_REACTOR_PAGE_SIZE = 100;
 export const FORMULA_ENTITY = 'reactorFormula';
@@ -90,10 +91,6 @@ function formulaOf(row: FormulaRow): ReactorFormula {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `*` matches any run of characters; without one, the name contains the text. Case-insensitive. */
 export function nameMatcher(pattern: string | undefined): ((name: string) => boolean) | undefined {
   if (pattern === undefined || pattern === '') return undefined;
@@ -110,7 +107,7 @@ function notFound(what: string): VaultError {
 /** The `id` of a `{ id }` reference (or of a whole object carrying one), else a 400 naming `field`. */
 function referenceId(value: unknown, field: string): string | null {
   if (value === undefined || value === null) return null;
-  if (isRecord(value) && typeof value['id'] === 'string' && value['id'] !== '') return value['id'];
+  if (isPlainObject(value) && typeof value['id'] === 'string' && value['id'] !== '') return value['id'];
   throw validationError({ [`${field}.id`]: ['is required'] });
 }
 
@@ -243,7 +240,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
   };
 
   const run = async (principal: Principal, reactor: Reactor, args: unknown): Promise<ReactResult> => {
-    if (args !== undefined && args !== null && !isRecord(args))
+    if (args !== undefined && args !== null && !isPlainObject(args))
       throw validationError({ args: ['must be an object'] });
     const detokenized = await detokenizer.detokenize(principal, args ?? {}, {
       permission: 'token:use',
@@ -269,7 +266,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     if (outcome.kind === 'problem') throw outcome.error;
     if (outcome.kind === 'custom-response') return outcome;
     const output = outcome.output;
-    if (output !== null && !isRecord(output)) {
+    if (output !== null && !isPlainObject(output)) {
       throw new VaultError('REACTOR_RUNTIME', 'Reactor Runtime Error', {
         errors: { error: ['the reactor code must return an object with raw and/or tokenize'] },
       });

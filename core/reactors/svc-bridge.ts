@@ -10,6 +10,7 @@ import { validationError } from '../errors/catalogue.ts';
 import type { SvcBridge } from '../sandbox/index.ts';
 import type { Application, Page } from '../services-contract.ts';
 import type { CreateTokenRequest, TokenService, TokenView } from '../tokens/contract.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 const DEFAULT_PAGE_SIZE = 20;
 
@@ -32,13 +33,9 @@ const INPUT_NAMES: Readonly<Record<string, string>> = {
   expiresAt: 'expires_at',
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Top-level field names in snake_case; values untouched. */
 function snakeInput(value: unknown, what: string): Record<string, unknown> {
-  if (!isRecord(value)) throw validationError({ [what]: ['must be an object'] });
+  if (!isPlainObject(value)) throw validationError({ [what]: ['must be an object'] });
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[INPUT_NAMES[key] ?? key] = item;
   return out;
@@ -112,7 +109,7 @@ export function svcBridge(tokens: TokenService, principal: Principal): SvcBridge
         const filter = {
           ids: stringList(query['id']),
           types: stringList(query['type']),
-          ...(isRecord(metadata) ? { metadata: metadata as Record<string, string> } : {}),
+          ...(isPlainObject(metadata) ? { metadata: metadata as Record<string, string> } : {}),
         };
         return camelPage(await tokens.list(principal, filter, { page, size }), page, size);
       }

@@ -19,6 +19,7 @@ import type { SandboxLimits } from './limits.ts';
 import { ERROR_FALLBACK, REACTOR_ERROR_CLASSES } from './prelude.ts';
 import type { ReactorErrorClass } from './prelude.ts';
 import type { RunResult } from './protocol.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export type SandboxOutcome =
   | { readonly kind: 'ok'; readonly output: unknown }
@@ -63,10 +64,6 @@ const SERVER_OWNED_HEADERS = new Set([
 export const INVALID_FORMULA_DETAIL = REACTOR_ERROR_CLASSES.InvalidReactorFormulaError.detail;
 export const RUNTIME_DETAIL = REACTOR_ERROR_CLASSES.ReactorRuntimeError.detail;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function text(value: unknown): string {
   const s = typeof value === 'string' ? value : ERROR_FALLBACK;
   return s.length > MAX_ERROR_TEXT ? `${s.slice(0, MAX_ERROR_TEXT)}…` : s;
@@ -74,7 +71,7 @@ function text(value: unknown): string {
 
 /** The `errors` map as the class normalised it, bounded; a malformed one becomes the fallback. */
 export function checkedErrors(value: unknown): FieldErrors {
-  if (!isRecord(value)) return { error: [ERROR_FALLBACK] };
+  if (!isPlainObject(value)) return { error: [ERROR_FALLBACK] };
   const out: FieldErrors = {};
   for (const key of Object.keys(value).slice(0, MAX_ERROR_KEYS)) {
     const messages = value[key];
@@ -88,7 +85,7 @@ export function checkedErrors(value: unknown): FieldErrors {
 /** Header values as strings; names that are not tokens or that the server owns are dropped. */
 export function checkedHeaders(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (!isRecord(value)) return out;
+  if (!isPlainObject(value)) return out;
   for (const [name, raw] of Object.entries(value)) {
     if (!HEADER_NAME.test(name) || SERVER_OWNED_HEADERS.has(name.toLowerCase())) continue;
     if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') continue;
@@ -129,7 +126,7 @@ function fromReport(report: string): SandboxOutcome {
   } catch {
     return runtimeProblem('the reactor code produced an unreadable result');
   }
-  if (!isRecord(parsed)) return runtimeProblem('the reactor code produced an unreadable result');
+  if (!isPlainObject(parsed)) return runtimeProblem('the reactor code produced an unreadable result');
   switch (parsed['kind']) {
     case 'ok':
       return { kind: 'ok', output: parsed['output'] ?? null };

@@ -5,6 +5,7 @@ import { validateGrants } from '../access/rules.ts';
 import type { AccessRule, Transform } from '../access/rules.ts';
 import { parseExpiry } from '../tokens/expiry.ts';
 import { FieldErrorCollector, checkName } from '../validation/fields.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 /** An expiring application lives one minute unless asked otherwise, and at most one day. */
 export const EXPIRING_DEFAULT_LIFETIME_MS = 60_000;
@@ -22,10 +23,6 @@ export interface CheckedApplication {
 
 export function isApplicationType(value: unknown): value is ApplicationType {
   return typeof value === 'string' && (APPLICATION_TYPES as readonly string[]).includes(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Omitted means none: create and update both replace the whole grant set. */
@@ -52,7 +49,7 @@ function rulesOf(errors: FieldErrorCollector, value: unknown): AccessRule[] | nu
   let ok = true;
   value.forEach((raw: unknown, i) => {
     const at = `rules[${i}]`;
-    if (!isRecord(raw)) {
+    if (!isPlainObject(raw)) {
       errors.add(at, 'must be an object');
       ok = false;
       return;
@@ -104,7 +101,7 @@ function conditionsOf(errors: FieldErrorCollector, at: string, value: unknown): 
   let ok = true;
   value.forEach((raw: unknown, i) => {
     if (
-      !isRecord(raw) ||
+      !isPlainObject(raw) ||
       typeof raw.attribute !== 'string' ||
       typeof raw.operator !== 'string' ||
       typeof raw.value !== 'string'

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { operatorIn } from '../access/principal.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
 import type { Database } from '../storage/schema.ts';
@@ -10,7 +11,7 @@ import {
   findApplicationRow,
   replaceApplicationKey,
 } from './application-store.ts';
-import { FIRST_APPLICATION, insertTenant, operatorIn } from './tenants.ts';
+import { FIRST_APPLICATION, insertTenant } from './tenants.ts';
 
 const EMBEDDED_DEFAULT = 'embedded_default';
 

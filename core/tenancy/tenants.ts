@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { authorize } from '../access/authorize.ts';
 import { MANAGEMENT_PERMISSIONS } from '../access/permissions.ts';
-import { actorOf } from '../access/principal.ts';
+import { actorOf, operatorIn } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit, dropAuditChain } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
@@ -63,11 +63,6 @@ const MESSAGES = {
 } as const satisfies Partial<Record<AuditOperation, string>>;
 
 type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
-
-/** The CLI's actor: someone holding the vault key, acting in this tenant (core/access/principal.ts). */
-export function operatorIn(tenantId: string): Principal {
-  return { kind: 'operator', tenantId };
-}
 
 export function tenantOf(row: Selectable<TenantsTable>): Tenant {
   return {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeOf, openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
-import { operatorIn } from './tenants.ts';
+import { operatorIn } from '../access/principal.ts';
 
 describe('usage report', () => {
   let f: ServicesFixture;

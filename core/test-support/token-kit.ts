@@ -3,9 +3,8 @@
  * `transformFor` looks only at the principal), and a vault with two tenants.
  */
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../access/principal.ts';
 import type { AccessRule, Transform } from '../access/rules.ts';
-import { operatorIn } from '../tenancy/tenants.ts';
+import { operatorIn, type Principal } from '../access/principal.ts';
 import { openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditRows, codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
-import { operatorIn } from '../tenancy/tenants.ts';
+import { operatorIn } from '../access/principal.ts';
 import { appIn, countRows, openTokenFixture, rule } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';
 

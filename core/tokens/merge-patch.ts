@@ -2,9 +2,7 @@
  * JSON Merge Patch (RFC 7386): an object patch merges member by member, `null` removes a member,
  * anything else (arrays, primitives) replaces the target. Pure; never mutates its inputs.
  */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isPlainObject } from '../validation/json-value.ts';
 
 /**
  * Sets an own, enumerable property, even one named `__proto__` (JSON.parse creates such own

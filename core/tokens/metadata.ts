@@ -6,7 +6,8 @@
  * - at most 50 keys per token.
  */
 import type { FieldErrorCollector } from '../validation/fields.ts';
-import { isPlainObject, setOwn } from './merge-patch.ts';
+import { setOwn } from './merge-patch.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_KEY_MAX_LENGTH = 200;

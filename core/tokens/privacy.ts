@@ -15,7 +15,7 @@
  * `restriction_policy: redact` is refused: it cannot take effect per token (use an access rule).
  */
 import type { FieldErrorCollector } from '../validation/fields.ts';
-import { isPlainObject } from './merge-patch.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export const IMPACT_LEVELS = ['low', 'moderate', 'high'] as const;
 export type ImpactLevel = (typeof IMPACT_LEVELS)[number];

@@ -26,7 +26,7 @@ import {
 import { FieldErrorCollector } from '../validation/fields.ts';
 import { checkExpiresAt } from './expiry.ts';
 import type { Expiry } from './expiry.ts';
-import { isPlainObject } from './merge-patch.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 import { checkMetadata } from './metadata.ts';
 import { containerWithPrivacy } from './privacy.ts';
 import { validateTokenId } from './token-id.ts';

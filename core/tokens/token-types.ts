@@ -24,6 +24,7 @@ import type { FieldErrors } from '../errors/catalogue.ts';
 import { jsonValueProblem } from '../validation/json-value.ts';
 import { abaRoutingValid } from './aba.ts';
 import { luhnValid } from './luhn.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export const TOKEN_TYPE_NAMES = [
   'token',
@@ -64,10 +65,6 @@ type Errors = Record<string, string[]>;
 
 function add(errors: Errors, field: string, message: string): void {
   (errors[field] ??= []).push(message);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 const DIGITS = /^\d+$/;

@@ -12,7 +12,8 @@ import { VaultError, validationError } from '../errors/catalogue.ts';
 import { validateMask } from '../expressions/index.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { Expiry } from './expiry.ts';
-import { isPlainObject, mergePatch } from './merge-patch.ts';
+import { mergePatch } from './merge-patch.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 import { checkMetadata } from './metadata.ts';
 import {
   checkContainers,

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
 import { appIn, countRows, openTokenFixture, rule } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';
-import { isPlainObject } from './merge-patch.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 import type { TokenView } from './contract.ts';
 
 describe('tokenize', () => {

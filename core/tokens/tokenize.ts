@@ -17,7 +17,8 @@ import { FieldErrorCollector } from '../validation/fields.ts';
 import type { CreateTokenResult } from './contract.ts';
 import { checkCreateRequest, collectInto, deriveValues, joinField } from './token-input.ts';
 import type { CheckedCreate, Derived } from './token-input.ts';
-import { isPlainObject, setOwn } from './merge-patch.ts';
+import { setOwn } from './merge-patch.ts';
+import { isPlainObject } from '../validation/json-value.ts';
 
 export const MAX_TOKENIZE_TOKENS = 1000;
 export const MAX_TOKENIZE_DEPTH = 32;

@@ -22,3 +22,8 @@ export function jsonValueProblem(value: unknown, maxDepth = MAX_DATA_DEPTH): str
   }
   return null;
 }
+
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

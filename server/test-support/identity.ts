@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { permissionsFor, type ApplicationType } from '../../core/access/permissions.ts';
-import type { Principal } from '../../core/access/principal.ts';
+import { operatorIn } from '../../core/access/principal.ts';
 import type { ApplicationWithKey, Services, Tenant, User } from '../../core/services-contract.ts';
 
 /** The operator (CLI) acting in a tenant: arranges fixtures without going through HTTP. */
-export function operator(tenantId: string): Principal {
-  return { kind: 'operator', tenantId };
-}
+export const operator = operatorIn;
 
 export const TEST_ADDRESS = '127.0.0.1';
 

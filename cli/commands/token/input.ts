@@ -5,6 +5,7 @@ import { isVaultError, VaultError, type FieldErrors } from '../../../core/errors
 import { TOKEN_TYPE_NAMES, TOKEN_TYPES, type TokenType } from '../../../core/tokens/token-types.ts';
 import { choiceOf } from '../../options.ts';
 import type { CliDeps } from '../../deps.ts';
+import { isPlainObject } from '../../../core/validation/json-value.ts';
 
 /**
  * Input of the token commands. Token data is secret, so nothing here ever quotes what it read:
@@ -77,9 +78,7 @@ export async function readJson(deps: CliDeps, source: JsonSource): Promise<unkno
   return parseJson((await readText(deps, source)).replace(/^\uFEFF/, ''), source.label);
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isPlainObject };
 
 /**
  * `--metadata key=value`, repeatable: split at the first `=`. Metadata is non-sensitive by
