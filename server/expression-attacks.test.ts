@@ -8,12 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServices } from '../core/services.ts';
 import type { Services } from '../core/services-contract.ts';
-import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { startServer, type RunningServer } from './listen.ts';
 import { runExpressionAttacks, type AttackResult } from './test-support/expression-attacks.ts';
 import { createTenantFixture } from './test-support/identity.ts';
 import { captureLogs } from './test-support/log-capture.ts';
-import { createTempVault, type TempVault } from './test-support/temp-vault.ts';
 import { privateKey } from './test-support/tokens.ts';
 
 let temp: TempVault;

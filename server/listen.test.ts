@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVaultError } from '../core/errors/catalogue.ts';
 import { isLoopbackHost, startServer, type RunningServer } from './listen.ts';
 import { captureLogs } from './test-support/log-capture.ts';
-import { createTempVault, type TempVault } from './test-support/temp-vault.ts';
+import { createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 
 /**
  * Whether this host can bind ::1 at all (a plain socket, before any vault code runs). Only the

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServices } from '../core/services.ts';
 import { DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS } from '../core/tenancy/usage-report.ts';
-import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { FAST_KDF, createTempVault } from '../core/test-support/temp-vault.ts';
 import { ManualClock } from '../core/vault/clock.ts';
 import { createKey, createTenantFixture, type TenantFixture } from './test-support/identity.ts';
 import { acceptLinkOf, startSmtpServer, type TestSmtpServer } from './test-support/mail.ts';
-import { createTempVault } from './test-support/temp-vault.ts';
 import { TOKEN_PERMISSIONS, privateKey, rule } from './test-support/tokens.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 import { startServer } from './listen.ts';

@@ -2,13 +2,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../core/services.ts';
 import type { Services } from '../core/services-contract.ts';
-import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { TOKEN_MESSAGES } from '../core/tokens/index.ts';
 import { ManualClock } from '../core/vault/clock.ts';
 import { startServer, type RunningServer, type StartServerOptions } from './listen.ts';
 import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
 import { captureLogs } from './test-support/log-capture.ts';
-import { createTempVault, type TempVault } from './test-support/temp-vault.ts';
 import {
   MERGE_PATCH,
   privateKey,
