@@ -4,7 +4,7 @@ import { DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS } from '../core/tenancy/usage-re
 import { FAST_KDF, createTempVault } from '../core/test-support/temp-vault.ts';
 import { ManualClock } from '../core/vault/clock.ts';
 import { createKey, createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { acceptLinkOf, startSmtpServer, type TestSmtpServer } from './test-support/mail.ts';
+import { acceptLinkOf, startSmtpSink, type SmtpSink } from '../core/test-support/smtp-sink.ts';
 import { TOKEN_PERMISSIONS, privateKey, rule } from './test-support/tokens.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 import { startServer } from './listen.ts';
@@ -12,13 +12,13 @@ import { startServer } from './listen.ts';
 const ACCEPT_BASE = 'http://vault.test/invitations/accept';
 const HOUR = 3_600_000;
 
-let smtp: TestSmtpServer;
+let smtp: SmtpSink;
 let server: TestServer;
 let clock: ManualClock;
 let a: TenantFixture;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
+  smtp = await startSmtpSink();
 });
 afterAll(async () => {
   await smtp.close();

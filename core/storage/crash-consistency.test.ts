@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../test-support/temp-vault.ts';
@@ -29,15 +31,48 @@ function seededRandom(seed: number): () => number {
 }
 const writerScript = fileURLToPath(new URL('./test-support/crash-writer.ts', import.meta.url));
 
+/**
+ * Compiles the writer once into one plain ESM file: our TypeScript bundled, packages imported from
+ * where they are installed (absolute paths), so the file can live in the temp folder. Each round
+ * then starts plain node instead of paying for tsx's loader and transforms again.
+ */
+async function compileWriter(outfile: string): Promise<void> {
+  const packagesInPlace: Plugin = {
+    name: 'packages-in-place',
+    setup(context) {
+      context.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === 'in place') return undefined;
+        const resolved = await context.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          pluginData: 'in place',
+        });
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        return { path: resolved.path, external: true };
+      });
+    },
+  };
+  await build({
+    entryPoints: [writerScript],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    plugins: [packagesInPlace],
+    logLevel: 'silent',
+  });
+}
+
 interface RoundResult {
   acknowledged: string[];
 }
 
 /** Runs the writer, SIGKILLs it a random moment after it starts acknowledging, returns what it acknowledged. */
-function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<RoundResult> {
+function runAndKill(tmp: TempDir, writer: string, round: number, delayMs: number): Promise<RoundResult> {
   return new Promise((resolve, reject) => {
     const key = tmp.key.kind === 'key' ? Buffer.from(tmp.key.key).toString('base64') : '';
-    const child = spawn(process.execPath, ['--import', 'tsx', writerScript], {
+    const child = spawn(process.execPath, [writer], {
       env: {
         ...process.env,
         CRASH_VAULT_PATH: tmp.vaultPath,
@@ -76,8 +111,11 @@ function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<Round
 
 describe('crash consistency', () => {
   let tmp: TempDir;
+  let writer: string;
   beforeAll(async () => {
     tmp = await makeTempDir();
+    writer = join(tmp.dir, 'crash-writer.mjs');
+    await compileWriter(writer);
     const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
     await vault.close();
   });
@@ -90,7 +128,7 @@ describe('crash consistency', () => {
     let totalAcked = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const delayMs = Math.floor(random() * 250);
-      const { acknowledged } = await runAndKill(tmp, round, delayMs);
+      const { acknowledged } = await runAndKill(tmp, writer, round, delayMs);
       for (const k of acknowledged) everAcknowledged.add(k);
       totalAcked += acknowledged.length;
 
