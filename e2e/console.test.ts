@@ -12,11 +12,10 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { bootstrapEmbeddedDefault } from '../core/tenancy/bootstrap.ts';
-import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { startServer, type RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
-import { acceptLinkOf, outboxMessages } from '../server/test-support/mail.ts';
-import { createTempVault, type TempVault } from '../server/test-support/temp-vault.ts';
+import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
 import { buildConsole, HAS_CHROMIUM, launchChromium, screenshotFolder } from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {

@@ -2,15 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSmtpSink } from '../core/test-support/smtp-sink.ts';
+import { acceptLinkOf, startSmtpSink } from '../core/test-support/smtp-sink.ts';
 import type { SmtpSink } from '../core/test-support/smtp-sink.ts';
 import { api, stop, svc, svcServe } from './support.ts';
-
-function secretIn(text: string): string {
-  const match = /token=(svci_[A-Za-z0-9]+)/.exec(text);
-  if (!match) throw new Error('no accept link in the message');
-  return match[1]!;
-}
 
 /**
  * The tenant-administration issue's acceptance path: an invitation from the CLI arrives at a local
@@ -47,12 +41,12 @@ describe('tenant administration, end to end', () => {
     expect(invited.code, invited.stderr).toBe(0);
     const invitation = JSON.parse(invited.stdout) as { id: string; status: string };
     expect(invitation.status).toBe('PENDING');
-    expect(sink.messages).toHaveLength(1);
-    const firstSecret = secretIn(sink.messages[0]!.text ?? '');
+    expect(sink.received).toHaveLength(1);
+    const firstSecret = acceptLinkOf(sink.received[0]?.parsed).secret;
 
     expect((await svc(['invitation', 'resend', invitation.id], env)).code).toBe(0);
-    expect(sink.messages).toHaveLength(2);
-    const newestSecret = secretIn(sink.messages[1]!.text ?? '');
+    expect(sink.received).toHaveLength(2);
+    const newestSecret = acceptLinkOf(sink.received[1]?.parsed).secret;
     expect(newestSecret).not.toBe(firstSecret);
 
     const server = await svcServe(['serve', '--port', '0'], env);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import * as prettier from 'prettier';
 import { buildServer } from '../server/app.ts';
-import { createTempVault } from '../server/test-support/temp-vault.ts';
+import { createTempVault } from '../core/test-support/temp-vault.ts';
 
 export const CLIENT_SCHEMA_PATH = fileURLToPath(
   new URL('../desktop/renderer/src/api/schema.d.ts', import.meta.url),

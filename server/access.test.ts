@@ -9,7 +9,7 @@ import {
   UNKNOWN_KEY,
   type TenantFixture,
 } from './test-support/identity.ts';
-import { createTempVault } from './test-support/temp-vault.ts';
+import { createTempVault } from '../core/test-support/temp-vault.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 
 describe('access declarations', () => {

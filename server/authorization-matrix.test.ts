@@ -33,7 +33,7 @@ import {
   UNKNOWN_KEY,
   type TenantFixture,
 } from './test-support/identity.ts';
-import { acceptLinkOf, outboxMessages } from './test-support/mail.ts';
+import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
 import { consoleSignInLink } from './routes/console-sessions.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 import { MERGE_PATCH } from './test-support/tokens.ts';

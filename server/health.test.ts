@@ -1,39 +1,29 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServices } from '../core/services.ts';
 import { faultyFs } from '../core/storage/test-support/faulty-fs.ts';
 import type { Fault } from '../core/storage/test-support/faulty-fs.ts';
-import { FAST_KDF } from '../core/test-support/temp-vault.ts';
-import { createVault } from '../core/vault/index.ts';
+import { createTempVault, FAST_KDF, type TempVault } from '../core/test-support/temp-vault.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { buildServer } from './app.ts';
 import type { VaultServer } from './types.ts';
 import { captureLogs } from './test-support/log-capture.ts';
 
-let dir: string;
+let temp: TempVault;
 let vault: VaultHandle;
 let app: VaultServer;
 let fault: Fault | null;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-health-test-'));
   fault = null;
-  vault = await createVault({
-    path: join(dir, 'vault.svc'),
-    key: { kind: 'key', key: randomBytes(32) },
-    fs: faultyFs(() => fault),
-  });
+  temp = await createTempVault({ fs: faultyFs(() => fault) });
+  vault = temp.vault;
   const services = createServices(vault, { passwordKdf: FAST_KDF });
   app = await buildServer(vault, { services, logger: captureLogs().logger });
 });
 
 afterEach(async () => {
   await app.close();
-  await vault.close().catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
+  await temp.dispose().catch(() => undefined);
 });
 
 describe('GET /healthz', () => {

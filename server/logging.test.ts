@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { pino } from 'pino';
 import { buildServer } from './app.ts';
 import { pathOf } from './http/logging.ts';
-import { createTempVault, type TempVault } from './test-support/temp-vault.ts';
+import { createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 import type { VaultServer } from './types.ts';
 

@@ -1,14 +1,13 @@
 /** The token API over a real listener (fetch, real sockets), and the expiry sweeper startServer runs. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../core/services.ts';
 import type { Services } from '../core/services-contract.ts';
-import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { TOKEN_MESSAGES } from '../core/tokens/index.ts';
 import { ManualClock } from '../core/vault/clock.ts';
 import { startServer, type RunningServer, type StartServerOptions } from './listen.ts';
 import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
 import { captureLogs } from './test-support/log-capture.ts';
-import { createTempVault, type TempVault } from './test-support/temp-vault.ts';
 import {
   MERGE_PATCH,
   privateKey,
@@ -40,6 +39,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  vi.useRealTimers();
   await running?.close();
   running = undefined;
   await temp.dispose();
@@ -74,11 +74,19 @@ async function tokenRowExists(id: string): Promise<boolean> {
   return row !== undefined;
 }
 
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * The sweeper's interval on fake timers moved by hand (only setInterval is faked: sockets and the
+ * vault keep real timers), so every sweep after the first is one the test asked for.
+ */
+function fakeSweepTicks(): void {
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+}
+
+/** Moves the sweep interval on, one tick and one turn of the event loop at a time, until `condition` holds. */
+async function tickUntil(intervalMs: number, condition: () => Promise<boolean>): Promise<void> {
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    vi.advanceTimersByTime(intervalMs);
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
@@ -146,6 +154,7 @@ describe('tokens over a real listener', () => {
   });
 
   it('sweeps expired tokens away in the background, with an audit record, and stops on close', async () => {
+    fakeSweepTicks();
     const create = (id: string, expiresAt: Date) =>
       services.tokens.create(
         { kind: 'operator', tenantId: a.tenant.id },
@@ -157,9 +166,9 @@ describe('tokens over a real listener', () => {
     expect((await call(server, '/tokens/expires-soon')).status).toBe(200);
 
     clock.advance(2 * HOUR);
-    // Unreadable at once, gone from the store soon after.
+    // Unreadable at once, gone from the store after a sweep.
     expect((await call(server, '/tokens/expires-soon')).status).toBe(404);
-    await waitFor(async () => !(await tokenRowExists('expires-soon')));
+    await tickUntil(25, async () => !(await tokenRowExists('expires-soon')));
     expect(await tokenRowExists('expires-later')).toBe(true);
 
     const logs = await fetch(`${server.url}/logs?entity_id=expires-soon`, {
@@ -170,21 +179,26 @@ describe('tokens over a real listener', () => {
       expect.objectContaining({ operation: 'delete', message: TOKEN_MESSAGES.expired }),
     );
 
+    // Close waits for a sweep in progress and clears the interval: no sweep can come after it.
     await server.close();
+    expect(vi.getTimerCount()).toBe(0);
     clock.advance(20 * HOUR);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    // No sweep after close: the later token's row is still there (it is expired, so no read shows it).
+    vi.advanceTimersByTime(HOUR);
+    // The later token is expired now, so no read shows it: its row is still there.
     expect(await tokenRowExists('expires-later')).toBe(true);
   });
 
   it('runs no sweeper when it is turned off', async () => {
+    fakeSweepTicks();
     await services.tokens.create(
       { kind: 'operator', tenantId: a.tenant.id },
       { id: 'never-swept', data: 'x', expires_at: new Date(clock.now().getTime() + HOUR).toISOString() },
     );
     clock.advance(2 * HOUR);
-    await start({ sweepIntervalMs: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const server = await start({ sweepIntervalMs: 0 });
+    expect(vi.getTimerCount()).toBe(0);
+    // Close would wait for a sweep started with the server (a sweeper sweeps at once): there was none.
+    await server.close();
     expect(await tokenRowExists('never-swept')).toBe(true);
   });
 

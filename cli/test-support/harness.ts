@@ -7,6 +7,7 @@ import { VaultError } from '../../core/errors/catalogue.ts';
 import { createServices } from '../../core/services.ts';
 import * as tenancy from '../../core/tenancy/bootstrap.ts';
 import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
+import { unsyncedFs } from '../../core/test-support/unsynced-fs.ts';
 import * as vault from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
 import type { CliDeps, Prompter, ServicesFactory, VaultApi, Writer } from '../deps.ts';
@@ -81,10 +82,14 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** createVault and rekeyVault with fast KDF limits (production keeps MODERATE). */
+/**
+ * createVault and rekeyVault with fast KDF limits (production keeps MODERATE); vaults the commands
+ * create or open skip fsync (unsynced-fs.ts): these tests are about the commands, not durability.
+ */
 export const fastVault: VaultApi = {
   ...vault,
-  createVault: (options) => vault.createVault({ kdf: FAST_KDF, ...options }),
+  createVault: (options) => vault.createVault({ kdf: FAST_KDF, fs: unsyncedFs, ...options }),
+  openVault: (options) => vault.openVault({ fs: unsyncedFs, ...options }),
   rekeyVault: (options) => vault.rekeyVault({ kdf: FAST_KDF, ...options }),
 };
 

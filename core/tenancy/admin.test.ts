@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ParsedMail } from 'mailparser';
 import type { Principal } from '../access/principal.ts';
 import {
   auditRows,
@@ -9,19 +8,12 @@ import {
   seedTenant,
 } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
-import { closedPort, startSmtpSink } from '../test-support/smtp-sink.ts';
+import { acceptLinkOf, closedPort, startSmtpSink } from '../test-support/smtp-sink.ts';
 import type { SmtpSink } from '../test-support/smtp-sink.ts';
 import { isVaultError } from '../errors/catalogue.ts';
 import { INVITATION_TTL_MS } from './invitations.ts';
 
 const BASE = 'http://127.0.0.1:8080/invitations/accept';
-
-function linkSecret(mail: ParsedMail | undefined): string {
-  if (!mail || typeof mail.text !== 'string') throw new Error('no mail');
-  const link = /http:\/\/\S+\?token=(\S+)/.exec(mail.text);
-  if (!link?.[1]) throw new Error('no link in the mail');
-  return decodeURIComponent(link[1]);
-}
 
 async function detailOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -56,12 +48,12 @@ describe('invitations over a real SMTP server', () => {
     const invitation = await f.services.invitations.create(admin, { email: ' New.Person@Example.com ' });
     expect(invitation).toMatchObject({ email: 'new.person@example.com', status: 'PENDING' });
     expect(invitation.expires_at).toBe(new Date(f.clock.now().getTime() + INVITATION_TTL_MS).toISOString());
-    expect(smtp.messages).toHaveLength(1);
-    const mail = smtp.messages[0];
+    expect(smtp.received).toHaveLength(1);
+    const mail = smtp.received[0]?.parsed;
     expect(mail?.subject).toBe('Invitation to join a tenant on svc vault');
     expect(mail?.text).toContain('    "Acme"');
     expect(mail?.html).toContain(`${BASE}?token=`);
-    const secret = linkSecret(mail);
+    const secret = acceptLinkOf(mail).secret;
     expect(mail?.text).toContain(`svc invitation accept ${secret}`);
     expect(mail?.html).toContain(secret);
 
@@ -120,13 +112,13 @@ describe('invitations over a real SMTP server', () => {
 
   it('after a resend only the newest link works; after delete none does', async () => {
     const invitation = await f.services.invitations.create(admin, { email: 'bob@example.com' });
-    const first = linkSecret(smtp.messages[0]);
+    const first = acceptLinkOf(smtp.received[0]?.parsed).secret;
     f.clock.advance(60 * 60 * 1000);
     const resent = await f.services.invitations.resend(admin, invitation.id);
     expect(resent.status).toBe('PENDING');
     expect(resent.expires_at).toBe(new Date(f.clock.now().getTime() + INVITATION_TTL_MS).toISOString());
-    expect(smtp.messages).toHaveLength(2);
-    const second = linkSecret(smtp.messages[1]);
+    expect(smtp.received).toHaveLength(2);
+    const second = acceptLinkOf(smtp.received[1]?.parsed).secret;
     expect(second).not.toBe(first);
     const input = { first_name: 'Bob', last_name: 'B', password: 'a good long password' };
     expect(await detailOf(f.services.invitations.accept({ token: first, ...input }))).toMatch(
@@ -140,7 +132,7 @@ describe('invitations over a real SMTP server', () => {
 
   it('expiry is derived from the clock: EXPIRED at once, accept refused, resend revives it', async () => {
     const invitation = await f.services.invitations.create(admin, { email: 'late@example.com' });
-    const secret = linkSecret(smtp.messages[0]);
+    const secret = acceptLinkOf(smtp.received[0]?.parsed).secret;
     f.clock.advance(INVITATION_TTL_MS);
     expect((await f.services.invitations.get(admin, invitation.id)).status).toBe('EXPIRED');
     expect(
@@ -154,7 +146,10 @@ describe('invitations over a real SMTP server', () => {
       /^UNPROCESSABLE 422: .*expired/,
     );
     expect((await f.services.invitations.resend(admin, invitation.id)).status).toBe('PENDING');
-    const { member } = await f.services.invitations.accept({ token: linkSecret(smtp.messages[1]), ...input });
+    const { member } = await f.services.invitations.accept({
+      token: acceptLinkOf(smtp.received[1]?.parsed).secret,
+      ...input,
+    });
     expect(member.role).toBe('ADMIN');
   });
 
@@ -169,13 +164,16 @@ describe('invitations over a real SMTP server', () => {
     // Inviting the address again resends that invitation: same id, a new link; the old one stops working.
     const again = await f.services.invitations.create(admin, { email: 'carol@example.com' });
     expect(again.id).toBe(first.id);
-    expect(smtp.messages).toHaveLength(2);
+    expect(smtp.received).toHaveLength(2);
     expect(
       await codeOf(
-        f.services.invitations.accept({ token: linkSecret(smtp.messages[0]), password: 'carol password 1' }),
+        f.services.invitations.accept({
+          token: acceptLinkOf(smtp.received[0]?.parsed).secret,
+          password: 'carol password 1',
+        }),
       ),
     ).toBe('NOT_FOUND');
-    const secret = linkSecret(smtp.messages[1]);
+    const secret = acceptLinkOf(smtp.received[1]?.parsed).secret;
     expect(await codeOf(f.services.invitations.accept({ token: secret, password: 'wrong password!' }))).toBe(
       'UNAUTHENTICATED',
     );
@@ -190,7 +188,7 @@ describe('invitations over a real SMTP server', () => {
   it('accepting for an existing account shares its sign-in throttle: a link is no unlimited password oracle', async () => {
     const other = await seedTenant(f.services, 'Other', 'dave@example.com', 'dave password 1');
     await f.services.invitations.create(admin, { email: other.ownerEmail });
-    const secret = linkSecret(smtp.messages[0]);
+    const secret = acceptLinkOf(smtp.received[0]?.parsed).secret;
     for (let i = 0; i < 5; i++)
       expect(await codeOf(f.services.invitations.accept({ token: secret, password: `guess ${i}!` }))).toBe(
         'UNAUTHENTICATED',
@@ -261,7 +259,7 @@ describe('invitations over a real SMTP server', () => {
 
     // A resend that cannot be mailed leaves the invitation and its link as they were.
     const inv = await f.services.invitations.create(admin, { email: 'eve@example.com' });
-    const secret = linkSecret(smtp.messages[0]);
+    const secret = acceptLinkOf(smtp.received[0]?.parsed).secret;
     expect(await codeOf(broken.invitations.resend(admin, inv.id))).toBe('MAIL_FAILED');
     expect(await f.services.invitations.get(admin, inv.id)).toMatchObject({
       expires_at: inv.expires_at,

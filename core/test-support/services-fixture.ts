@@ -9,8 +9,9 @@ import { createVault } from '../vault/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { FAST_KDF, makeTempDir } from './temp-vault.ts';
 import type { TempDir } from './temp-vault.ts';
+import { unsyncedFs } from './unsynced-fs.ts';
 
-/** A real temp vault with services over it, fast password hashing and a clock tests move. */
+/** A real temp vault (without fsync) with services over it, fast password hashing and a clock tests move. */
 export interface ServicesFixture {
   readonly tmp: TempDir;
   readonly vault: VaultHandle;
@@ -25,7 +26,7 @@ export async function openServicesFixture(
 ): Promise<ServicesFixture> {
   const tmp = await makeTempDir();
   const clock = new ManualClock();
-  const vault = await createVault({ path: tmp.vaultPath, key: tmp.key, clock });
+  const vault = await createVault({ path: tmp.vaultPath, key: tmp.key, clock, fs: unsyncedFs });
   const services = createServices(vault, { passwordKdf: FAST_KDF, ...options }, internals);
   return {
     tmp,

@@ -1,52 +1,116 @@
-import type { AddressInfo } from 'node:net';
-import { simpleParser } from 'mailparser';
-import type { ParsedMail } from 'mailparser';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-/** An in-process SMTP server on 127.0.0.1 (any port) that keeps every message it receives. */
+/**
+ * The one SMTP sink of the tests, and the one reader of the accept links mailed through it or
+ * written to an outbox folder.
+ */
+
+/** The secret of an accept link (`?token=svci_…`), as core makes them. */
+const SECRET = /svci_[0-9A-Za-z]{43}/;
+
+export interface ReceivedMail {
+  /** The envelope's recipients. */
+  readonly to: string[];
+  readonly parsed: ParsedMail;
+}
+
 export interface SmtpSink {
+  /** `smtp://127.0.0.1:<port>`, for SVC_SMTP_URL or the mail settings. */
   readonly url: string;
-  readonly messages: ParsedMail[];
-  readonly raw: string[];
+  /** Every message kept, in the order it arrived. */
+  readonly received: ReceivedMail[];
+  /** Resolves with the `count`-th message (1-based) once it arrived. */
+  message(count: number, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Refuse (`true`) or accept every following message. */
+  failing(refuse: boolean): void;
   close(): Promise<void>;
 }
 
+/** A real SMTP server in this process on 127.0.0.1, port 0, no TLS, no auth: it keeps every message. */
 export async function startSmtpSink(): Promise<SmtpSink> {
-  const messages: ParsedMail[] = [];
-  const raw: string[] = [];
+  const received: ReceivedMail[] = [];
+  const waiters: Array<() => void> = [];
+  let refuse = false;
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS'],
+    disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        raw.push(bytes.toString('utf8'));
-        simpleParser(bytes).then(
-          (parsed) => {
-            messages.push(parsed);
-            callback();
-          },
-          (error: Error) => callback(error),
-        );
-      });
+    onData(stream, session, callback) {
+      if (refuse) {
+        stream.resume();
+        stream.on('end', () => {
+          const error = new Error('Mailbox unavailable') as Error & { responseCode: number };
+          error.responseCode = 550;
+          callback(error);
+        });
+        return;
+      }
+      simpleParser(stream)
+        .then((parsed) => {
+          received.push({ to: session.envelope.rcptTo.map((r) => r.address), parsed });
+          for (const wake of waiters.splice(0)) wake();
+          callback();
+        })
+        .catch((error: unknown) => callback(error instanceof Error ? error : new Error(String(error))));
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
   const { port } = server.server.address() as AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,
-    messages,
-    raw,
+    received,
+    async message(count, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`mail #${count} did not arrive (got ${received.length})`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+      return received[count - 1]!;
+    },
+    failing(value) {
+      refuse = value;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
+/** The accept link in a message's plain text, and its secret. */
+export function acceptLinkIn(text: string): { link: string; secret: string } {
+  const link = /https?:\/\/\S+token=svci_[0-9A-Za-z]{43}/.exec(text)?.[0];
+  const secret = link === undefined ? undefined : SECRET.exec(link)?.[0];
+  if (link === undefined || secret === undefined) throw new Error(`no accept link in the mail:\n${text}`);
+  return { link, secret };
+}
+
+/** The accept link in a message's plain-text part, and its secret. */
+export function acceptLinkOf(mail: ParsedMail | undefined): { link: string; secret: string } {
+  return acceptLinkIn(mail?.text ?? '');
+}
+
+/** The `.eml` files of an outbox folder, oldest first, parsed. */
+export async function outboxMessages(dir: string): Promise<ParsedMail[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith('.eml')).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return Promise.all(names.map(async (name) => simpleParser(await readFile(join(dir, name)))));
+}
+
 /** A port nothing listens on (bound, then released). */
 export async function closedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KeySource } from '../vault/types.ts';
+import { nodeStorageFs } from '../storage/storage-fs.ts';
+import type { StorageFs } from '../storage/storage-fs.ts';
+import { createVault } from '../vault/index.ts';
+import type { Clock, KeySource, VaultHandle } from '../vault/types.ts';
+import { unsyncedFs } from './unsynced-fs.ts';
 
 /** A temp folder for one test's vault, removed by `cleanup`. */
 export interface TempDir {
@@ -19,6 +23,57 @@ export async function makeTempDir(prefix = 'svc-test-'): Promise<TempDir> {
     vaultPath: join(dir, 'vault.svc'),
     key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
     cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface TempVault {
+  readonly vault: VaultHandle;
+  readonly dir: string;
+  readonly vaultPath: string;
+  readonly key: KeySource;
+  /** Closes the vault (if still open) and removes its directory. */
+  dispose(): Promise<void>;
+}
+
+export interface TempVaultOptions {
+  /** The vault's clock (a ManualClock to move time by hand). Default: the system clock. */
+  readonly clock?: Clock;
+  /** Wait for fsync on every commit, as production does. Default false: see unsynced-fs.ts. */
+  readonly durable?: boolean;
+  /** The file layer, for tests that inject faults (replaces the choice `durable` makes). */
+  readonly fs?: StorageFs;
+}
+
+/**
+ * A real vault in a fresh temp folder, unlocked with a random raw key (no KDF, so it is quick), and
+ * without fsync unless `durable` is set: the one temp vault of the tests that are not about storage.
+ */
+export async function createTempVault(options: TempVaultOptions = {}): Promise<TempVault> {
+  const tmp = await makeTempDir();
+  let vault: VaultHandle;
+  try {
+    vault = await createVault({
+      path: tmp.vaultPath,
+      key: tmp.key,
+      fs: options.fs ?? (options.durable === true ? nodeStorageFs : unsyncedFs),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+  } catch (error) {
+    await tmp.cleanup();
+    throw error;
+  }
+  return {
+    vault,
+    dir: tmp.dir,
+    vaultPath: tmp.vaultPath,
+    key: tmp.key,
+    async dispose() {
+      try {
+        await vault.close();
+      } finally {
+        await tmp.cleanup();
+      }
+    },
   };
 }
 

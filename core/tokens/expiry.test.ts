@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditRows, codeOf } from '../test-support/services-fixture.ts';
 import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';
-import { startExpirySweeper } from './sweeper.ts';
 
 const HOUR = 3_600_000;
 
@@ -107,20 +106,5 @@ describe('token expiry', () => {
       .filter((r) => r.entity_id === 'order-1')
       .map((r) => r.message);
     expect(messages).toEqual(['Token created', 'Token expired', 'Token created', 'Token read']);
-  });
-
-  it('startExpirySweeper sweeps at once and on every tick, and stops', async () => {
-    await f.services.tokens.create(f.app, { data: 'a', expires_at: '2026-01-01T00:00:01Z' });
-    f.clock.advance(2000);
-    const removed: number[] = [];
-    const stop = startExpirySweeper(f.services, { intervalMs: 20, onSweep: (n) => removed.push(n) });
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    await stop();
-    const ticks = removed.length;
-    expect(removed[0]).toBe(1);
-    expect(ticks).toBeGreaterThan(1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(removed.length).toBe(ticks);
-    expect(() => startExpirySweeper(f.services, { intervalMs: 0 })).toThrow(RangeError);
   });
 });

@@ -34,6 +34,8 @@ export interface AttackResult {
   readonly requests: number;
   /** Response status → count. */
   readonly statuses: Readonly<Record<string, number>>;
+  /** The body of every answer that was not a success (problem+json), in order. */
+  readonly refusals: readonly string[];
   readonly elapsedMs: number;
   readonly worstHealthzMs: number;
 }
@@ -73,15 +75,17 @@ type Send = () => Promise<Response>;
 async function measure(baseUrl: string, attack: string, sends: readonly Send[]): Promise<AttackResult> {
   const probe = probeHealth(baseUrl);
   const statuses: Record<string, number> = {};
+  const refusals: string[] = [];
   const started = performance.now();
   for (const send of sends) {
     const response = await send();
-    await response.arrayBuffer();
+    const body = await response.text();
+    if (!response.ok) refusals.push(body);
     statuses[response.status] = (statuses[response.status] ?? 0) + 1;
   }
   const elapsedMs = performance.now() - started;
   const worstHealthzMs = await probe.stop();
-  return { attack, requests: sends.length, statuses, elapsedMs, worstHealthzMs };
+  return { attack, requests: sends.length, statuses, refusals, elapsedMs, worstHealthzMs };
 }
 
 /** Runs every attack in turn against `baseUrl` with `key`. */

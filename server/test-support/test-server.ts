@@ -1,11 +1,10 @@
 import { createServices } from '../../core/services.ts';
 import type { ServiceOptions, Services } from '../../core/services-contract.ts';
-import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
+import { FAST_KDF, createTempVault, type TempVault } from '../../core/test-support/temp-vault.ts';
 import type { Clock } from '../../core/vault/types.ts';
 import { buildServer, type ServerOptions } from '../app.ts';
 import type { VaultServer } from '../types.ts';
 import { captureLogs, type LogCapture } from './log-capture.ts';
-import { createTempVault, type TempVault } from './temp-vault.ts';
 
 export interface TestServer {
   readonly app: VaultServer;

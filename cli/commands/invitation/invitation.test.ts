@@ -6,19 +6,19 @@ import type { Tenant } from '../../../core/services-contract.ts';
 import type { Invitation, Member } from '../../../core/tenancy/contract.ts';
 import { expectNoSecret, expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
 import { makeTempHome, runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
-import { acceptLinkIn, startTestSmtp, type TestSmtp } from '../../test-support/smtp.ts';
+import { acceptLinkIn, startSmtpSink, type SmtpSink } from '../../../core/test-support/smtp-sink.ts';
 
 /** `svc invitation …` and `svc member …` against a real vault, mail through a real SMTP server or the outbox. */
 
 let home: TempHome;
 let tenant: Tenant;
-let smtp: TestSmtp;
+let smtp: SmtpSink;
 
 const PASSWORD = 'new member password 123';
 const OWNER_PASSWORD = 'owner password 123';
 
 beforeAll(async () => {
-  smtp = await startTestSmtp();
+  smtp = await startSmtpSink();
 });
 afterAll(() => smtp.close());
 
@@ -55,10 +55,10 @@ const run = (args: string[], options: TestIoOptions = {}) => runSvc(args, { env:
 
 /** The message for `to` (the SMTP server is shared by the parallel tests of this file). */
 function mailTo(to: string): { text: string } {
-  const found = smtp.received.filter((m) => m.to !== undefined && JSON.stringify(m.to).includes(to));
+  const found = smtp.received.filter((m) => m.to.includes(to));
   const last = found[found.length - 1];
   if (last === undefined) throw new Error(`no mail to ${to}`);
-  return { text: last.text ?? '' };
+  return { text: last.parsed.text ?? '' };
 }
 
 let counter = 0;
