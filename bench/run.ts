@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`) picks one suite.
+ * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `scale`) picks one suite.
  */
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
 import { runProxyBench } from './proxy.ts';
 import { runReactorsBench } from './reactors.ts';
+import { runScaleBench } from './scale.ts';
 import { runStorageBench } from './storage.ts';
 
 const args = process.argv.slice(2);
@@ -22,6 +23,8 @@ const suites: Record<string, () => Promise<void>> = {
   reactors: () => runReactorsBench({ seconds: quick ? 2 : 8 }),
   proxy: () => runProxyBench({ seconds: quick ? 2 : 8 }),
   expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),
+  scale: () =>
+    runScaleBench(quick ? { sizes: [10_000], seconds: 2 } : { sizes: [100_000, 1_000_000], seconds: 8 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {
