@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`) picks one suite.
+ * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`) picks one suite.
  */
+import { runCryptoBench } from './crypto.ts';
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
 import { runProxyBench } from './proxy.ts';
 import { runReactorsBench } from './reactors.ts';
+import { runScaleBench } from './scale.ts';
 import { runStorageBench } from './storage.ts';
 
 const args = process.argv.slice(2);
@@ -22,6 +24,9 @@ const suites: Record<string, () => Promise<void>> = {
   reactors: () => runReactorsBench({ seconds: quick ? 2 : 8 }),
   proxy: () => runProxyBench({ seconds: quick ? 2 : 8 }),
   expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),
+  crypto: () => runCryptoBench({ rounds: quick ? 10 : 50 }),
+  scale: () =>
+    runScaleBench(quick ? { sizes: [10_000], seconds: 2 } : { sizes: [100_000, 1_000_000], seconds: 8 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

@@ -120,8 +120,11 @@ export function createServices(
     detokenizer,
     outbound,
     sandbox,
-    proxies: createProxyService(vault, { checkTransform: sandboxTransformChecker(sandbox) }),
-    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox, tokens }),
+    proxies: createProxyService(vault, {
+      checkTransform: sandboxTransformChecker(sandbox),
+      keys: tenantKeys,
+    }),
+    proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox, tokens, keys: tenantKeys }),
     reactors: createReactorService(vault, { tokens, detokenizer, sandbox }),
   };
 }

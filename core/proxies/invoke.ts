@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Principal } from '../access/principal.ts';
 import { mayHoldExpression, scanText } from '../detokenize/index.ts';
 import type { Detokenizer } from '../detokenize/index.ts';
@@ -17,7 +18,8 @@ import {
   forwardedRequestHeaders,
   relayedResponseHeaders,
 } from './forwarding.ts';
-import { EPHEMERAL_PROXY_ID, auditProxy, findProxyByKey, proxyOf } from './proxy-store.ts';
+import { ProxySecrets } from './proxy-secrets.ts';
+import { EPHEMERAL_PROXY_ID, auditProxy, findProxyByKey, openProxyRow, proxyOf } from './proxy-store.ts';
 import type { Proxy } from './contract.ts';
 
 export const PROXY_KEY_HEADER = 'svc-proxy-key';
@@ -100,6 +102,8 @@ export interface ProxyInvokerDeps {
   readonly sandbox?: Pick<Sandbox, 'runModule'>;
   /** Behind `req.svc` in transforms (the proxy's application); without it `req.svc` is null. */
   readonly tokens?: TokenService;
+  /** The tenant keys that open a proxy's sealed configuration and transforms. */
+  readonly keys?: TenantKeys;
 }
 
 /** Largest destination body a response transform reads (larger ones fail the request with 502). */
@@ -156,6 +160,7 @@ function transformOutput(output: unknown): { body: unknown; headers: Array<[stri
  */
 export function createProxyInvoker(deps: ProxyInvokerDeps) {
   const { vault, detokenizer, outbound, sandbox, tokens } = deps;
+  const secrets = new ProxySecrets(deps.keys ?? new TenantKeys(vault));
 
   /** Runs one transform; a custom response comes back as `{response}`, errors are thrown. */
   async function runTransform(
@@ -216,7 +221,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         ? await findProxyByKey(vault.db, proxyKey)
         : undefined;
       if (!row) throw new VaultError('NOT_FOUND', 'No proxy has this key.');
-      const proxy = proxyOf(row);
+      const proxy = proxyOf(await openProxyRow(vault.db, secrets, row));
       if (!proxy.require_auth) {
         const principal = await proxyApplication(proxy.application_id, proxy.tenant_id);
         return { tenantId: proxy.tenant_id, proxy, base: proxy.destination_url, principal, actor: principal };

@@ -7,16 +7,20 @@ import { VaultError, validationError } from '../errors/catalogue.ts';
 import type { Page } from '../services-contract.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
+import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
 import { checkProxyInput, type CheckedProxy } from './proxy-input.ts';
+import { ProxySecrets } from './proxy-secrets.ts';
 import {
   PROXY_MESSAGES,
   auditProxy,
   findProxyRow,
   namePattern,
+  openProxyRow,
   proxyOf,
+  sealProxyFields,
   type ProxyRow,
 } from './proxy-store.ts';
 
@@ -112,9 +116,11 @@ function columns(input: CheckedProxy) {
  */
 export function createProxyService(
   vault: VaultHandle,
-  options: { checkTransform?: TransformChecker } = {},
+  options: { checkTransform?: TransformChecker; keys?: TenantKeys } = {},
 ): ProxyService {
   const checker = options.checkTransform ?? transformsUnsupported;
+  const secrets = new ProxySecrets(options.keys ?? new TenantKeys(vault));
+  const view = async (trx: Kysely<Database>, row: ProxyRow) => proxyOf(await openProxyRow(trx, secrets, row));
 
   return {
     async create(principal, input) {
@@ -133,7 +139,11 @@ export function createProxyService(
           modified_by: null,
           modified_at: null,
         };
-        await trx.insertInto('proxies').values(row).execute();
+        const sealed = await sealProxyFields(trx, secrets, row, row);
+        await trx
+          .insertInto('proxies')
+          .values({ ...row, ...sealed })
+          .execute();
         await auditProxy(trx, vault, principal, row, 'create', PROXY_MESSAGES.create);
         return proxyOf(row);
       });
@@ -166,8 +176,12 @@ export function createProxyService(
           .limit(limit)
           .offset(offset)
           .execute();
-        for (const row of rows) await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
-        return { total: Number(count.n), items: rows.map(proxyOf) };
+        const items: Proxy[] = [];
+        for (const row of rows) {
+          await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
+          items.push(await view(trx, row));
+        }
+        return { total: Number(count.n), items };
       });
     },
 
@@ -175,7 +189,7 @@ export function createProxyService(
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, 'proxy:read', id);
         await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
-        return proxyOf(row);
+        return view(trx, row);
       });
     },
 
@@ -191,7 +205,12 @@ export function createProxyService(
           modified_at: vault.clock.now().toISOString(),
           modified_by: actorOf(principal).actor_id,
         };
-        await trx.updateTable('proxies').set(changes).where('id', '=', row.id).execute();
+        const sealed = await sealProxyFields(trx, secrets, row, changes);
+        await trx
+          .updateTable('proxies')
+          .set({ ...changes, ...sealed })
+          .where('id', '=', row.id)
+          .execute();
         await auditProxy(trx, vault, principal, row, 'update', PROXY_MESSAGES.update);
         return proxyOf({ ...row, ...changes });
       });

@@ -6,6 +6,8 @@ import { VaultError } from '../errors/catalogue.ts';
 import type { Database, ProxiesTable } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy } from './contract.ts';
+import { SEALED_PROXY_FIELDS } from './proxy-secrets.ts';
+import type { ProxySecrets } from './proxy-secrets.ts';
 
 export const PROXY_ENTITY = 'proxy';
 /** Audit entity id of invocations through `SVC-PROXY-URL`, which have no proxy row. */
@@ -30,6 +32,36 @@ function parseConfiguration(json: string, id: string): Record<string, string> {
   return out;
 }
 
+/** The row with its sealed fields (configuration, transform code) opened. */
+export async function openProxyRow(
+  db: Kysely<Database>,
+  secrets: ProxySecrets,
+  row: ProxyRow,
+): Promise<ProxyRow> {
+  const opened = { ...row };
+  for (const field of SEALED_PROXY_FIELDS) {
+    const stored = row[field];
+    if (stored !== null) opened[field] = await secrets.open(db, row.tenant_id, row.id, field, stored);
+  }
+  return opened;
+}
+
+/** The values of the sealed fields as stored: each sealed for this proxy and field. */
+export async function sealProxyFields(
+  trx: Kysely<Database>,
+  secrets: ProxySecrets,
+  proxy: { id: string; tenant_id: string },
+  plain: Pick<ProxyRow, 'configuration' | 'request_transform' | 'response_transform'>,
+): Promise<Pick<ProxyRow, 'configuration' | 'request_transform' | 'response_transform'>> {
+  const sealed = { ...plain };
+  for (const field of SEALED_PROXY_FIELDS) {
+    const value = plain[field];
+    if (value !== null) sealed[field] = await secrets.seal(trx, proxy.tenant_id, proxy.id, field, value);
+  }
+  return sealed;
+}
+
+/** The API view of a row whose sealed fields are open (`openProxyRow`). */
 export function proxyOf(row: ProxyRow): Proxy {
   return {
     id: row.id,

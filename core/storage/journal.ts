@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { VaultError } from '../errors/catalogue.ts';
 import { open as openSealed, seal } from '../crypto/aead.ts';
@@ -319,6 +320,19 @@ export class JournalWriter {
     this.size = JOURNAL_HEADER_BYTES;
     this.last = baseSequence;
     this.records = 0;
+  }
+
+  /**
+   * Starts a new, empty segment after the last commit and keeps the current one as `previousPath`
+   * until a snapshot covers it. The hard link is made durable before the segment is replaced, so
+   * at every moment each commit is in `previousPath` or in the journal.
+   */
+  async rotate(previousPath: string, term: number, fileKey: Uint8Array): Promise<void> {
+    await this.idle();
+    if (this.failure) throw this.failure;
+    await this.fs.link(this.path, previousPath);
+    await this.fs.syncDirectory(dirname(this.path));
+    await this.reset(this.last, term, fileKey);
   }
 
   async close(): Promise<void> {

@@ -2,11 +2,14 @@ import { basename, dirname, join } from 'node:path';
 
 /**
  * The files of one vault: `vault.svc` (header + snapshot), `vault.journal`, `vault.ack` (the last
- * acknowledged commit), `vault.lock`.
+ * acknowledged commit), `vault.lock`, and while a background snapshot is being written
+ * `vault.journal.prev` (the journal segment that snapshot replaces).
  */
 export interface VaultPaths {
   readonly vault: string;
   readonly journal: string;
+  /** The previous journal segment: kept until the snapshot that covers it is on disk. */
+  readonly previousJournal: string;
   readonly acknowledged: string;
   readonly lock: string;
   readonly dir: string;
@@ -19,6 +22,7 @@ export function vaultPaths(vaultPath: string): VaultPaths {
   return {
     vault: vaultPath,
     journal: join(dir, `${stem}.journal`),
+    previousJournal: join(dir, `${stem}.journal.prev`),
     acknowledged: join(dir, `${stem}.ack`),
     lock: join(dir, `${stem}.lock`),
     dir,

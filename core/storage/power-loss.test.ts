@@ -14,8 +14,9 @@ import { PowerLossFs, seededRandom } from './test-support/power-loss-fs.ts';
  * random in-order prefix of what was not. Every commit a writer saw acknowledged must be there
  * after the reboot, and the vault must open. Covers group commit (four concurrent writers), the
  * journal-failure path (a full disk makes the vault fail; nothing is acknowledged after that), and
- * snapshots (a small threshold makes crashes land inside the snapshot's write, rename and
- * directory fsync, and the journal reset that follows), and key rotations running alongside.
+ * snapshots (a small threshold makes crashes land inside background snapshots: the journal
+ * segment's rotation, the vault file's write, rename and directory fsync while writers commit into
+ * the new segment, and the deletion of the previous segment), and key rotations running alongside.
  */
 const TRIALS = 60;
 const WRITERS = 4;

@@ -15,7 +15,9 @@ export const VAULT_MAGIC = Buffer.from('SVCVAULT', 'ascii');
 export const VAULT_FORMAT_VERSION = 1;
 const PREFIX_BYTES = 8 + 2 + 4;
 const CHECKSUM_BYTES = 32;
-const CHUNK_BYTES = 4 * 1024 * 1024;
+// Small enough that encrypting one chunk keeps the event loop responsive (a background snapshot
+// yields between chunks); readers accept any chunk length.
+const CHUNK_BYTES = 1024 * 1024;
 const MAX_HEADER_BYTES = 1024 * 1024;
 
 export interface SnapshotInfo {

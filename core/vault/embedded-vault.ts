@@ -13,15 +13,15 @@ import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
 import type { VaultLock } from '../storage/lock.ts';
 import { SCHEMA_MIGRATIONS_DDL, migrations } from '../storage/migrations.ts';
 import { Mutex } from '../storage/mutex.ts';
-import { applyPragmas } from '../storage/pragmas.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
-import { assertDatabaseHeadroom, assertDiskHeadroom, explainDiskFull } from '../storage/space-guard.ts';
+import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-guard.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
-import { keyringAad, writeVaultFile } from '../storage/vault-file.ts';
+import { keyringAad } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
+import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
 import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
 
@@ -44,6 +44,8 @@ export interface EmbeddedVaultParts {
   readonly clock: Clock;
   readonly snapshotThresholdBytes: number;
   readonly limits: StorageLimits;
+  /** A previous journal segment exists (a background snapshot did not finish before a crash). */
+  readonly previousSegment?: boolean;
 }
 
 /**
@@ -60,7 +62,9 @@ export class EmbeddedVault implements VaultHandle {
   private readonly tx = new AsyncLocalStorage<TransactionState>();
   private readonly connection: SqlJsConnection;
   private readonly heldReleases: Array<() => void> = [];
-  private header: VaultHeader;
+  private readonly snapshots: Snapshots;
+  /** The last commit when the vault was opened: a close after only reads writes no snapshot. */
+  private readonly openedAt: number;
   private keyring: Keyring;
   private closed = false;
   private background: Promise<void> | null = null;
@@ -70,8 +74,23 @@ export class EmbeddedVault implements VaultHandle {
     this.path = parts.paths.vault;
     this.id = parts.header.vault_id;
     this.clock = parts.clock;
-    this.header = parts.header;
     this.keyring = parts.keyring;
+    this.openedAt = parts.journal.lastSequence;
+    this.snapshots = new Snapshots(
+      {
+        sodium: parts.sodium,
+        fs: parts.fs,
+        sqlite: parts.sqlite,
+        paths: parts.paths,
+        journal: parts.journal,
+        clock: parts.clock,
+        keyring: () => this.keyring,
+        underVaultLock: (fn) => this.mutex.run(fn),
+        beforeExport: () => this.connection.forgetStatements(),
+      },
+      parts.header,
+      parts.previousSegment ?? false,
+    );
     this.connection = new SqlJsConnection(parts.sqlite, (sql, params) => this.recordWrite(sql, params));
     this.db = new Kysely<Database>({
       dialect: new SqlJsDialect(
@@ -120,9 +139,10 @@ export class EmbeddedVault implements VaultHandle {
     return result;
   }
 
+  /** Writes a snapshot and starts an empty journal; traffic continues while it is written. */
   async compact(): Promise<void> {
     this.assertUsable();
-    await this.mutex.run(() => this.snapshotHeld());
+    await this.snapshots.background();
   }
 
   async status(): Promise<VaultStatus> {
@@ -199,26 +219,30 @@ export class EmbeddedVault implements VaultHandle {
     change: (current: Keyring) => Promise<Keyring>,
   ): Promise<Keyring> {
     this.assertUsable();
-    return this.mutex.run(async () => {
-      const { sodium } = this.parts;
-      const aad = keyringAad(this.header.vault_id, this.header.kdf);
-      const rootKey = deriveRootKey(sodium, key, this.header.kdf);
-      if (!Keyring.unwrap(sodium, rootKey, new Uint8Array(Buffer.from(this.header.keyring, 'base64')), aad)) {
-        throw new VaultError('VAULT_WRONG_KEY');
-      }
-      const next = await change(this.keyring);
-      const previous = { keyring: this.keyring, header: this.header };
-      this.keyring = next;
-      this.header = { ...this.header, keyring: Buffer.from(next.wrap(rootKey, aad)).toString('base64') };
-      try {
-        await this.snapshotHeld();
-      } catch (err) {
-        this.keyring = previous.keyring;
-        this.header = previous.header;
-        throw err;
-      }
-      return next;
-    });
+    const snapshots = this.snapshots;
+    return snapshots.exclusive(() =>
+      this.mutex.run(async () => {
+        const { sodium } = this.parts;
+        const current = snapshots.header;
+        const aad = keyringAad(current.vault_id, current.kdf);
+        const rootKey = deriveRootKey(sodium, key, current.kdf);
+        if (!Keyring.unwrap(sodium, rootKey, new Uint8Array(Buffer.from(current.keyring, 'base64')), aad)) {
+          throw new VaultError('VAULT_WRONG_KEY');
+        }
+        const next = await change(this.keyring);
+        const previous = { keyring: this.keyring, header: current };
+        this.keyring = next;
+        snapshots.header = { ...current, keyring: Buffer.from(next.wrap(rootKey, aad)).toString('base64') };
+        try {
+          await snapshots.writeHeldLocked();
+        } catch (err) {
+          this.keyring = previous.keyring;
+          snapshots.header = previous.header;
+          throw err;
+        }
+        return next;
+      }),
+    );
   }
 
   /** Commits since the last snapshot plus the snapshot's own sequence: a monotonic commit counter. */
@@ -232,23 +256,29 @@ export class EmbeddedVault implements VaultHandle {
     return failed instanceof Error ? failed : new VaultError('VAULT_FAILED');
   }
 
-  /** `snapshot: false` leaves the journal as a crash would (used by tests and emergency shutdown). */
+  /**
+   * Writes a snapshot when something was committed since the open (or a previous journal segment
+   * remains), so a close after only reads costs nothing. `snapshot: false` leaves the journal as a
+   * crash would (used by tests and emergency shutdown).
+   */
   async close(options: { snapshot?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.background) await this.background;
-    const release = await this.mutex.acquire();
-    try {
-      const snapshot = options.snapshot ?? true;
-      if (snapshot && !this.parts.journal.failed && this.parts.journal.recordCount > 0)
-        await this.snapshotHeld();
-    } finally {
-      await this.parts.journal.close().catch(() => undefined);
-      this.connection.forgetStatements();
-      this.parts.sqlite.close();
-      await this.parts.lock.release();
-      release();
-    }
+    await this.snapshots.exclusive(async () => {
+      const release = await this.mutex.acquire();
+      try {
+        const journal = this.parts.journal;
+        const changed = journal.lastSequence > this.openedAt || this.snapshots.hasPreviousSegment;
+        if ((options.snapshot ?? true) && !journal.failed && changed) await this.snapshots.writeHeldLocked();
+      } finally {
+        await this.parts.journal.close().catch(() => undefined);
+        this.connection.forgetStatements();
+        this.parts.sqlite.close();
+        await this.parts.lock.release();
+        release();
+      }
+    });
   }
 
   /** Runs pending schema migrations, each in its own journaled transaction. */
@@ -328,8 +358,8 @@ export class EmbeddedVault implements VaultHandle {
   private maybeSnapshot(): void {
     if (this.background || this.closed) return;
     if (this.parts.journal.byteLength < this.parts.snapshotThresholdBytes) return;
-    this.background = this.mutex
-      .run(() => this.snapshotHeld())
+    this.background = this.snapshots
+      .background()
       .catch((err: unknown) => {
         // The journal still holds every commit, so a failed snapshot loses nothing; it is retried later.
         this.backgroundError = err;
@@ -342,34 +372,5 @@ export class EmbeddedVault implements VaultHandle {
   /** Last error of a background snapshot, for diagnostics. */
   get lastBackgroundError(): unknown {
     return this.backgroundError;
-  }
-
-  /** Writes the snapshot and resets the journal; the caller holds the mutex. */
-  private async snapshotHeld(): Promise<void> {
-    const { journal, sodium, sqlite, paths } = this.parts;
-    const keyring = this.keyring;
-    await journal.idle();
-    if (journal.failed) throw journal.failed;
-    const sequence = journal.lastSequence;
-    this.connection.forgetStatements();
-    const image = sqlite.export();
-    applyPragmas(sqlite);
-    const term = keyring.activeTerm;
-    const header: VaultHeader = {
-      ...this.header,
-      terms: keyring.terms,
-      snapshot: { sequence, term, written_at: this.clock.now().toISOString() },
-      acknowledged_mark: true,
-    };
-    try {
-      await writeVaultFile(sodium, paths.vault, header, keyring.fileKey(term), image, this.parts.fs);
-      this.header = header;
-      await journal.reset(sequence, term, keyring.fileKey(term));
-    } catch (err) {
-      throw explainDiskFull(
-        err,
-        'the snapshot could not be written; nothing is lost, the journal still holds every commit',
-      );
-    }
   }
 }

@@ -19,7 +19,7 @@ import { keyringAad, openVaultFile, readHeader, writeVaultFile } from '../storag
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
 import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from './embedded-vault.ts';
-import { loadState, openJournalIfPresent, unlockKeyring } from './load.ts';
+import { closeJournals, loadState, openJournals, segmentEnd, unlockKeyring } from './load.ts';
 import type { RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import type { CreateVaultOptions, OpenVaultOptions } from './types.ts';
@@ -64,14 +64,14 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       read = await readHeader(sodium, handle, paths.vault);
       keyring = unlockKeyring(sodium, read.header, options.key, memo);
       acknowledged = await readAcknowledged(sodium, fs, paths.acknowledged, read.header.vault_id);
-      const journalHandle = await openJournalIfPresent(fs, paths.journal);
+      const journals = await openJournals(fs, paths);
       try {
-        state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle, {
+        state = await loadState(sodium, paths.vault, handle, read, keyring, journals, {
           path: paths.acknowledged,
           sequence: acknowledged,
         });
       } finally {
-        await journalHandle?.close();
+        await closeJournals(journals);
       }
     } finally {
       await handle.close();
@@ -85,6 +85,14 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       await createAcknowledged(sodium, fs, paths.acknowledged, header.vault_id, state.sequence);
     }
     const mark = await AcknowledgedMark.open(sodium, fs, paths.acknowledged, header.vault_id);
+    // A previous segment wholly covered by the snapshot is left over from a finished background
+    // snapshot; one that is not (a crash while that snapshot was written) is folded into a new
+    // snapshot below, once the vault is open.
+    let previousSegment = state.previous !== null;
+    if (state.previous && segmentEnd(state.previous) <= header.snapshot.sequence) {
+      await fs.unlink(paths.previousJournal);
+      previousSegment = false;
+    }
     let journal: JournalWriter;
     if (!scan || scan.header.baseSequence + scan.entries.length < header.snapshot.sequence) {
       // No journal (in a vault from before the mark) or one wholly older than the snapshot (a crash
@@ -116,10 +124,11 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
+      previousSegment,
     });
     await vault.migrate();
     // A vault from before the mark starts keeping it (and saying so in its header) right away.
-    if (header.acknowledged_mark !== true) await vault.compact();
+    if (header.acknowledged_mark !== true || previousSegment) await vault.compact();
     return vault;
   } catch (err) {
     if (vault) await vault.close({ snapshot: false }).catch(() => undefined);

@@ -64,18 +64,51 @@ export interface AcknowledgedRead {
   readonly sequence: number | null;
 }
 
+/** The journal files of a vault, opened for reading (null: the file does not exist). */
+export interface JournalHandles {
+  readonly path: string;
+  readonly handle: StorageHandle | null;
+  /** The segment a background snapshot replaces, present until that snapshot is on disk. */
+  readonly previousPath: string;
+  readonly previous: StorageHandle | null;
+}
+
+/** Opens the journal segments for reading; the previous segment first, as it is the older. */
+export async function openJournals(
+  fs: StorageFs,
+  paths: { readonly journal: string; readonly previousJournal: string },
+): Promise<JournalHandles> {
+  const previous = await openJournalIfPresent(fs, paths.previousJournal);
+  try {
+    const handle = await openJournalIfPresent(fs, paths.journal);
+    return { path: paths.journal, handle, previousPath: paths.previousJournal, previous };
+  } catch (err) {
+    await previous?.close();
+    throw err;
+  }
+}
+
+export async function closeJournals(journals: JournalHandles): Promise<void> {
+  await journals.previous?.close();
+  await journals.handle?.close();
+}
+
 export interface LoadedState {
   readonly sqlite: SqlJsDatabase;
+  /** The current journal segment. */
   readonly scan: JournalScan | null;
+  /** The previous segment, when a background snapshot did not finish. */
+  readonly previous: JournalScan | null;
   /** Sequence of the last commit applied (snapshot or journal). */
   readonly sequence: number;
 }
 
 /**
- * Decrypts the snapshot into sql.js and replays the journal's records after it. Reads only: the
- * caller decides whether to truncate a torn tail. Throws VAULT_CORRUPT (after freeing sql.js) when
- * the journal does not follow this snapshot, or when it ends before the acknowledged-commit mark
- * (which the caller reads before opening the journal: the mark never runs ahead of the journal).
+ * Decrypts the snapshot into sql.js and replays the journal segments' records after it (the
+ * previous segment, then the current one). Reads only: the caller decides whether to truncate a
+ * torn tail. Throws VAULT_CORRUPT (after freeing sql.js) when a segment does not follow what came
+ * before it, or when the journal ends before the acknowledged-commit mark (which the caller reads
+ * before opening the journal: the mark never runs ahead of the journal).
  */
 export async function loadState(
   sodium: Sodium,
@@ -83,8 +116,7 @@ export async function loadState(
   vaultHandle: StorageHandle,
   read: HeaderRead,
   keyring: Keyring,
-  journalPath: string,
-  journalHandle: StorageHandle | null,
+  journals: JournalHandles,
   acknowledged: AcknowledgedRead,
 ): Promise<LoadedState> {
   const image = await readSnapshot(
@@ -94,37 +126,51 @@ export async function loadState(
     read,
     keyring.fileKey(read.header.snapshot.term),
   );
-  const scan = journalHandle
-    ? await scanJournal(sodium, journalHandle, journalPath, (t) => keyring.fileKey(t))
-    : null;
-  const snapshotSequence = read.header.snapshot.sequence;
-  if (scan) {
-    if (scan.header.vaultId !== read.header.vault_id) {
-      throw new VaultError('VAULT_CORRUPT', `The journal ${journalPath} belongs to another vault.`);
+  const scanOf = (handle: StorageHandle | null, path: string) =>
+    handle ? scanJournal(sodium, handle, path, (t) => keyring.fileKey(t)) : Promise.resolve(null);
+  const previous = await scanOf(journals.previous, journals.previousPath);
+  const scan = await scanOf(journals.handle, journals.path);
+  const segments = [
+    { scan: previous, path: journals.previousPath },
+    { scan, path: journals.path },
+  ].filter((s): s is { scan: JournalScan; path: string } => s.scan !== null);
+  // Each segment must start at or before the last commit of what precedes it: no gap.
+  let reach = read.header.snapshot.sequence;
+  for (const segment of segments) {
+    if (segment.scan.header.vaultId !== read.header.vault_id) {
+      throw new VaultError('VAULT_CORRUPT', `The journal ${segment.path} belongs to another vault.`);
     }
-    if (scan.header.baseSequence > snapshotSequence) {
+    if (segment.scan.header.baseSequence > reach) {
       throw new VaultError(
         'VAULT_CORRUPT',
-        `The journal ${journalPath} starts after commit ${snapshotSequence} of the snapshot: commits are missing.`,
+        `The journal ${segment.path} starts after commit ${reach}: commits are missing.`,
       );
     }
+    reach = Math.max(reach, segmentEnd(segment.scan));
   }
-  checkAcknowledged(read.header, scan, journalPath, acknowledged);
+  checkAcknowledged(read.header, scan, reach, journals.path, acknowledged);
   const SQL = await loadSqlJs();
   const sqlite = new SQL.Database(image);
   applyPragmas(sqlite);
-  let sequence = snapshotSequence;
+  let sequence = read.header.snapshot.sequence;
   try {
-    for (const entry of scan?.entries ?? []) {
-      if (entry.seq <= snapshotSequence) continue;
-      replay(sqlite, entry, journalPath);
-      sequence = entry.seq;
+    for (const segment of segments) {
+      for (const entry of segment.scan.entries) {
+        if (entry.seq <= sequence) continue;
+        replay(sqlite, entry, segment.path);
+        sequence = entry.seq;
+      }
     }
   } catch (err) {
     sqlite.close();
     throw err;
   }
-  return { sqlite, scan, sequence };
+  return { sqlite, scan, previous, sequence };
+}
+
+/** Sequence of a segment's last complete record (its base when it has none). */
+export function segmentEnd(scan: JournalScan): number {
+  return scan.header.baseSequence + scan.entries.length;
 }
 
 /**
@@ -136,6 +182,7 @@ export async function loadState(
 function checkAcknowledged(
   header: VaultHeader,
   scan: JournalScan | null,
+  durable: number,
   journalPath: string,
   acknowledged: AcknowledgedRead,
 ): void {
@@ -150,8 +197,6 @@ function checkAcknowledged(
     }
   }
   if (acknowledged.sequence === null) return;
-  const journalEnd = scan ? scan.header.baseSequence + scan.entries.length : 0;
-  const durable = Math.max(header.snapshot.sequence, journalEnd);
   if (durable < acknowledged.sequence) {
     throw new VaultError(
       'VAULT_CORRUPT',

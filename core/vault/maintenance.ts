@@ -20,8 +20,8 @@ import {
 } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
-import { loadState, openJournalIfPresent, unlockKeyring } from './load.ts';
-import type { RootKeyMemo } from './load.ts';
+import { closeJournals, loadState, openJournals, unlockKeyring } from './load.ts';
+import type { JournalHandles, RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { vaultExists } from './status.ts';
 import type { Clock, KdfLimits, KeySource } from './types.ts';
@@ -53,7 +53,7 @@ export async function backupVault(options: BackupOptions): Promise<{ sequence: n
   const memo: RootKeyMemo = {};
   for (let attempt = 0; attempt < 5; attempt++) {
     const handle = await openVaultFile(paths.vault);
-    let journalHandle: StorageHandle | null = null;
+    let journals: JournalHandles | null = null;
     try {
       const read = await readHeader(sodium, handle, paths.vault);
       const keyring = unlockKeyring(sodium, read.header, options.key, memo);
@@ -64,19 +64,21 @@ export async function backupVault(options: BackupOptions): Promise<{ sequence: n
         paths.acknowledged,
         read.header.vault_id,
       );
-      journalHandle = await openJournalIfPresent(nodeStorageFs, paths.journal);
+      journals = await openJournals(nodeStorageFs, paths);
       let state;
       try {
-        state = await loadState(sodium, paths.vault, handle, read, keyring, paths.journal, journalHandle, {
+        state = await loadState(sodium, paths.vault, handle, read, keyring, journals, {
           path: paths.acknowledged,
           sequence: acknowledged,
         });
       } catch (err) {
+        // A snapshot or a new journal segment may have landed between our opens: read again.
         if (
           err instanceof VaultError &&
           err.code === 'VAULT_CORRUPT' &&
           attempt < 4 &&
-          (await snapshotMoved(handle, paths.vault))
+          ((await snapshotMoved(handle, paths.vault)) ||
+            (await segmentsMoved(journals, paths.journal, paths.previousJournal)))
         ) {
           continue;
         }
@@ -97,7 +99,7 @@ export async function backupVault(options: BackupOptions): Promise<{ sequence: n
       }
     } finally {
       await handle.close();
-      await journalHandle?.close();
+      if (journals) await closeJournals(journals);
     }
   }
   throw new VaultError('VAULT_LOCKED', 'The vault kept changing its snapshot; try the backup again.');
@@ -110,6 +112,16 @@ async function snapshotMoved(handle: StorageHandle, path: string): Promise<boole
   } catch {
     return true;
   }
+}
+
+/** True when the journal segments on disk are no longer the ones we opened. */
+async function segmentsMoved(journals: JournalHandles, journal: string, previous: string): Promise<boolean> {
+  const same = async (held: StorageHandle | null, path: string): Promise<boolean> => {
+    const now = await stat(path).catch(() => null);
+    if (!held || !now) return !held && !now;
+    return (await held.stat()).ino === now.ino;
+  };
+  return !(await same(journals.handle, journal)) || !(await same(journals.previous, previous));
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -171,7 +183,7 @@ export async function restoreVault(options: RestoreOptions): Promise<{ sequence:
   try {
     // The old journal and mark belong to the vault being replaced: remove them before the new file
     // lands. A crash before the new ones exist leaves a vault that refuses to open: restore again.
-    for (const old of [paths.journal, paths.acknowledged]) {
+    for (const old of [paths.journal, paths.previousJournal, paths.acknowledged]) {
       await unlink(old).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;
       });

@@ -1,5 +1,6 @@
 import { appendAudit } from '../audit/audit-log.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
+import { ProxySecrets, SEALED_PROXY_FIELDS } from '../proxies/proxy-secrets.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import type { KeySource, VaultHandle } from './types.ts';
 
@@ -10,6 +11,8 @@ export interface RotationResult {
   readonly retired: readonly number[];
   /** Token envelopes re-sealed under the new term. */
   readonly resealed: number;
+  /** Proxies whose sealed fields (configuration, transforms) were re-sealed under the new term. */
+  readonly resealedProxies: number;
 }
 
 /** Envelopes re-sealed per transaction: bounded journal records, short turns on the vault's lock. */
@@ -20,7 +23,7 @@ const RESEAL_BATCH = 200;
  * 1. A fresh term becomes active; a snapshot under it is written (new writes use it from here on:
  *    snapshot, journal, wrapped keys, and each tenant's fresh data key).
  * 2. Every token envelope under an older term is opened and sealed again with the tenant's new
- *    data key, in batches of transactions.
+ *    data key, in batches of transactions; so is every proxy's sealed configuration and code.
  * 3. Fingerprint and search keys are re-wrapped under the new term (the same keys, so fingerprints
  *    and blind indexes stay valid); the wrapped keys of older terms are deleted; each tenant's audit
  *    log gets an entry.
@@ -52,6 +55,7 @@ export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<Ro
     });
     if (done) break;
   }
+  const resealedProxies = await resealProxies(vault, keys);
   await vault.transaction(async (trx) => {
     await keys.adoptActiveTerm(trx);
     // Each tenant's log records that its data moved to new keys (by the system: no principal).
@@ -67,5 +71,27 @@ export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<Ro
     }
   });
   const retired = await vault.retireOldKeyTerms(key);
-  return { term, retired, resealed };
+  return { term, retired, resealed, resealedProxies };
+}
+
+/** Proxies are few: one transaction re-seals them all (and seals rows stored before sealing). */
+async function resealProxies(vault: VaultHandle, keys: TenantKeys): Promise<number> {
+  const secrets = new ProxySecrets(keys);
+  return vault.transaction(async (trx) => {
+    let changed = 0;
+    const rows = await trx.selectFrom('proxies').selectAll().execute();
+    for (const row of rows) {
+      const changes: Partial<Record<(typeof SEALED_PROXY_FIELDS)[number], string>> = {};
+      for (const field of SEALED_PROXY_FIELDS) {
+        const stored = row[field];
+        if (stored === null) continue;
+        const next = await secrets.reseal(trx, row.tenant_id, row.id, field, stored);
+        if (next !== null) changes[field] = next;
+      }
+      if (Object.keys(changes).length === 0) continue;
+      await trx.updateTable('proxies').set(changes).where('id', '=', row.id).execute();
+      changed++;
+    }
+    return changed;
+  });
 }

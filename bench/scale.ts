@@ -1,0 +1,165 @@
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { Result } from 'autocannon';
+import { startChild } from './http.ts';
+import { emit } from './json-lines.ts';
+import { startBenchServer, stopChild } from './support/child.ts';
+
+const BENCH = 'scale';
+const serveScript = fileURLToPath(new URL('./support/serve-scale.ts', import.meta.url));
+const CONNECTIONS = 50;
+
+interface Ready {
+  url: string;
+  key: string;
+  tokenId: string;
+  searchValue: string;
+  tokens: number;
+  buildMs: number;
+  snapshotMs: number;
+  openMs: number;
+  fileMiB: number;
+  maxRssMiB: number;
+}
+
+interface Load {
+  url: string;
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+async function rate(load: Load, seconds: number): Promise<Result> {
+  return autocannon({ ...load, connections: CONNECTIONS, duration: seconds });
+}
+
+/** The next JSON event line the child prints (after its ready line). */
+function nextEvent(child: ChildProcess): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    let buffer = '';
+    const onData = (chunk: string) => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl < 0) return;
+      child.stdout!.off('data', onData);
+      resolve(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
+    };
+    child.stdout!.on('data', onData);
+  });
+}
+
+/** Worst `/healthz` latency (one request at a time) until `until` settles, with reads running meanwhile. */
+async function worstHealthz(url: string, until: Promise<unknown>, reads: Load): Promise<number> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const traffic = autocannon({ ...reads, connections: 10, duration: 600 });
+  let worst = 0;
+  while (!done) {
+    const started = performance.now();
+    await fetch(`${url}/healthz`).then((r) => r.arrayBuffer());
+    worst = Math.max(worst, performance.now() - started);
+  }
+  (traffic as unknown as { stop(): void }).stop();
+  await traffic;
+  return worst;
+}
+
+/** Echo ceiling of our own server stack, from the same run, for the ratios. */
+async function echoCeiling(seconds: number): Promise<number> {
+  const echo = await startChild('server-echo');
+  try {
+    const result = await rate(
+      {
+        url: `${echo.ready.url}/echo`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'data:x' }),
+      },
+      seconds,
+    );
+    return result.requests.average;
+  } finally {
+    await stopChild(echo.child);
+  }
+}
+
+export async function runScaleBench(options: { sizes: number[]; seconds: number }): Promise<void> {
+  const ceiling = await echoCeiling(options.seconds);
+  emit({
+    bench: BENCH,
+    metric: 'server_json_echo_ceiling',
+    value: Math.round(ceiling),
+    unit: 'req/s',
+    connections: CONNECTIONS,
+  });
+  for (const size of options.sizes) {
+    const { child, ready } = await startBenchServer<Ready>(serveScript, String(size));
+    try {
+      const tokens = ready.tokens;
+      emit({ bench: BENCH, metric: 'build_ms', value: ready.buildMs, unit: 'ms', tokens });
+      emit({
+        bench: BENCH,
+        metric: 'snapshot_ms',
+        value: ready.snapshotMs,
+        unit: 'ms',
+        tokens,
+        file_mib: ready.fileMiB,
+      });
+      emit({ bench: BENCH, metric: 'open_ms', value: ready.openMs, unit: 'ms', tokens, target_ms: 3000 });
+      const auth = { 'SVC-API-KEY': ready.key };
+      const read: Load = {
+        url: `${ready.url}/tokens/${encodeURIComponent(ready.tokenId)}`,
+        method: 'GET',
+        headers: auth,
+      };
+      const search: Load = {
+        url: `${ready.url}/tokens/search`,
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `data:${ready.searchValue}` }),
+      };
+      for (const [name, load, target] of [
+        ['token_read', read, 0.5],
+        ['token_search', search, 0.2],
+      ] as const) {
+        const result = await rate(load, options.seconds);
+        emit({
+          bench: BENCH,
+          metric: `${name}_requests_per_second`,
+          value: Math.round(result.requests.average),
+          unit: 'req/s',
+          tokens,
+          connections: CONNECTIONS,
+          latency_p50_ms: result.latency.p50,
+          latency_p99_ms: result.latency.p99,
+          ratio_to_ceiling: +(result.requests.average / ceiling).toFixed(3),
+          target_ratio: target,
+          errors: result.errors + result.non2xx,
+        });
+      }
+      const compacted = nextEvent(child);
+      child.kill('SIGUSR1');
+      const worst = await worstHealthz(ready.url, compacted, read);
+      const event = await compacted;
+      emit({
+        bench: BENCH,
+        metric: 'healthz_worst_during_snapshot_ms',
+        value: +worst.toFixed(1),
+        unit: 'ms',
+        tokens,
+        snapshot_ms: Number(event.ms),
+        target_ms: 50,
+      });
+      emit({
+        bench: BENCH,
+        metric: 'peak_rss',
+        value: Number(event.maxRssMiB ?? ready.maxRssMiB),
+        unit: 'MiB',
+        tokens,
+      });
+    } finally {
+      await stopChild(child);
+    }
+  }
+}
