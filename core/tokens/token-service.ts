@@ -9,6 +9,7 @@ import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import { authorize, transformFor } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
+import type { Transform } from '../access/rules.ts';
 import { appendAudit, appendAuditBatch } from '../audit/audit-log.ts';
 import type { AuditItem } from '../audit/audit-log.ts';
 import { tokenEntityType, type AuditOperation } from '../audit/entity-types.ts';
@@ -48,7 +49,9 @@ import {
   findDuplicate,
   findToken,
   findTokenRow,
+  insertSearchDigests,
   insertTokenRow,
+  insertTokenRows,
   notExpired,
   replaceSearchDigests,
   tenantSettings,
@@ -58,6 +61,7 @@ import {
 import type { TokenRow } from './token-store.ts';
 import { readAuditOf } from './read-audit.ts';
 import { planTokenize } from './tokenize.ts';
+import type { PlannedToken } from './tokenize.ts';
 import { checkUpdate } from './token-update.ts';
 import { shownData, viewOf } from './token-view.ts';
 
@@ -93,6 +97,7 @@ class WriteContext {
   private settings: Record<string, string> | undefined;
   private fingerprintFn: ((type: string, input: string) => string) | undefined;
   private searchFn: Hasher | undefined;
+  private sealFn: ((tokenId: string, data: unknown) => string) | undefined;
   private readonly audits: AuditItem[] = [];
   private readonly created: string[] = [];
   private readonly touched: string[] = [];
@@ -124,6 +129,11 @@ class WriteContext {
     this.searchFn ??= await this.crypto.searchHasher(this.trx, this.tenantId);
     const hash = this.searchFn;
     return values.map((value) => hash(value));
+  }
+
+  async seal(tokenId: string, data: unknown): Promise<string> {
+    this.sealFn ??= await this.crypto.sealer(this.trx, this.tenantId);
+    return this.sealFn(tokenId, data);
   }
 
   /** Queues the audit entry of `token`, written by `finish`. */
@@ -288,7 +298,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       tenant_id: ctx.tenantId,
       id,
       type,
-      data: await crypto.seal(ctx.trx, ctx.tenantId, id, checked.data),
+      data: await ctx.seal(id, checked.data),
       ...specColumns(checked, fingerprint),
       created_by: actorOf(ctx.principal).actor_id,
       created_at: at,
@@ -306,6 +316,75 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     ctx.active(id, true);
     const view = viewOf(row, await shownData(transform, row, async () => checked.data));
     return { token: view, created: true };
+  };
+
+  /**
+   * Tokens of one request created together: one multi-row insert of the rows, one of their blind
+   * indexes, then the queued audit entries and marks. Only for tokens that need no lookup before
+   * their insert (random ids, no deduplication); null when any does, and nothing was written.
+   */
+  const createBatch = async (
+    ctx: WriteContext,
+    tokens: readonly PlannedToken[],
+  ): Promise<CreateTokenResult[] | null> => {
+    const settings = await ctx.tenantSettings();
+    const simple = (t: PlannedToken): boolean => {
+      if (t.checked.id.kind !== 'uuid') return false;
+      try {
+        return !deduplicationEnabled(ctx.principal, settings, t.checked.deduplicate);
+      } catch {
+        return false; // the one-by-one path raises the refusal
+      }
+    };
+    if (!tokens.every(simple)) return null;
+    const at = ctx.now.toISOString();
+    const createdBy = actorOf(ctx.principal).actor_id;
+    const planned: Array<{ row: Omit<TokenRow, 'row_id'>; transform: Transform; token: PlannedToken }> = [];
+    for (const token of tokens) {
+      await underPrefix(token.path, async () => {
+        const { checked, derived } = token;
+        const transform = transformFor(ctx.principal, 'token:create', checked.container);
+        const type = checked.definition.type;
+        const fingerprint = await ctx.fingerprint(
+          type,
+          fingerprinted(settings, checked) ? derived.fingerprintInput : null,
+        );
+        const id = randomUUID();
+        const row: Omit<TokenRow, 'row_id'> = {
+          tenant_id: ctx.tenantId,
+          id,
+          type,
+          data: await ctx.seal(id, checked.data),
+          ...specColumns(checked, fingerprint),
+          created_by: createdBy,
+          created_at: at,
+          modified_by: null,
+          modified_at: null,
+        };
+        planned.push({ row, transform, token });
+      });
+    }
+    const rowIds = await insertTokenRows(
+      ctx.trx,
+      planned.map((p) => p.row),
+    );
+    const digests: Array<{ rowId: number; digests: Uint8Array[] }> = [];
+    for (const [i, p] of planned.entries()) {
+      digests.push({ rowId: rowIds[i]!, digests: await ctx.searchDigests(p.token.derived.searchValues) });
+    }
+    await insertSearchDigests(ctx.trx, ctx.tenantId, digests);
+    const results: CreateTokenResult[] = [];
+    for (const [i, p] of planned.entries()) {
+      const row: TokenRow = { row_id: rowIds[i]!, ...p.row };
+      ctx.audit(row, 'create', TOKEN_MESSAGES.create);
+      ctx.active(row.id, true);
+      const data = p.token.checked.data;
+      results.push({
+        token: viewOf(row, await shownData(p.transform, row, async () => data)),
+        created: true,
+      });
+    }
+    return results;
   };
 
   /** A page of live tokens in the caller's scope, each through `permission`'s transform. */
@@ -370,9 +449,12 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       return vault.transaction(async (trx) => {
         const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
         await ctx.tenantSettings();
-        const results: CreateTokenResult[] = [];
-        for (const token of plan.tokens) {
-          results.push(await underPrefix(token.path, () => createOne(ctx, token.checked, token.derived)));
+        let results = await createBatch(ctx, plan.tokens);
+        if (results === null) {
+          results = [];
+          for (const token of plan.tokens) {
+            results.push(await underPrefix(token.path, () => createOne(ctx, token.checked, token.derived)));
+          }
         }
         await ctx.finish(vault);
         return plan.assemble(results);
