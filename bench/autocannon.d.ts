@@ -22,6 +22,8 @@ declare module 'autocannon' {
     errors: number;
     non2xx: number;
     timeouts: number;
+    /** Seconds the run lasted. */
+    duration: number;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

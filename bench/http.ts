@@ -21,23 +21,36 @@ export function startChild(
   return startBenchServer<Ready>(serveScript, mode);
 }
 
+/** Targets as ratios to our server's JSON echo at the same connection count (issue targets). */
+const TARGET_RATIO: Record<string, number> = { tokenize: 0.3, token_read: 0.5 };
+/** Tokens per request of the batch tokenize case, and its target in tokens per second. */
+const BATCH_VALUES = 1000;
+const BATCH_TARGET_TOKENS_PER_SECOND = 50_000;
+
 async function measure(
   name: string,
   options: { url: string; method: string; headers?: Record<string, string>; body?: string },
   connections: number,
   seconds: number,
-): Promise<void> {
+  ceiling?: number,
+): Promise<number> {
   const result = await autocannon({ ...options, connections, duration: seconds });
+  const value = Math.round(result.requests.average);
+  const target = TARGET_RATIO[name];
   emit({
     bench: BENCH,
     metric: `${name}_requests_per_second`,
-    value: Math.round(result.requests.average),
+    value,
     unit: 'req/s',
     connections,
     latency_p50_ms: result.latency.p50,
     latency_p99_ms: result.latency.p99,
     errors: result.errors + result.non2xx,
+    ...(ceiling ? { ratio_to_server_echo: Number((value / ceiling).toFixed(3)) } : {}),
+    ...(ceiling && target !== undefined ? { target_ratio: target } : {}),
   });
+  // Exact rate over the run, for callers that scale it (tokens per request).
+  return result.duration > 0 ? result.requests.total / result.duration : value;
 }
 
 export async function runHttpBench(options: { seconds: number }): Promise<void> {
@@ -47,6 +60,7 @@ export async function runHttpBench(options: { seconds: number }): Promise<void> 
   });
   const json = { 'content-type': 'application/json' };
 
+  const ceilings = new Map<number, number>();
   for (const [mode, name] of [
     ['echo', 'fastify_json_echo_ceiling'],
     ['server-echo', 'server_json_echo_ceiling'],
@@ -54,12 +68,13 @@ export async function runHttpBench(options: { seconds: number }): Promise<void> 
     const echo = await startChild(mode);
     try {
       for (const connections of [1, 50]) {
-        await measure(
+        const value = await measure(
           name,
           { url: `${echo.ready.url}/echo`, method: 'POST', headers: json, body: payload },
           connections,
           options.seconds,
         );
+        if (mode === 'server-echo') ceilings.set(connections, Math.round(value));
       }
     } finally {
       await stopChild(echo.child);
@@ -75,6 +90,7 @@ export async function runHttpBench(options: { seconds: number }): Promise<void> 
         { url: `${vault.ready.url}/tokenize`, method: 'POST', headers: { ...json, ...auth }, body: payload },
         connections,
         options.seconds,
+        ceilings.get(connections),
       );
       await measure(
         'token_read',
@@ -85,7 +101,26 @@ export async function runHttpBench(options: { seconds: number }): Promise<void> 
         },
         connections,
         options.seconds,
+        ceilings.get(connections),
       );
+    }
+    const batch = JSON.stringify(Array.from({ length: BATCH_VALUES }, (_, i) => `value-${i}`));
+    for (const connections of [1, 4]) {
+      const perSecond = await measure(
+        `tokenize_${BATCH_VALUES}_values`,
+        { url: `${vault.ready.url}/tokenize`, method: 'POST', headers: { ...json, ...auth }, body: batch },
+        connections,
+        // A request takes a while; a short run would end before enough of them complete.
+        Math.max(options.seconds * 3, 6),
+      );
+      emit({
+        bench: BENCH,
+        metric: `tokenize_${BATCH_VALUES}_values_tokens_per_second`,
+        value: Math.round(perSecond * BATCH_VALUES),
+        unit: 'tokens/s',
+        connections,
+        target: BATCH_TARGET_TOKENS_PER_SECOND,
+      });
     }
   } finally {
     await stopChild(vault.child);

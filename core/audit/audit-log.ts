@@ -32,6 +32,18 @@ export interface AuditLogEntry {
 
 type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'>;
 
+/** One entry to append: who did it (null for the vault itself) and what happened. */
+export interface AuditItem {
+  readonly principal: Principal | null;
+  readonly event: AuditEvent;
+}
+
+/**
+ * Rows per multi-row insert: 13 bound values each, far below SQLite's limit on bound parameters,
+ * and few distinct statement shapes for the connection's prepared-statement cache.
+ */
+const INSERT_CHUNK = 64;
+
 /**
  * Appends an entry to the tenant's chain. Call it with the transaction that makes the change, so
  * a rolled-back change leaves no entry and a committed one always has its entry.
@@ -42,35 +54,66 @@ export async function appendAudit(
   principal: Principal | null,
   event: AuditEvent,
 ): Promise<void> {
-  const head = await trx
-    .selectFrom('audit_heads')
-    .select(['seq', 'hash'])
-    .where('tenant_id', '=', event.tenantId)
-    .executeTakeFirst();
-  const prev = head?.hash ?? GENESIS;
-  const actor = principal ? actorOf(principal) : { actor_id: null, actor_type: null };
-  const entry = {
-    id: randomUUID(),
-    tenant_id: event.tenantId,
-    seq: (head?.seq ?? 0) + 1,
-    actor_id: actor.actor_id,
-    actor_type: actor.actor_type,
-    entity_type: event.entityType,
-    entity_id: event.entityId,
-    operation: event.operation,
-    message: event.message,
-    created_at: vault.clock.now().toISOString(),
-  };
-  const hash = vault.keyedHash('audit', linkMessage(prev, entry));
-  await trx
-    .insertInto('audit_logs')
-    .values({ ...entry, prev_hash: prev, hash })
-    .execute();
-  await trx
-    .insertInto('audit_heads')
-    .values({ tenant_id: event.tenantId, seq: entry.seq, hash })
-    .onConflict((c) => c.column('tenant_id').doUpdateSet({ seq: entry.seq, hash }))
-    .execute();
+  await appendAuditBatch(trx, vault, [{ principal, event }]);
+}
+
+/**
+ * Appends entries in order, inside the caller's transaction: per tenant one read of the chain head,
+ * multi-row inserts of the linked entries, and one head update. Each link is computed from the
+ * head read here, under the transaction, so appends from any number of callers form one chain.
+ */
+export async function appendAuditBatch(
+  trx: Kysely<Database>,
+  vault: AuditKeys,
+  items: readonly AuditItem[],
+): Promise<void> {
+  const byTenant = new Map<string, AuditItem[]>();
+  for (const item of items) {
+    const list = byTenant.get(item.event.tenantId);
+    if (list) list.push(item);
+    else byTenant.set(item.event.tenantId, [item]);
+  }
+  const createdAt = vault.clock.now().toISOString();
+  for (const [tenantId, tenantItems] of byTenant) {
+    const head = await trx
+      .selectFrom('audit_heads')
+      .select(['seq', 'hash'])
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    let prev = head?.hash ?? GENESIS;
+    let seq = head?.seq ?? 0;
+    const rows = tenantItems.map(({ principal, event }) => {
+      const actor = principal ? actorOf(principal) : { actor_id: null, actor_type: null };
+      seq += 1;
+      const entry = {
+        id: randomUUID(),
+        tenant_id: tenantId,
+        seq,
+        actor_id: actor.actor_id,
+        actor_type: actor.actor_type,
+        entity_type: event.entityType,
+        entity_id: event.entityId,
+        operation: event.operation,
+        message: event.message,
+        created_at: createdAt,
+      };
+      const hash = vault.keyedHash('audit', linkMessage(prev, entry));
+      const row = { ...entry, prev_hash: prev, hash };
+      prev = hash;
+      return row;
+    });
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      await trx
+        .insertInto('audit_logs')
+        .values(rows.slice(i, i + INSERT_CHUNK))
+        .execute();
+    }
+    await trx
+      .insertInto('audit_heads')
+      .values({ tenant_id: tenantId, seq, hash: prev })
+      .onConflict((c) => c.column('tenant_id').doUpdateSet({ seq, hash: prev }))
+      .execute();
+  }
 }
 
 /** Removes a tenant's chain (tenant deletion); the caller then appends the deletion record. */

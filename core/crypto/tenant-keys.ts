@@ -25,6 +25,8 @@ function aad(tenantId: string, purpose: TenantKeyPurpose): Uint8Array {
  */
 export class TenantKeys {
   private readonly cache = new Map<string, TenantKey>();
+  /** The key last unwrapped per `tenant:purpose:term`, for `recent`. */
+  private readonly latest = new Map<string, TenantKey>();
 
   constructor(
     private readonly vault: Pick<VaultHandle, 'wrapSecret' | 'unwrapSecret' | 'clock' | 'keyTerm'>,
@@ -84,6 +86,15 @@ export class TenantKeys {
   }
 
   /**
+   * The key of `tenant, purpose, term` last unwrapped here, without a query; undefined when none
+   * was. It may come from a transaction that rolled back, so a caller must treat a failure to open
+   * with it as a miss and ask `forTerm`, which reads the stored key.
+   */
+  recent(tenantId: string, purpose: TenantKeyPurpose, term: number): TenantKey | undefined {
+    return this.latest.get(`${tenantId}:${purpose}:${term}`);
+  }
+
+  /**
    * Moves every tenant's fingerprint and search keys under the active term and deletes the wrapped
    * keys of older terms. Call after every envelope was resealed under the active term (nothing may
    * still need an old data key).
@@ -100,11 +111,13 @@ export class TenantKeys {
     for (const h of holders) await this.current(trx, h.tenant_id, h.purpose as TenantKeyPurpose);
     await trx.deleteFrom('tenant_keys').where('term', '<>', active).execute();
     this.cache.clear();
+    this.latest.clear();
   }
 
   /** Forget a tenant's keys (after the tenant is deleted). */
   forget(tenantId: string): void {
     for (const k of [...this.cache.keys()]) if (k.startsWith(`${tenantId}:`)) this.cache.delete(k);
+    for (const k of [...this.latest.keys()]) if (k.startsWith(`${tenantId}:`)) this.latest.delete(k);
   }
 
   private unwrapCached(
@@ -115,9 +128,13 @@ export class TenantKeys {
   ): TenantKey {
     const cacheKey = `${tenantId}:${purpose}:${term}:${Buffer.from(wrapped.subarray(0, 24)).toString('hex')}`;
     const cached = this.cache.get(cacheKey);
-    if (cached) return cached;
+    if (cached) {
+      this.latest.set(`${tenantId}:${purpose}:${term}`, cached);
+      return cached;
+    }
     const key = { term, key: this.vault.unwrapSecret(term, wrapped, aad(tenantId, purpose)) };
     this.cache.set(cacheKey, key);
+    this.latest.set(`${tenantId}:${purpose}:${term}`, key);
     return key;
   }
 }

@@ -10,17 +10,17 @@
  * - Unknown (or expired) ids → 400 listing them; a token whose container the caller may not
  *   `permission` → 403. Nothing is audited or counted when the call fails.
  * - Each distinct token gets one audit entry (`use` for token:use, `read` for token:read) and counts
- *   once as monthly active, in the transaction that opens the data.
- * - Filters run through the shared expression engine (bounded render budget), inside the
- *   transaction, so a failing filter leaves no audit entry behind.
+ *   once as monthly active; the result is returned only once those are durable (they join the
+ *   vault's read-audit batch, core/tokens/read-audit.ts). The lookups are plain locked SELECTs.
+ * - Filters run through the shared expression engine (bounded render budget) before anything is
+ *   recorded, so a failing filter leaves no audit entry behind.
  */
 import type { Principal } from '../access/principal.ts';
 import { transformFor } from '../access/authorize.ts';
-import { appendAudit } from '../audit/audit-log.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { validationError } from '../errors/catalogue.ts';
 import { defaultEngine, expressionText } from '../expressions/index.ts';
-import { recordActivity } from '../tokens/activity.ts';
+import { readAuditOf } from '../tokens/read-audit.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import { findToken } from '../tokens/token-store.ts';
 import { shownData } from '../tokens/token-view.ts';
@@ -130,6 +130,7 @@ function rebuild(
 
 export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detokenizer {
   const crypto = new TokenCrypto(keys);
+  const reads = readAuditOf(vault);
 
   /** Opens each token's data as the caller's transform shows it; audits and counts each once. */
   const resolve = async <T>(
@@ -137,45 +138,40 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     ids: readonly string[],
     permission: DetokenizePermission,
     finish: (data: ReadonlyMap<string, unknown>) => T,
-  ): Promise<T> =>
-    vault.transaction(async (trx) => {
-      const now = vault.clock.now();
-      const rows = [];
-      const unknown: string[] = [];
-      for (const id of ids) {
-        const row = await findToken(trx, principal.tenantId, id, now);
-        if (row === undefined) unknown.push(id);
-        else rows.push(row);
-      }
-      if (unknown.length > 0) {
-        throw validationError(
-          { tokens: unknown.map((id) => `no token with id ${id}`) },
-          `Failed to detokenize some tokens: ${unknown.join(', ')}`,
-        );
-      }
-      const data = new Map<string, unknown>();
-      for (const row of rows) {
-        const transform = transformFor(principal, permission, row);
-        const shown = await shownData(transform, row, () =>
-          crypto.open(trx, row.tenant_id, row.id, row.data),
-        );
-        data.set(row.id, shown === undefined ? null : shown.value);
-      }
-      // Filters run here so that a failing filter leaves no audit entry or activity behind.
-      const result = finish(data);
-      const { operation, message } = AUDIT[permission];
-      for (const row of rows) {
-        await appendAudit(trx, vault, principal, {
-          tenantId: row.tenant_id,
-          entityType: row.type,
-          entityId: row.id,
-          operation,
-          message,
-        });
-      }
-      await recordActivity(trx, principal.tenantId, ids, now);
-      return result;
+  ): Promise<T> => {
+    const db = vault.db;
+    const now = vault.clock.now();
+    const rows = [];
+    const unknown: string[] = [];
+    for (const id of ids) {
+      const row = await findToken(db, principal.tenantId, id, now);
+      if (row === undefined) unknown.push(id);
+      else rows.push(row);
+    }
+    if (unknown.length > 0) {
+      throw validationError(
+        { tokens: unknown.map((id) => `no token with id ${id}`) },
+        `Failed to detokenize some tokens: ${unknown.join(', ')}`,
+      );
+    }
+    const data = new Map<string, unknown>();
+    for (const row of rows) {
+      const transform = transformFor(principal, permission, row);
+      const shown = await shownData(transform, row, () => crypto.open(db, row.tenant_id, row.id, row.data));
+      data.set(row.id, shown === undefined ? null : shown.value);
+    }
+    // Filters run here so that a failing filter leaves no audit entry or activity behind.
+    const result = finish(data);
+    const { operation, message } = AUDIT[permission];
+    await reads.record({
+      entries: rows.map((row) => ({
+        principal,
+        event: { tenantId: row.tenant_id, entityType: row.type, entityId: row.id, operation, message },
+      })),
+      activeTokens: { tenantId: principal.tenantId, tokenIds: ids },
     });
+    return result;
+  };
 
   const run = async (principal: Principal, value: unknown, options: DetokenizeOptions): Promise<unknown> => {
     const field = options.field ?? 'body';

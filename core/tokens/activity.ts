@@ -1,8 +1,10 @@
 /**
  * Monthly active tokens (behaviour reference §8.2): a token counts once per calendar month (UTC)
  * when it is created, read (get, a list or search page) or used. One row per (tenant, month,
- * token); a row is inserted only when absent, checked with a select first, so repeated reads do
- * not journal a write each time.
+ * token); a row is inserted only when absent. `recordActivity` checks with a select first, so
+ * repeated reads inside a transaction do not journal a write each time; the read path keeps the
+ * marks it already wrote in memory instead (core/tokens/read-audit.ts) and writes the rest with
+ * `insertActivity`.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
@@ -41,5 +43,25 @@ export async function recordActivity(
         .values(missing.map((token_id) => ({ tenant_id: tenantId, month, token_id })))
         .execute();
     }
+  }
+}
+
+/**
+ * Inserts marks for these tokens of `month`, ignoring ones already present (no select first): for
+ * tokens just created, and for marks a caller already knows are new to it.
+ */
+export async function insertActivity(
+  trx: Kysely<Database>,
+  tenantId: string,
+  month: string,
+  tokenIds: readonly string[],
+): Promise<void> {
+  const unique = [...new Set(tokenIds)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    await trx
+      .insertInto('token_activity')
+      .orIgnore()
+      .values(unique.slice(i, i + CHUNK).map((token_id) => ({ tenant_id: tenantId, month, token_id })))
+      .execute();
   }
 }

@@ -9,7 +9,9 @@ import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import { authorize, transformFor } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
-import { appendAudit } from '../audit/audit-log.ts';
+import type { Transform } from '../access/rules.ts';
+import { appendAudit, appendAuditBatch } from '../audit/audit-log.ts';
+import type { AuditItem } from '../audit/audit-log.ts';
 import { tokenEntityType, type AuditOperation } from '../audit/entity-types.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
@@ -18,7 +20,7 @@ import type { Page } from '../services-contract.ts';
 import type { Database } from '../storage/schema.ts';
 import { checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { recordActivity } from './activity.ts';
+import { activityMonth, insertActivity, recordActivity } from './activity.ts';
 import {
   containerScope,
   readTransformOn,
@@ -47,7 +49,9 @@ import {
   findDuplicate,
   findToken,
   findTokenRow,
+  insertSearchDigests,
   insertTokenRow,
+  insertTokenRows,
   notExpired,
   replaceSearchDigests,
   tenantSettings,
@@ -55,7 +59,9 @@ import {
   updateTokenRow,
 } from './token-store.ts';
 import type { TokenRow } from './token-store.ts';
+import { readAuditOf } from './read-audit.ts';
 import { planTokenize } from './tokenize.ts';
+import type { PlannedToken } from './tokenize.ts';
 import { checkUpdate } from './token-update.ts';
 import { shownData, viewOf } from './token-view.ts';
 
@@ -82,11 +88,19 @@ export interface TokenServiceDeps {
 type Audited = Pick<TokenRow, 'tenant_id' | 'id' | 'type'>;
 type Condition = (eb: ExpressionBuilder<Database, 'tokens'>) => Expression<SqlBool>;
 
-/** Per-transaction state of a write: the tenant's settings and hash functions, fetched once. */
+/**
+ * Per-transaction state of a write: the tenant's settings and hash functions, fetched once, and
+ * the audit entries and activity marks of its tokens, written together by `finish` (one chain-head
+ * read and multi-row inserts however many tokens the request holds).
+ */
 class WriteContext {
   private settings: Record<string, string> | undefined;
   private fingerprintFn: ((type: string, input: string) => string) | undefined;
   private searchFn: Hasher | undefined;
+  private sealFn: ((tokenId: string, data: unknown) => string) | undefined;
+  private readonly audits: AuditItem[] = [];
+  private readonly created: string[] = [];
+  private readonly touched: string[] = [];
 
   constructor(
     readonly trx: Kysely<Database>,
@@ -116,6 +130,38 @@ class WriteContext {
     const hash = this.searchFn;
     return values.map((value) => hash(value));
   }
+
+  async seal(tokenId: string, data: unknown): Promise<string> {
+    this.sealFn ??= await this.crypto.sealer(this.trx, this.tenantId);
+    return this.sealFn(tokenId, data);
+  }
+
+  /** Queues the audit entry of `token`, written by `finish`. */
+  audit(token: Audited, operation: AuditOperation, message: string): void {
+    this.audits.push({
+      principal: this.principal,
+      event: {
+        tenantId: token.tenant_id,
+        entityType: tokenEntityType(token.type),
+        entityId: token.id,
+        operation,
+        message,
+      },
+    });
+  }
+
+  /** Marks a token monthly active: `created` ones cannot have a mark yet. */
+  active(tokenId: string, created: boolean): void {
+    (created ? this.created : this.touched).push(tokenId);
+  }
+
+  /** Writes what was queued; call it last in the transaction. */
+  async finish(vault: Pick<VaultHandle, 'keyedHash' | 'clock'>): Promise<void> {
+    await appendAuditBatch(this.trx, vault, this.audits);
+    if (this.created.length > 0)
+      await insertActivity(this.trx, this.tenantId, activityMonth(this.now), this.created);
+    if (this.touched.length > 0) await recordActivity(this.trx, this.tenantId, this.touched, this.now);
+  }
 }
 
 /**
@@ -131,6 +177,15 @@ export interface TokenServiceWithHooks extends TokenService {
 
 export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): TokenServiceWithHooks {
   const crypto = new TokenCrypto(deps.keys);
+  const reads = readAuditOf(vault);
+
+  const readEvent = (token: Audited, message: string) => ({
+    tenantId: token.tenant_id,
+    entityType: tokenEntityType(token.type),
+    entityId: token.id,
+    operation: 'read' as const,
+    message,
+  });
 
   const audit = (
     trx: Kysely<Database>,
@@ -207,8 +262,8 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     const existing = await findDuplicate(ctx.trx, ctx.tenantId, type, fingerprint, ctx.now, excludeRowId);
     if (!existing) return null;
     const view = await duplicateView(ctx.principal, existing, opener(ctx.trx, existing), of);
-    await audit(ctx.trx, ctx.principal, existing, 'read', TOKEN_MESSAGES.duplicate);
-    await recordActivity(ctx.trx, ctx.tenantId, [existing.id], ctx.now);
+    ctx.audit(existing, 'read', TOKEN_MESSAGES.duplicate);
+    ctx.active(existing.id, false);
     return view;
   };
 
@@ -243,7 +298,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       tenant_id: ctx.tenantId,
       id,
       type,
-      data: await crypto.seal(ctx.trx, ctx.tenantId, id, checked.data),
+      data: await ctx.seal(id, checked.data),
       ...specColumns(checked, fingerprint),
       created_by: actorOf(ctx.principal).actor_id,
       created_at: at,
@@ -257,10 +312,79 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       await ctx.searchDigests(derived.searchValues),
       false,
     );
-    await audit(ctx.trx, ctx.principal, row, 'create', TOKEN_MESSAGES.create);
-    await recordActivity(ctx.trx, ctx.tenantId, [id], ctx.now);
+    ctx.audit(row, 'create', TOKEN_MESSAGES.create);
+    ctx.active(id, true);
     const view = viewOf(row, await shownData(transform, row, async () => checked.data));
     return { token: view, created: true };
+  };
+
+  /**
+   * Tokens of one request created together: one multi-row insert of the rows, one of their blind
+   * indexes, then the queued audit entries and marks. Only for tokens that need no lookup before
+   * their insert (random ids, no deduplication); null when any does, and nothing was written.
+   */
+  const createBatch = async (
+    ctx: WriteContext,
+    tokens: readonly PlannedToken[],
+  ): Promise<CreateTokenResult[] | null> => {
+    const settings = await ctx.tenantSettings();
+    const simple = (t: PlannedToken): boolean => {
+      if (t.checked.id.kind !== 'uuid') return false;
+      try {
+        return !deduplicationEnabled(ctx.principal, settings, t.checked.deduplicate);
+      } catch {
+        return false; // the one-by-one path raises the refusal
+      }
+    };
+    if (!tokens.every(simple)) return null;
+    const at = ctx.now.toISOString();
+    const createdBy = actorOf(ctx.principal).actor_id;
+    const planned: Array<{ row: Omit<TokenRow, 'row_id'>; transform: Transform; token: PlannedToken }> = [];
+    for (const token of tokens) {
+      await underPrefix(token.path, async () => {
+        const { checked, derived } = token;
+        const transform = transformFor(ctx.principal, 'token:create', checked.container);
+        const type = checked.definition.type;
+        const fingerprint = await ctx.fingerprint(
+          type,
+          fingerprinted(settings, checked) ? derived.fingerprintInput : null,
+        );
+        const id = randomUUID();
+        const row: Omit<TokenRow, 'row_id'> = {
+          tenant_id: ctx.tenantId,
+          id,
+          type,
+          data: await ctx.seal(id, checked.data),
+          ...specColumns(checked, fingerprint),
+          created_by: createdBy,
+          created_at: at,
+          modified_by: null,
+          modified_at: null,
+        };
+        planned.push({ row, transform, token });
+      });
+    }
+    const rowIds = await insertTokenRows(
+      ctx.trx,
+      planned.map((p) => p.row),
+    );
+    const digests: Array<{ rowId: number; digests: Uint8Array[] }> = [];
+    for (const [i, p] of planned.entries()) {
+      digests.push({ rowId: rowIds[i]!, digests: await ctx.searchDigests(p.token.derived.searchValues) });
+    }
+    await insertSearchDigests(ctx.trx, ctx.tenantId, digests);
+    const results: CreateTokenResult[] = [];
+    for (const [i, p] of planned.entries()) {
+      const row: TokenRow = { row_id: rowIds[i]!, ...p.row };
+      ctx.audit(row, 'create', TOKEN_MESSAGES.create);
+      ctx.active(row.id, true);
+      const data = p.token.checked.data;
+      results.push({
+        token: viewOf(row, await shownData(p.transform, row, async () => data)),
+        created: true,
+      });
+    }
+    return results;
   };
 
   /** A page of live tokens in the caller's scope, each through `permission`'s transform. */
@@ -270,8 +394,10 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     scope: ContainerScope,
     page: { offset: number; limit: number },
     build: (trx: Kysely<Database>) => Promise<Condition>,
-  ): Promise<Page<TokenView>> =>
-    vault.transaction(async (trx) => {
+  ): Promise<Page<TokenView>> => {
+    // The transaction keeps count and page consistent (and may create the tenant's search key);
+    // the page's audit entries join the next read-audit batch after it.
+    const { result, rows } = await vault.transaction(async (trx) => {
       const now = vault.clock.now();
       const condition = await build(trx);
       const filtered = trx
@@ -291,16 +417,15 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       for (const row of rows) {
         const transform = transformFor(principal, permission, row);
         items.push(viewOf(row, await shownData(transform, row, opener(trx, row))));
-        await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
       }
-      await recordActivity(
-        trx,
-        principal.tenantId,
-        rows.map((r) => r.id),
-        now,
-      );
-      return { total: Number(count.n), items };
+      return { result: { total: Number(count.n), items }, rows };
     });
+    await reads.record({
+      entries: rows.map((row) => ({ principal, event: readEvent(row, TOKEN_MESSAGES.read) })),
+      activeTokens: { tenantId: principal.tenantId, tokenIds: rows.map((r) => r.id) },
+    });
+    return result;
+  };
 
   return {
     async create(principal, request, after?: AfterCreate) {
@@ -312,6 +437,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
         await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
         const result = await createOne(ctx, checked, derived);
+        await ctx.finish(vault);
         if (after) await after(trx, result);
         return result;
       });
@@ -323,26 +449,30 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       return vault.transaction(async (trx) => {
         const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
         await ctx.tenantSettings();
-        const results: CreateTokenResult[] = [];
-        for (const token of plan.tokens) {
-          results.push(await underPrefix(token.path, () => createOne(ctx, token.checked, token.derived)));
+        let results = await createBatch(ctx, plan.tokens);
+        if (results === null) {
+          results = [];
+          for (const token of plan.tokens) {
+            results.push(await underPrefix(token.path, () => createOne(ctx, token.checked, token.derived)));
+          }
         }
+        await ctx.finish(vault);
         return plan.assemble(results);
       });
     },
 
     async get(principal, id) {
       authorize(principal, 'token:read');
-      return vault.transaction(async (trx) => {
-        const now = vault.clock.now();
-        const row = await findToken(trx, principal.tenantId, id, now);
-        if (!row) throw tokenNotFound();
-        const transform = transformOnExisting(principal, 'token:read', row);
-        const view = viewOf(row, await shownData(transform, row, opener(trx, row)));
-        await audit(trx, principal, row, 'read', TOKEN_MESSAGES.read);
-        await recordActivity(trx, row.tenant_id, [row.id], now);
-        return view;
+      // No write transaction: one locked SELECT, then the entry joins the next read-audit batch.
+      const row = await findToken(vault.db, principal.tenantId, id, vault.clock.now());
+      if (!row) throw tokenNotFound();
+      const transform = transformOnExisting(principal, 'token:read', row);
+      const view = viewOf(row, await shownData(transform, row, opener(vault.db, row)));
+      await reads.record({
+        entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read) }],
+        activeTokens: { tenantId: row.tenant_id, tokenIds: [row.id] },
       });
+      return view;
     },
 
     async list(principal, filter, page) {
@@ -405,7 +535,10 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           'update',
           row.row_id,
         );
-        if (duplicate) return duplicate;
+        if (duplicate) {
+          await ctx.finish(vault);
+          return duplicate;
+        }
 
         const updated = await updateTokenRow(trx, row, {
           ...(dataChanged ? { data: await crypto.seal(trx, row.tenant_id, row.id, spec.data) } : {}),

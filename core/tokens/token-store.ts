@@ -3,6 +3,7 @@
  * Callers pass the transaction; every timestamp comes from the vault clock via the caller.
  */
 import type {
+  CompiledQuery,
   Expression,
   ExpressionBuilder,
   Insertable,
@@ -29,6 +30,28 @@ export function notExpired(eb: ExpressionBuilder<Database, 'tokens'>, now: Date)
   return eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now.toISOString())]);
 }
 
+/**
+ * The read path's query, compiled once per query builder: building it with Kysely on every read
+ * cost more than running it. Its parameters are, in order: tenant, token id, now.
+ */
+const findTokenQueries = new WeakMap<Kysely<Database>, CompiledQuery<TokenRow>>();
+
+function findTokenQuery(db: Kysely<Database>): CompiledQuery<TokenRow> {
+  let query = findTokenQueries.get(db);
+  if (!query) {
+    query = db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('tenant_id', '=', '')
+      .where('id', '=', '')
+      .where((eb) => notExpired(eb, new Date(0)))
+      .compile();
+    if (query.parameters.length !== 3) throw new VaultError('INTERNAL', 'findToken compiled unexpectedly.');
+    findTokenQueries.set(db, query);
+  }
+  return query;
+}
+
 /** A live token of the tenant, or undefined. */
 export async function findToken(
   db: Kysely<Database>,
@@ -37,13 +60,9 @@ export async function findToken(
   now: Date,
 ): Promise<TokenRow | undefined> {
   if (typeof id !== 'string' || id === '') return undefined;
-  return db
-    .selectFrom('tokens')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where((eb) => notExpired(eb, now))
-    .executeTakeFirst();
+  const query = findTokenQuery(db);
+  const result = await db.executeQuery<TokenRow>({ ...query, parameters: [tenantId, id, now.toISOString()] });
+  return result.rows[0];
 }
 
 /** Any row with this id, expired or not (an expired one still holds its id until it is swept). */
@@ -84,6 +103,31 @@ export async function insertTokenRow(trx: Kysely<Database>, row: NewTokenRow): P
   return trx.insertInto('tokens').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Rows per multi-row insert of tokens: 16 bound values each, far below SQLite's limit. */
+const TOKEN_INSERT_CHUNK = 50;
+
+/** Inserts rows in order, in few statements; returns their row ids in the same order. */
+export async function insertTokenRows(
+  trx: Kysely<Database>,
+  rows: readonly NewTokenRow[],
+): Promise<number[]> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < rows.length; i += TOKEN_INSERT_CHUNK) {
+    const inserted = await trx
+      .insertInto('tokens')
+      .values(rows.slice(i, i + TOKEN_INSERT_CHUNK))
+      .returning(['row_id', 'id'])
+      .execute();
+    // RETURNING's row order is unspecified; token ids are unique within the tenant.
+    for (const r of inserted) ids.set(r.id, r.row_id);
+  }
+  return rows.map((row) => {
+    const rowId = ids.get(row.id);
+    if (rowId === undefined) throw new VaultError('INTERNAL', 'An inserted token returned no row id.');
+    return rowId;
+  });
+}
+
 export async function updateTokenRow(
   trx: Kysely<Database>,
   row: TokenRow,
@@ -108,15 +152,34 @@ export async function replaceSearchDigests(
   replacing: boolean,
 ): Promise<void> {
   if (replacing) await trx.deleteFrom('token_search_indexes').where('token_rowid', '=', rowId).execute();
-  const seen = new Set<string>();
+  await insertSearchDigests(trx, tenantId, [{ rowId, digests }]);
+}
+
+/** Rows per multi-row insert of blind indexes. */
+const DIGEST_INSERT_CHUNK = 200;
+
+/** Adds blind indexes of new tokens (each token's duplicates stored once), in few statements. */
+export async function insertSearchDigests(
+  trx: Kysely<Database>,
+  tenantId: string,
+  tokens: ReadonlyArray<{ readonly rowId: number; readonly digests: readonly Uint8Array[] }>,
+): Promise<void> {
   const values = [];
-  for (const digest of digests) {
-    const hex = Buffer.from(digest).toString('hex');
-    if (seen.has(hex)) continue;
-    seen.add(hex);
-    values.push({ tenant_id: tenantId, token_rowid: rowId, digest });
+  for (const { rowId, digests } of tokens) {
+    const seen = new Set<string>();
+    for (const digest of digests) {
+      const hex = Buffer.from(digest).toString('hex');
+      if (seen.has(hex)) continue;
+      seen.add(hex);
+      values.push({ tenant_id: tenantId, token_rowid: rowId, digest });
+    }
   }
-  if (values.length > 0) await trx.insertInto('token_search_indexes').values(values).execute();
+  for (let i = 0; i < values.length; i += DIGEST_INSERT_CHUNK) {
+    await trx
+      .insertInto('token_search_indexes')
+      .values(values.slice(i, i + DIGEST_INSERT_CHUNK))
+      .execute();
+  }
 }
 
 /** The tenant's settings; NOT_FOUND when the tenant does not exist (e.g. an operator's stale id). */

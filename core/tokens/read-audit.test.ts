@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyAuditChains } from '../audit/audit-log.ts';
+import { createServices } from '../services.ts';
+import { PowerLossFs, seededRandom } from '../storage/test-support/power-loss-fs.ts';
+import { vaultPaths } from '../storage/paths.ts';
+import { operatorIn } from '../tenancy/tenants.ts';
+import { codeOf } from '../test-support/services-fixture.ts';
+import { FAST_KDF } from '../test-support/temp-vault.ts';
+import { createVault, openVault } from '../vault/index.ts';
+import type { KeySource } from '../vault/types.ts';
+import { readAuditOf } from './read-audit.ts';
+import { countRows, openTokenFixture } from './token-test-kit.ts';
+import type { TokenFixture } from './token-test-kit.ts';
+
+describe('reads recorded in group-committed batches', () => {
+  let f: TokenFixture;
+  beforeEach(async () => {
+    f = await openTokenFixture();
+  });
+  afterEach(() => f.close());
+
+  it('many parallel reads, detokenizations and writes leave one intact chain per tenant', async () => {
+    const mine = await f.services.tokens.create(f.operator, {
+      type: 'card_number',
+      data: '4242424242424242',
+    });
+    const other = await f.services.tokens.create(operatorIn(f.otherTenantId), {
+      type: 'token',
+      data: 'other tenant',
+    });
+    const before = await countRows(f, 'audit_logs');
+    const work: Promise<unknown>[] = [];
+    let listed = 0;
+    for (let i = 0; i < 60; i++) {
+      work.push(f.services.tokens.get(f.app, mine.token.id));
+      work.push(f.services.tokens.get(operatorIn(f.otherTenantId), other.token.id));
+      work.push(
+        f.services.detokenizer.detokenize(
+          f.app,
+          { n: `{{ ${mine.token.id} }}` },
+          { permission: 'token:use' },
+        ),
+      );
+      if (i % 10 === 0) work.push(f.services.tokens.create(f.app, { type: 'token', data: `w${i}` }));
+      if (i % 15 === 0) {
+        work.push(
+          f.services.tokens.list(f.app, {}, { page: 1, size: 5 }).then((page) => {
+            listed += page.items.length;
+          }),
+        );
+      }
+    }
+    await Promise.all(work);
+
+    const report = await verifyAuditChains(f.vault.db, f.vault);
+    expect(report.ok, JSON.stringify(report.firstBreak)).toBe(true);
+    // 60 reads and 60 uses of `mine`, 60 reads of `other`, 6 creations, one read per listed token.
+    expect((await countRows(f, 'audit_logs')) - before).toBe(60 * 3 + 6 + listed);
+    const seqs = await f.vault.db
+      .selectFrom('audit_logs')
+      .select(['tenant_id', 'seq'])
+      .orderBy('tenant_id')
+      .orderBy('seq')
+      .execute();
+    for (const tenant of [f.tenantId, f.otherTenantId]) {
+      const own = seqs.filter((r) => r.tenant_id === tenant).map((r) => r.seq);
+      expect(own).toEqual(own.map((_, i) => i + 1));
+    }
+  });
+
+  it('a repeat read in the same month writes no activity row', async () => {
+    const { token } = await f.services.tokens.create(f.operator, { type: 'token', data: 'x' });
+    const activity = await countRows(f, 'token_activity');
+    for (let i = 0; i < 5; i++) await f.services.tokens.get(f.app, token.id);
+    await Promise.all([1, 2, 3].map(() => f.services.tokens.get(f.app, token.id)));
+    expect(await countRows(f, 'token_activity')).toBe(activity);
+    f.clock.advance(40 * 24 * 3600 * 1000);
+    await f.services.tokens.get(f.app, token.id);
+    expect(await countRows(f, 'token_activity')).toBe(activity + 1);
+  });
+
+  it('a read of a tenant deleted before its batch is written is refused, the others answered', async () => {
+    const event = (tenantId: string) => ({
+      principal: null,
+      event: {
+        tenantId,
+        entityType: 'token',
+        entityId: 't',
+        operation: 'read' as const,
+        message: 'Token read',
+      },
+    });
+    await f.services.tenants.delete(operatorIn(f.otherTenantId));
+    // A transaction holds the lock, so both records wait for, and land in, the same batch.
+    let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const held = f.vault.transaction(
+      () =>
+        new Promise<void>((r) => {
+          release = r;
+          started();
+        }),
+    );
+    await running;
+    const reads = readAuditOf(f.vault);
+    const gone = reads.record({
+      entries: [event(f.otherTenantId)],
+      activeTokens: { tenantId: f.otherTenantId, tokenIds: ['t'] },
+    });
+    const kept = reads.record({
+      entries: [event(f.tenantId)],
+      activeTokens: { tenantId: f.tenantId, tokenIds: ['t'] },
+    });
+    release();
+    await held;
+    expect(await codeOf(gone)).toBe('NOT_FOUND');
+    expect(await codeOf(kept)).toBe('ok');
+    expect((await verifyAuditChains(f.vault.db, f.vault)).ok).toBe(true);
+  });
+});
+
+describe('reads under power loss', () => {
+  it('every answered read has its audit entry after a crash', async () => {
+    const rng = seededRandom(Number(process.env.POWER_LOSS_SEED ?? 4242));
+    const key: KeySource = { kind: 'key', key: new Uint8Array(randomBytes(32)) };
+    const path = '/machine/vault.svc';
+    let machine = new PowerLossFs(rng, true);
+    const vault = await createVault({ path, key, fs: machine });
+    const services = createServices(vault, { passwordKdf: FAST_KDF });
+    const { tenant } = await services.tenants.create({ name: 'Acme', withApplication: false }, null);
+    const operator = operatorIn(tenant.id);
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      ids.push((await services.tokens.create(operator, { type: 'token', data: `d${i}` })).token.id);
+    }
+    const answered: string[] = [];
+    machine.crashAfter(25 + Math.floor(rng() * 40));
+    await Promise.all(
+      ids.map(async (id) => {
+        try {
+          await services.tokens.get(operator, id);
+          answered.push(id);
+        } catch {
+          // lost with the power
+        }
+      }),
+    );
+    await vault.close({ snapshot: false }).catch(() => undefined);
+    machine = machine.reboot(rng, false);
+    await machine.unlink(vaultPaths(path).lock).catch(() => undefined);
+    const reopened = await openVault({ path, key, fs: machine });
+    try {
+      const audited = new Set(
+        (
+          await reopened.db
+            .selectFrom('audit_logs')
+            .select('entity_id')
+            .where('operation', '=', 'read')
+            .execute()
+        ).map((r) => r.entity_id),
+      );
+      expect(answered.length).toBeGreaterThan(0);
+      expect(answered.filter((id) => !audited.has(id))).toEqual([]);
+      expect((await verifyAuditChains(reopened.db, reopened)).ok).toBe(true);
+    } finally {
+      await reopened.close({ snapshot: false });
+    }
+  }, 120_000);
+});

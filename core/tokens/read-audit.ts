@@ -1,0 +1,180 @@
+/**
+ * Records reads: the audit entries of a read (a token shown, detokenized or used, a reactor
+ * invoked) and the monthly-activity marks of the tokens it touched, group-committed.
+ *
+ * Rule: a read is answered only after its audit entry is durable. Reads do not take a write
+ * transaction each; they hand their entries here and wait. One transaction at a time drains
+ * everything handed in until it takes the vault's lock, as one batch: per tenant one chain-head
+ * read, multi-row inserts and one head update (core/audit/audit-log.ts), then the activity marks,
+ * then one journal record and its fsync, after which every reader of the batch is answered.
+ *
+ * This process holds the vault's exclusive lock, so the marks it has written this month can be
+ * kept in memory: a repeat read in the same month writes nothing for activity. The memory is
+ * bounded (MAX_REMEMBERED_MARKS); forgetting only costs an `INSERT OR IGNORE` that changes nothing.
+ *
+ * A batch holding an entry of a tenant deleted since the read answers that reader NOT_FOUND (its
+ * read could not be audited), the others normally.
+ */
+import type { Kysely } from 'kysely';
+import { appendAuditBatch } from '../audit/audit-log.ts';
+import type { AuditItem } from '../audit/audit-log.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Database } from '../storage/schema.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import { activityMonth, insertActivity } from './activity.ts';
+
+/** Activity marks remembered per process before the memory is cleared (≈ 100 bytes each). */
+export const MAX_REMEMBERED_MARKS = 200_000;
+
+export interface ReadRecord {
+  /** Audit entries, appended in this order. */
+  readonly entries: readonly AuditItem[];
+  /** Tokens that count as monthly active for `tenantId` at the time of the read. */
+  readonly activeTokens?: { readonly tenantId: string; readonly tokenIds: readonly string[] };
+}
+
+interface Waiting {
+  readonly record: ReadRecord;
+  readonly month: string;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+type Vault = Pick<VaultHandle, 'transaction' | 'keyedHash' | 'clock'>;
+
+export class ReadAudit {
+  private waiting: Waiting[] = [];
+  private draining: Promise<void> | null = null;
+  /** `tenant \0 token` of marks durably written for `markedMonth`. */
+  private marked = new Set<string>();
+  private markedMonth = '';
+
+  constructor(private readonly vault: Vault) {}
+
+  /** Resolves once the record is durable; rejects when it could not be written. */
+  record(record: ReadRecord): Promise<void> {
+    if (record.entries.length === 0 && (record.activeTokens?.tokenIds.length ?? 0) === 0)
+      return Promise.resolve();
+    const month = activityMonth(this.vault.clock.now());
+    const done = new Promise<void>((resolve, reject) =>
+      this.waiting.push({ record, month, resolve, reject }),
+    );
+    this.draining ??= this.drain();
+    return done;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        let taken = false;
+        let batch: Waiting[] = [];
+        let refused: Waiting[] = [];
+        const newMarks: Array<[string, string, string]> = [];
+        try {
+          await this.vault.transaction(async (trx) => {
+            // Taken under the lock, so everything that arrived while the last batch synced joins.
+            batch = this.waiting;
+            this.waiting = [];
+            taken = true;
+            ({ batch, refused } = await this.splitByLiveTenant(trx, batch));
+            await appendAuditBatch(
+              trx,
+              this.vault,
+              batch.flatMap((w) => w.record.entries),
+            );
+            await this.writeMarks(trx, batch, newMarks);
+          });
+        } catch (err) {
+          // Refused before the batch was taken (a full disk, a closed vault): it fails as a whole.
+          if (!taken) {
+            batch = this.waiting;
+            this.waiting = [];
+          }
+          for (const w of batch) w.reject(err);
+          continue;
+        } finally {
+          for (const w of refused) w.reject(new VaultError('NOT_FOUND', 'No such tenant.'));
+        }
+        for (const [month, tenant, token] of newMarks) this.remember(month, tenant, token);
+        for (const w of batch) w.resolve();
+      }
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  /** Readers whose every tenant still exists, and the others. */
+  private async splitByLiveTenant(
+    trx: Kysely<Database>,
+    batch: Waiting[],
+  ): Promise<{ batch: Waiting[]; refused: Waiting[] }> {
+    const tenants = new Set<string>();
+    for (const w of batch) {
+      for (const e of w.record.entries) tenants.add(e.event.tenantId);
+      if (w.record.activeTokens) tenants.add(w.record.activeTokens.tenantId);
+    }
+    if (tenants.size === 0) return { batch, refused: [] };
+    const live = new Set(
+      (
+        await trx
+          .selectFrom('tenants')
+          .select('id')
+          .where('id', 'in', [...tenants])
+          .execute()
+      ).map((r) => r.id),
+    );
+    if (live.size === tenants.size) return { batch, refused: [] };
+    const ok = (w: Waiting) =>
+      w.record.entries.every((e) => live.has(e.event.tenantId)) &&
+      (!w.record.activeTokens || live.has(w.record.activeTokens.tenantId));
+    return { batch: batch.filter(ok), refused: batch.filter((w) => !ok(w)) };
+  }
+
+  /** Inserts the marks not yet written this month; `written` collects them for after the commit. */
+  private async writeMarks(
+    trx: Kysely<Database>,
+    batch: readonly Waiting[],
+    written: Array<[string, string, string]>,
+  ): Promise<void> {
+    const wanted = new Map<string, Set<string>>(); // `month \0 tenant` → token ids
+    for (const w of batch) {
+      const active = w.record.activeTokens;
+      if (!active) continue;
+      for (const token of active.tokenIds) {
+        if (this.isRemembered(w.month, active.tenantId, token)) continue;
+        const key = `${w.month}\u0000${active.tenantId}`;
+        let ids = wanted.get(key);
+        if (!ids) wanted.set(key, (ids = new Set()));
+        ids.add(token);
+      }
+    }
+    for (const [key, ids] of wanted) {
+      const [month, tenant] = key.split('\u0000') as [string, string];
+      await insertActivity(trx, tenant, month, [...ids]);
+      for (const token of ids) written.push([month, tenant, token]);
+    }
+  }
+
+  private isRemembered(month: string, tenant: string, token: string): boolean {
+    return month === this.markedMonth && this.marked.has(`${tenant}\u0000${token}`);
+  }
+
+  private remember(month: string, tenant: string, token: string): void {
+    if (month !== this.markedMonth) {
+      if (month < this.markedMonth) return;
+      this.markedMonth = month;
+      this.marked = new Set();
+    }
+    if (this.marked.size >= MAX_REMEMBERED_MARKS) this.marked = new Set();
+    this.marked.add(`${tenant}\u0000${token}`);
+  }
+}
+
+const perVault = new WeakMap<object, ReadAudit>();
+
+/** The one ReadAudit of an open vault, shared by every service that records reads on it. */
+export function readAuditOf(vault: Vault): ReadAudit {
+  let audit = perVault.get(vault);
+  if (!audit) perVault.set(vault, (audit = new ReadAudit(vault)));
+  return audit;
+}
