@@ -18,6 +18,7 @@ import { newTokenCommand } from './commands/token/token.ts';
 import { newTokenizeCommand } from './commands/tokenize/tokenize.ts';
 import { newUserCommand } from './commands/user/user.ts';
 import { newVaultCommand } from './commands/vault/vault.ts';
+import { applyDefaultTenant } from './default-tenant.ts';
 import type { CliDeps } from './deps.ts';
 import { EXIT, reportError } from './errors.ts';
 
@@ -66,7 +67,8 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newReactorCommand(deps))
     .addCommand(newUserCommand(deps))
     .addCommand(newLogsCommand(deps))
-    .addCommand(newCompletionCommand(deps));
+    .addCommand(newCompletionCommand(deps))
+    .hook('preAction', (_root, action) => applyDefaultTenant(action, deps));
   configureTree(program, deps);
   return program;
 }

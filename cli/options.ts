@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
+  ENV_NAMES,
   parseSetting,
   type ConfigFlags,
   type ConfigKey,
@@ -266,16 +267,17 @@ export function choiceOption<T extends string>(
   return new Option(flags, `${description} (${values.join(', ')})`).argParser(choiceOf(values));
 }
 
-export const TENANT_ENV = 'SVC_TENANT';
+export const TENANT_ENV = ENV_NAMES.tenant;
 
-/** `--tenant <id-or-name>`, defaulting to SVC_TENANT from the command's environment. */
-export function addTenantOption(command: Command, deps: CliDeps): Command {
+/**
+ * `--tenant <id-or-name>`. Without it the `tenant` setting applies (SVC_TENANT, else the config
+ * file's `tenant`), filled in before the action runs (applyDefaultTenant, cli/default-tenant.ts).
+ */
+export function addTenantOption(command: Command, _deps: CliDeps): Command {
   const option = new Option(
     '--tenant <id-or-name>',
-    `tenant to act in, by id or name (env ${TENANT_ENV}; default: the only tenant of the vault)`,
+    `tenant to act in, by id or name (env ${TENANT_ENV} or config "tenant"; default: the only tenant of the vault)`,
   );
-  const fromEnv = deps.env[TENANT_ENV]?.trim();
-  if (fromEnv !== undefined && fromEnv !== '') option.default(fromEnv, `${TENANT_ENV}`);
   return command.addOption(option);
 }
 
