@@ -21,6 +21,7 @@ import { newVaultCommand } from './commands/vault/vault.ts';
 import { applyDefaultTenant } from './default-tenant.ts';
 import type { CliDeps } from './deps.ts';
 import { EXIT, reportError } from './errors.ts';
+import { capturingWriter, filterWithJq } from './output.ts';
 
 /**
  * Commander settings are not inherited by commands built separately and attached with addCommand, so
@@ -75,7 +76,16 @@ export function buildProgram(deps: CliDeps): Command {
 
 /** Runs one invocation and returns its exit code; never throws, never calls process.exit. */
 export async function run(argv: readonly string[], deps: CliDeps): Promise<number> {
-  const program = buildProgram(deps);
+  const stdout = capturingWriter(deps.stdout);
+  const program = buildProgram({ ...deps, stdout });
+  // `--jq`: the command writes its JSON as usual; the filter runs over it once the command is done.
+  let jq: string | undefined;
+  program.hook('preAction', (_root, action) => {
+    const expression: unknown = action.getOptionValue('jq');
+    if (typeof expression !== 'string') return;
+    jq = expression;
+    stdout.capture();
+  });
   if (argv.length === 0) {
     // Bare `svc` is a request for orientation, not a mistake.
     deps.stdout.write(program.helpInformation());
@@ -83,6 +93,11 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
   }
   try {
     await program.parseAsync([...argv], { from: 'user' });
+    const json = stdout.captured();
+    if (jq !== undefined && json !== undefined && json.trim() !== '') {
+      const filtered = await filterWithJq(json, jq);
+      if (filtered !== '') deps.stdout.write(filtered.endsWith('\n') ? filtered : `${filtered}\n`);
+    }
     return EXIT.ok;
   } catch (error) {
     return reportError(deps, error);

@@ -187,7 +187,14 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
 }
 
 export function addJsonOption(command: Command): Command {
-  return command.option('--json', 'print machine-readable JSON');
+  return command
+    .option('--json', 'print machine-readable JSON')
+    .addOption(
+      new Option(
+        '--jq <expression>',
+        "filter the JSON with a jq expression, e.g. '.data[].id' (implies --json)",
+      ).implies({ json: true }),
+    );
 }
 
 /** Picks the config flags out of a command's parsed options (absent flags stay absent: they do not override). */
