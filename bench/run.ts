@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`) picks one suite.
+ * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `cli`) picks one suite.
  */
+import { runCliBench } from './cli.ts';
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
 import { runProxyBench } from './proxy.ts';
@@ -22,6 +23,7 @@ const suites: Record<string, () => Promise<void>> = {
   reactors: () => runReactorsBench({ seconds: quick ? 2 : 8 }),
   proxy: () => runProxyBench({ seconds: quick ? 2 : 8 }),
   expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),
+  cli: () => runCliBench({ runs: quick ? 5 : 20 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {
