@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`) picks one suite.
+ * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`, `cli`) picks one
+ * suite.
  */
+import { runCliBench } from './cli.ts';
 import { runCryptoBench } from './crypto.ts';
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
@@ -27,6 +29,7 @@ const suites: Record<string, () => Promise<void>> = {
   crypto: () => runCryptoBench({ rounds: quick ? 10 : 50 }),
   scale: () =>
     runScaleBench(quick ? { sizes: [10_000], seconds: 2 } : { sizes: [100_000, 1_000_000], seconds: 8 }),
+  cli: () => runCliBench({ runs: quick ? 5 : 20 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

@@ -1,25 +1,9 @@
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { newAppCommand } from './commands/app/app.ts';
-import { newCompletionCommand } from './commands/completion/completion.ts';
-import { newProxyCommand } from './commands/proxy/proxy.ts';
-import { newConfigCommand } from './commands/config/config.ts';
-import { newDetokenizeCommand } from './commands/detokenize/detokenize.ts';
-import { newFormulaCommand } from './commands/formula/formula.ts';
-import { newInitCommand } from './commands/init/init.ts';
-import { newInvitationCommand } from './commands/invitation/invitation.ts';
-import { newLogsCommand } from './commands/logs/logs.ts';
-import { newMemberCommand } from './commands/member/member.ts';
-import { newReactorCommand } from './commands/reactor/reactor.ts';
-import { newServeCommand } from './commands/serve/serve.ts';
-import { newStartCommand } from './commands/start/start.ts';
-import { newTenantCommand } from './commands/tenant/tenant.ts';
-import { newTokenCommand } from './commands/token/token.ts';
-import { newTokenizeCommand } from './commands/tokenize/tokenize.ts';
-import { newUserCommand } from './commands/user/user.ts';
-import { newVaultCommand } from './commands/vault/vault.ts';
+import { VERBS, verbsNeeded, type Verb } from './command-index.ts';
 import type { CliDeps } from './deps.ts';
 import { EXIT, reportError } from './errors.ts';
+import { capturingWriter, filterWithJq } from './output.ts';
 
 /**
  * Commander settings are not inherited by commands built separately and attached with addCommand, so
@@ -37,7 +21,19 @@ export function configureTree(command: Command, deps: CliDeps): void {
   for (const sub of command.commands) configureTree(sub, deps);
 }
 
-export function buildProgram(deps: CliDeps): Command {
+/** A verb as the root help lists it, without loading its module. */
+function placeholder(verb: Verb): Command {
+  return new Command(verb.name).description(verb.description);
+}
+
+/**
+ * The `svc` command tree. Verbs in `needed` are built in full (their modules imported); the others
+ * are placeholders that only show in the root help (cli/command-index.ts), which keeps start-up fast.
+ */
+export async function buildProgram(
+  deps: CliDeps,
+  needed: 'all' | ReadonlySet<string> = 'all',
+): Promise<Command> {
   const program = new Command('svc')
     .description('svc vault: a self-hosted token vault')
     .version(pkg.version, '-v, --version', 'print the version')
@@ -49,31 +45,36 @@ export function buildProgram(deps: CliDeps): Command {
       '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 4 authentication or vault locked.\n' +
         'Settings: flags > environment (SVC_*) > config file (<home>/config.json) > defaults; see `svc config`.',
     )
-    .addCommand(newStartCommand(deps))
-    .addCommand(newServeCommand(deps))
-    .addCommand(newInitCommand(deps))
-    .addCommand(newConfigCommand(deps))
-    .addCommand(newVaultCommand(deps))
-    .addCommand(newTenantCommand(deps))
-    .addCommand(newMemberCommand(deps))
-    .addCommand(newInvitationCommand(deps))
-    .addCommand(newAppCommand(deps))
-    .addCommand(newProxyCommand(deps))
-    .addCommand(newTokenizeCommand(deps))
-    .addCommand(newTokenCommand(deps))
-    .addCommand(newDetokenizeCommand(deps))
-    .addCommand(newFormulaCommand(deps))
-    .addCommand(newReactorCommand(deps))
-    .addCommand(newUserCommand(deps))
-    .addCommand(newLogsCommand(deps))
-    .addCommand(newCompletionCommand(deps));
+    .hook('preAction', async (_root, action) => {
+      const { applyDefaultTenant } = await import('./default-tenant.ts');
+      await applyDefaultTenant(action, deps);
+    });
+  const built = await Promise.all(
+    VERBS.map(async (verb) =>
+      needed === 'all' || needed.has(verb.name) ? (await verb.load())(deps) : placeholder(verb),
+    ),
+  );
+  for (const command of built) program.addCommand(command);
+  const terms = new Map(VERBS.map((verb) => [verb.name, verb.term]));
+  program.configureHelp({
+    subcommandTerm: (command) => terms.get(command.name()) ?? new Help().subcommandTerm(command),
+  });
   configureTree(program, deps);
   return program;
 }
 
 /** Runs one invocation and returns its exit code; never throws, never calls process.exit. */
 export async function run(argv: readonly string[], deps: CliDeps): Promise<number> {
-  const program = buildProgram(deps);
+  const stdout = capturingWriter(deps.stdout);
+  const program = await buildProgram({ ...deps, stdout }, verbsNeeded(argv));
+  // `--jq`: the command writes its JSON as usual; the filter runs over it once the command is done.
+  let jq: string | undefined;
+  program.hook('preAction', (_root, action) => {
+    const expression: unknown = action.getOptionValue('jq');
+    if (typeof expression !== 'string') return;
+    jq = expression;
+    stdout.capture();
+  });
   if (argv.length === 0) {
     // Bare `svc` is a request for orientation, not a mistake.
     deps.stdout.write(program.helpInformation());
@@ -81,6 +82,11 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
   }
   try {
     await program.parseAsync([...argv], { from: 'user' });
+    const json = stdout.captured();
+    if (jq !== undefined && json !== undefined && json.trim() !== '') {
+      const filtered = await filterWithJq(json, jq);
+      if (filtered !== '') deps.stdout.write(filtered.endsWith('\n') ? filtered : `${filtered}\n`);
+    }
     return EXIT.ok;
   } catch (error) {
     return reportError(deps, error);

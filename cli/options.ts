@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
+  ENV_NAMES,
   parseSetting,
   type ConfigFlags,
   type ConfigKey,
@@ -186,7 +187,14 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
 }
 
 export function addJsonOption(command: Command): Command {
-  return command.option('--json', 'print machine-readable JSON');
+  return command
+    .option('--json', 'print machine-readable JSON')
+    .addOption(
+      new Option(
+        '--jq <expression>',
+        "filter the JSON with a jq expression, e.g. '.data[].id' (implies --json)",
+      ).implies({ json: true }),
+    );
 }
 
 /** Picks the config flags out of a command's parsed options (absent flags stay absent: they do not override). */
@@ -266,16 +274,17 @@ export function choiceOption<T extends string>(
   return new Option(flags, `${description} (${values.join(', ')})`).argParser(choiceOf(values));
 }
 
-export const TENANT_ENV = 'SVC_TENANT';
+export const TENANT_ENV = ENV_NAMES.tenant;
 
-/** `--tenant <id-or-name>`, defaulting to SVC_TENANT from the command's environment. */
-export function addTenantOption(command: Command, deps: CliDeps): Command {
+/**
+ * `--tenant <id-or-name>`. Without it the `tenant` setting applies (SVC_TENANT, else the config
+ * file's `tenant`), filled in before the action runs (applyDefaultTenant, cli/default-tenant.ts).
+ */
+export function addTenantOption(command: Command, _deps: CliDeps): Command {
   const option = new Option(
     '--tenant <id-or-name>',
-    `tenant to act in, by id or name (env ${TENANT_ENV}; default: the only tenant of the vault)`,
+    `tenant to act in, by id or name (env ${TENANT_ENV} or config "tenant"; default: the only tenant of the vault)`,
   );
-  const fromEnv = deps.env[TENANT_ENV]?.trim();
-  if (fromEnv !== undefined && fromEnv !== '') option.default(fromEnv, `${TENANT_ENV}`);
   return command.addOption(option);
 }
 

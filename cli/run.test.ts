@@ -382,3 +382,35 @@ describe('unexpected errors', () => {
     expect(result.stderr).toMatch(/\n\s+at /);
   });
 });
+
+describe('--jq', () => {
+  it('filters any --json output with jq (strings raw), implies --json, and reports a bad filter as usage', async () => {
+    expectOk(await runSvc(['init'], { env: home.env() }));
+    for (const name of ['Acme', 'Beta']) {
+      expectOk(
+        await runSvc(
+          ['tenant', 'create', '--name', name, '--owner-email', `${name.toLowerCase()}@example.com`],
+          {
+            env: home.env(),
+          },
+        ),
+      );
+    }
+    const names = await runSvc(['tenant', 'list', '--jq', '.[].name'], { env: home.env() });
+    expectOk(names);
+    expect(
+      names.stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .sort(),
+    ).toEqual(['Acme', 'Beta']);
+    const status = await runSvc(['vault', 'status', '--jq', '{key_source}'], { env: home.env() });
+    expectOk(status);
+    expect(JSON.parse(status.stdout)).toEqual({ key_source: 'key' });
+    expectOneLineError(
+      await runSvc(['tenant', 'list', '--jq', '.['], { env: home.env() }),
+      2,
+      /--jq: syntax error/,
+    );
+  });
+});

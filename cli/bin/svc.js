@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-// The `svc` binary: register tsx, then run the CLI. main() returns the exit code (0 ok, 1 error,
-// 2 usage/cancel, 4 auth/locked); setting exitCode instead of calling exit() lets output drain.
-import './register-tsx.js';
+// The `svc` binary: the compiled CLI when `npm run build` made an up-to-date one (fast start), else
+// the TypeScript sources through tsx (works straight after `npm ci`). main() returns the exit code
+// (0 ok, 1 error, 2 usage/cancel, 4 auth/locked); setting exitCode instead of calling exit() lets
+// output drain.
+import { compiledMain } from './compiled.js';
 
-const { main } = await import('../main.ts');
+const compiled = compiledMain();
+let main;
+if (compiled !== undefined) {
+  ({ main } = await import(compiled.href));
+} else {
+  await import('./register-tsx.js');
+  ({ main } = await import('../main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

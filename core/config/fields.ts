@@ -56,6 +56,8 @@ export interface SvcConfig {
   readonly reactorTimeoutMs: number;
   /** Fixed memory of the sandbox that runs reactor and transform code, in MiB. */
   readonly reactorMemoryMb: number;
+  /** Tenant the CLI acts in when a command gets no `--tenant` (an id or a name); null = the vault's only tenant. */
+  readonly tenant: string | null;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -87,6 +89,7 @@ export const ENV_NAMES = {
   proxyTimeoutMs: 'SVC_PROXY_TIMEOUT_MS',
   reactorTimeoutMs: 'SVC_REACTOR_TIMEOUT_MS',
   reactorMemoryMb: 'SVC_REACTOR_MEMORY_MB',
+  tenant: 'SVC_TENANT',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -113,6 +116,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'proxyTimeoutMs',
   'reactorTimeoutMs',
   'reactorMemoryMb',
+  'tenant',
 ];
 
 const MIB = 1024 * 1024;
@@ -136,6 +140,7 @@ export const FIXED_DEFAULTS = {
   proxyTimeoutMs: DEFAULT_DESTINATION_TIMEOUT_MS,
   reactorTimeoutMs: DEFAULT_SANDBOX_TIMEOUT_MS,
   reactorMemoryMb: DEFAULT_SANDBOX_MEMORY_BYTES / (1024 * 1024),
+  tenant: null,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -267,6 +272,9 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
       return parseInteger(text, where, 1, MAX_SANDBOX_TIMEOUT_MS);
     case 'reactorMemoryMb':
       return parseInteger(text, where, MIN_SANDBOX_MEMORY_MB, MAX_SANDBOX_MEMORY_MB);
+    case 'tenant':
+      if (text.trim() === '') throw invalid(where, 'expected a tenant id or name, got an empty value');
+      return text.trim();
   }
 }
 
@@ -294,6 +302,7 @@ export function checkFileSetting(
     case 'mailFrom':
     case 'proxyAllow':
     case 'proxyCaFile':
+    case 'tenant':
       expect('string');
       return parseAny(key, value as string, where, baseDir);
     case 'proxyTimeoutMs':

@@ -54,6 +54,7 @@ describe('resolveConfig', () => {
       proxyTimeoutMs: 25000,
       reactorTimeoutMs: 30000,
       reactorMemoryMb: 64,
+      tenant: null,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));
@@ -133,6 +134,22 @@ describe('resolveConfig', () => {
     expect(limitsFromSettings(config)).toEqual({ timeoutMs: 5000, memoryBytes: 128 * 1024 * 1024 });
     await writeConfig(file, { reactorMemoryMb: '128' });
     await configError(resolveConfig({ env: { SVC_HOME: home, SVC_CONFIG: file }, cwd: dir }));
+  });
+
+  it('reads the default tenant from the file, SVC_TENANT before it, and refuses an empty one', async () => {
+    const file = path.join(dir, 'config.json');
+    await writeConfig(file, { tenant: ' Acme ' });
+    const fromFile = await resolveConfig({ env: { SVC_HOME: home, SVC_CONFIG: file }, cwd: dir });
+    expect(fromFile.config.tenant).toBe('Acme');
+    expect(fromFile.sources.tenant).toBe('file');
+    const fromEnv = await resolveConfig({
+      env: { SVC_HOME: home, SVC_CONFIG: file, SVC_TENANT: 'Beta' },
+      cwd: dir,
+    });
+    expect(fromEnv.config.tenant).toBe('Beta');
+    await writeConfig(file, { tenant: '' });
+    const error = await configError(resolveConfig({ env: { SVC_HOME: home, SVC_CONFIG: file }, cwd: dir }));
+    expect(error.message).toMatch(/"tenant": expected a tenant id or name/);
   });
 
   it('resolves relative paths in flags and env against cwd, and in the file against the file', async () => {

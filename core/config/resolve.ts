@@ -72,6 +72,7 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   proxyTimeoutMs: '--proxy-timeout-ms',
   reactorTimeoutMs: '--reactor-timeout-ms',
   reactorMemoryMb: '--reactor-memory-mb',
+  tenant: '--tenant',
 };
 
 export function flagName(key: ConfigKey): string {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { invitationMessage, quotedTenantName } from './invitation-mail.ts';
-import { redactSmtpUrl } from './mailer.ts';
+import { composedMail, redactSmtpUrl } from './mailer.ts';
 
 describe('outbox mail', () => {
   let f: ServicesFixture;
@@ -25,6 +25,11 @@ describe('outbox mail', () => {
     expect(files[0]).toMatch(/^20260101T000000000Z-[0-9a-f-]{36}\.eml$/);
     const path = join(dir, files[0] ?? '');
     expect((await stat(path)).mode & 0o777).toBe(0o600);
+    // Readable with `cat`: the text part is not quoted-printable, so the link sits whole on one line.
+    const raw = await readFile(path, 'utf8');
+    expect(raw).not.toContain('quoted-printable');
+    expect(raw).toMatch(/^http:\/\/127\.0\.0\.1:8080\/invitations\/accept\?token=svci_[0-9A-Za-z]{43}$/m);
+    expect(raw).toMatch(/^ {2}svc invitation accept svci_[0-9A-Za-z]{43}$/m);
     const mail = await simpleParser(await readFile(path));
     expect(mail.subject).toBe('Invitation to join a tenant on svc vault');
     expect(mail.from?.text).toBe('noreply@svc.local');
@@ -79,5 +84,27 @@ describe('message and URL helpers', () => {
     expect(message.text).not.toContain('help@evil.example');
     expect(message.text).toContain('never asks for your password');
     expect(quotedTenantName('a\u202Eb\u0000c')).toBe('"a b c"');
+  });
+});
+
+describe('composed mail', () => {
+  it('keeps a non-ASCII tenant name readable as 8bit UTF-8 and the HTML part in base64', async () => {
+    const { createTransport } = await import('nodemailer');
+    const transport = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    const message = invitationMessage({
+      to: 'a@example.com',
+      tenantName: 'Zürich Ops',
+      acceptBaseUrl: 'https://vault.example.com/invitations/accept',
+      secret: 'svci_abc',
+      expiresAt: '2026-01-04T00:00:00.000Z',
+    });
+    const info = await transport.sendMail(composedMail('noreply@example.com', message));
+    const raw = Buffer.isBuffer(info.message) ? info.message.toString('utf8') : '';
+    expect(raw).toContain('Content-Transfer-Encoding: 8bit');
+    expect(raw).toContain('    "Zürich Ops"');
+    expect(raw).toMatch(/Content-Type: text\/html; charset=utf-8\nContent-Transfer-Encoding: base64/);
+    const mail = await simpleParser(raw);
+    expect(mail.text).toBe(message.text);
+    expect(mail.html).toContain('https://vault.example.com/invitations/accept?token=svci_abc');
   });
 });

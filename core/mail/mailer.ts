@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTransport } from 'nodemailer';
+import { createTransport, type SendMailOptions } from 'nodemailer';
 import type { MailTransportConfig } from '../tenancy/contract.ts';
 
 /** Connection, greeting and socket timeouts of the SMTP client (nodemailer's defaults are minutes). */
@@ -56,6 +56,27 @@ export function checkSmtpUrl(url: string): void {
     throw new RangeError('The SMTP URL must start with smtp:// or smtps://');
 }
 
+/**
+ * The message as nodemailer composes it. The text part is written as it is (7bit, or 8bit when a
+ * tenant name brings non-ASCII characters), never quoted-printable: QP breaks lines longer than 76
+ * characters with `=` and encodes `=` itself, so the accept link would not survive `cat` or a copy
+ * from a terminal. Lines stay far below SMTP's 998-octet limit (the text wraps itself, names are
+ * capped). Only the HTML part, which nobody reads raw, is base64.
+ */
+export function composedMail(from: string, message: MailMessage): SendMailOptions {
+  const body = message.text.replace(/\r?\n/g, '\r\n');
+  const encoding = Buffer.byteLength(body) === body.length ? '7bit' : '8bit';
+  return {
+    from,
+    to: message.to,
+    subject: message.subject,
+    text: {
+      raw: `Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: ${encoding}\r\n\r\n${body}`,
+    },
+    html: { content: message.html, contentTransferEncoding: 'base64' },
+  };
+}
+
 function smtpMailer(url: string, from: string): Mailer {
   checkSmtpUrl(url);
   // The URL carries host, port, TLS (smtps: = implicit TLS; smtp: upgrades with STARTTLS when
@@ -69,7 +90,7 @@ function smtpMailer(url: string, from: string): Mailer {
   return {
     description: redactSmtpUrl(url),
     async send(message) {
-      const info = await transport.sendMail({ from, ...message });
+      const info = await transport.sendMail(composedMail(from, message));
       return { messageId: info.messageId };
     },
   };
@@ -85,7 +106,7 @@ function outboxMailer(dir: string, from: string, now: () => Date): Mailer {
   return {
     description: dir,
     async send(message) {
-      const info = await transport.sendMail({ from, ...message });
+      const info = await transport.sendMail(composedMail(from, message));
       const bytes = info.message;
       if (!Buffer.isBuffer(bytes)) throw new Error('the outbox transport did not buffer the message');
       // The messages carry invitation secrets: only the vault's user may read them.

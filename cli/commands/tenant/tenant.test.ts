@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { ApplicationWithKey, Tenant, User } from '../../../core/services-contract.ts';
@@ -227,6 +229,23 @@ describe('svc tenant list and show', () => {
     const ambiguous = await runSvc(['tenant', 'show', '--tenant', 'BETA'], { env: home.env() });
     expectOneLineError(ambiguous, 2, /2 tenants are named BETA; pass --tenant <id>/);
     expect(ambiguous.stderr).toContain(twin.tenant.id);
+  });
+
+  it('the config file\'s "tenant" is the default after --tenant and SVC_TENANT', async () => {
+    const acme = await createTenant('Acme', 'a@example.com');
+    const beta = await createTenant('Beta', 'b@example.com');
+    await writeFile(path.join(home.dir, 'config.json'), JSON.stringify({ tenant: 'beta' }));
+    const fromFile = await runSvc(['tenant', 'show', '--json'], { env: home.env() });
+    expectOk(fromFile);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ id: beta.tenant.id });
+    const envWins = await runSvc(['tenant', 'show', '--json'], {
+      env: home.env({ SVC_TENANT: acme.tenant.id }),
+    });
+    expect(JSON.parse(envWins.stdout)).toMatchObject({ id: acme.tenant.id });
+    const flagWins = await runSvc(['tenant', 'show', '--tenant', 'Acme', '--json'], { env: home.env() });
+    expect(JSON.parse(flagWins.stdout)).toMatchObject({ id: acme.tenant.id });
+    const config = await runSvc(['config', '--json'], { env: home.env() });
+    expect(config.stdout).toContain('"tenant"');
   });
 
   it('a vault without tenants says how to make one', async () => {
