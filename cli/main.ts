@@ -11,6 +11,7 @@ import { newInvitationCommand } from './commands/invitation/invitation.ts';
 import { newLogsCommand } from './commands/logs/logs.ts';
 import { newMemberCommand } from './commands/member/member.ts';
 import { newReactorCommand } from './commands/reactor/reactor.ts';
+import { newConsoleCommand } from './commands/console/console.ts';
 import { newServeCommand } from './commands/serve/serve.ts';
 import { newStartCommand } from './commands/start/start.ts';
 import { newTenantCommand } from './commands/tenant/tenant.ts';
@@ -66,6 +67,7 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newReactorCommand(deps))
     .addCommand(newUserCommand(deps))
     .addCommand(newLogsCommand(deps))
+    .addCommand(newConsoleCommand(deps))
     .addCommand(newCompletionCommand(deps));
   configureTree(program, deps);
   return program;
