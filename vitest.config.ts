@@ -9,6 +9,7 @@ export default defineConfig({
       'e2e/**/*.test.ts',
       'scripts/**/*.test.ts',
       'desktop/renderer/src/**/*.test.ts',
+      'desktop/renderer/src/**/*.test.tsx',
       'desktop/main/**/*.test.ts',
       'desktop/preload/**/*.test.ts',
     ],

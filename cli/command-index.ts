@@ -121,6 +121,13 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import('./commands/logs/logs.ts')).newLogsCommand,
   },
   {
+    name: 'console',
+    term: 'console [options]',
+    description:
+      'Open the web console in the default browser: the server holding the vault, or a new one (signed in with a one-time link)',
+    load: async () => (await import('./commands/console/console.ts')).newConsoleCommand,
+  },
+  {
     name: 'completion',
     term: 'completion <shell>',
     description: 'Print a shell completion script (bash, zsh or fish)',

@@ -58,6 +58,8 @@ export interface ServeOptions {
   readonly json: boolean;
   /** Print a one-time sign-in link of the console (`svc start`, `svc serve --console`). */
   readonly console?: boolean;
+  /** Called with the console's one-time link once it is printed (`svc console` opens a browser). */
+  readonly onConsoleLink?: (link: string) => Promise<void>;
 }
 
 /**
@@ -190,6 +192,17 @@ export async function serveVault(
             `Application: ${app.id} (${app.name}, ${app.type}) in tenant ${app.tenantId}`,
           );
       }
+    }
+    if (consoleLink !== null && options.onConsoleLink !== undefined) {
+      // A browser that cannot be opened is not a reason to stop serving: the link is printed above.
+      await options
+        .onConsoleLink(consoleLink)
+        .catch((error: unknown) =>
+          writeLine(
+            deps.stderr,
+            `warning: could not open a browser (${errorMessage(error)}); open the link above`,
+          ),
+        );
     }
     if (deps.stderr.isTTY) writeLine(deps.stderr, 'Press Ctrl-C to stop.');
 

@@ -1,9 +1,10 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 
 /** Debian's Chromium (`apt-get install chromium`); CI installs it, Playwright's own browsers are never downloaded. */
@@ -53,4 +54,25 @@ export async function buildConsole(): Promise<{ root: string; dispose(): Promise
     build: { outDir: root, emptyOutDir: true },
   });
   return { root, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** What the report of a violation tells (axe-core's Result, reduced to what is printed). */
+interface AxeViolation {
+  readonly id: string;
+  readonly help: string;
+  readonly impact?: string | null;
+  readonly nodes: readonly { readonly target: readonly unknown[] }[];
+}
+
+/**
+ * Saves the screen to `dir/<name>.png` (API keys painted over: no key goes into a committed file)
+ * and returns axe's serious and critical violations on it, one line each (none is the goal).
+ */
+export async function screenProblems(page: Page, dir: string, name: string): Promise<string[]> {
+  await page.screenshot({ path: join(dir, `${name}.png`), mask: [page.getByTestId('api-key')] });
+  const axe = await new AxeBuilder({ page }).analyze();
+  const violations: readonly AxeViolation[] = axe.violations;
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
 }

@@ -6,7 +6,6 @@
  * screenshot (to docs/screenshots/ with SVC_SCREENSHOTS=1, else a temp folder) and checked with
  * axe (no serious or critical violations).
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,18 +15,16 @@ import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/
 import { startServer, type RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
 import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
-import { buildConsole, HAS_CHROMIUM, launchChromium, screenshotFolder } from './console-browser.ts';
+import {
+  buildConsole,
+  HAS_CHROMIUM,
+  launchChromium,
+  screenProblems,
+  screenshotFolder,
+} from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
   console.warn('e2e/console.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
-}
-
-/** What the report of a violation tells (axe-core's Result, reduced to what is printed). */
-interface AxeViolation {
-  readonly id: string;
-  readonly help: string;
-  readonly impact?: string | null;
-  readonly nodes: readonly { readonly target: readonly unknown[] }[];
 }
 
 const MEMBER = { email: 'member@example.test', password: 'member password 1' };
@@ -88,18 +85,9 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     });
   });
 
-  /** Saves the screen (API keys painted over: no key goes into a committed file) and runs axe on it. */
+  /** Saves the screen and checks it with axe: no serious or critical violations. */
   async function screen(name: string, target: Page = page): Promise<void> {
-    await target.screenshot({
-      path: join(shots.dir, `${name}.png`),
-      mask: [target.getByTestId('api-key')],
-    });
-    const axe = await new AxeBuilder({ page: target }).analyze();
-    const violations: readonly AxeViolation[] = axe.violations;
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
-    ).toEqual([]);
+    expect(await screenProblems(target, shots.dir, name)).toEqual([]);
   }
 
   it('serves the console with its security headers', async () => {

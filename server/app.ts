@@ -19,6 +19,7 @@ import { registerDetokenizeRoutes } from './routes/detokenize.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
+import { registerLogVerifyRoutes } from './routes/log-verify.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
 import { registerProxyInvokeRoutes } from './routes/proxy-invoke.ts';
@@ -133,6 +134,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerApplicationTemplateRoutes(app);
   registerPermissionRoutes(app);
   registerLogRoutes(app, services);
+  registerLogVerifyRoutes(app, services);
   registerTokenRoutes(app, services);
   registerTokenAssociationRoutes(app, services);
   registerDetokenizeRoutes(app, services);

@@ -322,6 +322,7 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /permissions': {},
   'GET /logs': {},
   'GET /logs/entity-types': {},
+  'GET /logs/verify': {},
   'POST /tokenize': { body: () => ({ card: 'tokenized by the matrix', list: [1, 2] }) },
   'POST /tokens': { body: () => ({ data: 'created by the matrix', metadata: { origin: 'matrix' } }) },
   'GET /tokens': {},

@@ -4,14 +4,14 @@ import { verifyAuditChains } from '../audit/audit-log.ts';
 import { createServices } from '../services.ts';
 import { PowerLossFs, seededRandom } from '../storage/test-support/power-loss-fs.ts';
 import { vaultPaths } from '../storage/paths.ts';
-import { operatorIn } from '../tenancy/tenants.ts';
+import { operatorIn } from '../access/principal.ts';
 import { codeOf } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { createVault, openVault } from '../vault/index.ts';
 import type { KeySource } from '../vault/types.ts';
 import { readAuditOf } from './read-audit.ts';
-import { countRows, openTokenFixture } from './token-test-kit.ts';
-import type { TokenFixture } from './token-test-kit.ts';
+import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
+import type { TokenFixture } from '../test-support/token-kit.ts';
 
 describe('reads recorded in group-committed batches', () => {
   let f: TokenFixture;

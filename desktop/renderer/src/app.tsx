@@ -9,6 +9,8 @@ import { ApplicationsPage } from './pages/applications';
 import { AuditPage } from './pages/audit';
 import { MembersPage } from './pages/members';
 import { OverviewPage } from './pages/overview';
+import { ProxiesPage } from './pages/proxies';
+import { ReactorsPage } from './pages/reactors';
 import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { TokensPage } from './pages/tokens';
@@ -18,6 +20,8 @@ const SCREENS = [
   { path: '/', label: 'Overview', element: <OverviewPage /> },
   { path: '/tokens', label: 'Tokens', element: <TokensPage /> },
   { path: '/applications', label: 'Applications', element: <ApplicationsPage /> },
+  { path: '/reactors', label: 'Reactors', element: <ReactorsPage /> },
+  { path: '/proxies', label: 'Proxies', element: <ProxiesPage /> },
   { path: '/members', label: 'Members', element: <MembersPage /> },
   { path: '/audit', label: 'Audit log', element: <AuditPage /> },
   { path: '/settings', label: 'Settings', element: <SettingsPage /> },

@@ -2503,6 +2503,75 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/logs/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Verify the tenant's audit chain
+     * @description Recomputes the hash chain of the tenant’s audit log and reports the first altered, removed or reordered entry. An extension (not in the reference API).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description True when every entry of the chain is intact. */
+              ok: boolean;
+              /** @description Entries checked before the answer was known. */
+              entries: number;
+              first_break: {
+                /** @description Position in the chain of the first link that does not hold. */
+                seq: number;
+                /** @description Null when entries were removed from the end. */
+                entry_id: string | null;
+                reason: string;
+              } | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/detokenize': {
     parameters: {
       query?: never;

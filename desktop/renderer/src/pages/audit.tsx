@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import { Field } from '../components/field';
@@ -6,6 +6,8 @@ import { Pager } from '../components/pager';
 import { Empty, Loading, ProblemAlert } from '../components/states';
 
 const PAGE_SIZE = 25;
+/** How often "Follow" asks for new entries: the log is read, never pushed, so the tail polls. */
+export const TAIL_INTERVAL_MS = 2_000;
 
 interface Filters {
   entity_type: string;
@@ -31,6 +33,7 @@ export function AuditPage() {
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [page, setPage] = useState(1);
+  const [following, setFollowing] = useState(false);
   const types = useQuery({
     queryKey: ['entity-types'],
     queryFn: () => unwrap(api.GET('/logs/entity-types')),
@@ -39,6 +42,8 @@ export function AuditPage() {
     queryKey: ['logs', filters, page],
     queryFn: () => unwrap(api.GET('/logs', { params: { query: queryOf(filters, page) } })),
     placeholderData: keepPreviousData,
+    // Following shows the newest page and asks again while it is on.
+    refetchInterval: following && page === 1 ? TAIL_INTERVAL_MS : false,
   });
   const set = (key: keyof Filters) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
     setDraft({ ...draft, [key]: e.target.value });
@@ -49,7 +54,29 @@ export function AuditPage() {
   };
   return (
     <section aria-labelledby="audit-title">
-      <h1 id="audit-title">Audit log</h1>
+      <div className="page-header">
+        <h1 id="audit-title">Audit log</h1>
+        <div className="acting-as">
+          <label className="inline">
+            <input
+              type="checkbox"
+              checked={following}
+              onChange={(e) => {
+                setFollowing(e.target.checked);
+                if (e.target.checked) setPage(1);
+              }}
+            />
+            Follow new entries
+          </label>
+          <VerifyChain />
+        </div>
+      </div>
+      {following && (
+        <p className="hint" role="status">
+          Following: the newest entries appear as they are written
+          {logs.dataUpdatedAt > 0 ? ` (checked ${new Date(logs.dataUpdatedAt).toLocaleTimeString()})` : ''}.
+        </p>
+      )}
       <form noValidate className="filters" onSubmit={submit}>
         <Field label="Entity type" name="entity_type" error={logs.error}>
           {(p) => (
@@ -112,5 +139,33 @@ export function AuditPage() {
           </>
         ))}
     </section>
+  );
+}
+
+/** The tenant's hash chain checked by the server (the same check as `svc logs verify`). */
+function VerifyChain() {
+  const verify = useMutation({ mutationFn: () => unwrap(api.GET('/logs/verify')) });
+  const result = verify.data;
+  return (
+    <div className="verify-chain">
+      <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
+        {verify.isPending ? 'Verifying…' : 'Verify chain'}
+      </button>
+      <div role="status" aria-live="polite">
+        {result !== undefined &&
+          (result.ok ? (
+            <span className="verified">
+              Chain intact: {result.entries} {result.entries === 1 ? 'entry' : 'entries'} verified.
+            </span>
+          ) : (
+            <span className="broken">
+              Chain broken at entry #{result.first_break?.seq}
+              {result.first_break?.entry_id ? ` (${result.first_break.entry_id})` : ''}:{' '}
+              {result.first_break?.reason}.
+            </span>
+          ))}
+      </div>
+      <ProblemAlert error={verify.error} title="Verification failed" />
+    </div>
   );
 }

@@ -7,6 +7,7 @@ import { Field } from '../components/field';
 import { Pager } from '../components/pager';
 import { Empty, Loading, ProblemAlert } from '../components/states';
 import { luhnHint } from '../tokens/luhn';
+import { JsonlImport, TokenizePlayground } from './token-tools';
 import { searchErrorPosition, splitAt } from '../tokens/search-error';
 
 const PAGE_SIZE = 20;
@@ -176,6 +177,8 @@ function TokensOf({ appName }: { readonly appName: string }) {
             <Pager pagination={list.data.pagination} onPage={setPage} />
           </>
         ))}
+      <TokenizePlayground />
+      <JsonlImport />
       <TokenDrawer token={selected} onClose={() => setSelected(null)} />
       <CreateToken open={creating} onClose={() => setCreating(false)} />
     </section>
@@ -183,7 +186,7 @@ function TokensOf({ appName }: { readonly appName: string }) {
 }
 
 /** The problem of a search, with the character the server points at underlined in the query. */
-function SearchProblem({ error, query }: { readonly error: unknown; readonly query: string }) {
+export function SearchProblem({ error, query }: { readonly error: unknown; readonly query: string }) {
   const messages = fieldErrorsOf(error, 'query');
   const position = searchErrorPosition(messages, query);
   return (
