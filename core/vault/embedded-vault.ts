@@ -2,11 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, sql } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { VaultError } from '../errors/catalogue.ts';
-import { open, seal } from '../crypto/aead.ts';
-import { keyedHash } from '../crypto/keyed-hash.ts';
-import { Keyring } from '../crypto/keyring.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { LookupPurpose } from '../crypto/keyring.ts';
-import { deriveRootKey } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import type { JournalWriter } from '../storage/journal.ts';
 import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
@@ -20,8 +17,9 @@ import { assertDatabaseHeadroom, assertDiskHeadroom, explainDiskFull } from '../
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
-import { keyringAad, writeVaultFile } from '../storage/vault-file.ts';
+import { writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
+import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { readVaultStatus } from './status.ts';
 import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
 
@@ -61,7 +59,8 @@ export class EmbeddedVault implements VaultHandle {
   private readonly connection: SqlJsConnection;
   private readonly heldReleases: Array<() => void> = [];
   private header: VaultHeader;
-  private keyring: Keyring;
+  /** Keys and encryption: the file layer asks it for the file key of a term. */
+  private readonly barrier: Barrier;
   private closed = false;
   private background: Promise<void> | null = null;
   private backgroundError: unknown = null;
@@ -71,7 +70,7 @@ export class EmbeddedVault implements VaultHandle {
     this.id = parts.header.vault_id;
     this.clock = parts.clock;
     this.header = parts.header;
-    this.keyring = parts.keyring;
+    this.barrier = new Barrier(parts.sodium, parts.keyring);
     this.connection = new SqlJsConnection(parts.sqlite, (sql, params) => this.recordWrite(sql, params));
     this.db = new Kysely<Database>({
       dialect: new SqlJsDialect(
@@ -135,30 +134,27 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   hashApiKey(apiKey: string): Uint8Array {
-    return this.keyedHash('api-key', apiKey);
+    return this.barrier.hashApiKey(apiKey);
   }
 
   keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
-    return keyedHash(this.parts.sodium, this.keyring.lookupKey(purpose), message);
+    return this.barrier.keyedHash(purpose, message);
   }
 
   wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array } {
-    const term = this.keyring.activeTerm;
-    return { term, sealed: seal(this.parts.sodium, this.keyring.wrapKey(term), plaintext, aad) };
+    return this.barrier.wrapSecret(plaintext, aad);
   }
 
   unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
-    const plain = open(this.parts.sodium, this.keyring.wrapKey(term), sealed, aad);
-    if (!plain) throw new VaultError('VAULT_CORRUPT', 'A wrapped key failed authentication.');
-    return plain;
+    return this.barrier.unwrapSecret(term, sealed, aad);
   }
 
   get keyTerm(): number {
-    return this.keyring.activeTerm;
+    return this.barrier.keyTerm;
   }
 
   get keyTerms(): readonly number[] {
-    return this.keyring.terms;
+    return this.barrier.keyTerms;
   }
 
   async addKeyTerm(key: KeySource): Promise<number> {
@@ -167,7 +163,7 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   async retireOldKeyTerms(key: KeySource): Promise<number[]> {
-    const before = this.keyring.terms;
+    const before = this.barrier.keyTerms;
     const next = await this.replaceKeyring(key, async (current) => {
       await this.assertOnlyActiveTermInUse(current.activeTerm);
       return current.withOnlyActiveTerm();
@@ -181,12 +177,7 @@ export class EmbeddedVault implements VaultHandle {
       Number(this.parts.sqlite.exec(sql, params)[0]?.values[0]?.[0] ?? 0);
     const keys = count('SELECT count(*) FROM tenant_keys WHERE term <> ?', [active]);
     const envelopes = count('SELECT count(*) FROM tokens WHERE data NOT LIKE ?', [`v1.${active}.%`]);
-    if (keys > 0 || envelopes > 0) {
-      throw new VaultError(
-        'VAULT_CORRUPT',
-        `Older key terms are still in use (${keys} wrapped keys, ${envelopes} token envelopes); nothing was retired.`,
-      );
-    }
+    assertOnlyActiveTermInUse(keys, envelopes);
   }
 
   /**
@@ -201,20 +192,19 @@ export class EmbeddedVault implements VaultHandle {
     this.assertUsable();
     return this.mutex.run(async () => {
       const { sodium } = this.parts;
-      const aad = keyringAad(this.header.vault_id, this.header.kdf);
-      const rootKey = deriveRootKey(sodium, key, this.header.kdf);
-      if (!Keyring.unwrap(sodium, rootKey, new Uint8Array(Buffer.from(this.header.keyring, 'base64')), aad)) {
-        throw new VaultError('VAULT_WRONG_KEY');
-      }
-      const next = await change(this.keyring);
-      const previous = { keyring: this.keyring, header: this.header };
-      this.keyring = next;
-      this.header = { ...this.header, keyring: Buffer.from(next.wrap(rootKey, aad)).toString('base64') };
+      const { vault_id: vaultId, kdf } = this.header;
+      const wrapped = new Uint8Array(Buffer.from(this.header.keyring, 'base64'));
+      const rootKey = Barrier.checkedRootKey(sodium, { vaultId, kdf, wrapped }, key);
+      const next = await change(this.barrier.current);
+      const previousHeader = this.header;
+      const undo = this.barrier.adopt(next);
+      const rewrapped = Barrier.wrapKeyring(sodium, next, rootKey, vaultId, kdf);
+      this.header = { ...this.header, keyring: Buffer.from(rewrapped).toString('base64') };
       try {
         await this.snapshotHeld();
       } catch (err) {
-        this.keyring = previous.keyring;
-        this.header = previous.header;
+        undo();
+        this.header = previousHeader;
         throw err;
       }
       return next;
@@ -246,6 +236,7 @@ export class EmbeddedVault implements VaultHandle {
       await this.parts.journal.close().catch(() => undefined);
       this.connection.forgetStatements();
       this.parts.sqlite.close();
+      this.barrier.seal();
       await this.parts.lock.release();
       release();
     }
@@ -347,7 +338,7 @@ export class EmbeddedVault implements VaultHandle {
   /** Writes the snapshot and resets the journal; the caller holds the mutex. */
   private async snapshotHeld(): Promise<void> {
     const { journal, sodium, sqlite, paths } = this.parts;
-    const keyring = this.keyring;
+    const keyring = this.barrier.current;
     await journal.idle();
     if (journal.failed) throw journal.failed;
     const sequence = journal.lastSequence;
