@@ -30,7 +30,7 @@ export interface AuditLogEntry {
   readonly created_at: string;
 }
 
-type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'>;
+type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'> & Partial<Pick<VaultHandle, 'lockFor'>>;
 
 /**
  * Appends an entry to the tenant's chain. Call it with the transaction that makes the change, so
@@ -42,6 +42,8 @@ export async function appendAudit(
   principal: Principal | null,
   event: AuditEvent,
 ): Promise<void> {
+  // The head is read then moved: appends to one chain run one at a time, or the chain would fork.
+  await vault.lockFor?.(`audit:${event.tenantId}`);
   const head = await trx
     .selectFrom('audit_heads')
     .select(['seq', 'hash'])

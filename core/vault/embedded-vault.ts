@@ -119,6 +119,11 @@ export class EmbeddedVault implements VaultHandle {
     return result;
   }
 
+  /** One writer runs at a time here: every named lock is already held by the transaction. */
+  async lockFor(): Promise<void> {
+    return;
+  }
+
   async compact(): Promise<void> {
     this.assertUsable();
     await this.mutex.run(() => this.snapshotHeld());

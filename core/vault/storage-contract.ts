@@ -20,6 +20,12 @@ export interface VaultStorage {
    * nothing is written and the error is rethrown. A call inside a running transaction joins it.
    */
   transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: holds a lock named `name` until the transaction ends, so two writers that
+   * check then insert the same thing (e.g. a token deduplicated by fingerprint) run one after the
+   * other. Embedded: nothing to do, one writer runs at a time; PostgreSQL: an advisory lock.
+   */
+  lockFor(name: string): Promise<void>;
   /** Compacts storage now (embedded: writes a snapshot and resets the journal). */
   compact(): Promise<void>;
   status(): Promise<VaultStatus>;
