@@ -30,7 +30,7 @@ export interface AuditLogEntry {
   readonly created_at: string;
 }
 
-type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'>;
+type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'> & Partial<Pick<VaultHandle, 'lockFor'>>;
 
 /** One entry to append: who did it (null for the vault itself) and what happened. */
 export interface AuditItem {
@@ -75,6 +75,8 @@ export async function appendAuditBatch(
   }
   const createdAt = vault.clock.now().toISOString();
   for (const [tenantId, tenantItems] of byTenant) {
+    // The head is read then moved: appends to one chain run one at a time, or the chain would fork.
+    await vault.lockFor?.(`audit:${tenantId}`);
     const head = await trx
       .selectFrom('audit_heads')
       .select(['seq', 'hash'])

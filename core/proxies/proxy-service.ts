@@ -167,7 +167,7 @@ export function createProxyService(
             filter.ids.map((id) => id.toLowerCase()),
           );
         if (filter.name !== undefined && filter.name !== '')
-          query = query.where(sql<boolean>`name like ${namePattern(filter.name)} escape '\\'`);
+          query = query.where(sql<boolean>`lower(name) like lower(${namePattern(filter.name)}) escape '\\'`);
         const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
         const rows = await query
           .selectAll()

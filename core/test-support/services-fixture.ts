@@ -6,10 +6,22 @@ import type { ServiceOptions, Services } from '../services-contract.ts';
 import type { AuditLogsTable } from '../storage/schema.ts';
 import { ManualClock } from '../vault/clock.ts';
 import { createVault } from '../vault/index.ts';
+import { createPostgresVault } from '../vault/postgres-vault.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { FAST_KDF, makeTempDir } from './temp-vault.ts';
 import type { TempDir } from './temp-vault.ts';
 import { unsyncedFs } from './unsynced-fs.ts';
+import { makeTempSchema } from './postgres.ts';
+
+/**
+ * The storage backend the fixture opens: the embedded file unless SVC_TEST_BACKEND=postgres (set
+ * by the `postgres` test project in vitest.config.ts, which reruns the service tests on a fresh
+ * schema of the local PostgreSQL per fixture).
+ */
+export type TestBackend = 'embedded' | 'postgres';
+export function testBackend(): TestBackend {
+  return process.env.SVC_TEST_BACKEND === 'postgres' ? 'postgres' : 'embedded';
+}
 
 /** A real temp vault (without fsync) with services over it, fast password hashing and a clock tests move. */
 export interface ServicesFixture {
@@ -26,7 +38,10 @@ export async function openServicesFixture(
 ): Promise<ServicesFixture> {
   const tmp = await makeTempDir();
   const clock = new ManualClock();
-  const vault = await createVault({ path: tmp.vaultPath, key: tmp.key, clock, fs: unsyncedFs });
+  const schema = testBackend() === 'postgres' ? await makeTempSchema() : null;
+  const vault = schema
+    ? await createPostgresVault({ url: schema.url, key: tmp.key, clock, pool: { max: 4 } })
+    : await createVault({ path: tmp.vaultPath, key: tmp.key, clock, fs: unsyncedFs });
   const services = createServices(vault, { passwordKdf: FAST_KDF, ...options }, internals);
   return {
     tmp,
@@ -35,6 +50,7 @@ export async function openServicesFixture(
     services,
     async close() {
       await vault.close();
+      await schema?.drop();
       await tmp.cleanup();
     },
   };

@@ -56,12 +56,17 @@ export function containerScope(principal: Principal, permission: string): Contai
 }
 
 /**
- * A case-sensitive prefix match that can use the (tenant_id, container) index. GLOB is safe here:
- * container paths hold only letters, digits, `-`, `_` and `/`, none of which GLOB treats specially.
+ * A case-sensitive prefix match that can use the (tenant_id, container) index on every backend: the
+ * range [prefix, prefix with its last character incremented), compared byte-wise (SQLite's BINARY
+ * collation; `collate "C"` on PostgreSQL). Container paths hold only letters, digits, `-`, `_` and
+ * `/`, so incrementing the last one stays within ASCII.
  */
 export function containerPrefix(prefix: string): Expression<SqlBool> {
-  if (!/^[A-Za-z0-9_/-]*$/.test(prefix)) return sql<SqlBool>`0`;
-  return sql<SqlBool>`${sql.ref('tokens.container')} glob ${`${prefix}*`}`;
+  if (!/^[A-Za-z0-9_/-]*$/.test(prefix)) return sql<SqlBool>`false`;
+  if (prefix === '') return sql<SqlBool>`true`;
+  const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  const container = sql.ref('tokens.container');
+  return sql<SqlBool>`(${container} >= ${prefix} and ${container} < ${next})`;
 }
 
 /** The SQL condition of a scope (`true` for everything). */
@@ -69,7 +74,7 @@ export function scopeCondition(
   eb: ExpressionBuilder<Database, 'tokens'>,
   scope: ContainerScope,
 ): Expression<SqlBool> {
-  if (scope.kind === 'all') return sql<SqlBool>`1`;
+  if (scope.kind === 'all') return sql<SqlBool>`true`;
   return eb.or([
     ...scope.prefixes.map((prefix) => containerPrefix(prefix)),
     ...(scope.conditioned ?? []).map((conditions) => eb.and(conditions.map(conditionSql))),

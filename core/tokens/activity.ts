@@ -41,6 +41,8 @@ export async function recordActivity(
       await trx
         .insertInto('token_activity')
         .values(missing.map((token_id) => ({ tenant_id: tenantId, month, token_id })))
+        // Another process may record the same token between the select and this insert.
+        .onConflict((c) => c.doNothing())
         .execute();
     }
   }

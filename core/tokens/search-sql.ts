@@ -31,7 +31,7 @@ export function metadataPath(key: string): string {
 
 /** Case-insensitive exact match of one metadata value (also used by list filters). */
 export function metadataEquals(key: string, value: string): Expression<SqlBool> {
-  return sql<SqlBool>`coalesce(lower(json_extract(${sql.ref('tokens.metadata')}, ${metadataPath(key)})) = lower(${value}), 0)`;
+  return sql<SqlBool>`coalesce(lower(json_extract(${sql.ref('tokens.metadata')}, ${metadataPath(key)})) = lower(${value}), false)`;
 }
 
 function nullableEquals(eb: Eb, column: 'fingerprint' | 'created_by' | 'modified_by', value: string) {

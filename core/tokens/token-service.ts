@@ -259,6 +259,8 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
   ): Promise<TokenView | null> => {
     if (!deduplicationEnabled(ctx.principal, await ctx.tenantSettings(), flag)) return null;
     if (fingerprint === null) return null;
+    // Two writers with the same fingerprint must not both miss each other's token.
+    await vault.lockFor(`dedup:${ctx.tenantId}:${type}:${fingerprint}`);
     const existing = await findDuplicate(ctx.trx, ctx.tenantId, type, fingerprint, ctx.now, excludeRowId);
     if (!existing) return null;
     const view = await duplicateView(ctx.principal, existing, opener(ctx.trx, existing), of);

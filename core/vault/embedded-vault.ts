@@ -2,11 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, sql } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { VaultError } from '../errors/catalogue.ts';
-import { open, seal } from '../crypto/aead.ts';
-import { keyedHash } from '../crypto/keyed-hash.ts';
-import { Keyring } from '../crypto/keyring.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { LookupPurpose } from '../crypto/keyring.ts';
-import { deriveRootKey } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import type { JournalWriter } from '../storage/journal.ts';
 import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
@@ -19,8 +16,8 @@ import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-gua
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
-import { keyringAad } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
+import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
 import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
@@ -65,7 +62,8 @@ export class EmbeddedVault implements VaultHandle {
   private readonly snapshots: Snapshots;
   /** The last commit when the vault was opened: a close after only reads writes no snapshot. */
   private readonly openedAt: number;
-  private keyring: Keyring;
+  /** Keys and encryption: the file layer asks it for the file key of a term. */
+  private readonly barrier: Barrier;
   private closed = false;
   private background: Promise<void> | null = null;
   private backgroundError: unknown = null;
@@ -74,7 +72,7 @@ export class EmbeddedVault implements VaultHandle {
     this.path = parts.paths.vault;
     this.id = parts.header.vault_id;
     this.clock = parts.clock;
-    this.keyring = parts.keyring;
+    this.barrier = new Barrier(parts.sodium, parts.keyring);
     this.openedAt = parts.journal.lastSequence;
     this.snapshots = new Snapshots(
       {
@@ -84,7 +82,7 @@ export class EmbeddedVault implements VaultHandle {
         paths: parts.paths,
         journal: parts.journal,
         clock: parts.clock,
-        keyring: () => this.keyring,
+        keyring: () => this.barrier.current,
         underVaultLock: (fn) => this.mutex.run(fn),
         beforeExport: () => this.connection.forgetStatements(),
       },
@@ -139,6 +137,11 @@ export class EmbeddedVault implements VaultHandle {
     return result;
   }
 
+  /** One writer runs at a time here: every named lock is already held by the transaction. */
+  async lockFor(): Promise<void> {
+    return;
+  }
+
   /** Writes a snapshot and starts an empty journal; traffic continues while it is written. */
   async compact(): Promise<void> {
     this.assertUsable();
@@ -155,30 +158,27 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   hashApiKey(apiKey: string): Uint8Array {
-    return this.keyedHash('api-key', apiKey);
+    return this.barrier.hashApiKey(apiKey);
   }
 
   keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
-    return keyedHash(this.parts.sodium, this.keyring.lookupKey(purpose), message);
+    return this.barrier.keyedHash(purpose, message);
   }
 
   wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array } {
-    const term = this.keyring.activeTerm;
-    return { term, sealed: seal(this.parts.sodium, this.keyring.wrapKey(term), plaintext, aad) };
+    return this.barrier.wrapSecret(plaintext, aad);
   }
 
   unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
-    const plain = open(this.parts.sodium, this.keyring.wrapKey(term), sealed, aad);
-    if (!plain) throw new VaultError('VAULT_CORRUPT', 'A wrapped key failed authentication.');
-    return plain;
+    return this.barrier.unwrapSecret(term, sealed, aad);
   }
 
   get keyTerm(): number {
-    return this.keyring.activeTerm;
+    return this.barrier.keyTerm;
   }
 
   get keyTerms(): readonly number[] {
-    return this.keyring.terms;
+    return this.barrier.keyTerms;
   }
 
   async addKeyTerm(key: KeySource): Promise<number> {
@@ -187,7 +187,7 @@ export class EmbeddedVault implements VaultHandle {
   }
 
   async retireOldKeyTerms(key: KeySource): Promise<number[]> {
-    const before = this.keyring.terms;
+    const before = this.barrier.keyTerms;
     const next = await this.replaceKeyring(key, async (current) => {
       await this.assertOnlyActiveTermInUse(current.activeTerm);
       return current.withOnlyActiveTerm();
@@ -201,12 +201,7 @@ export class EmbeddedVault implements VaultHandle {
       Number(this.parts.sqlite.exec(sql, params)[0]?.values[0]?.[0] ?? 0);
     const keys = count('SELECT count(*) FROM tenant_keys WHERE term <> ?', [active]);
     const envelopes = count('SELECT count(*) FROM tokens WHERE data NOT LIKE ?', [`v1.${active}.%`]);
-    if (keys > 0 || envelopes > 0) {
-      throw new VaultError(
-        'VAULT_CORRUPT',
-        `Older key terms are still in use (${keys} wrapped keys, ${envelopes} token envelopes); nothing was retired.`,
-      );
-    }
+    assertOnlyActiveTermInUse(keys, envelopes);
   }
 
   /**
@@ -224,20 +219,18 @@ export class EmbeddedVault implements VaultHandle {
       this.mutex.run(async () => {
         const { sodium } = this.parts;
         const current = snapshots.header;
-        const aad = keyringAad(current.vault_id, current.kdf);
-        const rootKey = deriveRootKey(sodium, key, current.kdf);
-        if (!Keyring.unwrap(sodium, rootKey, new Uint8Array(Buffer.from(current.keyring, 'base64')), aad)) {
-          throw new VaultError('VAULT_WRONG_KEY');
-        }
-        const next = await change(this.keyring);
-        const previous = { keyring: this.keyring, header: current };
-        this.keyring = next;
-        snapshots.header = { ...current, keyring: Buffer.from(next.wrap(rootKey, aad)).toString('base64') };
+        const { vault_id: vaultId, kdf } = current;
+        const wrapped = new Uint8Array(Buffer.from(current.keyring, 'base64'));
+        const rootKey = Barrier.checkedRootKey(sodium, { vaultId, kdf, wrapped }, key);
+        const next = await change(this.barrier.current);
+        const undo = this.barrier.adopt(next);
+        const rewrapped = Barrier.wrapKeyring(sodium, next, rootKey, vaultId, kdf);
+        snapshots.header = { ...current, keyring: Buffer.from(rewrapped).toString('base64') };
         try {
           await snapshots.writeHeldLocked();
         } catch (err) {
-          this.keyring = previous.keyring;
-          snapshots.header = previous.header;
+          undo();
+          snapshots.header = current;
           throw err;
         }
         return next;
@@ -275,6 +268,7 @@ export class EmbeddedVault implements VaultHandle {
         await this.parts.journal.close().catch(() => undefined);
         this.connection.forgetStatements();
         this.parts.sqlite.close();
+        this.barrier.seal();
         await this.parts.lock.release();
         release();
       }

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyAuditChains } from '../audit/audit-log.ts';
+import { createServices } from '../services.ts';
+import { operatorIn } from '../access/principal.ts';
+import { makeTempSchema } from '../test-support/postgres.ts';
+import type { TempSchema } from '../test-support/postgres.ts';
+import { codeOf } from '../test-support/services-fixture.ts';
+import { FAST_KDF } from '../test-support/temp-vault.ts';
+import { appIn, ALL_TOKEN_PERMISSIONS } from '../test-support/token-kit.ts';
+import { createPostgresVault, openPostgresVault } from './postgres-vault.ts';
+import type { KeySource } from './types.ts';
+
+const newKey = (): KeySource => ({ kind: 'key', key: new Uint8Array(randomBytes(32)) });
+
+describe('PostgreSQL vault', () => {
+  let schema: TempSchema;
+  beforeEach(async () => {
+    schema = await makeTempSchema();
+  });
+  afterEach(() => schema.drop());
+
+  it('is set up once, reopened with its key, and refuses a wrong key before anything changes', async () => {
+    const key = newKey();
+    const vault = await createPostgresVault({ url: schema.url, key });
+    expect(vault.keyTerms).toEqual([1]);
+    await vault.close();
+    expect(await codeOf(createPostgresVault({ url: schema.url, key }))).toBe('VAULT_EXISTS');
+    expect(await codeOf(openPostgresVault({ url: schema.url, key: newKey() }))).toBe('VAULT_WRONG_KEY');
+    expect(
+      await codeOf(openPostgresVault({ url: schema.url, key: { kind: 'passphrase', passphrase: 'x' } })),
+    ).toBe('VAULT_WRONG_KEY');
+    const again = await openPostgresVault({ url: schema.url, key });
+    expect(again.id).toBe(vault.id);
+    expect((await again.status()).formatVersion).toBeGreaterThan(0);
+    await again.close();
+  });
+
+  it('says plainly when there is no vault, and answers 503 when the database is unreachable', async () => {
+    expect(await codeOf(openPostgresVault({ url: schema.url, key: newKey() }))).toBe('VAULT_NOT_FOUND');
+    const unreachable = 'postgres://postgres@127.0.0.1:1/test';
+    expect(
+      await codeOf(openPostgresVault({ url: unreachable, key: newKey(), pool: { connectTimeoutMs: 500 } })),
+    ).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('refuses writes outside a transaction and rolls back a failed one', async () => {
+    const vault = await createPostgresVault({ url: schema.url, key: newKey() });
+    try {
+      expect(await codeOf(vault.db.insertInto('vault_meta').values({ key: 'a', value: 'b' }).execute())).toBe(
+        'INTERNAL',
+      );
+      await expect(
+        vault.transaction(async (trx) => {
+          await trx.insertInto('vault_meta').values({ key: 'a', value: 'b' }).execute();
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await vault.db.selectFrom('vault_meta').selectAll().execute()).toEqual([]);
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('adds and retires key terms with the root key; a wrong key changes nothing', async () => {
+    const key = newKey();
+    const vault = await createPostgresVault({ url: schema.url, key });
+    try {
+      expect(await codeOf(vault.addKeyTerm(newKey()))).toBe('VAULT_WRONG_KEY');
+      expect(vault.keyTerms).toEqual([1]);
+      expect(await vault.addKeyTerm(key)).toBe(2);
+      expect(await vault.retireOldKeyTerms(key)).toEqual([1]);
+      await vault.close();
+      const reopened = await openPostgresVault({ url: schema.url, key });
+      expect(reopened.keyTerms).toEqual([2]);
+      await reopened.close();
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('two vaults on one database under parallel writers: no duplicate ids or tokens, no forked chain', async () => {
+    const key = newKey();
+    const first = await createPostgresVault({ url: schema.url, key, pool: { max: 4 } });
+    const second = await openPostgresVault({ url: schema.url, key, pool: { max: 4 } });
+    try {
+      const a = createServices(first, { passwordKdf: FAST_KDF });
+      const b = createServices(second, { passwordKdf: FAST_KDF });
+      const created = await a.tenants.create({ name: 'Acme', withApplication: false }, null);
+      const tenantId = created.tenant.id;
+      const app = appIn(tenantId, { permissions: ALL_TOKEN_PERMISSIONS });
+      const operator = operatorIn(tenantId);
+      const writers = [];
+      for (let i = 0; i < 12; i++) {
+        const services = i % 2 === 0 ? a : b;
+        // Same data, deduplicated: every writer must get the one token.
+        writers.push(
+          services.tokens.create(app, {
+            type: 'card_number',
+            data: '4242424242424242',
+            deduplicate_token: true,
+          }),
+        );
+        // Distinct tokens and a tokenize batch, each appending to the one audit chain.
+        writers.push(services.tokens.create(app, { type: 'token', data: `value ${i}` }));
+        writers.push(services.tokens.tokenize(app, { a: { type: 'token', data: `batch ${i}` } }));
+        writers.push(services.tenants.get(operator));
+      }
+      await Promise.all(writers);
+      const cards = await first.db
+        .selectFrom('tokens')
+        .select('id')
+        .where('type', '=', 'card_number')
+        .execute();
+      expect(cards).toHaveLength(1);
+      const all = await first.db.selectFrom('tokens').select('id').execute();
+      expect(all).toHaveLength(1 + 12 + 12);
+      expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
+      const keys = await first.db.selectFrom('tenant_keys').select(['purpose', 'term']).execute();
+      expect(keys.length).toBe(new Set(keys.map((k) => `${k.purpose}:${k.term}`)).size);
+      const report = await verifyAuditChains(second.db, second);
+      expect(report.ok).toBe(true);
+      expect(report.firstBreak).toBeNull();
+      const seqs = await first.db
+        .selectFrom('audit_logs')
+        .select('seq')
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      expect(seqs.length).toBe(report.entries);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,401 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { Kysely, sql } from 'kysely';
+import type { DatabaseConnection } from 'kysely';
+import type { Pool } from 'pg';
+import { VaultError } from '../errors/catalogue.ts';
+import { Keyring } from '../crypto/keyring.ts';
+import type { LookupPurpose } from '../crypto/keyring.ts';
+import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
+import type { KdfHeader } from '../crypto/root-key.ts';
+import { loadSodium } from '../crypto/sodium.ts';
+import type { Sodium } from '../crypto/sodium.ts';
+import { RoutedPostgresDialect, readOnlyOutsideTransactions, runRaw } from '../storage/postgres/driver.ts';
+import type { PostgresTransactionState } from '../storage/postgres/driver.ts';
+import { explainPostgresError, isRetryable } from '../storage/postgres/errors.ts';
+import { migratePostgres, postgresMigrations } from '../storage/postgres/migrations.ts';
+import { createPostgresPool, redactedDatabaseUrl } from '../storage/postgres/pool.ts';
+import type { PostgresPoolLimits } from '../storage/postgres/pool.ts';
+import type { Database } from '../storage/schema.ts';
+import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
+import type { WrappedKeyring } from './barrier.ts';
+import { systemClock } from './clock.ts';
+import type { Clock, KdfLimits, KeySource, VaultHandle, VaultStatus } from './types.ts';
+
+export interface PostgresVaultOptions {
+  /** `postgres://user@host:port/database?sslmode=…` */
+  readonly url: string;
+  readonly key: KeySource;
+  readonly clock?: Clock;
+  readonly pool?: Partial<PostgresPoolLimits>;
+}
+
+export interface CreatePostgresVaultOptions extends PostgresVaultOptions {
+  readonly kdf?: KdfLimits;
+}
+
+/** Serialization failures and deadlocks are retried this many times before the error stands. */
+const MAX_ATTEMPTS = 8;
+/** Advisory lock key held while migrating: servers starting together migrate one at a time. */
+const MIGRATION_LOCK = 0x73766331; // "svc1"
+
+interface KeyringRow {
+  vault_id: string;
+  created_at: string;
+  kdf: string;
+  wrapped: Uint8Array;
+  terms: string;
+}
+
+type KeyringDb = Database & { vault_keyring: KeyringRow & { id: number; updated_at: string } };
+
+/**
+ * A vault on PostgreSQL: the rows live in the database, the keyring (wrapped by the root key) in
+ * `vault_keyring`, and the barrier in this process's memory. Several processes may hold one
+ * database at once: each write runs in a READ COMMITTED transaction on its own pooled connection,
+ * and every read-then-write that must not interleave takes a row lock or leans on a constraint
+ * (docs/architecture.md, "PostgreSQL backend"). Serialization failures and deadlocks are retried.
+ */
+export class PostgresVault implements VaultHandle {
+  readonly db: Kysely<Database>;
+  readonly path: string;
+  readonly id: string;
+  readonly clock: Clock;
+  private readonly tx = new AsyncLocalStorage<PostgresTransactionState>();
+  private readonly dialect: RoutedPostgresDialect;
+  private readonly barrier: Barrier;
+  private commits = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly sodium: Sodium,
+    private readonly pool: Pool,
+    url: string,
+    private readonly stored: { vaultId: string; createdAt: string; kdf: KdfHeader },
+    keyring: Keyring,
+    clock: Clock,
+  ) {
+    this.path = redactedDatabaseUrl(url);
+    this.id = stored.vaultId;
+    this.clock = clock;
+    this.barrier = new Barrier(sodium, keyring);
+    this.dialect = new RoutedPostgresDialect(pool, this.tx);
+    this.db = new Kysely<Database>({
+      dialect: this.dialect,
+      plugins: [readOnlyOutsideTransactions(this.tx)],
+    });
+  }
+
+  /** Sets up an empty database: schema (under the migration lock) and a fresh keyring. */
+  static async create(options: CreatePostgresVaultOptions): Promise<PostgresVault> {
+    const sodium = await loadSodium();
+    const clock = options.clock ?? systemClock;
+    const pool = createPostgresPool(options.url, options.pool);
+    try {
+      const vaultId = randomUUID();
+      const now = clock.now().toISOString();
+      const kdf = newKdfHeader(sodium, options.key, options.kdf);
+      const keyring = Keyring.create(sodium, clock.now());
+      const wrapped = Barrier.wrapKeyring(
+        sodium,
+        keyring,
+        deriveRootKey(sodium, options.key, kdf),
+        vaultId,
+        kdf,
+      );
+      const vault = new PostgresVault(
+        sodium,
+        pool,
+        options.url,
+        { vaultId, createdAt: now, kdf },
+        keyring,
+        clock,
+      );
+      await vault.transaction(async (trx) => {
+        await vault.migrateHeld(trx);
+        const existing = await (trx as unknown as Kysely<KeyringDb>)
+          .selectFrom('vault_keyring')
+          .select('vault_id')
+          .executeTakeFirst();
+        if (existing) {
+          throw new VaultError(
+            'VAULT_EXISTS',
+            `A vault already exists in ${redactedDatabaseUrl(options.url)}; it was left as it is.`,
+          );
+        }
+        await (trx as unknown as Kysely<KeyringDb>)
+          .insertInto('vault_keyring')
+          .values({
+            id: 1,
+            vault_id: vaultId,
+            created_at: now,
+            kdf: JSON.stringify(kdf),
+            wrapped,
+            terms: JSON.stringify(keyring.terms),
+            updated_at: now,
+          })
+          .execute();
+      });
+      return vault;
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Opens a vault set up by `create`: the root key is checked against the stored keyring before
+   * anything is written (a wrong key changes nothing), then pending migrations run under the lock.
+   */
+  static async open(options: PostgresVaultOptions): Promise<PostgresVault> {
+    const sodium = await loadSodium();
+    const clock = options.clock ?? systemClock;
+    const pool = createPostgresPool(options.url, options.pool);
+    try {
+      const row = await readKeyringRow(pool);
+      if (!row) {
+        throw new VaultError(
+          'VAULT_NOT_FOUND',
+          `No vault in ${redactedDatabaseUrl(options.url)}: run svc init --database first.`,
+        );
+      }
+      const stored = storedKeyring(row);
+      const keyring = Barrier.unlockKeyring(sodium, stored, options.key);
+      const vault = new PostgresVault(
+        sodium,
+        pool,
+        options.url,
+        { vaultId: row.vault_id, createdAt: row.created_at, kdf: stored.kdf },
+        keyring,
+        clock,
+      );
+      await vault.transaction((trx) => vault.migrateHeld(trx));
+      return vault;
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw explainPostgresError(err);
+    }
+  }
+
+  /** Base DDL and pending migrations, under a transaction-scoped advisory lock. */
+  private async migrateHeld(trx: Kysely<Database>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    await migratePostgres(trx, this.clock.now().toISOString());
+  }
+
+  async transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    const outer = this.tx.getStore();
+    if (outer?.active) return fn(this.db);
+    for (let attempt = 1; ; attempt++) {
+      this.assertUsable();
+      const connection = await this.dialect.driver.acquireRaw();
+      const state: PostgresTransactionState = { connection, active: true };
+      try {
+        await runRaw(connection, 'begin isolation level read committed');
+        const result = await this.tx.run(state, () => fn(this.db));
+        state.active = false;
+        await runRaw(connection, 'commit');
+        this.commits++;
+        return result;
+      } catch (err) {
+        state.active = false;
+        await rollback(connection);
+        if (attempt < MAX_ATTEMPTS && isRetryable(err)) {
+          // Jitter, so writers that collided do not collide again in lockstep.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+          continue;
+        }
+        throw explainPostgresError(err);
+      } finally {
+        await this.dialect.driver.releaseRaw(connection).catch(() => undefined);
+      }
+    }
+  }
+
+  async lockFor(name: string): Promise<void> {
+    if (!this.tx.getStore()?.active) {
+      throw new VaultError('INTERNAL', 'A named lock is taken inside vault.transaction().');
+    }
+    await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(this.db);
+  }
+
+  /** PostgreSQL compacts by itself (autovacuum); nothing to do. */
+  async compact(): Promise<void> {
+    this.assertUsable();
+  }
+
+  async status(): Promise<VaultStatus> {
+    this.assertUsable();
+    const size = await sql<{ bytes: number }>`select pg_database_size(current_database()) as bytes`.execute(
+      this.db,
+    );
+    const version = await this.db
+      .selectFrom('schema_migrations')
+      .select((e) => e.fn.max('version').as('v'))
+      .executeTakeFirst();
+    return {
+      path: this.path,
+      journalPath: '',
+      vaultId: this.id,
+      createdAt: this.stored.createdAt,
+      formatVersion: Number(version?.v ?? 0),
+      keySource: this.stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
+      keyTerms: this.barrier.keyTerms,
+      snapshotBytes: Number(size.rows[0]?.bytes ?? 0),
+      snapshotSequence: 0,
+      snapshotWrittenAt: this.stored.createdAt,
+      journalBytes: 0,
+      journalRecords: 0,
+      lockHolder: null,
+    };
+  }
+
+  /** Commits made through this process (the database has no single journal to count). */
+  get sequence(): number {
+    return this.commits;
+  }
+
+  /** Unreachable databases are answered per request (503); the handle itself never fails for good. */
+  get failure(): Error | null {
+    return null;
+  }
+
+  /** Several servers share the database: there is no single holder to record. */
+  async setLockUrl(): Promise<void> {
+    this.assertUsable();
+  }
+
+  hashApiKey(apiKey: string): Uint8Array {
+    return this.barrier.hashApiKey(apiKey);
+  }
+
+  keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
+    return this.barrier.keyedHash(purpose, message);
+  }
+
+  wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array } {
+    return this.barrier.wrapSecret(plaintext, aad);
+  }
+
+  unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
+    return this.barrier.unwrapSecret(term, sealed, aad);
+  }
+
+  get keyTerm(): number {
+    return this.barrier.keyTerm;
+  }
+
+  get keyTerms(): readonly number[] {
+    return this.barrier.keyTerms;
+  }
+
+  async addKeyTerm(key: KeySource): Promise<number> {
+    const next = await this.replaceKeyring(key, async (current) => current.withNewTerm(this.clock.now()));
+    return next.activeTerm;
+  }
+
+  async retireOldKeyTerms(key: KeySource): Promise<number[]> {
+    const before = this.barrier.keyTerms;
+    const next = await this.replaceKeyring(key, async (current, trx) => {
+      const active = current.activeTerm;
+      const keys = await trx
+        .selectFrom('tenant_keys')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('term', '<>', active)
+        .executeTakeFirstOrThrow();
+      const envelopes = await trx
+        .selectFrom('tokens')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('data', 'not like', `v1.${active}.%`)
+        .executeTakeFirstOrThrow();
+      assertOnlyActiveTermInUse(Number(keys.n), Number(envelopes.n));
+      return current.withOnlyActiveTerm();
+    });
+    return before.filter((t) => !next.terms.includes(t));
+  }
+
+  /**
+   * Re-wraps `change(current)` with the root key and stores it, holding the keyring row's lock so
+   * two processes never rotate at once. The key must open the stored keyring first.
+   */
+  private async replaceKeyring(
+    key: KeySource,
+    change: (current: Keyring, trx: Kysely<Database>) => Promise<Keyring>,
+  ): Promise<Keyring> {
+    let undo: (() => void) | undefined;
+    try {
+      return await this.transaction(async (trx) => {
+        undo?.();
+        undo = undefined;
+        const row = await (trx as unknown as Kysely<KeyringDb>)
+          .selectFrom('vault_keyring')
+          .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
+          .forUpdate()
+          .executeTakeFirstOrThrow();
+        const stored = storedKeyring(row);
+        const rootKey = deriveRootKey(this.sodium, key, stored.kdf);
+        const current = Barrier.unlockWithRootKey(this.sodium, stored, rootKey);
+        const next = await change(current, trx);
+        await (trx as unknown as Kysely<KeyringDb>)
+          .updateTable('vault_keyring')
+          .set({
+            wrapped: Barrier.wrapKeyring(this.sodium, next, rootKey, stored.vaultId, stored.kdf),
+            terms: JSON.stringify(next.terms),
+            updated_at: this.clock.now().toISOString(),
+          })
+          .where('id', '=', 1)
+          .execute();
+        undo = this.barrier.adopt(next);
+        return next;
+      });
+    } catch (err) {
+      undo?.();
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.barrier.seal();
+    await this.db.destroy();
+  }
+
+  private assertUsable(): void {
+    if (this.closed) throw new VaultError('VAULT_CLOSED', 'The vault is closed.');
+  }
+}
+
+async function rollback(connection: DatabaseConnection): Promise<void> {
+  try {
+    await runRaw(connection, 'rollback');
+  } catch {
+    // The connection is gone or the transaction already ended: nothing was committed.
+  }
+}
+
+function storedKeyring(row: KeyringRow): WrappedKeyring {
+  return {
+    vaultId: row.vault_id,
+    kdf: JSON.parse(row.kdf) as KdfHeader,
+    wrapped: new Uint8Array(row.wrapped),
+  };
+}
+
+/** The keyring row, or null when the database holds no vault (no table or no row). */
+async function readKeyringRow(pool: Pool): Promise<KeyringRow | null> {
+  let result;
+  try {
+    result = await pool.query<KeyringRow>(
+      `select vault_id, created_at, kdf, wrapped, terms from vault_keyring where id = 1`,
+    );
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return null; // undefined_table
+    throw explainPostgresError(err);
+  }
+  return result.rows[0] ?? null;
+}
+
+export const createPostgresVault = (options: CreatePostgresVaultOptions) => PostgresVault.create(options);
+export const openPostgresVault = (options: PostgresVaultOptions) => PostgresVault.open(options);
+export const POSTGRES_SCHEMA_VERSION = postgresMigrations.at(-1)?.version ?? 0;

@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+import type { Clock, VaultStatus } from './types.ts';
+
+/**
+ * What a storage backend implements (the embedded sql.js file, PostgreSQL). It stores rows and runs
+ * transactions; it holds no key material of its own: keys and encryption belong to the barrier
+ * (core/vault/barrier.ts), which hands the backend only sealed bytes. Code above this contract
+ * (core services, server, CLI) must not know which backend it runs on.
+ */
+export interface VaultStorage {
+  /** Where the vault lives: the vault file's path, or the database URL without its password. */
+  readonly path: string;
+  readonly id: string;
+  readonly clock: Clock;
+  /** Read-only query builder: a write statement outside `transaction` throws. */
+  readonly db: Kysely<Database>;
+  /**
+   * Runs `fn` in one database transaction. Resolves after the commit is durable; if `fn` throws,
+   * nothing is written and the error is rethrown. A call inside a running transaction joins it.
+   */
+  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: holds a lock named `name` until the transaction ends, so two writers that
+   * check then insert the same thing (e.g. a token deduplicated by fingerprint) run one after the
+   * other. Embedded: nothing to do, one writer runs at a time; PostgreSQL: an advisory lock.
+   */
+  lockFor(name: string): Promise<void>;
+  /** Compacts storage now (embedded: writes a snapshot and resets the journal). */
+  compact(): Promise<void>;
+  status(): Promise<VaultStatus>;
+  /** Number of the last committed transaction: a monotonic, cheap commit counter. */
+  readonly sequence: number;
+  /**
+   * Why the vault stopped accepting writes (a failed journal write, e.g. a full disk), or null while
+   * it is healthy. Once set it stays set until the vault is reopened.
+   */
+  readonly failure: Error | null;
+  /** Records the URL of the server holding the vault (embedded: in the lock file). */
+  setLockUrl(url: string | undefined): Promise<void>;
+  /** Releases the storage and seals the barrier (embedded: snapshot unless `snapshot: false`). */
+  close(options?: { snapshot?: boolean }): Promise<void>;
+}
