@@ -125,6 +125,6 @@ export function createServices(
       keys: tenantKeys,
     }),
     proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox, tokens, keys: tenantKeys }),
-    reactors: createReactorService(vault, { tokens, detokenizer, sandbox }),
+    reactors: createReactorService(vault, { tokens, detokenizer, sandbox, keys: tenantKeys }),
   };
 }

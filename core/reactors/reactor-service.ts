@@ -11,6 +11,8 @@ import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
+import { SealedText, reactorConfigurationContext } from '../crypto/sealed-text.ts';
+import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Detokenizer } from '../detokenize/index.ts';
 import { VaultError, isVaultError, validationError } from '../errors/catalogue.ts';
 import type { Sandbox } from '../sandbox/index.ts';
@@ -57,6 +59,8 @@ export interface ReactorServiceDeps {
   readonly tokens: TokenService;
   readonly detokenizer: Detokenizer;
   readonly sandbox: Sandbox;
+  /** The tenant keys that seal a reactor's configuration at rest. */
+  readonly keys?: TenantKeys;
 }
 
 type FormulaRow = ReactorFormulasTable;
@@ -114,6 +118,10 @@ function referenceId(value: unknown, field: string): string | null {
 
 export function createReactorService(vault: VaultHandle, deps: ReactorServiceDeps): ReactorService {
   const { sandbox, tokens, detokenizer } = deps;
+  // A reactor's configuration may hold secrets (API keys of the services it calls): sealed at rest.
+  const sealed = new SealedText(deps.keys ?? new TenantKeys(vault));
+  const sealConfiguration = (trx: Kysely<Database>, tenantId: string, reactorId: string, json: string) =>
+    sealed.seal(trx, tenantId, reactorConfigurationContext(reactorId), json);
 
   const audit = (
     trx: Kysely<Database>,
@@ -199,7 +207,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       name: row.name,
       formula,
       configuration: parseJson<Record<string, ConfigurationValue>>(
-        row.configuration,
+        await sealed.open(db, row.tenant_id, reactorConfigurationContext(row.id), row.configuration),
         'reactor configuration',
       ),
       application: await applicationFor(db, principal, row.application_id),
@@ -388,7 +396,13 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           modified_by: null,
           modified_at: null,
         };
-        await trx.insertInto('reactors').values(row).execute();
+        await trx
+          .insertInto('reactors')
+          .values({
+            ...row,
+            configuration: await sealConfiguration(trx, row.tenant_id, row.id, row.configuration),
+          })
+          .execute();
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
         return { ...(await reactorOf(trx, principal, row)), application };
       });
@@ -430,7 +444,14 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           modified_by: actorOf(principal).actor_id,
           modified_at: vault.clock.now().toISOString(),
         };
-        await trx.updateTable('reactors').set(changes).where('id', '=', row.id).execute();
+        await trx
+          .updateTable('reactors')
+          .set({
+            ...changes,
+            configuration: await sealConfiguration(trx, row.tenant_id, row.id, changes.configuration),
+          })
+          .where('id', '=', row.id)
+          .execute();
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'update', REACTOR_MESSAGES.update);
         return reactorOf(trx, principal, { ...row, ...changes });
       });

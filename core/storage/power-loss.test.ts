@@ -72,6 +72,9 @@ describe('power loss', () => {
 
     const everAcknowledged = new Set<string>();
     let failedTrials = 0;
+    // Reboots that found a previous journal segment: the crash came inside a background snapshot
+    // (or after one whose deletion of the segment was not yet durable).
+    let insideBackgroundSnapshot = 0;
     let keyTerm = 1;
     for (let trial = 0; trial < TRIALS; trial++) {
       const context = `seed ${seed}, trial ${trial}`;
@@ -109,6 +112,13 @@ describe('power loss', () => {
       }
 
       machine = machine.reboot(rng, strict);
+      if (
+        await machine.stat(vaultPaths(VAULT).previousJournal).then(
+          () => true,
+          () => false,
+        )
+      )
+        insideBackgroundSnapshot++;
       const check = await reopen(machine, key).catch((err: unknown) => {
         throw new Error(`${context}: the vault did not reopen: ${String(err)}`);
       });
@@ -135,6 +145,7 @@ describe('power loss', () => {
     }
     expect(everAcknowledged.size).toBeGreaterThan(TRIALS);
     expect(failedTrials).toBeGreaterThan(0);
+    expect(insideBackgroundSnapshot, 'no crash found a previous journal segment').toBeGreaterThan(0);
     expect(keyTerm, 'no rotation got as far as a new term').toBeGreaterThan(1);
   }, 300_000);
 });

@@ -1,5 +1,6 @@
 import { appendAudit } from '../audit/audit-log.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
+import { SealedText, reactorConfigurationContext } from '../crypto/sealed-text.ts';
 import { ProxySecrets, SEALED_PROXY_FIELDS } from '../proxies/proxy-secrets.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import type { KeySource, VaultHandle } from './types.ts';
@@ -13,6 +14,8 @@ export interface RotationResult {
   readonly resealed: number;
   /** Proxies whose sealed fields (configuration, transforms) were re-sealed under the new term. */
   readonly resealedProxies: number;
+  /** Reactors whose sealed configuration was re-sealed under the new term. */
+  readonly resealedReactors: number;
 }
 
 /** Envelopes re-sealed per transaction: bounded journal records, short turns on the vault's lock. */
@@ -23,7 +26,8 @@ const RESEAL_BATCH = 200;
  * 1. A fresh term becomes active; a snapshot under it is written (new writes use it from here on:
  *    snapshot, journal, wrapped keys, and each tenant's fresh data key).
  * 2. Every token envelope under an older term is opened and sealed again with the tenant's new
- *    data key, in batches of transactions; so is every proxy's sealed configuration and code.
+ *    data key, in batches of transactions; so is every proxy's and reactor's sealed configuration
+ *    (and proxy transform code).
  * 3. Fingerprint and search keys are re-wrapped under the new term (the same keys, so fingerprints
  *    and blind indexes stay valid); the wrapped keys of older terms are deleted; each tenant's audit
  *    log gets an entry.
@@ -56,6 +60,7 @@ export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<Ro
     if (done) break;
   }
   const resealedProxies = await resealProxies(vault, keys);
+  const resealedReactors = await resealReactors(vault, keys);
   await vault.transaction(async (trx) => {
     await keys.adoptActiveTerm(trx);
     // Each tenant's log records that its data moved to new keys (by the system: no principal).
@@ -71,7 +76,28 @@ export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<Ro
     }
   });
   const retired = await vault.retireOldKeyTerms(key);
-  return { term, retired, resealed, resealedProxies };
+  return { term, retired, resealed, resealedProxies, resealedReactors };
+}
+
+/** Reactors are few: one transaction re-seals them all (and seals rows stored before sealing). */
+async function resealReactors(vault: VaultHandle, keys: TenantKeys): Promise<number> {
+  const sealed = new SealedText(keys);
+  return vault.transaction(async (trx) => {
+    let changed = 0;
+    const rows = await trx.selectFrom('reactors').select(['id', 'tenant_id', 'configuration']).execute();
+    for (const row of rows) {
+      const next = await sealed.reseal(
+        trx,
+        row.tenant_id,
+        reactorConfigurationContext(row.id),
+        row.configuration,
+      );
+      if (next === null) continue;
+      await trx.updateTable('reactors').set({ configuration: next }).where('id', '=', row.id).execute();
+      changed++;
+    }
+    return changed;
+  });
 }
 
 /** Proxies are few: one transaction re-seals them all (and seals rows stored before sealing). */
