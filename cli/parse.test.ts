@@ -1,7 +1,5 @@
 import path from 'node:path';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { Runner } from './command-kit.ts';
 import { newAppCreateCommand } from './commands/app/create.ts';
 import { newAppDeleteCommand } from './commands/app/delete.ts';
 import { newAppListCommand } from './commands/app/list.ts';
@@ -17,40 +15,26 @@ import { newStartCommand } from './commands/start/start.ts';
 import { newTenantCreateCommand } from './commands/tenant/create.ts';
 import { newTenantListCommand } from './commands/tenant/list.ts';
 import { newTenantShowCommand } from './commands/tenant/show.ts';
+import { newTenantUsageCommand } from './commands/tenant/usage.ts';
 import { newUserPasswdCommand } from './commands/user/passwd.ts';
 import { newVaultBackupCommand } from './commands/vault/backup.ts';
 import { newVaultRekeyCommand } from './commands/vault/rekey.ts';
 import { newVaultRestoreCommand } from './commands/vault/restore.ts';
 import { newVaultStatusCommand } from './commands/vault/status.ts';
-import type { CliDeps } from './deps.ts';
-import { configureTree } from './main.ts';
-import { makeTestIo, runSvc } from './test-support/harness.ts';
+import { runSvc } from './test-support/harness.ts';
+import { PARSE_CWD, parseOptions } from './test-support/parse.ts';
 
 /**
  * Parsing layer: commander flags → the typed options a command runs with. The runner is replaced
  * by a capture (the GitHub CLI's runF), so nothing touches a vault.
  */
-const CWD = '/work/somewhere';
-
-async function parse<O>(factory: (deps: CliDeps, run: Runner<O>) => Command, args: string[]): Promise<O> {
-  const io = makeTestIo({ cwd: CWD });
-  let captured: O | undefined;
-  const command = factory(io.deps, async (options) => {
-    captured = options;
-  });
-  configureTree(command, io.deps);
-  await command.parseAsync(args, { from: 'user' });
-  if (captured === undefined) throw new Error('the runner was not called');
-  return captured;
-}
-
 describe('typed options', () => {
   it('vault status: defaults are absent so they do not override env or the config file', async () => {
-    expect(await parse(newVaultStatusCommand, [])).toEqual({ config: {}, json: false });
+    expect(await parseOptions(newVaultStatusCommand, [])).toEqual({ config: {}, json: false });
   });
 
   it('vault status: --json, --home, --config, --path (paths resolved against cwd)', async () => {
-    const options = await parse(newVaultStatusCommand, [
+    const options = await parseOptions(newVaultStatusCommand, [
       '--json',
       '--home',
       'h',
@@ -60,14 +44,14 @@ describe('typed options', () => {
       '~/v.svc',
     ]);
     expect(options.json).toBe(true);
-    expect(options.config.home).toBe(path.join(CWD, 'h'));
+    expect(options.config.home).toBe(path.join(PARSE_CWD, 'h'));
     expect(options.config.config).toBe('c.json');
     expect(options.config.vaultPath).toMatch(/\/v\.svc$/);
     expect(options.config.vaultPath).not.toContain('~');
   });
 
   it('start: server flags become typed config values', async () => {
-    const options = await parse(newStartCommand, [
+    const options = await parseOptions(newStartCommand, [
       '--host',
       '0.0.0.0',
       '--port',
@@ -89,51 +73,53 @@ describe('typed options', () => {
       bodyLimit: 2048,
       snapshotThresholdBytes: 4096,
       logLevel: 'debug',
-      keyFile: path.join(CWD, 'k.key'),
+      keyFile: path.join(PARSE_CWD, 'k.key'),
     });
     expect(options.key).toEqual({ passphrase: false, passphraseStdin: false });
   });
 
   it('serve and init: key flags', async () => {
-    expect((await parse(newServeCommand, ['--passphrase'])).key).toEqual({
+    expect((await parseOptions(newServeCommand, ['--passphrase'])).key).toEqual({
       passphrase: true,
       passphraseStdin: false,
     });
-    expect((await parse(newInitCommand, ['--passphrase-stdin', '--json'])).key).toEqual({
+    expect((await parseOptions(newInitCommand, ['--passphrase-stdin', '--json'])).key).toEqual({
       passphrase: false,
       passphraseStdin: true,
     });
   });
 
   it('backup and restore: file argument (absolute) and --force', async () => {
-    expect(await parse(newVaultBackupCommand, ['out.bak', '--force'])).toMatchObject({
-      file: path.join(CWD, 'out.bak'),
+    expect(await parseOptions(newVaultBackupCommand, ['out.bak', '--force'])).toMatchObject({
+      file: path.join(PARSE_CWD, 'out.bak'),
       force: true,
       json: false,
     });
-    expect(await parse(newVaultRestoreCommand, ['/abs/in.bak'])).toMatchObject({
+    expect(await parseOptions(newVaultRestoreCommand, ['/abs/in.bak'])).toMatchObject({
       file: '/abs/in.bak',
       force: false,
     });
   });
 
   it('rekey: the new key is a passphrase or a key file', async () => {
-    expect((await parse(newVaultRekeyCommand, ['--new-passphrase'])).newKey).toEqual({ kind: 'passphrase' });
-    expect((await parse(newVaultRekeyCommand, ['--new-key-file', 'n.key'])).newKey).toEqual({
+    expect((await parseOptions(newVaultRekeyCommand, ['--new-passphrase'])).newKey).toEqual({
+      kind: 'passphrase',
+    });
+    expect((await parseOptions(newVaultRekeyCommand, ['--new-key-file', 'n.key'])).newKey).toEqual({
       kind: 'key-file',
-      path: path.join(CWD, 'n.key'),
+      path: path.join(PARSE_CWD, 'n.key'),
     });
   });
 
   it('tenant create, list, show', async () => {
-    expect(await parse(newTenantCreateCommand, [])).toMatchObject({
+    expect(await parseOptions(newTenantCreateCommand, [])).toMatchObject({
       name: undefined,
       ownerEmail: undefined,
       ownerPasswordStdin: false,
       json: false,
     });
     expect(
-      await parse(newTenantCreateCommand, [
+      await parseOptions(newTenantCreateCommand, [
         '--name',
         'Acme',
         '--owner-email',
@@ -142,13 +128,26 @@ describe('typed options', () => {
         '--json',
       ]),
     ).toMatchObject({ name: 'Acme', ownerEmail: 'o@example.com', ownerPasswordStdin: true, json: true });
-    expect((await parse(newTenantListCommand, ['--json'])).json).toBe(true);
-    expect(await parse(newTenantShowCommand, [])).toMatchObject({ tenant: undefined });
-    expect(await parse(newTenantShowCommand, ['--tenant', 't-1'])).toMatchObject({ tenant: 't-1' });
+    expect((await parseOptions(newTenantListCommand, ['--json'])).json).toBe(true);
+    expect(await parseOptions(newTenantShowCommand, [])).toMatchObject({ tenant: undefined });
+    expect(await parseOptions(newTenantShowCommand, ['--tenant', 't-1'])).toMatchObject({ tenant: 't-1' });
+  });
+
+  it('tenant usage: --tenant, --json', async () => {
+    expect(await parseOptions(newTenantUsageCommand, [])).toEqual({
+      config: {},
+      json: false,
+      key: expect.any(Object),
+      tenant: undefined,
+    });
+    expect(await parseOptions(newTenantUsageCommand, ['--tenant', 't1', '--json'])).toMatchObject({
+      tenant: 't1',
+      json: true,
+    });
   });
 
   it('app create: type, repeatable and comma-separated permissions, rules as JSON or a file', async () => {
-    expect(await parse(newAppCreateCommand, [])).toMatchObject({
+    expect(await parseOptions(newAppCreateCommand, [])).toMatchObject({
       name: undefined,
       type: undefined,
       tenant: undefined,
@@ -156,10 +155,10 @@ describe('typed options', () => {
       allPermissions: false,
       rules: undefined,
     });
-    expect((await parse(newAppCreateCommand, ['--all-permissions'])).allPermissions).toBe(true);
+    expect((await parseOptions(newAppCreateCommand, ['--all-permissions'])).allPermissions).toBe(true);
     const rule = { priority: 1, container: '/pci/', permissions: ['token:read'], transform: 'mask' };
     expect(
-      await parse(newAppCreateCommand, [
+      await parseOptions(newAppCreateCommand, [
         '--name',
         'Backend',
         '--type',
@@ -182,39 +181,42 @@ describe('typed options', () => {
       permissions: ['token:read', 'token:search', 'token:use'],
       rules: { kind: 'inline', rules: [rule, { ...rule, priority: 2 }] },
     });
-    expect((await parse(newAppCreateCommand, ['--rules-file', 'r.json'])).rules).toEqual({
+    expect((await parseOptions(newAppCreateCommand, ['--rules-file', 'r.json'])).rules).toEqual({
       kind: 'file',
-      path: path.join(CWD, 'r.json'),
+      path: path.join(PARSE_CWD, 'r.json'),
     });
   });
 
   it('app list, show, update, delete, regenerate', async () => {
-    expect(await parse(newAppListCommand, [])).toMatchObject({
+    expect(await parseOptions(newAppListCommand, [])).toMatchObject({
       json: false,
       type: undefined,
       tenant: undefined,
     });
-    expect(await parse(newAppListCommand, ['--type', 'management', '--tenant', 't'])).toMatchObject({
+    expect(await parseOptions(newAppListCommand, ['--type', 'management', '--tenant', 't'])).toMatchObject({
       type: 'management',
       tenant: 't',
     });
-    expect(await parse(newAppShowCommand, ['app-1', '--json'])).toMatchObject({
+    expect(await parseOptions(newAppShowCommand, ['app-1', '--json'])).toMatchObject({
       applicationId: 'app-1',
       json: true,
       tenant: undefined,
     });
     expect(
-      await parse(newAppUpdateCommand, ['app-1', '--name', 'N', '--permission', 'token:read']),
+      await parseOptions(newAppUpdateCommand, ['app-1', '--name', 'N', '--permission', 'token:read']),
     ).toMatchObject({
       applicationId: 'app-1',
       name: 'N',
       permissions: ['token:read'],
       rules: undefined,
     });
-    expect(await parse(newAppDeleteCommand, ['app-1'])).toMatchObject({ applicationId: 'app-1', yes: false });
-    expect(await parse(newAppDeleteCommand, ['app-1', '-y'])).toMatchObject({ yes: true });
-    expect(await parse(newAppDeleteCommand, ['app-1', '--yes'])).toMatchObject({ yes: true });
-    expect(await parse(newAppRegenerateCommand, ['app-1', '--json', '--tenant', 't'])).toMatchObject({
+    expect(await parseOptions(newAppDeleteCommand, ['app-1'])).toMatchObject({
+      applicationId: 'app-1',
+      yes: false,
+    });
+    expect(await parseOptions(newAppDeleteCommand, ['app-1', '-y'])).toMatchObject({ yes: true });
+    expect(await parseOptions(newAppDeleteCommand, ['app-1', '--yes'])).toMatchObject({ yes: true });
+    expect(await parseOptions(newAppRegenerateCommand, ['app-1', '--json', '--tenant', 't'])).toMatchObject({
       applicationId: 'app-1',
       json: true,
       tenant: 't',
@@ -222,17 +224,17 @@ describe('typed options', () => {
   });
 
   it('user passwd', async () => {
-    expect(await parse(newUserPasswdCommand, ['a@example.com'])).toMatchObject({
+    expect(await parseOptions(newUserPasswdCommand, ['a@example.com'])).toMatchObject({
       email: 'a@example.com',
       passwordStdin: false,
     });
-    expect((await parse(newUserPasswdCommand, ['a@example.com', '--password-stdin'])).passwordStdin).toBe(
-      true,
-    );
+    expect(
+      (await parseOptions(newUserPasswdCommand, ['a@example.com', '--password-stdin'])).passwordStdin,
+    ).toBe(true);
   });
 
   it('logs: filters, dates normalised to UTC, limit, follow', async () => {
-    expect(await parse(newLogsCommand, [])).toMatchObject({
+    expect(await parseOptions(newLogsCommand, [])).toMatchObject({
       tenant: undefined,
       entityType: undefined,
       entityId: undefined,
@@ -243,7 +245,7 @@ describe('typed options', () => {
       json: false,
     });
     expect(
-      await parse(newLogsCommand, [
+      await parseOptions(newLogsCommand, [
         '--tenant',
         't',
         '--entity-type',
@@ -267,16 +269,16 @@ describe('typed options', () => {
       limit: 10,
       follow: true,
     });
-    expect(await parse(newLogsVerifyCommand, ['--tenant', 't', '--json'])).toMatchObject({
+    expect(await parseOptions(newLogsVerifyCommand, ['--tenant', 't', '--json'])).toMatchObject({
       tenant: 't',
       json: true,
     });
   });
 
   it('config: accepts every setting flag, to preview its effect', async () => {
-    expect((await parse(newConfigCommand, ['--port', '1', '--path', 'v.svc'])).config).toEqual({
+    expect((await parseOptions(newConfigCommand, ['--port', '1', '--path', 'v.svc'])).config).toEqual({
       port: 1,
-      vaultPath: path.join(CWD, 'v.svc'),
+      vaultPath: path.join(PARSE_CWD, 'v.svc'),
     });
   });
 });
@@ -372,12 +374,14 @@ describe('help texts', () => {
 
 describe('enum flags take any letter case', () => {
   it('--type PUBLIC, --entity-type Application, --type Card', async () => {
-    expect(await parse(newAppCreateCommand, ['--type', 'PUBLIC'])).toMatchObject({ type: 'public' });
-    expect(await parse(newAppListCommand, ['--type', 'Management'])).toMatchObject({ type: 'management' });
-    expect(await parse(newLogsCommand, ['--entity-type', 'Application'])).toMatchObject({
+    expect(await parseOptions(newAppCreateCommand, ['--type', 'PUBLIC'])).toMatchObject({ type: 'public' });
+    expect(await parseOptions(newAppListCommand, ['--type', 'Management'])).toMatchObject({
+      type: 'management',
+    });
+    expect(await parseOptions(newLogsCommand, ['--entity-type', 'Application'])).toMatchObject({
       entityType: 'application',
     });
-    expect(await parse(newLogsCommand, ['--entity-type', 'tenantinvitation'])).toMatchObject({
+    expect(await parseOptions(newLogsCommand, ['--entity-type', 'tenantinvitation'])).toMatchObject({
       entityType: 'tenantInvitation',
     });
   });

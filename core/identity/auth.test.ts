@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
+import { countTurnsWhile } from '../test-support/event-loop.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { codeOf, fieldErrorsOf, openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
@@ -243,26 +244,14 @@ describe('users', () => {
     const workers = new PasswordWorkers({ size: 1, maxQueue: 2 });
     const heavy = { op: 'hash', password: 'x', opsLimit: 3, memLimit: 64 * 1024 * 1024 } as const;
     const first = await workers.run(heavy);
-    // Count event-loop turns while three hashes run. Hashing on the loop would allow at most a turn
-    // between hashes; in a worker the loop turns freely. Counting turns (not measuring gaps) keeps
-    // the test independent of how loaded the machine is.
-    let turns = 0;
-    let done = false;
-    const spin = (): void => {
-      if (done) return;
-      turns += 1;
-      setImmediate(spin);
-    };
-    const jobs = [workers.run(heavy), workers.run(heavy), workers.run(heavy)];
-    setImmediate(spin);
-    try {
+    // Hashing on the loop would allow at most a turn between hashes; in a worker it turns freely.
+    const { turns } = await countTurnsWhile(async () => {
+      const jobs = [workers.run(heavy), workers.run(heavy), workers.run(heavy)];
       // One running, two waiting: the queue is full, so the next caller is told to retry.
       await expect(workers.run(heavy)).rejects.toBeInstanceOf(RateLimitedError);
       const hashes = await Promise.all(jobs);
       expect(hashes.every((h) => typeof h === 'string' && h.startsWith('$argon2id$'))).toBe(true);
-    } finally {
-      done = true;
-    }
+    });
     expect(turns).toBeGreaterThan(20);
     expect(await workers.run({ op: 'verify', stored: String(first), password: 'x' })).toBe(true);
     expect(await workers.run({ op: 'verify', stored: 'not a hash', password: 'x' })).toBe(false);

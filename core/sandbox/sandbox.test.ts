@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTurnsWhile } from '../test-support/event-loop.ts';
 import { ERROR_FALLBACK, REACTOR_ERROR_CLASSES, createSandbox } from './index.ts';
 import type { OutboundRequest, Sandbox, SandboxOutcome } from './index.ts';
 
@@ -230,23 +231,10 @@ describe('error classes → problems', () => {
   });
 
   it('a timeout is 408 REACTOR_TIMEOUT, and the event loop keeps turning meanwhile', async () => {
-    // Count event-loop turns while the endless reactor runs. A loop on this thread would allow no
-    // turn until the timeout; in a worker the loop turns freely. Counting turns (not measuring
-    // gaps) keeps the test independent of how loaded the machine is.
-    let turns = 0;
-    let done = false;
-    const spin = (): void => {
-      if (done) return;
-      turns += 1;
-      setImmediate(spin);
-    };
-    setImmediate(spin);
-    let outcome: SandboxOutcome;
-    try {
-      outcome = await run('module.exports = async () => { for (;;) {} };');
-    } finally {
-      done = true;
-    }
+    // A loop on this thread would allow no turn until the timeout; in a worker the loop turns freely.
+    const { result: outcome, turns } = await countTurnsWhile(() =>
+      run('module.exports = async () => { for (;;) {} };'),
+    );
     const p = problem(outcome);
     expect(p.code).toBe('REACTOR_TIMEOUT');
     expect(p.status).toBe(408);

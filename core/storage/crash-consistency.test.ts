@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../test-support/temp-vault.ts';
+import { seededRandom } from './test-support/power-loss-fs.ts';
 import type { TempDir } from '../test-support/temp-vault.ts';
 import { createVault, openVault } from '../vault/index.ts';
 
@@ -18,61 +17,17 @@ const ROUNDS = 50;
  */
 const SEED = process.env.CRASH_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.CRASH_SEED);
 
-/** mulberry32: a small, well-mixed 32-bit generator; enough to spread kill delays. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const writerScript = fileURLToPath(new URL('./test-support/crash-writer.ts', import.meta.url));
-
-/**
- * Compiles the writer once into one plain ESM file: our TypeScript bundled, packages imported from
- * where they are installed (absolute paths), so the file can live in the temp folder. Each round
- * then starts plain node instead of paying for tsx's loader and transforms again.
- */
-async function compileWriter(outfile: string): Promise<void> {
-  const packagesInPlace: Plugin = {
-    name: 'packages-in-place',
-    setup(context) {
-      context.onResolve({ filter: /^[^./]/ }, async (args) => {
-        if (args.pluginData === 'in place') return undefined;
-        const resolved = await context.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          pluginData: 'in place',
-        });
-        if (resolved.errors.length > 0) return { errors: resolved.errors };
-        return { path: resolved.path, external: true };
-      });
-    },
-  };
-  await build({
-    entryPoints: [writerScript],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    plugins: [packagesInPlace],
-    logLevel: 'silent',
-  });
-}
 
 interface RoundResult {
   acknowledged: string[];
 }
 
 /** Runs the writer, SIGKILLs it a random moment after it starts acknowledging, returns what it acknowledged. */
-function runAndKill(tmp: TempDir, writer: string, round: number, delayMs: number): Promise<RoundResult> {
+function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<RoundResult> {
   return new Promise((resolve, reject) => {
     const key = tmp.key.kind === 'key' ? Buffer.from(tmp.key.key).toString('base64') : '';
-    const child = spawn(process.execPath, [writer], {
+    const child = spawn(process.execPath, ['--import', 'tsx', writerScript], {
       env: {
         ...process.env,
         CRASH_VAULT_PATH: tmp.vaultPath,
@@ -111,11 +66,8 @@ function runAndKill(tmp: TempDir, writer: string, round: number, delayMs: number
 
 describe('crash consistency', () => {
   let tmp: TempDir;
-  let writer: string;
   beforeAll(async () => {
     tmp = await makeTempDir();
-    writer = join(tmp.dir, 'crash-writer.mjs');
-    await compileWriter(writer);
     const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
     await vault.close();
   });
@@ -128,7 +80,7 @@ describe('crash consistency', () => {
     let totalAcked = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const delayMs = Math.floor(random() * 250);
-      const { acknowledged } = await runAndKill(tmp, writer, round, delayMs);
+      const { acknowledged } = await runAndKill(tmp, round, delayMs);
       for (const k of acknowledged) everAcknowledged.add(k);
       totalAcked += acknowledged.length;
 

@@ -5,10 +5,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Tenant } from '../../../core/services-contract.ts';
 import type { Invitation, Member } from '../../../core/tenancy/contract.ts';
 import { expectNoSecret, expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
+import { runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 import { acceptLinkIn, startSmtpSink, type SmtpSink } from '../../../core/test-support/smtp-sink.ts';
 
-/** `svc invitation …` and `svc member …` against a real vault, mail through a real SMTP server or the outbox. */
+/** `svc invitation …` against a real vault, mail through a real SMTP server or the outbox. */
 
 let home: TempHome;
 let tenant: Tenant;
@@ -23,23 +24,7 @@ beforeAll(async () => {
 afterAll(() => smtp.close());
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  const created = await runSvc(
-    [
-      'tenant',
-      'create',
-      '--name',
-      'Acme',
-      '--owner-email',
-      'owner@example.com',
-      '--owner-password-stdin',
-      '--json',
-    ],
-    { env: home.env(), stdin: OWNER_PASSWORD },
-  );
-  expectOk(created);
-  tenant = (JSON.parse(created.stdout) as { tenant: Tenant }).tenant;
+  ({ home, tenant } = await makeTenantHome(OWNER_PASSWORD));
 });
 afterEach(() => home.cleanup());
 
@@ -312,54 +297,5 @@ describe('svc invitation in outbox mode', () => {
     });
     expectOneLineError(badSmtp, 2, /SVC_SMTP_URL: must start with smtp:\/\/… or smtps:\/\/…/);
     expectNoSecret(badSmtp, 'hunter2');
-  });
-});
-
-describe('svc member remove', () => {
-  it('removes an accepted member after confirmation; the owner cannot be removed', async () => {
-    const email = uniqueEmail();
-    await run(['invitation', 'create', '--email', email, '--json']).then(async (r) => {
-      const file = (JSON.parse(r.stdout) as Delivered).mail.paths?.[0] ?? '';
-      const { secret } = acceptLinkIn((await simpleParser(await readFile(file))).text ?? '');
-      expectOk(
-        await run(
-          ['invitation', 'accept', secret, '--first-name', 'A', '--last-name', 'B', '--password-stdin'],
-          {
-            stdin: PASSWORD,
-          },
-        ),
-      );
-    });
-    const members = (JSON.parse((await run(['member', 'list', '--json'])).stdout) as Paged<Member>).data;
-    const added = members.find((m) => m.user.email === email);
-    const owner = members.find((m) => m.role === 'OWNER');
-    if (added === undefined || owner === undefined) throw new Error('members missing');
-
-    const filtered = JSON.parse(
-      (await run(['member', 'list', '--user-id', added.user.id, '--json'])).stdout,
-    ) as Paged<Member>;
-    expect(filtered.data.map((m) => m.id)).toEqual([added.id]);
-    expectOneLineError(await run(['member', 'list', '--size', '51']), 2);
-    expectOneLineError(await run(['member', 'list', '--page', '0']), 2);
-
-    // Ownership moves with `member update --role OWNER`, and back.
-    expectOneLineError(await run(['member', 'update', owner.id, '--role', 'ADMIN']), 1, /owner/i);
-    expectOneLineError(await run(['member', 'update', added.id, '--role', 'READER']), 2);
-    const promoted = await run(['member', 'update', added.id, '--role', 'OWNER']);
-    expectOk(promoted);
-    expect(promoted.stdout).toBe(`Member ${added.id} (${email}) is OWNER\n`);
-    const back = await run(['member', 'update', owner.id, '--role', 'OWNER', '--json']);
-    expectOk(back);
-    expect(JSON.parse(back.stdout)).toMatchObject({ id: owner.id, role: 'OWNER' });
-
-    const ownerRemoval = await run(['member', 'remove', owner.id, '--yes']);
-    expectOneLineError(ownerRemoval, 1);
-    expectOneLineError(await run(['member', 'remove', added.id]), 2, /--yes/);
-    const removed = await run(['member', 'remove', added.id], { isTTY: true, answers: [true] });
-    expectOk(removed);
-    expect(removed.stdout).toBe(`Removed member ${added.id} (${email})\n`);
-    const after = JSON.parse((await run(['member', 'list', '--json'])).stdout) as Paged<Member>;
-    expect(after.data.map((m) => m.id)).toEqual([owner.id]);
-    expectOneLineError(await run(['member', 'remove', added.id, '--yes']), 1, /no member/);
   });
 });

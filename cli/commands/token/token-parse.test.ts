@@ -1,11 +1,8 @@
 import path from 'node:path';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { configureTree } from '../../main.ts';
 import { expectOneLineError } from '../../test-support/expect.ts';
-import { makeTestIo, runSvc } from '../../test-support/harness.ts';
+import { runSvc } from '../../test-support/harness.ts';
+import { PARSE_CWD, parseOptions } from '../../test-support/parse.ts';
 import { newTokenizeCommand } from '../tokenize/tokenize.ts';
 import { newTokenCreateCommand, parseMask } from './create.ts';
 import { newTokenDeleteCommand } from './delete.ts';
@@ -18,35 +15,21 @@ import { newTokenUpdateCommand } from './update.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 
 /** Parsing layer of `svc tokenize` and `svc token …`: flags → typed options; nothing opens a vault. */
-const CWD = '/work/somewhere';
-
-async function parse<O>(factory: (deps: CliDeps, run: Runner<O>) => Command, args: string[]): Promise<O> {
-  const io = makeTestIo({ cwd: CWD });
-  let captured: O | undefined;
-  const command = factory(io.deps, async (options) => {
-    captured = options;
-  });
-  configureTree(command, io.deps);
-  await command.parseAsync(args, { from: 'user' });
-  if (captured === undefined) throw new Error('the runner was not called');
-  return captured;
-}
-
 const SECRET = '4242424242424242';
 
 describe('svc tokenize: where the JSON comes from', () => {
   it('the argument, --file (resolved against cwd, - for stdin), or nothing', async () => {
-    expect(await parse(newTokenizeCommand, ['{"a":1}'])).toMatchObject({
+    expect(await parseOptions(newTokenizeCommand, ['{"a":1}'])).toMatchObject({
       source: { kind: 'text', text: '{"a":1}' },
       tenant: undefined,
     });
-    expect((await parse(newTokenizeCommand, ['--file', 'in.json', '--tenant', 't'])).source).toEqual({
+    expect((await parseOptions(newTokenizeCommand, ['--file', 'in.json', '--tenant', 't'])).source).toEqual({
       kind: 'file',
-      path: path.join(CWD, 'in.json'),
-      label: `the file ${path.join(CWD, 'in.json')}`,
+      path: path.join(PARSE_CWD, 'in.json'),
+      label: `the file ${path.join(PARSE_CWD, 'in.json')}`,
     });
-    expect((await parse(newTokenizeCommand, ['--file', '-'])).source).toMatchObject({ kind: 'stdin' });
-    expect((await parse(newTokenizeCommand, ['--json'])).source).toBeUndefined();
+    expect((await parseOptions(newTokenizeCommand, ['--file', '-'])).source).toMatchObject({ kind: 'stdin' });
+    expect((await parseOptions(newTokenizeCommand, ['--json'])).source).toBeUndefined();
   });
 
   it('an argument and --file together are a usage error', async () => {
@@ -66,7 +49,7 @@ describe('svc tokenize: where the JSON comes from', () => {
 
 describe('svc token create', () => {
   it('every flag becomes the typed option', async () => {
-    const options = await parse(newTokenCreateCommand, [
+    const options = await parseOptions(newTokenCreateCommand, [
       '--type',
       'card',
       '--data',
@@ -111,7 +94,7 @@ describe('svc token create', () => {
   });
 
   it('defaults are absent; --no-dedupe is false; --data-file resolves or reads stdin', async () => {
-    expect(await parse(newTokenCreateCommand, [])).toMatchObject({
+    expect(await parseOptions(newTokenCreateCommand, [])).toMatchObject({
       type: undefined,
       data: undefined,
       metadata: undefined,
@@ -119,12 +102,14 @@ describe('svc token create', () => {
       dedupe: undefined,
       json: false,
     });
-    expect((await parse(newTokenCreateCommand, ['--no-dedupe'])).dedupe).toBe(false);
-    expect((await parse(newTokenCreateCommand, ['--data-file', 'd.json'])).data).toMatchObject({
+    expect((await parseOptions(newTokenCreateCommand, ['--no-dedupe'])).dedupe).toBe(false);
+    expect((await parseOptions(newTokenCreateCommand, ['--data-file', 'd.json'])).data).toMatchObject({
       kind: 'file',
-      path: path.join(CWD, 'd.json'),
+      path: path.join(PARSE_CWD, 'd.json'),
     });
-    expect((await parse(newTokenCreateCommand, ['--data-file', '-'])).data).toMatchObject({ kind: 'stdin' });
+    expect((await parseOptions(newTokenCreateCommand, ['--data-file', '-'])).data).toMatchObject({
+      kind: 'stdin',
+    });
   });
 
   it('usage errors: unknown type, --data with --data-file, bad or repeated metadata', async () => {
@@ -179,15 +164,18 @@ describe('svc token create', () => {
 
 describe('svc token get, list, update, delete, search, import', () => {
   it('get: id and --reveal', async () => {
-    expect(await parse(newTokenGetCommand, ['tok-1'])).toMatchObject({ tokenId: 'tok-1', reveal: false });
-    expect(await parse(newTokenGetCommand, ['tok-1', '--reveal', '--json'])).toMatchObject({
+    expect(await parseOptions(newTokenGetCommand, ['tok-1'])).toMatchObject({
+      tokenId: 'tok-1',
+      reveal: false,
+    });
+    expect(await parseOptions(newTokenGetCommand, ['tok-1', '--reveal', '--json'])).toMatchObject({
       reveal: true,
       json: true,
     });
   });
 
   it('list: repeatable and comma-separated filters, pages', async () => {
-    expect(await parse(newTokenListCommand, [])).toMatchObject({
+    expect(await parseOptions(newTokenListCommand, [])).toMatchObject({
       ids: undefined,
       types: undefined,
       metadata: undefined,
@@ -196,7 +184,7 @@ describe('svc token get, list, update, delete, search, import', () => {
       reveal: false,
     });
     expect(
-      await parse(newTokenListCommand, [
+      await parseOptions(newTokenListCommand, [
         '--type',
         'card,bank',
         '--type',
@@ -227,13 +215,13 @@ describe('svc token get, list, update, delete, search, import', () => {
   });
 
   it('update: --patch or --patch-file, not both; a patch is required', async () => {
-    expect(await parse(newTokenUpdateCommand, ['tok-1', '--patch', '{"metadata":{"a":null}}'])).toMatchObject(
-      {
-        tokenId: 'tok-1',
-        patch: { kind: 'text', text: '{"metadata":{"a":null}}' },
-      },
-    );
-    expect((await parse(newTokenUpdateCommand, ['tok-1', '--patch-file', '-'])).patch).toMatchObject({
+    expect(
+      await parseOptions(newTokenUpdateCommand, ['tok-1', '--patch', '{"metadata":{"a":null}}']),
+    ).toMatchObject({
+      tokenId: 'tok-1',
+      patch: { kind: 'text', text: '{"metadata":{"a":null}}' },
+    });
+    expect((await parseOptions(newTokenUpdateCommand, ['tok-1', '--patch-file', '-'])).patch).toMatchObject({
       kind: 'stdin',
     });
     expectOneLineError(
@@ -246,24 +234,29 @@ describe('svc token get, list, update, delete, search, import', () => {
   });
 
   it('delete: --yes, required without a terminal', async () => {
-    expect(await parse(newTokenDeleteCommand, ['tok-1'])).toMatchObject({ tokenId: 'tok-1', yes: false });
-    expect((await parse(newTokenDeleteCommand, ['tok-1', '-y'])).yes).toBe(true);
+    expect(await parseOptions(newTokenDeleteCommand, ['tok-1'])).toMatchObject({
+      tokenId: 'tok-1',
+      yes: false,
+    });
+    expect((await parseOptions(newTokenDeleteCommand, ['tok-1', '-y'])).yes).toBe(true);
     expectOneLineError(await runSvc(['token', 'delete', 'tok-1']), 2, /pass --yes/);
   });
 
   it('search: the query and pages', async () => {
     expect(
-      await parse(newTokenSearchCommand, ['type:card AND metadata.a:b', '--page', '2', '--size', '5']),
+      await parseOptions(newTokenSearchCommand, ['type:card AND metadata.a:b', '--page', '2', '--size', '5']),
     ).toMatchObject({ query: 'type:card AND metadata.a:b', page: 2, size: 5, reveal: false });
   });
 
   it('import: file, batch size, dedupe', async () => {
-    expect(await parse(newTokenImportCommand, ['in.jsonl'])).toMatchObject({
-      source: { kind: 'file', path: path.join(CWD, 'in.jsonl') },
+    expect(await parseOptions(newTokenImportCommand, ['in.jsonl'])).toMatchObject({
+      source: { kind: 'file', path: path.join(PARSE_CWD, 'in.jsonl') },
       batch: DEFAULT_BATCH,
       dedupe: undefined,
     });
-    expect(await parse(newTokenImportCommand, ['-', '--batch', '7', '--dedupe', '--json'])).toMatchObject({
+    expect(
+      await parseOptions(newTokenImportCommand, ['-', '--batch', '7', '--dedupe', '--json']),
+    ).toMatchObject({
       source: { kind: 'stdin' },
       batch: 7,
       dedupe: true,
@@ -271,7 +264,7 @@ describe('svc token get, list, update, delete, search, import', () => {
     });
     expectOneLineError(await runSvc(['token', 'import', 'x', '--batch', '0']), 2, /between 1 and 1000/);
     expectOneLineError(
-      await runSvc(['token', 'import', path.join(CWD, 'none.jsonl')]),
+      await runSvc(['token', 'import', path.join(PARSE_CWD, 'none.jsonl')]),
       2,
       /cannot read the file .*none\.jsonl \(ENOENT\)/,
     );
