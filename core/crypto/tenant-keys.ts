@@ -102,11 +102,6 @@ export class TenantKeys {
     this.cache.clear();
   }
 
-  /** Forget a tenant's keys (after the tenant is deleted). */
-  forget(tenantId: string): void {
-    for (const k of [...this.cache.keys()]) if (k.startsWith(`${tenantId}:`)) this.cache.delete(k);
-  }
-
   private unwrapCached(
     tenantId: string,
     purpose: TenantKeyPurpose,

@@ -4,7 +4,7 @@ import { authorize } from '../access/authorize.ts';
 import { actorOf, type Principal } from '../access/principal.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
 import type { Sandbox } from '../sandbox/index.ts';

@@ -7,7 +7,7 @@
  * entries, logs or errors.
  */
 import type { Principal } from '../access/principal.ts';
-import type { Page, PageRequest, User } from '../services-contract.ts';
+import type { Page, PageRequest, User } from '../common-types.ts';
 
 export interface Member {
   readonly id: string;

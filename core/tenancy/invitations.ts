@@ -15,7 +15,7 @@ import type { SignInThrottle } from '../identity/sign-in-throttle.ts';
 import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
 import { invitationMessage } from '../mail/invitation-mail.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database, InvitationsTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';

@@ -6,7 +6,7 @@ import { MEMBER_ROLES, actorOf, type MemberRole, type Principal } from '../acces
 import { appendAudit } from '../audit/audit-log.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { userOf } from '../identity/users.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database, MembersTable, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';

@@ -6,7 +6,7 @@
  * (entity_type = the token's type), and never puts token data in errors, logs or audit messages.
  */
 import type { Principal } from '../access/principal.ts';
-import type { Page, PageRequest } from '../services-contract.ts';
+import type { Page, PageRequest } from '../common-types.ts';
 import type { Privacy } from './privacy.ts';
 
 /** A token as the API returns it. `data` is absent when the transform redacts it or no mask exists. */

@@ -14,7 +14,7 @@ import { tokenEntityType, type AuditOperation } from '../audit/entity-types.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { ALIAS_ATTEMPTS } from '../expressions/index.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database } from '../storage/schema.ts';
 import { checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
