@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import type { Permission } from '../access/permissions.ts';
 import { actorOf, type Principal } from '../access/principal.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
@@ -54,7 +55,7 @@ function notFound(): VaultError {
 async function loadFor(
   trx: Kysely<Database>,
   principal: Principal,
-  permission: string,
+  permission: Permission,
   id: string,
 ): Promise<ProxyRow> {
   authorize(principal, permission);

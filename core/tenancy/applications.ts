@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
-import { APPLICATION_TYPES } from '../access/permissions.ts';
+import { APPLICATION_TYPES, type Permission } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
@@ -40,7 +40,7 @@ function notFound(): VaultError {
 async function loadFor(
   trx: Kysely<Database>,
   principal: Principal,
-  permission: string,
+  permission: Permission,
   id: string,
 ): Promise<ApplicationRow> {
   authorize(principal, permission);

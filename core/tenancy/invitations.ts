@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import type { Permission } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
@@ -111,7 +112,7 @@ async function auditInvitation(
 async function loadFor(
   trx: Kysely<Database>,
   principal: Principal,
-  permissions: readonly string[],
+  permissions: readonly Permission[],
   id: string,
 ): Promise<InvitationRow> {
   for (const p of permissions) authorize(principal, p);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import type { Permission } from '../access/permissions.ts';
 import { MEMBER_ROLES, actorOf, type MemberRole, type Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
@@ -152,7 +153,7 @@ const MEMBER_MESSAGES = {
 async function loadMember(
   trx: Kysely<Database>,
   principal: Principal,
-  permission: string,
+  permission: Permission,
   memberId: string,
 ): Promise<MemberRow> {
   const row = typeof memberId === 'string' ? await findMemberRow(trx, memberId) : undefined;
