@@ -1,4 +1,4 @@
-/** Application types and the permissions each may hold (behaviour reference §5.2). */
+/** Application types and the permissions each may hold. */
 export const APPLICATION_TYPES = ['private', 'public', 'management', 'expiring'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 /** The types an administrator creates directly: expiring applications come from private keys only. */

@@ -25,7 +25,7 @@ import { addMember, findMemberRow, memberOf } from './members.ts';
 
 export const INVITATION_ENTITY = 'tenantInvitation';
 
-/** An invitation is valid this long after creation or the last resend (behaviour reference §8.3). */
+/** An invitation is valid this long after creation or the last resend. */
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
 
 /** Page size cap of the invitations list (service interface: maximum 100). */
@@ -152,7 +152,7 @@ export interface InvitationServiceOptions {
 }
 
 /**
- * Tenant invitations (behaviour reference §8.3). Mail is sent synchronously inside the transaction
+ * Tenant invitations. Mail is sent synchronously inside the transaction
  * that writes the invitation, before the commit: when sending fails the transaction rolls back, so a
  * failing SMTP server leaves no invitation (create) or the old one untouched (resend).
  */

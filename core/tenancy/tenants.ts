@@ -243,7 +243,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
       authorize(principal, 'tenant:update', { tenantId: principal.tenantId });
       const errors = new FieldErrorCollector();
       const name = checkTenantName(errors, input.name);
-      // Present: replaces every setting. Omitted: settings stay as they are (behaviour reference §8.1).
+      // Present: replaces every setting. Omitted: settings stay as they are.
       const settings = input.settings === undefined ? undefined : checkSettings(errors, input.settings);
       errors.throwIfAny();
       return vault.transaction(async (trx) => {

@@ -59,7 +59,7 @@ import { planTokenize } from './tokenize.ts';
 import { checkUpdate } from './token-update.ts';
 import { shownData, viewOf } from './token-view.ts';
 
-/** Page size cap of list and search (behaviour reference §2.1, §2.3). */
+/** Page size cap of list and search. */
 export const MAX_TOKEN_PAGE_SIZE = 100;
 /** Rows removed per sweeper transaction. */
 export const SWEEP_BATCH = 500;
