@@ -1,9 +1,10 @@
 /**
- * The domain services of the identity-and-access issue, as the HTTP routes and the CLI call them.
+ * The domain services, as the HTTP routes and the CLI call them.
  * Every method that acts on tenant data takes the acting Principal, checks it with
  * `authorize`/`transformFor` (core/access), and writes its audit entry in the same transaction.
  * Validation failures throw VaultError('VALIDATION_FAILED', …, { errors }) and change nothing.
  */
+import type { Page, PageRequest, User } from './common-types.ts';
 import type { Principal } from './access/principal.ts';
 import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
@@ -18,22 +19,7 @@ import type { TokenAssociationService } from './tokens/associations.ts';
 import type { TokenService } from './tokens/contract.ts';
 import type { KdfLimits, VaultHandle } from './vault/types.ts';
 
-export interface PageRequest {
-  readonly page: number;
-  readonly size: number;
-}
-
-export interface Page<T> {
-  readonly total: number;
-  readonly items: T[];
-}
-
-export interface User {
-  readonly id: string;
-  readonly email: string;
-  readonly first_name: string | null;
-  readonly last_name: string | null;
-}
+export type { Page, PageRequest, User } from './common-types.ts';
 
 export interface Tenant {
   readonly id: string;

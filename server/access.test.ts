@@ -31,6 +31,7 @@ describe('access declarations', () => {
 
   it('refuses a permission that is not in the catalogue', () => {
     expect(() =>
+      // @ts-expect-error -- a typo is a compile error too; this checks the run-time guard.
       server.app.get('/typo', { config: { access: { permission: 'aplication:read' } } }, async () => ({})),
     ).toThrow(/not in the permission catalogue/);
   });
@@ -42,6 +43,7 @@ describe('access declarations', () => {
     expect(() =>
       server.app.get(
         '/typo-in-list',
+        // @ts-expect-error -- a typo is a compile error too; this checks the run-time guard.
         { config: { access: { permission: ['application:read', 'aplication:update'] } } },
         async () => ({}),
       ),

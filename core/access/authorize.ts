@@ -1,5 +1,5 @@
 import { VaultError } from '../errors/catalogue.ts';
-import { MANAGEMENT_PERMISSIONS, isTokenPermission } from './permissions.ts';
+import { MANAGEMENT_PERMISSIONS, isTokenPermission, type Permission } from './permissions.ts';
 import type { TokenRef } from './conditions.ts';
 import type { Principal } from './principal.ts';
 import { decide, grantsAnywhere } from './rules.ts';
@@ -28,7 +28,7 @@ function grantsOf(principal: Principal): Grants | 'all' | 'management' {
  * never revealed) and FORBIDDEN when the principal lacks the permission. For token permissions
  * this is the coarse check ("anywhere"); `transformFor` decides per container.
  */
-export function authorize(principal: Principal, permission: string, resource?: ResourceRef): void {
+export function authorize(principal: Principal, permission: Permission, resource?: ResourceRef): void {
   if (resource && resource.tenantId !== principal.tenantId) {
     throw new VaultError('NOT_FOUND', 'Not found.');
   }
@@ -54,7 +54,7 @@ export function isExpiringCreator(principal: Principal): boolean {
 }
 
 /** Whether `authorize` would pass, for UIs and listings. */
-export function can(principal: Principal, permission: string, resource?: ResourceRef): boolean {
+export function can(principal: Principal, permission: Permission, resource?: ResourceRef): boolean {
   try {
     authorize(principal, permission, resource);
     return true;
@@ -68,7 +68,11 @@ export function can(principal: Principal, permission: string, resource?: Resourc
  * it) must be shown to `principal` for `permission`: reveal, mask or redact. A bare container is a
  * token without an id. Throws FORBIDDEN when no rule or permission covers the token.
  */
-export function transformFor(principal: Principal, permission: string, token: string | TokenRef): Transform {
+export function transformFor(
+  principal: Principal,
+  permission: Permission,
+  token: string | TokenRef,
+): Transform {
   const target: TokenRef = typeof token === 'string' ? { container: token } : token;
   const container = target.container;
   const grants = grantsOf(principal);

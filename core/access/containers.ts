@@ -1,5 +1,5 @@
 /**
- * Container paths (behaviour reference §3.3): start and end with `/`, no `//`, segments of letters,
+ * Container paths: start and end with `/`, no `//`, segments of letters,
  * digits, `-` and `_`. `/` is the root.
  */
 const CONTAINER = /^\/(?:[A-Za-z0-9_-]+\/)*$/;

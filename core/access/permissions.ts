@@ -1,4 +1,4 @@
-/** Application types and the permissions each may hold (behaviour reference §5.2). */
+/** Application types and the permissions each may hold. */
 export const APPLICATION_TYPES = ['private', 'public', 'management', 'expiring'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 /** The types an administrator creates directly: expiring applications come from private keys only. */
@@ -6,24 +6,24 @@ export const ADMINISTERED_APPLICATION_TYPES: readonly ApplicationType[] = APPLIC
   (t) => t !== 'expiring',
 );
 
-export interface PermissionDefinition {
-  readonly type: string;
+export interface PermissionDefinition<T extends string = Permission> {
+  readonly type: T;
   readonly description: string;
   readonly application_types: readonly ApplicationType[];
 }
 
-const define = (
-  type: string,
+const define = <const T extends string>(
+  type: T,
   description: string,
   ...application_types: ApplicationType[]
-): PermissionDefinition => ({
+): PermissionDefinition<T> => ({
   type,
   description,
   application_types,
 });
 
 /** The permission catalogue served by `GET /permissions`. */
-export const PERMISSIONS: readonly PermissionDefinition[] = [
+export const PERMISSIONS = [
   define('token:create', 'Create tokens (per container)', 'public', 'private'),
   define('token:update', 'Update tokens (per container)', 'public', 'private'),
   define(
@@ -59,13 +59,14 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   define('tenant:invitation:update', 'Resend invitations', 'management'),
   define('tenant:invitation:delete', 'Delete invitations', 'management'),
   define('report:read', 'Read usage reports', 'management'),
-];
+] as const;
 
-const BY_NAME = new Map(PERMISSIONS.map((p) => [p.type, p]));
+/** A permission name of the catalogue: a typo is a compile error. */
+export type Permission = (typeof PERMISSIONS)[number]['type'];
 
-export type Permission = string;
+const BY_NAME = new Map<string, PermissionDefinition>(PERMISSIONS.map((p) => [p.type, p]));
 
-export function isPermission(name: string): boolean {
+export function isPermission(name: string): name is Permission {
   return BY_NAME.has(name);
 }
 
@@ -73,7 +74,7 @@ export function permissionAllowedFor(name: string, type: ApplicationType): boole
   return BY_NAME.get(name)?.application_types.includes(type) ?? false;
 }
 
-export function permissionsFor(type: ApplicationType): string[] {
+export function permissionsFor(type: ApplicationType): Permission[] {
   return PERMISSIONS.filter((p) => p.application_types.includes(type)).map((p) => p.type);
 }
 
@@ -83,4 +84,4 @@ export function isTokenPermission(name: string): boolean {
 }
 
 /** Everything a management application may hold: what tenant OWNER and ADMIN members get. */
-export const MANAGEMENT_PERMISSIONS: readonly string[] = permissionsFor('management');
+export const MANAGEMENT_PERMISSIONS: readonly Permission[] = permissionsFor('management');

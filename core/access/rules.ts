@@ -40,7 +40,7 @@ export function ruleCovers(rule: AccessRule, token: TokenRef): boolean {
   return isContainer(rule.container) && containerCovers(rule.container, token.container);
 }
 
-/** What plain permissions (without rules) show, per operation (behaviour reference §5.4). */
+/** What plain permissions (without rules) show, per operation. */
 export const IMPLICIT_TRANSFORMS: Readonly<Record<string, Transform>> = {
   'token:create': 'mask',
   'token:update': 'mask',

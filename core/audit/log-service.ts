@@ -6,7 +6,7 @@ import { listAudit, verifyAuditChains } from './audit-log.ts';
 import type { LogFilter } from './audit-log.ts';
 import { ENTITY_TYPES } from './entity-types.ts';
 
-/** Logs are paged larger than other lists (behaviour reference §9.9: OA23 allows 10000). */
+/** Logs are paged larger than other lists: up to 10,000 entries a page. */
 const MAX_PAGE_SIZE = 10_000;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:$|T)/;

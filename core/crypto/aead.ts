@@ -8,7 +8,7 @@ export const TAG_BYTES = 16;
 
 /**
  * Encrypts with XChaCha20-Poly1305. The nonce comes from node's CSPRNG (libsodium's own generator
- * in WASM caps throughput; see the brief §3) and is prepended to the ciphertext.
+ * in WASM caps throughput) and is prepended to the ciphertext.
  */
 export function seal(sodium: Sodium, key: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Uint8Array {
   const nonce = randomBytes(NONCE_BYTES);

@@ -114,12 +114,6 @@ export class TenantKeys {
     this.latest.clear();
   }
 
-  /** Forget a tenant's keys (after the tenant is deleted). */
-  forget(tenantId: string): void {
-    for (const k of [...this.cache.keys()]) if (k.startsWith(`${tenantId}:`)) this.cache.delete(k);
-    for (const k of [...this.latest.keys()]) if (k.startsWith(`${tenantId}:`)) this.latest.delete(k);
-  }
-
   private unwrapCached(
     tenantId: string,
     purpose: TenantKeyPurpose,

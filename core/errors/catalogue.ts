@@ -81,8 +81,14 @@ export class VaultError extends Error {
   readonly title: string;
   readonly exitCode: 1 | 2 | 4;
   readonly errors: FieldErrors | undefined;
+  /** RATE_LIMITED: seconds until the caller may try again (the HTTP edge's Retry-After), when known. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, detail?: string, options?: { errors?: FieldErrors; cause?: unknown }) {
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    options?: { errors?: FieldErrors; cause?: unknown; retryAfterSeconds?: number },
+  ) {
     const def: ErrorDefinition = errorCatalogue[code];
     super(detail ?? def.title, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'VaultError';
@@ -91,6 +97,7 @@ export class VaultError extends Error {
     this.title = def.title;
     this.exitCode = def.exitCode;
     this.errors = options?.errors;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   /** The `detail` of a problem+json body. */

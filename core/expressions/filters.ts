@@ -1,5 +1,5 @@
 /**
- * The custom filters of the behaviour reference §4.3 (2022 set plus the cheap later ones), as plain
+ * The custom filters (2022 set plus the cheap later ones), as plain
  * functions of (input, arguments). `engine.ts` registers them on the Liquid engine.
  *
  * Conventions shared by all of them:

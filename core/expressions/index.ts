@@ -1,5 +1,5 @@
 /**
- * Expressions of the tokens feature (behaviour reference §4): Liquid templates over a token's `data`
+ * Expressions of the tokens feature: Liquid templates over a token's `data`
  * (and `metadata` for fingerprints), with the custom filters of §4.3. Pure: no storage, no keys.
  *
  * API (all synchronous; every failure is VaultError VALIDATION_FAILED, 400, with a field-errors map
@@ -24,7 +24,7 @@
  *   dashes under the raw and the "no dashes" index); the caller stores distinct values.
  * - `evaluateAlias(idExpression, data, isTaken, options?)` → a token id: the alias expression is
  *   re-evaluated up to `attempts` (10) times until `isTaken` says the id is free, then a random UUID is
- *   used (reference §3.4). The caller still validates the id's shape (`core/tokens/token-id.ts`).
+ *   used. The caller still validates the id's shape (`core/tokens/token-id.ts`).
  * - `isExpression(text)`: whether a string contains Liquid markup (`{{` or `{%`).
  *
  * Budgets (budget.ts): every render is also charged to shared budgets, so many expressions together

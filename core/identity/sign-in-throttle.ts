@@ -43,15 +43,15 @@ export const SIGN_IN_LIMITS: ThrottleLimits = {
 
 /** RATE_LIMITED with the wait, which the HTTP edge turns into a Retry-After header. */
 export class RateLimitedError extends VaultError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
 
   constructor(retryAfterSeconds: number, detail?: string) {
     super(
       'RATE_LIMITED',
       detail ??
         `Too many failed sign-in attempts. Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
+      { retryAfterSeconds },
     );
-    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Principal } from '../access/principal.ts';
-import type { Page, PageRequest } from '../services-contract.ts';
+import type { Page, PageRequest } from '../common-types.ts';
 
 /** Transform code: a CommonJS module exporting one async function `(req) => ({ body, headers })`. */
 export interface ProxyTransform {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import type { Permission } from '../access/permissions.ts';
 import { actorOf, type Principal } from '../access/principal.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
@@ -58,7 +59,7 @@ function notFound(): VaultError {
 async function loadFor(
   trx: Kysely<Database>,
   principal: Principal,
-  permission: string,
+  permission: Permission,
   id: string,
 ): Promise<ProxyRow> {
   authorize(principal, permission);

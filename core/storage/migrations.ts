@@ -128,7 +128,7 @@ export const migrations: readonly Migration[] = [
     name: 'tokens',
     async up(db) {
       // An INTEGER PRIMARY KEY is SQLite's rowid: inserts append in time order instead of landing at
-      // random places in a UUID-keyed b-tree (brief §2: ~8× insert throughput). The token id is a
+      // random places in a UUID-keyed b-tree (several times the insert throughput). The token id is a
       // unique secondary key per tenant. SQLite assigns rowids as max + 1, so replay is deterministic.
       await db.schema
         .createTable('tokens')
@@ -189,7 +189,7 @@ export const migrations: readonly Migration[] = [
     version: 4,
     name: 'invitations',
     async up(db) {
-      // Tenant invitations (behaviour reference §8.3). Only a keyed hash of the link secret is
+      // Tenant invitations. Only a keyed hash of the link secret is
       // stored; resend replaces it, accept and delete remove the row. Status is derived from
       // expires_at at read time.
       await db.schema

@@ -137,7 +137,7 @@ export interface AuditHeadsTable {
 }
 
 /**
- * Tokens (behaviour reference §3). `row_id` is the rowid (time-ordered primary key); `id` is the
+ * Tokens. `row_id` is the rowid (time-ordered primary key); `id` is the
  * token id, unique per tenant. `data` holds only a field envelope (`v1.<term>.<nonce>.<ct>`,
  * core/crypto/field-envelope.ts) of the JSON of the data; nothing else here is secret.
  */

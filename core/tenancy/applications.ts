@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
-import { APPLICATION_TYPES } from '../access/permissions.ts';
+import { APPLICATION_TYPES, type Permission } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
@@ -24,7 +24,7 @@ import type { ApplicationRow } from './application-store.ts';
 import { isExpired } from '../tokens/expiry.ts';
 import { assertMayCreate, assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
 
-/** Page size cap of list endpoints (behaviour reference §2.1). */
+/** Page size cap of list endpoints. */
 const MAX_PAGE_SIZE = 100;
 
 function notFound(): VaultError {
@@ -40,7 +40,7 @@ function notFound(): VaultError {
 async function loadFor(
   trx: Kysely<Database>,
   principal: Principal,
-  permission: string,
+  permission: Permission,
   id: string,
 ): Promise<ApplicationRow> {
   authorize(principal, permission);
@@ -78,7 +78,7 @@ export async function authenticateApiKey(vault: VaultHandle, apiKey: string): Pr
 const SWEEP_BATCH = 100;
 
 /**
- * Application management (behaviour reference §5.8). Reads are audited too: a list writes one
+ * Application management. Reads are audited too: a list writes one
  * `read` entry per application on the returned page, so filtering the log by an application's id
  * shows everyone who saw it.
  */
@@ -184,7 +184,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
 
     async regenerate(principal, id) {
       return vault.transaction(async (trx) => {
-        // Regenerating is an update of the application (behaviour reference §5.2).
+        // Regenerating is an update of the application.
         const row = await loadFor(trx, principal, 'application:update', id);
         // A new key is the application's grants in the caller's hands.
         const app = applicationOf(row);

@@ -1,16 +1,10 @@
 import type { Kysely } from 'kysely';
 import { operatorIn } from '../access/principal.ts';
-import { VaultError } from '../errors/catalogue.ts';
 import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import {
-  APPLICATION_MESSAGES,
-  auditApplication,
-  findApplicationRow,
-  replaceApplicationKey,
-} from './application-store.ts';
+import { APPLICATION_MESSAGES, auditApplication } from './application-store.ts';
 import { FIRST_APPLICATION, insertTenant } from './tenants.ts';
 
 const EMBEDDED_DEFAULT = 'embedded_default';
@@ -113,19 +107,6 @@ export async function bootstrapEmbeddedDefault(
       ownerEmail: user.email ?? email,
       ownerCanSignIn,
     };
-  });
-}
-
-/** Issues a new key for an application (operator); the old one stops working with this commit. */
-export async function regenerateApplicationKey(
-  vault: VaultHandle,
-  applicationId: string,
-): Promise<{ apiKey: string }> {
-  return vault.transaction(async (trx) => {
-    const row = await findApplicationRow(trx, applicationId);
-    if (!row) throw new VaultError('NOT_FOUND', `No application ${applicationId}.`);
-    const { key } = await replaceApplicationKey(trx, vault, operatorIn(row.tenant_id), row);
-    return { apiKey: key };
   });
 }
 

@@ -1,13 +1,13 @@
 /**
  * Tenant administration (service interface: Tenant usage report, Tenant member, Tenant invitation
- * and the invitation state table; behaviour reference §8). `Services.members`, `Services.invitations`
+ * and the invitation state table). `Services.members`, `Services.invitations`
  * and `Services.usage` implement it. Every method takes the acting Principal, checks the permission
  * named beside it with `authorize` (core/access), and audits in the same transaction
  * (entity types `tenantMember`, `tenantInvitation`). Secrets (invitation links) never reach audit
  * entries, logs or errors.
  */
 import type { Principal } from '../access/principal.ts';
-import type { Page, PageRequest, User } from '../services-contract.ts';
+import type { Page, PageRequest, User } from '../common-types.ts';
 
 export interface Member {
   readonly id: string;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import type { Permission } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
@@ -15,7 +16,7 @@ import type { SignInThrottle } from '../identity/sign-in-throttle.ts';
 import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
 import { invitationMessage } from '../mail/invitation-mail.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database, InvitationsTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
@@ -24,7 +25,7 @@ import { addMember, findMemberRow, memberOf } from './members.ts';
 
 export const INVITATION_ENTITY = 'tenantInvitation';
 
-/** An invitation is valid this long after creation or the last resend (behaviour reference §8.3). */
+/** An invitation is valid this long after creation or the last resend. */
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
 
 /** Page size cap of the invitations list (service interface: maximum 100). */
@@ -111,7 +112,7 @@ async function auditInvitation(
 async function loadFor(
   trx: Kysely<Database>,
   principal: Principal,
-  permissions: readonly string[],
+  permissions: readonly Permission[],
   id: string,
 ): Promise<InvitationRow> {
   for (const p of permissions) authorize(principal, p);
@@ -151,7 +152,7 @@ export interface InvitationServiceOptions {
 }
 
 /**
- * Tenant invitations (behaviour reference §8.3). Mail is sent synchronously inside the transaction
+ * Tenant invitations. Mail is sent synchronously inside the transaction
  * that writes the invitation, before the commit: when sending fails the transaction rolls back, so a
  * failing SMTP server leaves no invitation (create) or the old one untouched (resend).
  */

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import type { Permission } from '../access/permissions.ts';
 import { MEMBER_ROLES, actorOf, type MemberRole, type Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { userOf } from '../identity/users.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database, MembersTable, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -152,7 +153,7 @@ const MEMBER_MESSAGES = {
 async function loadMember(
   trx: Kysely<Database>,
   principal: Principal,
-  permission: string,
+  permission: Permission,
   memberId: string,
 ): Promise<MemberRow> {
   const row = typeof memberId === 'string' ? await findMemberRow(trx, memberId) : undefined;

@@ -15,7 +15,6 @@ import {
   bootstrapEmbeddedDefault,
   listApplications,
   needsEmbeddedDefault,
-  regenerateApplicationKey,
 } from './bootstrap.ts';
 import { TENANT_SCOPED_TABLES } from './tenants.ts';
 
@@ -322,10 +321,6 @@ describe('tenant service', () => {
       await f.services.auth.signIn(EMBEDDED_OWNER_EMAIL, 'claimed password 1', '127.0.0.1'),
     ).toMatchObject({ token: expect.any(String) });
     expect((await listApplications(f.vault)).map((a) => a.id)).toEqual([result.applicationId]);
-    const { apiKey } = await regenerateApplicationKey(f.vault, result.applicationId);
-    expect(await f.services.auth.authenticateApiKey(result.apiKey)).toBeNull();
-    expect(await f.services.auth.authenticateApiKey(apiKey)).not.toBeNull();
-    expect(await codeOf(regenerateApplicationKey(f.vault, 'missing'))).toBe('NOT_FOUND');
     const rows = await auditRows(f.vault, result.tenantId);
     expect(rows.map((r) => [r.entity_type, r.operation, r.actor_type, r.message])).toEqual([
       ['tenant', 'create', 'operator', 'Tenant created'],
@@ -334,7 +329,6 @@ describe('tenant service', () => {
       ['tenant', 'read', 'application', 'Tenant read'],
       ['tenantMember', 'read', 'application', 'Tenant member read'],
       ['application', 'read', 'operator', 'Application read'],
-      ['application', 'update', 'operator', 'Application key regenerated'],
     ]);
     expect(await f.services.logs.verify()).toMatchObject({ ok: true });
   });

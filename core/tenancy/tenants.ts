@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { authorize } from '../access/authorize.ts';
-import { MANAGEMENT_PERMISSIONS } from '../access/permissions.ts';
+import { MANAGEMENT_PERMISSIONS, type Permission } from '../access/permissions.ts';
 import { actorOf, operatorIn } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit, dropAuditChain } from '../audit/audit-log.ts';
@@ -182,7 +182,7 @@ function checkCreate(input: CreateInput): CheckedCreate {
 async function loadOwnTenant(
   trx: Kysely<Database>,
   principal: Principal,
-  permission: string,
+  permission: Permission,
 ): Promise<Selectable<TenantsTable>> {
   authorize(principal, permission, { tenantId: principal.tenantId });
   const row = await trx
@@ -243,7 +243,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
       authorize(principal, 'tenant:update', { tenantId: principal.tenantId });
       const errors = new FieldErrorCollector();
       const name = checkTenantName(errors, input.name);
-      // Present: replaces every setting. Omitted: settings stay as they are (behaviour reference §8.1).
+      // Present: replaces every setting. Omitted: settings stay as they are.
       const settings = input.settings === undefined ? undefined : checkSettings(errors, input.settings);
       errors.throwIfAny();
       return vault.transaction(async (trx) => {

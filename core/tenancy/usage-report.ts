@@ -12,7 +12,7 @@ import type { UsageReport, UsageService } from './contract.ts';
 export const DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS = 1000;
 
 /**
- * The tenant usage report (behaviour reference §8.2). A read of counters, not of an entity: it is
+ * The tenant usage report. A read of counters, not of an entity: it is
  * not audited and records no token activity.
  */
 export function createUsageService(vault: VaultHandle, includedMonthlyActiveTokens: number): UsageService {

@@ -1,5 +1,5 @@
 /**
- * ABA routing transit number checksum (reference §3.1, §3.2): nine digits d1…d9 with
+ * ABA routing transit number checksum: nine digits d1…d9 with
  * 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) ≡ 0 (mod 10).
  */
 const WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1] as const;

@@ -10,6 +10,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { authorize, transformFor } from '../access/authorize.ts';
 import type { Condition, TokenRef } from '../access/conditions.ts';
 import { containerCovers, isContainer } from '../access/containers.ts';
+import type { Permission } from '../access/permissions.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Transform } from '../access/rules.ts';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
@@ -29,7 +30,7 @@ export type ContainerScope =
     };
 
 /** The scope of `permission`; FORBIDDEN when it covers nothing (users hold no token permission). */
-export function containerScope(principal: Principal, permission: string): ContainerScope {
+export function containerScope(principal: Principal, permission: Permission): ContainerScope {
   authorize(principal, permission);
   if (principal.kind === 'operator') return { kind: 'all' };
   if (principal.kind === 'user') {
@@ -112,7 +113,7 @@ export function stricterTransform(a: Transform, b: Transform): Transform {
  */
 export function transformOnExisting(
   principal: Principal,
-  permission: string,
+  permission: Permission,
   token: string | TokenRef,
 ): Transform {
   try {

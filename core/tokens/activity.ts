@@ -1,5 +1,5 @@
 /**
- * Monthly active tokens (behaviour reference §8.2): a token counts once per calendar month (UTC)
+ * Monthly active tokens: a token counts once per calendar month (UTC)
  * when it is created, read (get, a list or search page) or used. One row per (tenant, month,
  * token); a row is inserted only when absent. `recordActivity` checks with a select first, so
  * repeated reads inside a transaction do not journal a write each time; the read path keeps the

@@ -22,7 +22,7 @@ import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import { tokenEntityType } from '../audit/entity-types.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
-import type { Page, PageRequest } from '../services-contract.ts';
+import type { Page, PageRequest } from '../common-types.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { transformOnExisting } from './access-scope.ts';

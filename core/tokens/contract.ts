@@ -1,12 +1,12 @@
 /**
  * The tokens feature as the HTTP routes and the CLI call it (service interface: Token, Tokenize,
- * Tokens; behaviour reference §3, §4, §5.3–5.5). `Services.tokens` implements it.
+ * Tokens). `Services.tokens` implements it.
  * Every method takes the acting Principal, checks `token:*` permissions per container with
  * `transformFor` (core/access), writes one audit entry per token touched in the same transaction
  * (entity_type = the token's type), and never puts token data in errors, logs or audit messages.
  */
 import type { Principal } from '../access/principal.ts';
-import type { Page, PageRequest } from '../services-contract.ts';
+import type { Page, PageRequest } from '../common-types.ts';
 import type { Privacy } from './privacy.ts';
 
 /** A token as the API returns it. `data` is absent when the transform redacts it or no mask exists. */

@@ -1,5 +1,5 @@
 /**
- * Deduplication (behaviour reference §3.6): off unless the tenant setting `deduplicate_tokens` is
+ * Deduplication: off unless the tenant setting `deduplicate_tokens` is
  * "true" or the request says `deduplicate_token: true`; the request flag wins either way. Tokens
  * match by (type, fingerprint) among the tenant's live tokens, so a token without a fingerprint is
  * never a duplicate. The existing token is returned through the caller's `token:read` transform on

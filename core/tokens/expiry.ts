@@ -1,5 +1,5 @@
 /**
- * `expires_at` (behaviour reference §3.8): what the API accepts and how it answers.
+ * `expires_at`: what the API accepts and how it answers.
  *
  * Accepted (case-insensitive, surrounding spaces ignored):
  * - ISO 8601 date-time with an offset: `2030-08-26T19:23:57-07:00`, `2030-04-23T13:24:28Z`

@@ -1,5 +1,5 @@
 /**
- * GET /tokens filters (behaviour reference §3.11): `id` and `type` (each repeatable, ORed within),
+ * GET /tokens filters: `id` and `type` (each repeatable, ORed within),
  * `metadata.<key>` (case-insensitive exact, ANDed). At most 100 ids and 50 metadata pairs; a
  * malformed metadata key is a 400. A type no token can have (unknown, or of a later era) matches
  * nothing, like an unknown id: the answer is an empty page, not an error, so a client filtering by

@@ -1,4 +1,4 @@
-/** Luhn (mod 10) checksum over a string of ASCII digits. Card numbers (reference §3.1, §3.2). */
+/** Luhn (mod 10) checksum over a string of ASCII digits. Card numbers. */
 export function luhnValid(digits: string): boolean {
   if (!/^\d+$/.test(digits)) return false;
   let sum = 0;

@@ -1,5 +1,5 @@
 /**
- * Token metadata (behaviour reference §3.7): non-sensitive string → string pairs, stored and
+ * Token metadata: non-sensitive string → string pairs, stored and
  * returned in plaintext. Limits (the reference's suggestion, from OA23's key/value schema):
  * - keys: 1–200 characters, letters, digits, `.`, `_`, `-`, starting and ending with a letter or digit;
  * - values: strings of at most 500 characters (empty allowed);

@@ -3,7 +3,7 @@ import type { AST, BinaryNode, RangeNode, TermNode } from 'lucene';
 import { VaultError } from '../errors/catalogue.ts';
 
 /**
- * The token search language (behaviour reference §3.11), parsed with the `lucene` PEG parser and
+ * The token search language, parsed with the `lucene` PEG parser and
  * checked into a small typed tree. Decisions: terms side by side without an operator are ANDed
  * (narrower is safer than Lucene's default OR); a bare term without a field is refused.
  */

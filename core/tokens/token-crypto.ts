@@ -1,5 +1,5 @@
 /**
- * The tokens feature's use of the per-tenant keys (brief §3):
+ * The tokens feature's use of the per-tenant keys:
  * - `data` is sealed as a field envelope (JSON of the data) with the tenant's data key, AAD =
  *   tenant ‖ token id ‖ term, so an envelope copied into another token's row does not open;
  * - fingerprints are keyed BLAKE2b with the tenant's fingerprint key over `type ‖ 0 ‖ input`,

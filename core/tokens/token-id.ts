@@ -1,5 +1,5 @@
 /**
- * Token ids (behaviour reference §3.4): a random v4 UUID by default; a caller-supplied id is 3–400
+ * Token ids: a random v4 UUID by default; a caller-supplied id is 3–400
  * characters without `# / \ + ? [ ] | & = % < > { } ^`; an id containing Liquid markup is an alias
  * expression, evaluated over the token data (`evaluateAlias`, UUID fallback when no free alias is
  * found). Uniqueness of a literal id is the store's job (409 on conflict).

@@ -153,7 +153,7 @@ export function checkFingerprintExpression(
   return input;
 }
 
-/** `search_indexes`: only for `token`, SSN and EIN (reference §3.1); absent → the type's default. */
+/** `search_indexes`: only for `token`, SSN and EIN; absent → the type's default. */
 export function checkSearchIndexes(
   errors: FieldErrorCollector,
   input: unknown,

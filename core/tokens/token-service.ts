@@ -16,7 +16,7 @@ import { tokenEntityType, type AuditOperation } from '../audit/entity-types.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { ALIAS_ATTEMPTS } from '../expressions/index.ts';
-import type { Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { Database } from '../storage/schema.ts';
 import { checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -65,7 +65,7 @@ import type { PlannedToken } from './tokenize.ts';
 import { checkUpdate } from './token-update.ts';
 import { shownData, viewOf } from './token-view.ts';
 
-/** Page size cap of list and search (behaviour reference §2.1, §2.3). */
+/** Page size cap of list and search. */
 export const MAX_TOKEN_PAGE_SIZE = 100;
 /** Rows removed per sweeper transaction. */
 export const SWEEP_BATCH = 500;

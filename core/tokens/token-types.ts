@@ -1,5 +1,5 @@
 /**
- * The token type table (behaviour reference §3.1, §3.2; D `api-reference/_token-types.md`).
+ * The token type table.
  *
  * For each type: how `data` is validated, the default container, the default fingerprint expression,
  * the default mask, the default search indexes, and whether the caller may supply `search_indexes`

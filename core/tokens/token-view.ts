@@ -1,5 +1,5 @@
 /**
- * A stored token as the API shows it (reference §3.9, §5.5). The transform decides `data`:
+ * A stored token as the API shows it. The transform decides `data`:
  * reveal → the plaintext; mask → the evaluated mask, or no `data` when the token has no mask;
  * redact → no `data`. Plaintext is only opened (the `open` callback) when reveal or mask needs it.
  */

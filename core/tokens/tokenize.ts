@@ -1,5 +1,5 @@
 /**
- * POST /tokenize (service interface "Tokenize"; behaviour reference §3.10): the request is walked
+ * POST /tokenize (service interface "Tokenize"): the request is walked
  * once, before anything is written, into a plan:
  * - an object with both `type` and `data` is a token definition → replaced by the token's view;
  * - any other object is traversed member by member, an array element by element;

@@ -1,5 +1,5 @@
 /**
- * What the tenant usage report (behaviour reference §8.2) needs from tokens: monthly active tokens
+ * What the tenant usage report needs from tokens: monthly active tokens
  * and per-type counts. Read-only; expired tokens that wait for the sweeper are not counted.
  */
 import type { Kysely } from 'kysely';

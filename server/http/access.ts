@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import { authorize } from '../../core/access/authorize.ts';
-import { isPermission } from '../../core/access/permissions.ts';
+import { isPermission, type Permission } from '../../core/access/permissions.ts';
 import type { Principal } from '../../core/access/principal.ts';
 import { RateLimiter } from '../../core/identity/rate-limiter.ts';
 import { VaultError, validationError } from '../../core/errors/catalogue.ts';
@@ -23,10 +23,12 @@ import { isUuid } from './ids.ts';
  *   invitation needs `tenant:invitation:create` and `tenant:invitation:update`).
  */
 export type AccessDeclaration =
-  'public' | 'authenticated' | 'session' | { readonly permission: string | readonly string[] };
+  'public' | 'authenticated' | 'session' | { readonly permission: Permission | readonly Permission[] };
 
 /** The permissions a `{ permission }` declaration requires, all of them, as a list. */
-export function requiredPermissions(access: { readonly permission: string | readonly string[] }): string[] {
+export function requiredPermissions(access: {
+  readonly permission: Permission | readonly Permission[];
+}): Permission[] {
   return typeof access.permission === 'string' ? [access.permission] : [...access.permission];
 }
 
@@ -133,7 +135,7 @@ function checkDeclaration(route: RouteOptions): AccessDeclaration {
     if (
       Array.isArray(permission) &&
       permission.length > 0 &&
-      permission.every((p): p is string => typeof p === 'string' && isPermission(p))
+      permission.every((p): p is Permission => typeof p === 'string' && isPermission(p))
     ) {
       // A copy, frozen: the declaration cannot be changed after the check.
       return { permission: Object.freeze([...new Set(permission)]) };
@@ -261,7 +263,7 @@ function guardFor(
 /** Every required permission, in the declared order: the first one missing is the 403. */
 function authorizeAll(
   principal: Principal,
-  access: { readonly permission: string | readonly string[] },
+  access: { readonly permission: Permission | readonly Permission[] },
 ): void {
   for (const permission of requiredPermissions(access)) authorize(principal, permission);
 }

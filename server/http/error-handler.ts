@@ -20,8 +20,8 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 60;
  * `retryAfterSeconds` when the thrower set one, else a default.
  */
 export function retryAfterSeconds(error: VaultError): number {
-  const seconds = (error as VaultError & { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0
+  const seconds = error.retryAfterSeconds;
+  return seconds !== undefined && Number.isFinite(seconds) && seconds > 0
     ? Math.ceil(seconds)
     : DEFAULT_RETRY_AFTER_SECONDS;
 }

@@ -2,7 +2,7 @@ import { Type, type Static, type TObject, type TInteger, type TSchema } from 'ty
 import { NullableInput } from './schemas.ts';
 
 /**
- * Offset pagination as in behaviour-reference §2.1: `?page=1&size=20`, answered with
+ * Offset pagination: `?page=1&size=20`, answered with
  * `{ pagination: { total_items, page_number, page_size, total_pages }, data: [...] }`.
  * `size=0` is allowed, as the reference schema has it: an empty page whose `total_items` still
  * counts every match, with `total_pages` 0 (no page of size 0 holds anything).

@@ -17,7 +17,7 @@ import { Nullable, NullableInput, StringEnum, StringMap, Timestamp } from '../ht
 import type { VaultServer } from '../types.ts';
 
 /**
- * The tokens feature over HTTP (service interface: Tokenize, Tokens; behaviour reference §3).
+ * The tokens feature over HTTP (service interface: Tokenize, Tokens).
  * Routes check only the coarse permission (`config.access`); which containers the caller may touch,
  * and how token data is shown to it (reveal, mask, redact), is decided in core per token.
  *
@@ -96,7 +96,7 @@ export const TokenSchema = Type.Object(
     ),
     search_indexes: Type.Optional(Type.Array(Type.String())),
     // Optional below because a deduplicated token the caller may not read shows only id, type,
-    // tenant_id, fingerprint and containers (behaviour reference §3.6).
+    // tenant_id, fingerprint and containers.
     created_by: Type.Optional(Nullable(Type.String())),
     created_at: Type.Optional(Timestamp),
     modified_by: Type.Optional(Nullable(Type.String())),

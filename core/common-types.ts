@@ -1,0 +1,25 @@
+/**
+ * Value types that several service contracts share. A leaf module: it imports nothing, so the
+ * contracts (core/services-contract.ts, core/tenancy/contract.ts, core/tokens/contract.ts, …) can
+ * all use them without importing one another.
+ */
+
+/** Which page of a list: `page` from 1, `size` items per page. */
+export interface PageRequest {
+  readonly page: number;
+  readonly size: number;
+}
+
+/** One page of a list and how many items the whole list holds. */
+export interface Page<T> {
+  readonly total: number;
+  readonly items: T[];
+}
+
+/** A person with an account (never their password hash). */
+export interface User {
+  readonly id: string;
+  readonly email: string;
+  readonly first_name: string | null;
+  readonly last_name: string | null;
+}
