@@ -314,7 +314,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
   it('charts monthly active tokens against the included number, and nothing broke the CSP', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.locator('.recharts-bar-rectangle').first().waitFor();
-    await page.locator('.recharts-reference-line').waitFor();
+    await page.locator('.recharts-reference-line').waitFor({ state: 'attached' });
     await page.getByRole('table', { name: 'Monthly active tokens by month' }).waitFor({ state: 'attached' });
     await screen('overview');
     expect(cspRefusals).toEqual([]);
