@@ -7,11 +7,27 @@ import { basicSetup } from 'codemirror';
 import { useEffect, useId, useRef } from 'react';
 import { offsetOf, type CompileError } from './compile-error';
 
+/** The console's look inside the shadow root, where styles.css does not reach. */
+const EDITOR_THEME = EditorView.theme({
+  '&': { maxHeight: '22rem', fontSize: '0.9rem', backgroundColor: '#ffffff' },
+  '.cm-scroller': {
+    overflow: 'auto',
+    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+  },
+  '&.cm-focused': { outline: '2px solid #0b5cad' },
+  '.cm-content': { minHeight: '5rem' },
+});
+
 /**
  * A CodeMirror 6 editor for JavaScript or JSON with a label, and the server's compile errors
  * marked at their line and column (an underline and a gutter mark) and listed beneath it as text,
  * so a screen reader hears them too. Tab is left to moving focus (no tab trapping); indentation
  * follows Enter.
+ *
+ * The editor lives in a shadow root: there CodeMirror gives its styles to the root's adopted
+ * (constructed) style sheets, which the console's CSP allows, where in the document itself it
+ * would add a <style> element, which `style-src 'self'` refuses. Id references do not cross a
+ * shadow root, so the editor is named with aria-label rather than aria-labelledby.
  */
 export function CodeEditor({
   label,
@@ -36,19 +52,20 @@ export function CodeEditor({
 
   useEffect(() => {
     if (host.current === null) return;
-    const describedBy = [hint !== undefined ? `${id}-hint` : '', `${id}-errors`].filter(Boolean).join(' ');
+    const shadow = host.current.shadowRoot ?? host.current.attachShadow({ mode: 'open' });
+    const parent = document.createElement('div');
+    shadow.replaceChildren(parent);
     const created = new EditorView({
-      parent: host.current,
+      root: shadow,
+      parent,
       state: EditorState.create({
         doc: value,
         extensions: [
           basicSetup,
           language === 'javascript' ? javascript() : json(),
           lintGutter(),
-          EditorView.contentAttributes.of({
-            'aria-labelledby': `${id}-label`,
-            'aria-describedby': describedBy,
-          }),
+          EDITOR_THEME,
+          EditorView.contentAttributes.of({ 'aria-label': label }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) changed.current(update.state.doc.toString());
           }),
@@ -61,7 +78,7 @@ export function CodeEditor({
       view.current = null;
     };
     // The editor is made once per mount; value and errors reach it through the effects below.
-  }, [language]);
+  }, [language, label]);
 
   // A value set from outside (a form reset, a loaded record) replaces the document.
   useEffect(() => {

@@ -44,7 +44,10 @@ export function OverviewPage() {
                 value={usage.data.token_report.monthly_active_tokens}
                 aria-label="Monthly active tokens against the included number"
               />
-              <MonthlyChart history={usage.data.token_report.monthly_active_token_history} />
+              <MonthlyChart
+                history={usage.data.token_report.monthly_active_token_history}
+                included={usage.data.token_report.included_monthly_active_tokens}
+              />
             </>
           )}
         </article>
