@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Invitation, Member } from '../../../core/tenancy/admin-contract.ts';
+import type { Invitation, Member } from '../../../core/tenancy/contract.ts';
 import { acceptLinkIn } from '../../../core/test-support/smtp-sink.ts';
 import { expectOk, expectOneLineError } from '../../test-support/expect.ts';
 import { runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
