@@ -4,6 +4,8 @@ import { newAppCommand } from './commands/app/app.ts';
 import { newCompletionCommand } from './commands/completion/completion.ts';
 import { newProxyCommand } from './commands/proxy/proxy.ts';
 import { newConfigCommand } from './commands/config/config.ts';
+import { newStatusCommand } from './commands/status/status.ts';
+import { leadingConnectionFlags } from './connection-flags.ts';
 import { newDetokenizeCommand } from './commands/detokenize/detokenize.ts';
 import { newFormulaCommand } from './commands/formula/formula.ts';
 import { newInitCommand } from './commands/init/init.ts';
@@ -53,6 +55,7 @@ export function buildProgram(deps: CliDeps): Command {
     .addCommand(newServeCommand(deps))
     .addCommand(newInitCommand(deps))
     .addCommand(newConfigCommand(deps))
+    .addCommand(newStatusCommand(deps))
     .addCommand(newVaultCommand(deps))
     .addCommand(newTenantCommand(deps))
     .addCommand(newMemberCommand(deps))
@@ -72,7 +75,13 @@ export function buildProgram(deps: CliDeps): Command {
 }
 
 /** Runs one invocation and returns its exit code; never throws, never calls process.exit. */
-export async function run(argv: readonly string[], deps: CliDeps): Promise<number> {
+export async function run(given: readonly string[], givenDeps: CliDeps): Promise<number> {
+  const leading = leadingConnectionFlags(given);
+  const argv = leading.argv;
+  const deps =
+    Object.keys(leading.env).length === 0
+      ? givenDeps
+      : { ...givenDeps, env: { ...givenDeps.env, ...leading.env } };
   const program = buildProgram(deps);
   if (argv.length === 0) {
     // Bare `svc` is a request for orientation, not a mistake.

@@ -56,6 +56,8 @@ export interface SvcConfig {
   readonly reactorTimeoutMs: number;
   /** Fixed memory of the sandbox that runs reactor and transform code, in MiB. */
   readonly reactorMemoryMb: number;
+  /** A server the CLI's data commands go through (with an API key) instead of the local vault; null = the local vault. */
+  readonly server: string | null;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -87,6 +89,7 @@ export const ENV_NAMES = {
   proxyTimeoutMs: 'SVC_PROXY_TIMEOUT_MS',
   reactorTimeoutMs: 'SVC_REACTOR_TIMEOUT_MS',
   reactorMemoryMb: 'SVC_REACTOR_MEMORY_MB',
+  server: 'SVC_SERVER',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -113,6 +116,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'proxyTimeoutMs',
   'reactorTimeoutMs',
   'reactorMemoryMb',
+  'server',
 ];
 
 const MIB = 1024 * 1024;
@@ -136,6 +140,7 @@ export const FIXED_DEFAULTS = {
   proxyTimeoutMs: DEFAULT_DESTINATION_TIMEOUT_MS,
   reactorTimeoutMs: DEFAULT_SANDBOX_TIMEOUT_MS,
   reactorMemoryMb: DEFAULT_SANDBOX_MEMORY_BYTES / (1024 * 1024),
+  server: null,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -248,6 +253,7 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
     case 'smtpUrl':
       return checkUrl(text, where, ['smtp:', 'smtps:']);
     case 'publicUrl':
+    case 'server':
       return checkUrl(text, where, ['http:', 'https:']).replace(/\/+$/, '');
     case 'mailFrom':
       if (text.trim() === '') throw invalid(where, 'expected a sender address, got an empty value');
@@ -291,6 +297,7 @@ export function checkFileSetting(
     case 'logLevel':
     case 'smtpUrl':
     case 'publicUrl':
+    case 'server':
     case 'mailFrom':
     case 'proxyAllow':
     case 'proxyCaFile':

@@ -72,6 +72,7 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   proxyTimeoutMs: '--proxy-timeout-ms',
   reactorTimeoutMs: '--reactor-timeout-ms',
   reactorMemoryMb: '--reactor-memory-mb',
+  server: '--server',
 };
 
 export function flagName(key: ConfigKey): string {

@@ -1,6 +1,7 @@
 import type { Principal } from '../../../core/access/principal.ts';
 import type { KeySourceFlags, ResolvedConfig } from '../../../core/config/index.ts';
-import type { Services, Tenant } from '../../../core/services-contract.ts';
+import type { Tenant } from '../../../core/services-contract.ts';
+import type { CliServices } from '../../services.ts';
 import { commandOf } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { vaultOptionsFrom, type RawOptions, type VaultCommandOptions } from '../../options.ts';
@@ -18,7 +19,7 @@ export function invitationIdOptionsFrom(args: readonly unknown[]): InvitationIdO
 }
 
 export interface TenantScope {
-  readonly services: Services;
+  readonly services: CliServices;
   readonly tenant: Tenant;
   readonly principal: Principal;
 }

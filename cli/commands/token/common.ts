@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
-import type { TokenAssociationService } from '../../../core/tokens/associations.ts';
-import type { TokenService } from '../../../core/tokens/contract.ts';
 import { loadConfig } from '../../context.ts';
+import type { CliServices } from '../../services.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
@@ -33,8 +32,8 @@ export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {
 }
 
 export interface TokenScope {
-  readonly tokens: TokenService;
-  readonly associations: TokenAssociationService;
+  readonly tokens: CliServices['tokens'];
+  readonly associations: CliServices['tokenAssociations'];
   /** The operator of the tenant: every permission, reads revealed; every action audited. */
   readonly principal: Principal;
   readonly tenant: Tenant;
