@@ -1,7 +1,13 @@
 import type { Principal } from '../core/access/principal.ts';
 import type { ChainReport } from '../core/audit/audit-log.ts';
-import { VaultError, errorCatalogue, type ErrorCode, type FieldErrors } from '../core/errors/catalogue.ts';
-import type { Page, User } from '../core/services-contract.ts';
+import {
+  VaultError,
+  errorCatalogue,
+  isVaultError,
+  type ErrorCode,
+  type FieldErrors,
+} from '../core/errors/catalogue.ts';
+import type { Page, Tenant, User } from '../core/services-contract.ts';
 import type { Member } from '../core/tenancy/admin-contract.ts';
 import type { TokenView } from '../core/tokens/contract.ts';
 import type { VaultStatus } from '../core/vault/types.ts';
@@ -187,6 +193,29 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
   const inTenant = (principal: Principal): { headers: Record<string, string> } =>
     authority === 'operator' ? { headers: { 'svc-tenant-id': principal.tenantId } } : { headers: {} };
 
+  /**
+   * The tenant of the calling key. A key without `tenant:read` (a private key, say) still knows its
+   * tenant's id from "who am I"; its name is then not ours to read, and the id stands in for it.
+   */
+  const ownTenant = async (): Promise<Tenant> => {
+    try {
+      return await answer<Tenant>(api.GET('/tenants/self', {}));
+    } catch (error) {
+      if (!isVaultError(error, 'FORBIDDEN')) throw error;
+    }
+    const self = await answer<{ tenant_id: string; created_at: string }>(api.GET('/applications/key', {}));
+    return {
+      id: self.tenant_id,
+      owner_id: null,
+      name: self.tenant_id,
+      settings: {},
+      created_by: null,
+      created_at: self.created_at,
+      modified_by: null,
+      modified_at: null,
+    };
+  };
+
   /** No tenant has an id that is not a UUID; asked by name, the answer is "not found" (as in core). */
   const tenantNamed = (principal: Principal): void => {
     if (!UUID.test(principal.tenantId)) throw new VaultError('NOT_FOUND');
@@ -230,8 +259,8 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         return tenant;
       },
       async listAll() {
-        if (authority === 'key') return [await answer(api.GET('/tenants/self', {}))];
-        return answer(api.GET('/operator/tenants', {}));
+        if (authority === 'operator') return answer(api.GET('/operator/tenants', {}));
+        return [await ownTenant()];
       },
     },
     users: {
