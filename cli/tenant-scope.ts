@@ -52,6 +52,30 @@ export async function withServices<T>(
   return withVaultServices(deps, resolved, flags, (services) => fn(localCliServices(services)));
 }
 
+export interface TenantScope {
+  readonly services: CliServices;
+  readonly tenant: Tenant;
+  /** The operator of the tenant: every permission; every action audited. */
+  readonly principal: Principal;
+}
+
+/**
+ * The one way a command acts in a tenant: the services (wherever the vault is), the tenant of
+ * --tenant (or the vault's only one), and its operator principal.
+ */
+export function inTenant<T>(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: CliKeyFlags,
+  requested: string | undefined,
+  fn: (scope: TenantScope) => Promise<T>,
+): Promise<T> {
+  return withServices(deps, resolved, flags, async (services) => {
+    const tenant = await resolveTenant(services, requested);
+    return fn({ services, tenant, principal: operatorIn(tenant.id) });
+  });
+}
+
 /** What tenant lookups need of the services: both kinds have it. */
 type TenantLookup = Pick<CliServices, 'tenants'>;
 

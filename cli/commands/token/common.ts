@@ -12,7 +12,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { inTenant } from '../../tenant-scope.ts';
 
 /** Options every token command shares: the vault, `--tenant`, `--json`. */
 export interface TokenScopeOptions extends VaultCommandOptions {
@@ -39,22 +39,16 @@ export interface TokenScope {
   readonly tenant: Tenant;
 }
 
-/** Opens the vault, resolves the tenant, runs `fn` with the token service, always closes the vault. */
+/** Resolves the tenant wherever the vault is, runs `fn` with the token services as its operator. */
 export async function withTokens<T>(
   deps: CliDeps,
   options: TokenScopeOptions,
   fn: (scope: TokenScope) => Promise<T>,
 ): Promise<T> {
   const resolved = await loadConfig(deps, options.config);
-  return withServices(deps, resolved, options.key, async (services) => {
-    const tenant = await resolveTenant(services, options.tenant);
-    return fn({
-      tokens: services.tokens,
-      associations: services.tokenAssociations,
-      principal: operatorIn(tenant.id),
-      tenant,
-    });
-  });
+  return inTenant(deps, resolved, options.key, options.tenant, ({ services, principal, tenant }) =>
+    fn({ tokens: services.tokens, associations: services.tokenAssociations, principal, tenant }),
+  );
 }
 
 /** The token's id argument of get, update and delete. */
