@@ -43,6 +43,13 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import('./commands/config/config.ts')).newConfigCommand,
   },
   {
+    name: 'status',
+    term: 'status [options]',
+    description:
+      'Show where commands would act: the vault file, who holds it, the server and the mode (no key needed)',
+    load: async () => (await import('./commands/status/status.ts')).newStatusCommand,
+  },
+  {
     name: 'vault',
     term: 'vault',
     description: 'Inspect and maintain the vault file',

@@ -1,6 +1,7 @@
 import { Command, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { VERBS, verbsNeeded, type Verb } from './command-index.ts';
+import { leadingConnectionFlags } from './connection-flags.ts';
 import type { CliDeps } from './deps.ts';
 import { EXIT, reportError } from './errors.ts';
 import { capturingWriter, filterWithJq } from './output.ts';
@@ -64,7 +65,13 @@ export async function buildProgram(
 }
 
 /** Runs one invocation and returns its exit code; never throws, never calls process.exit. */
-export async function run(argv: readonly string[], deps: CliDeps): Promise<number> {
+export async function run(given: readonly string[], givenDeps: CliDeps): Promise<number> {
+  const leading = leadingConnectionFlags(given);
+  const argv = leading.argv;
+  const deps =
+    Object.keys(leading.env).length === 0
+      ? givenDeps
+      : { ...givenDeps, env: { ...givenDeps.env, ...leading.env } };
   const stdout = capturingWriter(deps.stdout);
   const program = await buildProgram({ ...deps, stdout }, verbsNeeded(argv));
   // `--jq`: the command writes its JSON as usual; the filter runs over it once the command is done.

@@ -55,6 +55,7 @@ interface RawConfigOptions {
   proxyTimeoutMs?: number;
   reactorTimeoutMs?: number;
   reactorMemoryMb?: number;
+  server?: string;
 }
 
 /** `--home` and `--config`: every command resolves the configuration. */
@@ -107,7 +108,14 @@ export function addVaultOptions(command: Command, deps: CliDeps, keyHelp?: strin
     .option(
       '--allow-insecure-permissions',
       'open the vault even if its key file is readable by others (env SVC_ALLOW_INSECURE_PERMISSIONS)',
-    );
+    )
+    .addOption(
+      new Option(
+        '--server <url>',
+        'go through this server instead of the local vault, with --api-key (env SVC_SERVER)',
+      ).argParser(settingParser(deps, 'server', '--server')),
+    )
+    .option('--api-key <key>', 'API key for --server (env SVC_API_KEY; the variable keeps it out of ps)');
 }
 
 /** Server settings: `svc start` and `svc serve`. */
@@ -219,6 +227,7 @@ export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
   if (raw.proxyTimeoutMs !== undefined) flags.proxyTimeoutMs = raw.proxyTimeoutMs;
   if (raw.reactorTimeoutMs !== undefined) flags.reactorTimeoutMs = raw.reactorTimeoutMs;
   if (raw.reactorMemoryMb !== undefined) flags.reactorMemoryMb = raw.reactorMemoryMb;
+  if (raw.server !== undefined) flags.server = raw.server;
   return flags;
 }
 
@@ -228,6 +237,7 @@ export function keyFlagsFrom(raw: { passphrase?: boolean; passphraseStdin?: bool
 
 export type RawOptions = RawConfigOptions & {
   json?: boolean;
+  apiKey?: string;
   passphrase?: boolean;
   passphraseStdin?: boolean;
   force?: boolean;
@@ -239,8 +249,11 @@ export interface CommonOptions {
   readonly json: boolean;
 }
 
+/** How a data command proves its right: the vault's key, or an API key for --server. */
+export type CliKeyFlags = KeySourceFlags & { readonly apiKey?: string };
+
 export interface VaultCommandOptions extends CommonOptions {
-  readonly key: KeySourceFlags;
+  readonly key: CliKeyFlags;
 }
 
 export function commonOptionsFrom(raw: RawOptions): CommonOptions {
@@ -248,7 +261,10 @@ export function commonOptionsFrom(raw: RawOptions): CommonOptions {
 }
 
 export function vaultOptionsFrom(raw: RawOptions): VaultCommandOptions {
-  return { ...commonOptionsFrom(raw), key: keyFlagsFrom(raw) };
+  return {
+    ...commonOptionsFrom(raw),
+    key: raw.apiKey === undefined ? keyFlagsFrom(raw) : { ...keyFlagsFrom(raw), apiKey: raw.apiKey },
+  };
 }
 
 /** `--tenant <id>`: commands that act in one tenant. */

@@ -3,6 +3,11 @@ import { operatorIn, type Principal } from '../core/access/principal.ts';
 import { isVaultError, VaultError } from '../core/errors/catalogue.ts';
 import type { Application, Services, Tenant } from '../core/services-contract.ts';
 import { tenancyOptionsFrom } from './tenancy-options.ts';
+import { clientOf, connectionFor } from './connection.ts';
+import { httpCliServices } from './http-services.ts';
+import { localCliServices } from './local-services.ts';
+import type { CliKeyFlags } from './options.ts';
+import type { CliServices } from './services.ts';
 import { withVault } from './context.ts';
 import type { CliDeps } from './deps.ts';
 
@@ -10,10 +15,12 @@ import type { CliDeps } from './deps.ts';
 export { operatorIn };
 
 /**
- * Opens the vault, builds the services over it (with invitation mail configured from the
- * environment, cli/tenancy-options.ts), runs `fn`, and always closes the vault.
+ * Opens the vault in this process, builds every domain service over it (with invitation mail
+ * configured from the environment, cli/tenancy-options.ts), runs `fn`, and always closes the vault.
+ * For the commands that act on the open vault itself; while a server holds it they stop with the
+ * lock error, which names the server to stop.
  */
-export function withServices<T>(
+export function withVaultServices<T>(
   deps: CliDeps,
   resolved: ResolvedConfig,
   flags: KeySourceFlags,
@@ -22,6 +29,50 @@ export function withServices<T>(
   const tenancy = tenancyOptionsFrom(resolved.config);
   return withVault(deps, resolved, flags, async (vault) => fn(await deps.services(vault, { tenancy })));
 }
+
+/**
+ * Runs `fn` with the command services wherever the vault is (cli/connection.ts): through the server
+ * that holds it or the one named by --server, else over the vault opened in this process (and
+ * always closed after).
+ */
+export async function withServices<T>(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: CliKeyFlags,
+  fn: (services: CliServices) => Promise<T>,
+): Promise<T> {
+  const connection = await connectionFor(deps, resolved, flags.apiKey);
+  if (connection.kind !== 'in-process')
+    return fn(httpCliServices(clientOf(connection), connection.authority));
+  return withVaultServices(deps, resolved, flags, (services) => fn(localCliServices(services)));
+}
+
+export interface TenantScope {
+  readonly services: CliServices;
+  readonly tenant: Tenant;
+  /** The operator of the tenant: every permission; every action audited. */
+  readonly principal: Principal;
+}
+
+/**
+ * The one way a command acts in a tenant: the services (wherever the vault is), the tenant of
+ * --tenant (or the vault's only one), and its operator principal.
+ */
+export function inTenant<T>(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: CliKeyFlags,
+  requested: string | undefined,
+  fn: (scope: TenantScope) => Promise<T>,
+): Promise<T> {
+  return withServices(deps, resolved, flags, async (services) => {
+    const tenant = await resolveTenant(services, requested);
+    return fn({ services, tenant, principal: operatorIn(tenant.id) });
+  });
+}
+
+/** What tenant lookups need of the services: both kinds have it. */
+type TenantLookup = Pick<CliServices, 'tenants'>;
 
 /** "3f2c… (Acme), 9b1d… (Default)": what a person needs to pick one with --tenant. */
 export function describeTenants(tenants: readonly Tenant[]): string {
@@ -45,7 +96,7 @@ const NO_TENANTS = "this vault has no tenants yet; create one with 'svc tenant c
  * Core audits reads: naming a tenant records one read in that tenant's log; choosing the only one
  * lists them all, which records a read in each (there is just one in the case that succeeds).
  */
-export async function resolveTenant(services: Services, requested: string | undefined): Promise<Tenant> {
+export async function resolveTenant(services: TenantLookup, requested: string | undefined): Promise<Tenant> {
   if (requested !== undefined) {
     try {
       return await services.tenants.get(operatorIn(requested));
@@ -99,7 +150,7 @@ export const noInvitation = (id: string): string =>
  * in every tenant in turn (as application ids are): `get` throws NOT_FOUND where it is not.
  */
 export async function findInTenants<T>(
-  services: Services,
+  services: TenantLookup,
   requestedTenant: string | undefined,
   get: (principal: Principal, tenant: Tenant) => Promise<T>,
   notFound: string,
@@ -129,7 +180,7 @@ export interface FoundApplication {
  * searched: `svc app regenerate <id>` (the hint `svc start` prints) works in any vault.
  */
 export async function findApplication(
-  services: Services,
+  services: TenantLookup & Pick<CliServices, 'applications'>,
   id: string,
   requestedTenant: string | undefined,
 ): Promise<FoundApplication> {

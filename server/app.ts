@@ -21,6 +21,8 @@ import { registerInvitationAcceptRoutes } from './routes/invitation-accept.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerLogVerifyRoutes } from './routes/log-verify.ts';
 import { registerOpenApi } from './routes/openapi.ts';
+import { registerOperatorRoutes } from './routes/operator.ts';
+import type { OperatorCredential } from './operator-credential.ts';
 import { registerPermissionRoutes } from './routes/permissions.ts';
 import { registerProxyInvokeRoutes } from './routes/proxy-invoke.ts';
 import { registerProxyRoutes } from './routes/proxies.ts';
@@ -63,6 +65,11 @@ export interface ServerOptions {
    * no limit. The CLI passes the `rateLimit` setting (default 60,000).
    */
   readonly rateLimit?: number;
+  /**
+   * The operator credential of this run (server/operator-credential.ts); without it, operator
+   * endpoints and SVC-OPERATOR-KEY are refused.
+   */
+  readonly operatorCredential?: OperatorCredential;
   /** The console under /console/ (built files, one-time sign-in); KDF and session lifetime default to serviceOptions'. */
   readonly console?: ConsoleOptions;
 }
@@ -121,7 +128,12 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   installExpressionBudget(app);
   installErrorHandling(app);
   // Before any route: its onRoute hook checks and guards every route added after it.
-  installAccessControl(app, services, rateLimiterFor(options.rateLimit, vault));
+  installAccessControl(
+    app,
+    services,
+    rateLimiterFor(options.rateLimit, vault),
+    options.operatorCredential ?? null,
+  );
   await registerOpenApi(app, { version: options.version ?? '0.0.0' });
   registerHealthRoute(app, vault);
   registerAuthRoutes(app, services);
@@ -129,6 +141,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerUsageReportRoutes(app, services);
   registerMemberRoutes(app, services);
   registerInvitationRoutes(app, services);
+  registerOperatorRoutes(app, services);
   registerInvitationAcceptRoutes(app, services);
   registerApplicationRoutes(app, services);
   registerApplicationTemplateRoutes(app);

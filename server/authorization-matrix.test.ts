@@ -36,6 +36,10 @@ import {
 import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
 import { consoleSignInLink } from './routes/console-sessions.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { operatorCredentialOf } from './operator-credential.ts';
+
+/** The operator credential of the matrix's servers. */
+const OPERATOR_SECRET = 'matrix-operator-credential';
 import { MERGE_PATCH } from './test-support/tokens.ts';
 
 const SCENARIOS = [
@@ -46,6 +50,7 @@ const SCENARIOS = [
   'key with the permission',
   'member session',
   'non-member session',
+  'operator credential',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -63,7 +68,7 @@ class World {
   ) {}
 
   static async create(): Promise<World> {
-    const server = await createTestServer();
+    const server = await createTestServer({ operatorCredential: operatorCredentialOf(OPERATOR_SECRET) });
     try {
       const a = await createTenantFixture(server.services, 'Tenant A');
       const target = await createKey(server.services, a.tenant.id, 'private', ['token:read'], 'target');
@@ -250,6 +255,7 @@ function grantsFor(
 interface RouteFixture {
   /** Path parameters naming resources of tenant A. */
   readonly params?: (world: World) => Record<string, string> | Promise<Record<string, string>>;
+  readonly query?: Record<string, string>;
   readonly body?: (world: World) => unknown;
   readonly headers?: Record<string, string>;
 }
@@ -387,6 +393,17 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       password: 'a password of the matrix',
     }),
   },
+  'GET /operator/tenants': {},
+  'POST /operator/tenants': {
+    body: () => ({ name: 'Made by the operator', owner_email: 'op@example.test' }),
+  },
+  'GET /operator/users': { query: { email: 'nobody@example.test' } },
+  'GET /operator/vault/status': {},
+  'POST /operator/vault/compact': {},
+  'POST /operator/vault/backup': {
+    body: (w) => ({ file: join(w.server.temp.dir, `backup-${randomUUID()}.svc`) }),
+  },
+  'GET /operator/logs/verify': {},
   'GET /console': {},
   'GET /console/*': {},
   'POST /console/sessions': { body: (w) => ({ secret: oneTimeSecret(w.server.app) }) },
@@ -394,7 +411,7 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
 
 // The routes, as the server itself reports them.
 const routes: DeclaredRoute[] = await (async () => {
-  const probe = await createTestServer();
+  const probe = await createTestServer({ operatorCredential: operatorCredentialOf(OPERATOR_SECRET) });
   try {
     await probe.app.ready();
     return [...routeAccessTable(probe.app)];
@@ -439,6 +456,8 @@ async function headersFor(
       return { authorization: `Bearer ${await world.memberToken()}`, 'svc-tenant-id': tenantA };
     case 'non-member session':
       return { authorization: `Bearer ${await world.nonMemberToken()}`, 'svc-tenant-id': tenantA };
+    case 'operator credential':
+      return { 'svc-operator-key': OPERATOR_SECRET, 'svc-tenant-id': tenantA };
   }
 }
 
@@ -467,6 +486,12 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
   const namesResource = route.url.includes(':');
   if (access === 'public') return admitted;
   if (scenario === 'no credential' || scenario === 'unknown key') return is(401);
+  if (scenario === 'operator credential') {
+    // The operator acts on tenant-scoped routes (in the named tenant) and operator routes only.
+    if (access === 'operator') return succeeds;
+    return typeof access === 'object' ? admitted : is(403);
+  }
+  if (access === 'operator') return is(403);
   if (access === 'authenticated') return admitted;
   if (access === 'session') {
     return scenario === 'member session' || scenario === 'non-member session' ? admitted : is(403);
@@ -558,7 +583,9 @@ describe('authorization matrix', () => {
           // The request first: its fixtures may create resources of tenant A.
           const request: InjectOptions = {
             method: route.method as InjectOptions['method'],
-            url: fillPath(route.url, (await fixture.params?.(world)) ?? {}),
+            url:
+              fillPath(route.url, (await fixture.params?.(world)) ?? {}) +
+              (fixture.query === undefined ? '' : `?${new URLSearchParams(fixture.query).toString()}`),
             headers: { ...fixture.headers, ...(await headersFor(world, route, scenario)) },
           };
           if (fixture.body !== undefined) {

@@ -1,8 +1,10 @@
-import { BlockList, isIP, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, startExpirySweeper } from '../core/tokens/index.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { createServerServices, urlOf } from './server-services.ts';
+import { isLoopbackHost } from './http/loopback.ts';
+import { newOperatorCredential } from './operator-credential.ts';
 import { buildServer, type ServerOptions } from './app.ts';
 import type { VaultServer } from './types.ts';
 
@@ -34,19 +36,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
-/** Loopback means 127.0.0.0/8, ::1 (IPv4-mapped forms included) or `localhost`; any other name may resolve anywhere. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost') return true;
-  const family = isIP(bare);
-  if (family === 4) return loopback.check(bare, 'ipv4');
-  if (family === 6) return loopback.check(bare, 'ipv6');
-  return false;
-}
+export { isLoopbackHost };
 
 export async function startServer(vault: VaultHandle, options: StartServerOptions): Promise<RunningServer> {
   const {
@@ -90,7 +80,14 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
   const { services } = built;
   // The bound name is one the server answers for (Host check); IP addresses always are.
   const allowedHosts = [host, ...(serverOptions.allowedHosts ?? [])];
-  const app = await buildServer(vault, { ...serverOptions, services, allowedHosts });
+  // The operator credential is written beside the lock once the server listens and holds it.
+  const operator = newOperatorCredential(vault.path);
+  const app = await buildServer(vault, {
+    ...serverOptions,
+    services,
+    allowedHosts,
+    operatorCredential: operator.credential,
+  });
   try {
     await app.listen({ host, port });
   } catch (error) {
@@ -101,7 +98,9 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
   built.listening(url);
   try {
     await vault.setLockUrl(url);
+    await operator.write();
   } catch (error) {
+    await operator.remove();
     await app.close();
     throw error;
   }
@@ -124,6 +123,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
       try {
         // First, and waiting for a sweep in progress, so none runs against a closing vault.
         await stopSweeper();
+        await operator.remove();
         await clearLockUrl(vault);
       } finally {
         await app.close();

@@ -58,6 +58,8 @@ export interface SvcConfig {
   readonly reactorMemoryMb: number;
   /** Tenant the CLI acts in when a command gets no `--tenant` (an id or a name); null = the vault's only tenant. */
   readonly tenant: string | null;
+  /** A server the CLI's data commands go through (with an API key) instead of the local vault; null = the local vault. */
+  readonly server: string | null;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -90,6 +92,7 @@ export const ENV_NAMES = {
   reactorTimeoutMs: 'SVC_REACTOR_TIMEOUT_MS',
   reactorMemoryMb: 'SVC_REACTOR_MEMORY_MB',
   tenant: 'SVC_TENANT',
+  server: 'SVC_SERVER',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -117,6 +120,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'reactorTimeoutMs',
   'reactorMemoryMb',
   'tenant',
+  'server',
 ];
 
 const MIB = 1024 * 1024;
@@ -141,6 +145,7 @@ export const FIXED_DEFAULTS = {
   reactorTimeoutMs: DEFAULT_SANDBOX_TIMEOUT_MS,
   reactorMemoryMb: DEFAULT_SANDBOX_MEMORY_BYTES / (1024 * 1024),
   tenant: null,
+  server: null,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -253,6 +258,7 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
     case 'smtpUrl':
       return checkUrl(text, where, ['smtp:', 'smtps:']);
     case 'publicUrl':
+    case 'server':
       return checkUrl(text, where, ['http:', 'https:']).replace(/\/+$/, '');
     case 'mailFrom':
       if (text.trim() === '') throw invalid(where, 'expected a sender address, got an empty value');
@@ -299,6 +305,7 @@ export function checkFileSetting(
     case 'logLevel':
     case 'smtpUrl':
     case 'publicUrl':
+    case 'server':
     case 'mailFrom':
     case 'proxyAllow':
     case 'proxyCaFile':

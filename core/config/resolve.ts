@@ -73,6 +73,7 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   reactorTimeoutMs: '--reactor-timeout-ms',
   reactorMemoryMb: '--reactor-memory-mb',
   tenant: '--tenant',
+  server: '--server',
 };
 
 export function flagName(key: ConfigKey): string {

@@ -101,6 +101,11 @@ function isStale(holder: LockHolder, text: string): boolean {
   return !isAlive(holder.pid);
 }
 
+/** True when `holder` is a process running on this host: its lock is live, not left by a crash. */
+export function isRunningHere(holder: LockHolder): boolean {
+  return holder.host === hostname() && isAlive(holder.pid);
+}
+
 export function describeHolder(holder: LockHolder): string {
   const where = holder.url ? `, serving ${holder.url}` : '';
   return `process ${holder.pid} on ${holder.host} since ${holder.startedAt}${where}`;

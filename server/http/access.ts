@@ -7,6 +7,7 @@ import { VaultError, validationError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { VaultHandle } from '../../core/vault/types.ts';
 import type { VaultServer } from '../types.ts';
+import { OPERATOR_HEADER, fromLoopback, type OperatorCredential } from '../operator-credential.ts';
 import { isUuid } from './ids.ts';
 
 /**
@@ -17,13 +18,19 @@ import { isUuid } from './ids.ts';
  * - `'public'`: no credential is looked at (health, OpenAPI, sign-in).
  * - `'authenticated'`: any valid credential, an API key or a user session; no tenant needed.
  * - `'session'`: a signed-in user (`Authorization: Bearer <token>`); API keys are refused (403).
+ * - `'operator'`: the operator credential only (`SVC-OPERATOR-KEY`, from loopback; see
+ *   server/operator-credential.ts): vault-wide actions such as creating a tenant with its owner.
  * - `{ permission }`: a tenant-scoped endpoint. An API key acts in its own tenant; a session acts
  *   in the tenant named by `SVC-TENANT-ID` through the user's membership. Then `authorize`.
  *   `permission` may be a list: the caller must then hold EVERY one of them (resending an
  *   invitation needs `tenant:invitation:create` and `tenant:invitation:update`).
  */
 export type AccessDeclaration =
-  'public' | 'authenticated' | 'session' | { readonly permission: Permission | readonly Permission[] };
+  | 'public'
+  | 'authenticated'
+  | 'session'
+  | 'operator'
+  | { readonly permission: Permission | readonly Permission[] };
 
 /** The permissions a `{ permission }` declaration requires, all of them, as a list. */
 export function requiredPermissions(access: {
@@ -61,6 +68,7 @@ export const SECURITY_SCHEMES = {
   apiKey: 'ApiKey',
   bearer: 'BearerAuth',
   tenant: 'TenantId',
+  operator: 'OperatorKey',
 } as const;
 
 export interface DeclaredRoute {
@@ -89,6 +97,7 @@ export function installAccessControl(
   app: VaultServer,
   services: Services,
   limiter: RateLimiter | null = null,
+  operator: OperatorCredential | null = null,
 ): void {
   const table: DeclaredRoute[] = [];
   declaredRoutes.set(app, table);
@@ -102,7 +111,7 @@ export function installAccessControl(
     // A new array: Fastify copies the original options for the automatic HEAD route, and a shared
     // array would then carry the guard twice.
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    route.onRequest = [...existing, guardFor(access, services, limiter)];
+    route.onRequest = [...existing, guardFor(access, services, limiter, operator)];
   });
 }
 
@@ -128,7 +137,8 @@ function checkDeclaration(route: RouteOptions): AccessDeclaration {
         'docs/architecture.md).',
     );
   }
-  if (access === 'public' || access === 'authenticated' || access === 'session') return access;
+  if (access === 'public' || access === 'authenticated' || access === 'session' || access === 'operator')
+    return access;
   if (typeof access === 'object' && access !== null) {
     const permission = (access as { permission?: unknown }).permission;
     if (typeof permission === 'string' && isPermission(permission)) return { permission };
@@ -151,16 +161,22 @@ function checkDeclaration(route: RouteOptions): AccessDeclaration {
 function openApiSecurity(
   access: AccessDeclaration,
 ): { security: Array<Record<string, string[]>> } & Record<string, unknown> {
-  const { apiKey, bearer, tenant } = SECURITY_SCHEMES;
+  const { apiKey, bearer, tenant, operator } = SECURITY_SCHEMES;
   switch (access) {
     case 'public':
       return { security: [] };
+    case 'operator':
+      return { security: [{ [operator]: [] }] };
     case 'authenticated':
       return { security: [{ [apiKey]: [] }, { [bearer]: [] }] };
     case 'session':
       return { security: [{ [bearer]: [] }] };
     default: {
-      const security: Array<Record<string, string[]>> = [{ [apiKey]: [] }, { [bearer]: [], [tenant]: [] }];
+      const security: Array<Record<string, string[]>> = [
+        { [apiKey]: [] },
+        { [bearer]: [], [tenant]: [] },
+        { [operator]: [], [tenant]: [] },
+      ];
       // One permission: `x-permission`, as every route had so far; several: `x-permissions`, all required.
       return typeof access.permission === 'string'
         ? { security, 'x-permission': access.permission }
@@ -208,9 +224,14 @@ function guardFor(
   access: Exclude<AccessDeclaration, 'public'>,
   services: Services,
   limiter: RateLimiter | null,
+  operator: OperatorCredential | null,
 ): onRequestHookHandler {
   const tenantScoped = typeof access === 'object';
   return async function guard(request) {
+    if (request.headers[OPERATOR_HEADER] !== undefined) {
+      await admitOperator(request, access, services, operator);
+      return;
+    }
     const credential = credentialOf(request);
     if (credential === null) throw unauthenticated(NO_CREDENTIAL);
 
@@ -221,6 +242,7 @@ function guardFor(
       if (access === 'session') {
         throw new VaultError('FORBIDDEN', 'This endpoint is for signed-in users; an API key cannot call it.');
       }
+      if (access === 'operator') throw operatorOnly();
       if (tenantScoped) {
         const named = tenantHeader(request);
         if (named !== undefined && named.toLowerCase() !== principal.tenantId.toLowerCase()) {
@@ -244,6 +266,7 @@ function guardFor(
     const session = await services.auth.authenticateSession(credential.token, wellFormed);
     limiter?.take(`user:${session.userId}`);
     request.userSession = { userId: session.userId, sessionId: session.sessionId };
+    if (access === 'operator') throw operatorOnly();
     if (!tenantScoped) return;
     if (named === undefined || session.principal === null) {
       throw validationError(
@@ -258,6 +281,63 @@ function guardFor(
     authorizeAll(session.principal, access);
     request.principal = session.principal;
   };
+}
+
+function operatorOnly(): VaultError {
+  return new VaultError(
+    'FORBIDDEN',
+    "This endpoint is for the vault's operator: send SVC-OPERATOR-KEY with the server's operator credential.",
+  );
+}
+
+/**
+ * A request with the operator credential: valid only from loopback and only while this server runs
+ * (each start makes a new one). On tenant-scoped routes the operator acts in the tenant named by
+ * SVC-TENANT-ID, which must exist, with every permission (core/access/principal.ts).
+ */
+async function admitOperator(
+  request: FastifyRequest,
+  access: Exclude<AccessDeclaration, 'public'>,
+  services: Services,
+  operator: OperatorCredential | null,
+): Promise<void> {
+  if (!fromLoopback(request.socket.remoteAddress)) {
+    throw new VaultError(
+      'FORBIDDEN',
+      'The operator credential is accepted only from this machine (loopback).',
+    );
+  }
+  const presented = [request.headers[OPERATOR_HEADER] ?? ''].flat().join(', ');
+  if (operator === null || !operator.matches(presented)) {
+    throw unauthenticated('The operator credential is not valid (it changes at every start of the server).');
+  }
+  if (access === 'operator') return;
+  if (typeof access !== 'object') {
+    throw new VaultError(
+      'FORBIDDEN',
+      'The operator credential acts on tenant-scoped and operator endpoints only; this one needs an API key or a session.',
+    );
+  }
+  const named = tenantHeader(request);
+  if (named === undefined || !isUuid(named)) {
+    throw validationError(
+      {
+        [TENANT_HEADER_NAME]: [
+          named === undefined ? 'is required with the operator credential' : 'must be a tenant id (UUID)',
+        ],
+      },
+      'Name the tenant to act in with the SVC-TENANT-ID header (a tenant id).',
+    );
+  }
+  const tenantId = named.toLowerCase();
+  // Read directly: the services would audit a read of the tenant on every request.
+  const found = await services.vault.db
+    .selectFrom('tenants')
+    .select('id')
+    .where('id', '=', tenantId)
+    .executeTakeFirst();
+  if (found === undefined) throw new VaultError('NOT_FOUND', `No tenant ${tenantId} in this vault.`);
+  request.principal = { kind: 'operator', tenantId };
 }
 
 /** Every required permission, in the declared order: the first one missing is the 403. */

@@ -86,6 +86,14 @@ export async function registerOpenApi(app: VaultServer, { version }: OpenApiOpti
             description:
               'With a session token: the tenant to act in (a tenant id); the user must be a member of it.',
           },
+          [SECURITY_SCHEMES.operator]: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'SVC-OPERATOR-KEY',
+            description:
+              "The operator credential of this server run, read from the file beside the vault's lock " +
+              '(readable by its owner only). Accepted from loopback addresses only; new at every start.',
+          },
         },
       },
     },

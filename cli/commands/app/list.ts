@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
-import type { Application, Services } from '../../../core/services-contract.ts';
+import type { Application } from '../../../core/services-contract.ts';
+import type { CliServices } from '../../services.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -44,7 +45,7 @@ const PAGE_SIZE = 100;
 
 /** Every application matching the filter, page by page. */
 async function listAll(
-  services: Services,
+  services: CliServices,
   principal: Principal,
   type: ApplicationType | undefined,
 ): Promise<Application[]> {

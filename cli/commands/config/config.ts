@@ -9,6 +9,7 @@ import {
   type ConfigSource,
   type ResolvedConfig,
 } from '../../../core/config/index.ts';
+import { API_KEY_ENV, MODE_NAMES, reportConnection } from '../../connection.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -89,7 +90,14 @@ function describeSource(resolved: ResolvedConfig, source: ConfigSource, envName:
 export async function runConfig(deps: CliDeps, options: ConfigOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   if (options.json) {
-    writeJson(deps.stdout, snakeCaseKeys(configReport(resolved, deps.env)));
+    const connection = await reportConnection(deps, resolved);
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({
+        ...configReport(resolved, deps.env),
+        connection: { mode: connection.mode, server: connection.serverUrl, apiKeySet: connection.apiKey },
+      }),
+    );
     return;
   }
   const shown = withoutCredentials(resolved.config);
@@ -106,5 +114,13 @@ export async function runConfig(deps: CliDeps, options: ConfigOptions): Promise<
   rows.push(['vaultKey', secrets.vaultKey, secretSource(secrets.vaultKey)]);
   rows.push(['vaultPassphrase', secrets.passphrase, secretSource(secrets.passphrase)]);
   rows.push(['newVaultPassphrase', secrets.newPassphrase, secretSource(secrets.newPassphrase)]);
+  // Which way a data command would go now (svc status says more).
+  const connection = await reportConnection(deps, resolved);
+  rows.push([
+    'apiKey',
+    connection.apiKey ? `(set via ${API_KEY_ENV})` : '(not set)',
+    connection.apiKey ? 'env' : '',
+  ]);
+  rows.push(['mode', MODE_NAMES[connection.mode], connection.serverUrl ?? '']);
   writeTable(deps, ['Setting', 'Value', 'Source'], rows);
 }

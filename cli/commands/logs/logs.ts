@@ -2,7 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { ENTITY_TYPES } from '../../../core/audit/entity-types.ts';
 import type { LogFilter } from '../../../core/audit/audit-log.ts';
-import type { LogEntry, Services } from '../../../core/services-contract.ts';
+import type { LogEntry } from '../../../core/services-contract.ts';
+import type { CliServices } from '../../services.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -125,7 +126,7 @@ function filterOf(options: LogsOptions): LogFilter {
 }
 
 interface Scope {
-  readonly services: Services;
+  readonly services: CliServices;
   readonly principal: Principal;
   readonly filter: LogFilter;
 }
@@ -196,12 +197,15 @@ async function follow(deps: CliDeps, scope: Scope, seenId: string | null, json: 
   void deps.waitForShutdown().then(() => stopped.abort());
   if (deps.stderr.isTTY) writeLine(deps.stderr, 'Following new entries; press Ctrl-C to stop.');
   let lastSeen = seenId;
-  // The commit counter says cheaply whether anything was written since the last look.
-  let sequence = scope.services.vault.sequence;
+  // A commit counter, where there is one, says cheaply whether anything was written since the
+  // last look; through a server every look asks for the newest entries.
+  let counter = scope.services.changeCounter();
   while (!stopped.signal.aborted) {
     await deps.sleep(FOLLOW_INTERVAL_MS, stopped.signal);
-    if (stopped.signal.aborted || scope.services.vault.sequence === sequence) continue;
-    sequence = scope.services.vault.sequence;
+    if (stopped.signal.aborted) continue;
+    const now = scope.services.changeCounter();
+    if (now !== undefined && now === counter) continue;
+    counter = now;
     const fresh = await newerThan(scope, lastSeen);
     if (fresh[0] !== undefined) lastSeen = fresh[0].id;
     for (const entry of fresh.reverse()) writeStreamed(deps, entry, json);

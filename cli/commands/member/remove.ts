@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { Services } from '../../../core/services-contract.ts';
+import type { CliServices } from '../../services.ts';
 import type { Member } from '../../../core/tenancy/contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
@@ -47,7 +47,7 @@ export function newMemberRemoveCommand(
 }
 
 /** The member with this id, looked up page by page (the contract has no single get). */
-async function findMember(services: Services, principal: Principal, id: string): Promise<Member> {
+async function findMember(services: CliServices, principal: Principal, id: string): Promise<Member> {
   for (let page = 1; ; page++) {
     const result = await services.members.list(principal, {}, { page, size: MAX_MEMBER_PAGE });
     const found = result.items.find((m) => m.id === id);

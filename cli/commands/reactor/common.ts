@@ -14,7 +14,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { operatorIn, resolveTenant, withVaultServices } from '../../tenant-scope.ts';
 import { fileSource, readJson, readText, textSource, type JsonSource } from '../token/input.ts';
 
 /** Options every formula and reactor command shares. */
@@ -47,7 +47,7 @@ export async function withReactors<T>(
   fn: (services: Services, principal: Principal) => Promise<T>,
 ): Promise<T> {
   const resolved = await loadConfig(deps, options.config);
-  return withServices(deps, resolved, options.key, async (services) => {
+  return withVaultServices(deps, resolved, options.key, async (services) => {
     try {
       const tenant = await resolveTenant(services, options.tenant);
       return await fn(services, operatorIn(tenant.id));

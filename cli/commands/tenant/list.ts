@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import type { Services, Tenant } from '../../../core/services-contract.ts';
+import type { Tenant } from '../../../core/services-contract.ts';
+import type { CliServices } from '../../services.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -29,7 +30,7 @@ export function newTenantListCommand(
 }
 
 /** The owner as a person reads it: their e-mail (the id when the user is gone), or "-". */
-export async function ownerLabel(services: Services, tenant: Tenant): Promise<string> {
+export async function ownerLabel(services: CliServices, tenant: Tenant): Promise<string> {
   if (tenant.owner_id === null) return '-';
   const user = await services.users.get(tenant.owner_id);
   return user?.email ?? tenant.owner_id;

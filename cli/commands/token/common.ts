@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
-import type { TokenAssociationService } from '../../../core/tokens/associations.ts';
-import type { TokenService } from '../../../core/tokens/contract.ts';
 import { loadConfig } from '../../context.ts';
+import type { CliServices } from '../../services.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
@@ -13,7 +12,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+import { inTenant } from '../../tenant-scope.ts';
 
 /** Options every token command shares: the vault, `--tenant`, `--json`. */
 export interface TokenScopeOptions extends VaultCommandOptions {
@@ -33,29 +32,23 @@ export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {
 }
 
 export interface TokenScope {
-  readonly tokens: TokenService;
-  readonly associations: TokenAssociationService;
+  readonly tokens: CliServices['tokens'];
+  readonly associations: CliServices['tokenAssociations'];
   /** The operator of the tenant: every permission, reads revealed; every action audited. */
   readonly principal: Principal;
   readonly tenant: Tenant;
 }
 
-/** Opens the vault, resolves the tenant, runs `fn` with the token service, always closes the vault. */
+/** Resolves the tenant wherever the vault is, runs `fn` with the token services as its operator. */
 export async function withTokens<T>(
   deps: CliDeps,
   options: TokenScopeOptions,
   fn: (scope: TokenScope) => Promise<T>,
 ): Promise<T> {
   const resolved = await loadConfig(deps, options.config);
-  return withServices(deps, resolved, options.key, async (services) => {
-    const tenant = await resolveTenant(services, options.tenant);
-    return fn({
-      tokens: services.tokens,
-      associations: services.tokenAssociations,
-      principal: operatorIn(tenant.id),
-      tenant,
-    });
-  });
+  return inTenant(deps, resolved, options.key, options.tenant, ({ services, principal, tenant }) =>
+    fn({ tokens: services.tokens, associations: services.tokenAssociations, principal, tenant }),
+  );
 }
 
 /** The token's id argument of get, update and delete. */

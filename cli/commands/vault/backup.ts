@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { keyForVault, loadConfig } from '../../context.ts';
+import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
@@ -11,6 +11,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { formatBytes, writeJson, writeLine } from '../../output.ts';
+import { vaultUpkeep } from '../../upkeep.ts';
 
 export interface VaultBackupOptions extends VaultCommandOptions {
   /** Absolute path of the backup file to write. */
@@ -40,14 +41,7 @@ export function newVaultBackupCommand(
 
 export async function runVaultBackup(deps: CliDeps, options: VaultBackupOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const { key } = await keyForVault(deps, resolved, options.key);
-  const result = await deps.vault.backupVault({
-    path: resolved.config.vaultPath,
-    key,
-    out: options.file,
-    force: options.force,
-    clock: deps.clock,
-  });
+  const result = await (await vaultUpkeep(deps, resolved, options.key)).backup(options.file, options.force);
   if (options.json) {
     writeJson(deps.stdout, { file: options.file, bytes: result.bytes, sequence: result.sequence });
     return;

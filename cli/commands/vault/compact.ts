@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig, withVault } from '../../context.ts';
+import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
@@ -10,6 +10,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { formatBytes, snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
+import { vaultUpkeep } from '../../upkeep.ts';
 
 export type VaultCompactOptions = VaultCommandOptions;
 
@@ -27,10 +28,7 @@ export function newVaultCompactCommand(
 
 export async function runVaultCompact(deps: CliDeps, options: VaultCompactOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const status = await withVault(deps, resolved, options.key, async (vault) => {
-    await vault.compact();
-    return vault.status();
-  });
+  const status = await (await vaultUpkeep(deps, resolved, options.key)).compact();
   if (options.json) {
     writeJson(
       deps.stdout,

@@ -10,6 +10,7 @@ import type { KeySource } from '../../../core/vault/types.ts';
 import { retryOnMismatch } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { ensurePrivateDir, keyForVault, loadConfig } from '../../context.ts';
+import { requireNoServer } from '../../connection.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
@@ -64,6 +65,7 @@ export function newVaultRekeyCommand(
 
 export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
+  await requireNoServer(resolved, 'Changing the vault key');
   const current = await keyForVault(deps, resolved, options.key);
   const oldKeyFile = current.keyFile ?? null;
 

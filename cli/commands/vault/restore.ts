@@ -5,6 +5,7 @@ import { resolveKeySource } from '../../../core/config/index.ts';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { ensurePrivateDir, loadConfig } from '../../context.ts';
+import { requireNoServer } from '../../connection.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
@@ -85,6 +86,7 @@ async function backupVaultId(deps: CliDeps, file: string): Promise<string> {
 
 export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
+  await requireNoServer(resolved, 'Restoring a backup');
   const { vaultPath } = resolved.config;
   const backupId = await backupVaultId(deps, options.file);
   const exists = await deps.vault.vaultExists(vaultPath);

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { keyForVault, loadConfig, openWithKey } from '../../context.ts';
+import { requireNoServer } from '../../connection.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addJsonOption,
@@ -29,6 +30,7 @@ export function newVaultRotateCommand(
 
 export async function runVaultRotate(deps: CliDeps, options: VaultRotateOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
+  await requireNoServer(resolved, 'Rotating the vault key');
   const { key } = await keyForVault(deps, resolved, options.key);
   const vault = await openWithKey(deps, resolved, key);
   let result;

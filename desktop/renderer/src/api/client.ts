@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from '../../../../client/schema.js';
 
 /** An RFC 9457 problem as the server answers it (`errors`: field → messages). */
 export interface Problem {

@@ -1319,6 +1319,546 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/operator/tenants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every tenant of the vault */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              owner_id: string | null;
+              name: string;
+              /** @description Tenant settings; booleans are the strings "true" and "false". */
+              settings: {
+                [key: string]: string;
+              };
+              created_by: string | null;
+              /** Format: date-time */
+              created_at: string;
+              modified_by: string | null;
+              /** Format: date-time */
+              modified_at: string | null;
+            }[];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a tenant with its owner
+     * @description Creates the tenant, its owner (a new user unless the e-mail has an account) as OWNER member and, unless `with_application` is false, a first management application whose key is shown once.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Unknown fields are ignored. */
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            owner_email?: string;
+            owner_password?: string;
+            /** @default true */
+            with_application?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              tenant: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                owner_id: string | null;
+                name: string;
+                /** @description Tenant settings; booleans are the strings "true" and "false". */
+                settings: {
+                  [key: string]: string;
+                };
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+              };
+              owner: {
+                /** Format: uuid */
+                id: string;
+                email: string | null;
+                first_name: string | null;
+                last_name: string | null;
+                /** @description A picture URL; this vault stores none, so always null. */
+                picture: string | null;
+              } | null;
+              /** @description An application with its new API key. */
+              application: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                tenant_id: string;
+                name: string;
+                /** @enum {string} */
+                type: 'private' | 'public' | 'management' | 'expiring';
+                permissions: string[];
+                rules: {
+                  description: string;
+                  priority: number;
+                  /** @description Absent on a rule limited by conditions. */
+                  container?: string;
+                  /** @description Present on expiring applications only. */
+                  conditions?: {
+                    /**
+                     * @description What of the token is compared.
+                     * @enum {string}
+                     */
+                    attribute: 'id' | 'container';
+                    /** @enum {string} */
+                    operator: 'equals' | 'starts_with';
+                    value: string;
+                  }[];
+                  permissions: string[];
+                  /** @enum {string} */
+                  transform: 'mask' | 'redact' | 'reveal';
+                }[];
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+                modified_by: string | null;
+                /** Format: date-time */
+                modified_at: string | null;
+                /** Format: date-time */
+                expires_at: string | null;
+                /** @description Private applications: whether their key may create expiring applications. */
+                can_create_expiring_applications: boolean;
+                /** @description The API key. Shown once: store it now, it cannot be read again. */
+                key: string;
+              } | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/operator/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Users by e-mail or id
+     * @description The user with this e-mail address or id, as a list of zero or one; neither given: none.
+     */
+    get: {
+      parameters: {
+        query?: {
+          email?: string;
+          id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              email: string;
+              first_name: string | null;
+              last_name: string | null;
+            }[];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/operator/vault/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The vault file, its sizes, journal, key terms and lock holder */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              path: string;
+              journal_path: string;
+              vault_id: string;
+              created_at: string;
+              format_version: number;
+              key_source: 'passphrase' | 'key';
+              key_terms: number[];
+              snapshot_bytes: number;
+              snapshot_sequence: number;
+              snapshot_written_at: string;
+              journal_bytes: number;
+              journal_records: number;
+              lock_holder: {
+                pid: number;
+                host: string;
+                started_at: string;
+                url?: string;
+              } | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/operator/vault/compact': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Write a fresh snapshot and empty the journal */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              path: string;
+              journal_path: string;
+              vault_id: string;
+              created_at: string;
+              format_version: number;
+              key_source: 'passphrase' | 'key';
+              key_terms: number[];
+              snapshot_bytes: number;
+              snapshot_sequence: number;
+              snapshot_written_at: string;
+              journal_bytes: number;
+              journal_records: number;
+              lock_holder: {
+                pid: number;
+                host: string;
+                started_at: string;
+                url?: string;
+              } | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/operator/vault/backup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Write a consistent, encrypted copy of the vault to a file on the server host
+     * @description Compacts, then copies the snapshot: a snapshot file is never changed once in place, so the copy is the committed state at the compaction, encrypted with the key the vault has now.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Absolute path on the server host. */
+            file: string;
+            /** @default false */
+            force?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              file: string;
+              bytes: number;
+              sequence: number;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/operator/logs/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Check the audit log's hash chains */
+    get: {
+      parameters: {
+        query?: {
+          tenant_id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              ok: boolean;
+              tenants: number;
+              entries: number;
+              first_break: {
+                tenant_id: string;
+                seq: number;
+                entry_id: string | null;
+                reason: string;
+              } | null;
+            };
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Problem details (RFC 7807). */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/invitations/accept': {
     parameters: {
       query?: never;

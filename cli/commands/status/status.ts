@@ -1,0 +1,53 @@
+import { Command } from 'commander';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { MODE_NAMES, reportConnection } from '../../connection.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { snakeCaseKeys, writeJson, writeRecord } from '../../output.ts';
+
+export type StatusOptions = VaultCommandOptions;
+
+export function newStatusCommand(
+  deps: CliDeps,
+  run: Runner<StatusOptions> = (o) => runStatus(deps, o),
+): Command {
+  const command = new Command('status').description(
+    'Show where commands would act: the vault file, who holds it, the server and the mode (no key needed)',
+  );
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+export async function runStatus(deps: CliDeps, options: StatusOptions): Promise<void> {
+  const resolved = await loadConfig(deps, options.config);
+  const report = await reportConnection(deps, resolved, options.key.apiKey);
+  if (options.json) {
+    writeJson(deps.stdout, snakeCaseKeys(report));
+    return;
+  }
+  const entries: [string, string][] = [
+    ['Vault', report.vaultPath],
+    ['Locked by', report.lockedBy ?? 'nobody'],
+    ['Server', report.serverUrl ?? 'none'],
+    ['Mode', MODE_NAMES[report.mode]],
+  ];
+  if (report.mode === 'local-server') {
+    entries.push([
+      'Operator credential',
+      report.operatorCredential ? 'present (readable by you)' : 'missing',
+    ]);
+  }
+  if (report.mode === 'remote') entries.push(['API key', report.apiKey ? 'set' : 'not set']);
+  if (report.problem !== null) entries.push(['Problem', report.problem]);
+  writeRecord(deps, entries);
+}

@@ -1,0 +1,525 @@
+import type { Principal } from '../core/access/principal.ts';
+import type { ChainReport } from '../core/audit/audit-log.ts';
+import {
+  VaultError,
+  errorCatalogue,
+  isVaultError,
+  type ErrorCode,
+  type FieldErrors,
+} from '../core/errors/catalogue.ts';
+import type { Page, Tenant, User } from '../core/services-contract.ts';
+import type { Member } from '../core/tenancy/contract.ts';
+import type { TokenView } from '../core/tokens/contract.ts';
+import type { VaultStatus } from '../core/vault/types.ts';
+import type { ApiClient, Problem } from '../client/api-client.ts';
+import type { CliServices, VaultUpkeep } from './services.ts';
+
+/**
+ * The command services over HTTP: each call is one request of the typed client (client/), and a
+ * problem answer becomes the catalogue error it names, so commands print the same message and exit
+ * with the same code as in-process.
+ *
+ * `operator`: the operator credential of the server holding this vault; the principal's tenant goes
+ * in SVC-TENANT-ID. `key`: an API key or session (--server), whose own tenant and permissions apply.
+ */
+export type HttpAuthority = 'operator' | 'key';
+
+interface Answer {
+  readonly data?: unknown;
+  readonly error?: unknown;
+  readonly response: Response;
+}
+
+function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCatalogue, value);
+}
+
+/** The catalogue code of an answer without a `code` member: the first code of its status. */
+function codeForStatus(status: number): ErrorCode {
+  const found = (Object.keys(errorCatalogue) as ErrorCode[]).find(
+    (code) => errorCatalogue[code].status === status,
+  );
+  return found ?? 'INTERNAL';
+}
+
+/**
+ * The API's answer for an id that names nothing ("No such token.") is what core says with a bare
+ * NOT_FOUND: the commands word that one themselves, naming what was looked for and where.
+ */
+const NOTHING_NAMED = /^No such [a-z ]+\.$/;
+
+/** The catalogue error a problem answer names. */
+export function errorOfProblem(response: Response, body: unknown): VaultError {
+  const problem: Problem = typeof body === 'object' && body !== null ? (body as Problem) : {};
+  const code = isErrorCode(problem.code) ? problem.code : codeForStatus(response.status);
+  if (code === 'NOT_FOUND' && NOTHING_NAMED.test(problem.detail ?? '')) return new VaultError('NOT_FOUND');
+  const detail = problem.detail ?? problem.title ?? `The server answered ${response.status}.`;
+  const errors = problem.errors as FieldErrors | undefined;
+  return new VaultError(code, detail, errors === undefined ? undefined : { errors });
+}
+
+async function answer<T>(request: Promise<Answer>): Promise<T> {
+  let result: Answer;
+  try {
+    result = await request;
+  } catch (error) {
+    throw new VaultError(
+      'SERVICE_UNAVAILABLE',
+      `The server could not be reached: ${String((error as Error).message)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (!result.response.ok) throw errorOfProblem(result.response, result.error);
+  return result.data as T;
+}
+
+interface Envelope<T> {
+  readonly pagination: { readonly total_items: number };
+  readonly data: T[];
+}
+
+async function page<T>(request: Promise<Answer>): Promise<Page<T>> {
+  const body = await answer<Envelope<T>>(request);
+  return { total: body.pagination.total_items, items: body.data };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface StatusBody {
+  path: string;
+  journal_path: string;
+  vault_id: string;
+  created_at: string;
+  format_version: number;
+  key_source: 'passphrase' | 'key';
+  key_terms: number[];
+  snapshot_bytes: number;
+  snapshot_sequence: number;
+  snapshot_written_at: string;
+  journal_bytes: number;
+  journal_records: number;
+  lock_holder: { pid: number; host: string; started_at: string; url?: string } | null;
+}
+
+function statusOf(body: StatusBody): VaultStatus {
+  const holder = body.lock_holder;
+  return {
+    path: body.path,
+    journalPath: body.journal_path,
+    vaultId: body.vault_id,
+    createdAt: body.created_at,
+    formatVersion: body.format_version,
+    keySource: body.key_source,
+    keyTerms: body.key_terms,
+    snapshotBytes: body.snapshot_bytes,
+    snapshotSequence: body.snapshot_sequence,
+    snapshotWrittenAt: body.snapshot_written_at,
+    journalBytes: body.journal_bytes,
+    journalRecords: body.journal_records,
+    lockHolder:
+      holder === null
+        ? null
+        : {
+            pid: holder.pid,
+            host: holder.host,
+            startedAt: holder.started_at,
+            ...(holder.url === undefined ? {} : { url: holder.url }),
+          },
+  };
+}
+
+interface ChainReportBody {
+  ok: boolean;
+  tenants: number;
+  entries: number;
+  first_break: { tenant_id: string; seq: number; entry_id: string | null; reason: string } | null;
+}
+
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/** Core's field order of a token view: `--json` prints tokens the same whichever way they came. */
+const TOKEN_FIELDS: readonly (keyof TokenView)[] = [
+  'id',
+  'tenant_id',
+  'type',
+  'data',
+  'mask',
+  'fingerprint',
+  'fingerprint_expression',
+  'containers',
+  'privacy',
+  'metadata',
+  'search_indexes',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+  'expires_at',
+];
+
+function tokenView(body: TokenView): TokenView {
+  const view: Record<string, unknown> = {};
+  for (const field of TOKEN_FIELDS) if (body[field] !== undefined) view[field] = body[field];
+  // Fields this client does not know yet still reach the caller, after the known ones.
+  for (const [field, value] of Object.entries(body)) if (!(field in view)) view[field] = value;
+  return view as unknown as TokenView;
+}
+
+/** A member as core gives it: the API adds `picture` (always null) to its user. */
+function memberOf(body: Member): Member {
+  const { picture: _picture, ...user } = body.user as Member['user'] & { picture?: unknown };
+  return { ...body, user };
+}
+
+async function tokenAnswer(request: Promise<Answer>): Promise<TokenView> {
+  return tokenView(await answer<TokenView>(request));
+}
+
+async function tokenPage(request: Promise<Answer>): Promise<Page<TokenView>> {
+  const result = await page<TokenView>(request);
+  return { total: result.total, items: result.items.map(tokenView) };
+}
+
+/** An empty id names nothing (in a URL it would name the collection instead). */
+function named(id: string): string {
+  if (id === '') throw new VaultError('NOT_FOUND');
+  return id;
+}
+
+export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliServices {
+  /** Headers naming the tenant of `principal` (operator only: a key fixes its own tenant). */
+  const inTenant = (principal: Principal): { headers: Record<string, string> } =>
+    authority === 'operator' ? { headers: { 'svc-tenant-id': principal.tenantId } } : { headers: {} };
+
+  /**
+   * The tenant of the calling key. A key without `tenant:read` (a private key, say) still knows its
+   * tenant's id from "who am I"; its name is then not ours to read, and the id stands in for it.
+   */
+  const ownTenant = async (): Promise<Tenant> => {
+    try {
+      return await answer<Tenant>(api.GET('/tenants/self', {}));
+    } catch (error) {
+      if (!isVaultError(error, 'FORBIDDEN')) throw error;
+    }
+    const self = await answer<{ tenant_id: string; created_at: string }>(api.GET('/applications/key', {}));
+    return {
+      id: self.tenant_id,
+      owner_id: null,
+      name: self.tenant_id,
+      settings: {},
+      created_by: null,
+      created_at: self.created_at,
+      modified_by: null,
+      modified_at: null,
+    };
+  };
+
+  /** No tenant has an id that is not a UUID; asked by name, the answer is "not found" (as in core). */
+  const tenantNamed = (principal: Principal): void => {
+    if (!UUID.test(principal.tenantId)) throw new VaultError('NOT_FOUND');
+  };
+
+  return {
+    tenants: {
+      async create(input) {
+        const created = await answer<{
+          tenant: Awaited<ReturnType<CliServices['tenants']['create']>>['tenant'];
+          owner: Awaited<ReturnType<CliServices['tenants']['create']>>['owner'];
+          application: Awaited<ReturnType<CliServices['tenants']['create']>>['application'];
+        }>(
+          api.POST('/operator/tenants', {
+            body: {
+              name: input.name,
+              ...(input.ownerEmail === undefined ? {} : { owner_email: input.ownerEmail }),
+              ...(input.ownerPassword === undefined ? {} : { owner_password: input.ownerPassword }),
+              ...(input.withApplication === undefined ? {} : { with_application: input.withApplication }),
+            },
+          }),
+        );
+        const owner =
+          created.owner === null
+            ? null
+            : {
+                id: created.owner.id,
+                email: created.owner.email,
+                first_name: created.owner.first_name,
+                last_name: created.owner.last_name,
+              };
+        return { tenant: created.tenant, owner, application: created.application };
+      },
+      async get(principal) {
+        tenantNamed(principal);
+        const tenant = await answer<Awaited<ReturnType<CliServices['tenants']['get']>>>(
+          api.GET('/tenants/self', inTenant(principal)),
+        );
+        // A key answers for its own tenant whatever was asked: another tenant is not found.
+        if (tenant.id !== principal.tenantId.toLowerCase()) throw new VaultError('NOT_FOUND');
+        return tenant;
+      },
+      async listAll() {
+        if (authority === 'operator') return answer(api.GET('/operator/tenants', {}));
+        return [await ownTenant()];
+      },
+    },
+    users: {
+      async findByEmail(email) {
+        const users = await answer<User[]>(api.GET('/operator/users', { params: { query: { email } } }));
+        return users[0] ?? null;
+      },
+      async get(id) {
+        const users = await answer<User[]>(api.GET('/operator/users', { params: { query: { id } } }));
+        return users[0] ?? null;
+      },
+    },
+    applications: {
+      create: (principal, input) =>
+        answer(api.POST('/applications', { ...inTenant(principal), body: input as never })),
+      list: (principal, filter, { page: number, size }) =>
+        page(
+          api.GET('/applications', {
+            ...inTenant(principal),
+            params: {
+              query: {
+                page: number,
+                size,
+                ...(filter.ids === undefined ? {} : { id: [...filter.ids] }),
+                ...(filter.types === undefined ? {} : { type: [...filter.types] }),
+              } as never,
+            },
+          }),
+        ),
+      get: (principal, id) =>
+        answer(
+          api.GET('/applications/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+        ),
+      update: (principal, id, input) =>
+        answer(
+          api.PUT('/applications/{id}', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+            body: input as never,
+          }),
+        ),
+      delete: (principal, id) =>
+        answer(
+          api.DELETE('/applications/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+        ),
+      regenerate: (principal, id) =>
+        answer(
+          api.POST('/applications/{id}/regenerate', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+          }),
+        ),
+    },
+    tokens: {
+      async create(principal, request) {
+        const result = await api.POST('/tokens', { ...inTenant(principal), body: request as never });
+        const token = await tokenAnswer(Promise.resolve(result));
+        // 201 made a token; 200 is an existing one found by deduplication.
+        return { token, created: result.response.status === 201 };
+      },
+      tokenize: (principal, body) =>
+        answer(api.POST('/tokenize', { ...inTenant(principal), body: body as never })),
+      get: (principal, id) =>
+        tokenAnswer(api.GET('/tokens/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } })),
+      list: (principal, filter, { page: number, size }) =>
+        tokenPage(
+          api.GET('/tokens', {
+            ...inTenant(principal),
+            params: {
+              query: {
+                page: number,
+                size,
+                ...(filter.ids === undefined ? {} : { id: [...filter.ids] }),
+                ...(filter.types === undefined ? {} : { type: [...filter.types] }),
+                ...(filter.metadata === undefined ? {} : { metadata: JSON.stringify(filter.metadata) }),
+              } as never,
+            },
+          }),
+        ),
+      update: (principal, id, patch) =>
+        tokenAnswer(
+          api.PATCH('/tokens/{id}', {
+            headers: { ...inTenant(principal).headers, 'content-type': MERGE_PATCH },
+            params: { path: { id: named(id) } },
+            body: patch as never,
+          }),
+        ),
+      delete: (principal, id) =>
+        answer(api.DELETE('/tokens/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } })),
+      search: (principal, request) =>
+        tokenPage(api.POST('/tokens/search', { ...inTenant(principal), body: request as never })),
+    },
+    tokenAssociations: {
+      associate: (principal, parentId, childId) =>
+        answer(
+          api.POST('/tokens/{parentId}/children/{childId}', {
+            ...inTenant(principal),
+            params: { path: { parentId: named(parentId), childId: named(childId) } },
+          }),
+        ),
+      dissociate: (principal, parentId, childId) =>
+        answer(
+          api.DELETE('/tokens/{parentId}/children/{childId}', {
+            ...inTenant(principal),
+            params: { path: { parentId: named(parentId), childId: named(childId) } },
+          }),
+        ),
+      async createChild(principal, parentId, request) {
+        const result = await api.POST('/tokens/{parentId}/children', {
+          ...inTenant(principal),
+          params: { path: { parentId: named(parentId) } },
+          body: request as never,
+        });
+        const token = await tokenAnswer(Promise.resolve(result));
+        return { token, created: result.response.status === 201 };
+      },
+      children: (principal, parentId, filter, { page: number, size }) =>
+        tokenPage(
+          api.GET('/tokens/{parentId}/children', {
+            ...inTenant(principal),
+            params: {
+              path: { parentId: named(parentId) },
+              query: {
+                page: number,
+                size,
+                ...(filter.ids === undefined ? {} : { id: [...filter.ids] }),
+                ...(filter.types === undefined ? {} : { type: [...filter.types] }),
+                ...(filter.metadata === undefined ? {} : { metadata: JSON.stringify(filter.metadata) }),
+              } as never,
+            },
+          }),
+        ),
+    },
+    logs: {
+      list: (principal, filter, { page: number, size }) =>
+        page(
+          api.GET('/logs', {
+            ...inTenant(principal),
+            params: {
+              query: {
+                page: number,
+                size,
+                ...(filter.entityType === undefined ? {} : { entity_type: filter.entityType }),
+                ...(filter.entityId === undefined ? {} : { entity_id: filter.entityId }),
+                ...(filter.startDate === undefined ? {} : { start_date: filter.startDate }),
+                ...(filter.endDate === undefined ? {} : { end_date: filter.endDate }),
+              },
+            },
+          }),
+        ),
+      async verify(tenantId): Promise<ChainReport> {
+        const body = await answer<ChainReportBody>(
+          api.GET('/operator/logs/verify', {
+            params: { query: tenantId === undefined ? {} : { tenant_id: tenantId } },
+          }),
+        );
+        const broken = body.first_break;
+        return {
+          ok: body.ok,
+          tenants: body.tenants,
+          entries: body.entries,
+          firstBreak:
+            broken === null
+              ? null
+              : {
+                  tenantId: broken.tenant_id,
+                  seq: broken.seq,
+                  entryId: broken.entry_id,
+                  reason: broken.reason,
+                },
+        };
+      },
+    },
+    members: {
+      list: async (principal, filter, { page: number, size }) => {
+        const result = await page<Member>(
+          api.GET('/tenants/self/members', {
+            ...inTenant(principal),
+            params: {
+              query: {
+                page: number,
+                size,
+                ...(filter.userIds === undefined ? {} : { user_id: [...filter.userIds] }),
+              },
+            },
+          }),
+        );
+        return { total: result.total, items: result.items.map(memberOf) };
+      },
+      remove: (principal, id) =>
+        answer(
+          api.DELETE('/tenants/self/members/{id}', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+          }),
+        ),
+      updateRole: async (principal, id, role) =>
+        memberOf(
+          await answer<Member>(
+            api.PUT('/tenants/self/members/{id}', {
+              ...inTenant(principal),
+              params: { path: { id: named(id) } },
+              body: { role } as never,
+            }),
+          ),
+        ),
+    },
+    invitations: {
+      create: (principal, input) =>
+        answer(api.POST('/tenants/self/invitations', { ...inTenant(principal), body: input })),
+      list: (principal, filter, { page: number, size }) =>
+        page(
+          api.GET('/tenants/self/invitations', {
+            ...inTenant(principal),
+            params: {
+              query: {
+                page: number,
+                size,
+                ...(filter.status === undefined ? {} : { status: filter.status }),
+              },
+            },
+          }),
+        ),
+      get: (principal, id) =>
+        answer(
+          api.GET('/tenants/self/invitations/{id}', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+          }),
+        ),
+      resend: (principal, id) =>
+        answer(
+          api.POST('/tenants/self/invitations/{id}/resend', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+          }),
+        ),
+      delete: (principal, id) =>
+        answer(
+          api.DELETE('/tenants/self/invitations/{id}', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+          }),
+        ),
+    },
+    usage: {
+      report: (principal) => answer(api.GET('/tenants/self/reports/usage', inTenant(principal))),
+    },
+    changeCounter: () => undefined,
+  };
+}
+
+/** Vault upkeep through the operator routes of the server holding the vault. */
+export function httpVaultUpkeep(api: ApiClient): VaultUpkeep {
+  return {
+    compact: async () => statusOf(await answer<StatusBody>(api.POST('/operator/vault/compact', {}))),
+    backup: (file, force) =>
+      answer<{ sequence: number; bytes: number }>(
+        api.POST('/operator/vault/backup', { body: { file, force } }),
+      ),
+  };
+}

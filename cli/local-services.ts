@@ -1,0 +1,18 @@
+import type { Services } from '../core/services-contract.ts';
+import type { CliServices } from './services.ts';
+
+/** The command services over the vault opened in this process: the domain services themselves. */
+export function localCliServices(services: Services): CliServices {
+  return {
+    tenants: services.tenants,
+    users: services.users,
+    applications: services.applications,
+    tokens: services.tokens,
+    tokenAssociations: services.tokenAssociations,
+    logs: services.logs,
+    members: services.members,
+    invitations: services.invitations,
+    usage: services.usage,
+    changeCounter: () => services.vault.sequence,
+  };
+}

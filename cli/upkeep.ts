@@ -1,0 +1,37 @@
+import type { ResolvedConfig } from '../core/config/index.ts';
+import { clientOf, connectionFor } from './connection.ts';
+import { keyForVault, withVault } from './context.ts';
+import type { CliDeps } from './deps.ts';
+import { httpVaultUpkeep } from './http-services.ts';
+import type { CliKeyFlags } from './options.ts';
+import type { VaultUpkeep } from './services.ts';
+
+/**
+ * Vault upkeep wherever the vault is: through the server holding it (its operator routes), else in
+ * this process with the vault's key (a backup reads the files without taking the lock).
+ */
+export async function vaultUpkeep(
+  deps: CliDeps,
+  resolved: ResolvedConfig,
+  flags: CliKeyFlags,
+): Promise<VaultUpkeep> {
+  const connection = await connectionFor(deps, resolved, flags.apiKey);
+  if (connection.kind !== 'in-process') return httpVaultUpkeep(clientOf(connection));
+  return {
+    compact: () =>
+      withVault(deps, resolved, flags, async (vault) => {
+        await vault.compact();
+        return vault.status();
+      }),
+    async backup(file, force) {
+      const { key } = await keyForVault(deps, resolved, flags);
+      return deps.vault.backupVault({
+        path: resolved.config.vaultPath,
+        key,
+        out: file,
+        force,
+        clock: deps.clock,
+      });
+    },
+  };
+}
