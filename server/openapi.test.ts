@@ -120,7 +120,12 @@ describe('security in /openapi.json', () => {
     expect(paths['/tenants']?.get?.security).toEqual([{ BearerAuth: [] }]);
     expect(paths['/permissions']?.get?.security).toEqual([{ ApiKey: [] }, { BearerAuth: [] }]);
     const get = paths['/applications/{id}']?.get;
-    expect(get?.security).toEqual([{ ApiKey: [] }, { BearerAuth: [], TenantId: [] }]);
+    // The operator credential acts as the tenant's operator (loopback only), so it is listed too.
+    expect(get?.security).toEqual([
+      { ApiKey: [] },
+      { BearerAuth: [], TenantId: [] },
+      { OperatorKey: [], TenantId: [] },
+    ]);
     expect(get?.['x-permission']).toBe('application:read');
     expect(paths['/widgets']?.get?.['x-permission']).toBe('application:read');
   });
