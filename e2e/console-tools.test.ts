@@ -93,9 +93,15 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     const editor = page.getByRole('textbox', { name: label });
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.press('Delete');
-    // insertText: no key events, so the editor's bracket auto-closing does not double them.
-    await page.keyboard.insertText(text);
+    // A paste replaces the selection in one editor transaction: no key events (the editor's bracket
+    // auto-closing would double them) and no race with the editor redrawing after a deletion.
+    await editor.evaluate((element, pasted) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', pasted);
+      element.dispatchEvent(
+        new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+      );
+    }, text);
   }
 
   /**

@@ -246,14 +246,16 @@ describe('application service', () => {
     const other = await seedTenant(f.services, 'Other');
     const theirs = await f.services.applications.create(other.principal, backend);
     const before = await auditCount(f.vault);
+    // Each call starts only when the previous one has settled, so no rejection waits unhandled.
     for (const call of [
-      f.services.applications.get(admin, theirs.id),
-      f.services.applications.update(admin, theirs.id, { name: 'Mine now', permissions: ['token:read'] }),
-      f.services.applications.regenerate(admin, theirs.id),
-      f.services.applications.delete(admin, theirs.id),
-      f.services.applications.get(admin, '00000000-0000-4000-8000-000000000000'),
+      () => f.services.applications.get(admin, theirs.id),
+      () =>
+        f.services.applications.update(admin, theirs.id, { name: 'Mine now', permissions: ['token:read'] }),
+      () => f.services.applications.regenerate(admin, theirs.id),
+      () => f.services.applications.delete(admin, theirs.id),
+      () => f.services.applications.get(admin, '00000000-0000-4000-8000-000000000000'),
     ]) {
-      expect(await codeOf(call)).toBe('NOT_FOUND');
+      expect(await codeOf(call())).toBe('NOT_FOUND');
     }
     expect(await auditCount(f.vault)).toBe(before);
     expect(await f.services.auth.authenticateApiKey(theirs.key)).toMatchObject({ applicationId: theirs.id });
@@ -271,16 +273,19 @@ describe('application service', () => {
     if (!auditor) throw new Error('no principal');
     const app = await f.services.applications.create(admin, backend);
     const before = await auditCount(f.vault);
-    const calls: Array<[string, Promise<unknown>]> = [
-      ['create', f.services.applications.create(auditor, backend)],
-      ['list', f.services.applications.list(auditor, {}, { page: 1, size: 10 })],
-      ['get', f.services.applications.get(auditor, app.id)],
-      ['get missing', f.services.applications.get(auditor, 'nope')],
-      ['update', f.services.applications.update(auditor, app.id, { name: 'X', permissions: ['token:read'] })],
-      ['regenerate', f.services.applications.regenerate(auditor, app.id)],
-      ['delete', f.services.applications.delete(auditor, app.id)],
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ['create', () => f.services.applications.create(auditor, backend)],
+      ['list', () => f.services.applications.list(auditor, {}, { page: 1, size: 10 })],
+      ['get', () => f.services.applications.get(auditor, app.id)],
+      ['get missing', () => f.services.applications.get(auditor, 'nope')],
+      [
+        'update',
+        () => f.services.applications.update(auditor, app.id, { name: 'X', permissions: ['token:read'] }),
+      ],
+      ['regenerate', () => f.services.applications.regenerate(auditor, app.id)],
+      ['delete', () => f.services.applications.delete(auditor, app.id)],
     ];
-    for (const [name, call] of calls) expect([name, await codeOf(call)]).toEqual([name, 'FORBIDDEN']);
+    for (const [name, call] of calls) expect([name, await codeOf(call())]).toEqual([name, 'FORBIDDEN']);
     expect(await auditCount(f.vault)).toBe(before);
     // Reading itself needs no permission: "who am I" answers any application.
     expect(await f.services.applications.getSelf(auditor)).toMatchObject({ id: logsOnly.id });

@@ -62,8 +62,9 @@ export async function insertActivity(
   for (let i = 0; i < unique.length; i += CHUNK) {
     await trx
       .insertInto('token_activity')
-      .orIgnore()
       .values(unique.slice(i, i + CHUNK).map((token_id) => ({ tenant_id: tenantId, month, token_id })))
+      // `on conflict do nothing`, which both SQLite and PostgreSQL accept.
+      .onConflict((c) => c.doNothing())
       .execute();
   }
 }

@@ -27,7 +27,13 @@ export function MonthlyChart({
   return (
     <figure className="chart">
       <div aria-hidden="true">
-        <BarChart width={480} height={200} data={data} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
+        <BarChart
+          accessibilityLayer={false}
+          width={480}
+          height={200}
+          data={data}
+          margin={{ top: 16, right: 16, bottom: 0, left: 0 }}
+        >
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="month" tick={{ fontSize: 11 }} />
           <YAxis
