@@ -96,10 +96,15 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     // A paste replaces the selection in one editor transaction: no key events (the editor's bracket
     // auto-closing would double them) and no race with the editor redrawing after a deletion.
     await editor.evaluate((element, pasted) => {
-      const data = new DataTransfer();
+      // Browser classes, named through globalThis: this file is type-checked without the DOM library.
+      const browser = globalThis as unknown as {
+        DataTransfer: new () => { setData(format: string, value: string): void };
+        ClipboardEvent: new (type: string, init: object) => Event;
+      };
+      const data = new browser.DataTransfer();
       data.setData('text/plain', pasted);
       element.dispatchEvent(
-        new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+        new browser.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
       );
     }, text);
   }
