@@ -54,6 +54,7 @@ describe('resolveConfig', () => {
       proxyTimeoutMs: 25000,
       reactorTimeoutMs: 30000,
       reactorMemoryMb: 64,
+      server: null,
       tenant: null,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
