@@ -19,8 +19,8 @@ import { keyringAad, openVaultFile, readHeader, writeVaultFile } from '../storag
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
 import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from './embedded-vault.ts';
+import { checkKeyThenLock } from './key-then-lock.ts';
 import { closeJournals, loadState, openJournals, segmentEnd, unlockKeyring } from './load.ts';
-import type { RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import type { CreateVaultOptions, OpenVaultOptions } from './types.ts';
 
@@ -42,16 +42,7 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
   const fs = options.fs ?? nodeStorageFs;
   const paths = vaultPaths(options.path);
 
-  // The key is checked first, without the lock, so a wrong key leaves no trace on disk.
-  const memo: RootKeyMemo = {};
-  const probe = await openVaultFile(paths.vault, fs);
-  try {
-    unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key, memo);
-  } finally {
-    await probe.close();
-  }
-
-  const lock = await acquireLock(paths.lock, clock.now(), fs);
+  const { lock, memo } = await checkKeyThenLock(sodium, paths, options.key, () => clock.now(), fs);
   let state: Awaited<ReturnType<typeof loadState>> | undefined;
   let vault: EmbeddedVault | undefined;
   try {

@@ -20,6 +20,7 @@ import {
 } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
+import { checkKeyThenLock } from './key-then-lock.ts';
 import { closeJournals, loadState, openJournals, unlockKeyring } from './load.ts';
 import type { JournalHandles, RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
@@ -239,14 +240,7 @@ export async function rekeyVault(options: RekeyOptions): Promise<void> {
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const paths = vaultPaths(options.path);
-  const memo: RootKeyMemo = {};
-  const probe = await openVaultFile(paths.vault);
-  try {
-    unlockKeyring(sodium, (await readHeader(sodium, probe, paths.vault)).header, options.key, memo);
-  } finally {
-    await probe.close();
-  }
-  const lock = await acquireLock(paths.lock, clock.now());
+  const { lock, memo } = await checkKeyThenLock(sodium, paths, options.key, () => clock.now());
   try {
     const handle = await openVaultFile(paths.vault);
     try {
