@@ -125,6 +125,17 @@ const table: Record<string, Case[]> = {
     ["{{ data | json: '$.books[?(@.title.repeat(3))].title' }}", BOOKS, { error: 'may not call functions' }],
     ["{{ data | json: '$.books[?(x = 1)].title' }}", BOOKS, { error: 'may not call functions' }],
     ["{{ data | json: '$.books[?(@.constructor)].title' }}", BOOKS, { error: 'selected no value' }],
+    [
+      "{{ data | json: '$.books[?(@[\\'price\\'] < 10 && !(@.author == \\'x\\'))].title' }}",
+      BOOKS,
+      'Moby Dick',
+    ],
+    [
+      "{{ data | json: '$.books[?(typeof @.isbn === \\'string\\' ? @.price < 10 : false)].title' }}",
+      BOOKS,
+      'Moby Dick',
+    ],
+    ["{{ data | json: '$.books[(@.length-1)].price' }}", BOOKS, BOOKS.books.slice(-1)[0]?.price],
   ],
   last4: [
     ['{{ data | last4 }}', DINERS, '1667'],
