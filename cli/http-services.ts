@@ -160,11 +160,12 @@ const TOKEN_FIELDS: readonly (keyof TokenView)[] = [
 ];
 
 function tokenView(body: TokenView): TokenView {
-  const view: Record<string, unknown> = {};
-  for (const field of TOKEN_FIELDS) if (body[field] !== undefined) view[field] = body[field];
-  // Fields this client does not know yet still reach the caller, after the known ones.
-  for (const [field, value] of Object.entries(body)) if (!(field in view)) view[field] = value;
-  return view as unknown as TokenView;
+  const known = Object.fromEntries(
+    TOKEN_FIELDS.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]),
+  );
+  // Spreading keeps the known fields' order; fields this client does not know yet still reach the
+  // caller, after them.
+  return { ...known, ...body };
 }
 
 /** A member as core gives it: the API adds `picture` (always null) to its user. */

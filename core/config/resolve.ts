@@ -127,7 +127,8 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
   }
 
   return {
-    config: values as unknown as SvcConfig,
+    // Every key was picked above, each from a layer that holds its own type.
+    config: values as SvcConfig,
     sources,
     configFile: { path: configFile.path, source: configFile.source, loaded: fromFile.loaded },
   };

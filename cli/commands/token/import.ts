@@ -220,9 +220,14 @@ export function parseLines(
         );
         return;
       }
-      const request = (dedupe !== undefined && value.deduplicate_token === undefined
-        ? { ...value, deduplicate_token: dedupe }
-        : value) as unknown as CreateTokenRequest;
+      // Only the request's own fields are left; core checks their values like any request's.
+      const request: CreateTokenRequest = {
+        ...value,
+        data: value.data,
+        ...(dedupe !== undefined && value.deduplicate_token === undefined
+          ? { deduplicate_token: dedupe }
+          : {}),
+      };
       pending.push({ line, request, secrets: secretsOf(value.data) });
     });
   return { pending, rejections, lines };
