@@ -36,7 +36,7 @@ const DATA = {
   text: 'hello',
 };
 
-describe('whole-object output (reference §4.1)', () => {
+describe('whole-object output (an object or array renders as JSON)', () => {
   const cases: Array<[string, unknown]> = [
     ['{{ data.bicycle }}', { color: 'red', price: 19.95 }],
     ['{{ data.list }}', [1, 'two', { three: 3 }]],

@@ -1,6 +1,6 @@
 /**
- * Every custom filter of the behaviour reference §4.3, with the reference's own examples as cases
- * (D `expressions/_filters.md`, W25 `expressions/filters.mdx`), plus null handling and argument errors.
+ * Every custom filter (docs/expressions.md, "Custom filters"), with worked examples of each as
+ * cases, plus null handling and argument errors.
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -311,7 +311,7 @@ const table: Record<string, Case[]> = {
   ],
 };
 
-describe('custom filters (reference §4.3 examples)', () => {
+describe('custom filters (worked examples)', () => {
   it('covers every custom filter with a table', () => {
     expect(Object.keys(table).sort()).toEqual([...CUSTOM_FILTER_NAMES]);
   });
@@ -341,7 +341,7 @@ describe('standard Liquid filters stay standard', () => {
   const cases: Case[] = [
     ["{{ data.name | split: ' ' | last | upcase }}", { name: 'John Doe' }, 'DOE'],
     ["{{ data.name | split: ' ' | first | downcase }}", { name: 'John Doe' }, 'john'],
-    // The brief's trap: Liquid's slice with one negative argument returns ONE character.
+    // A trap: Liquid's slice with one negative argument returns ONE character.
     ['{{ data | slice: -4 }}', '4000056655665556', '5'],
     ['{{ data | slice: -4, 4 }}', '4000056655665556', '5556'],
     ["{{ data | remove: '-' }}", '123-45-6789', '123456789'],

@@ -1,6 +1,6 @@
 /**
  * Expressions of the tokens feature: Liquid templates over a token's `data`
- * (and `metadata` for fingerprints), with the custom filters of §4.3. Pure: no storage, no keys.
+ * (and `metadata` for fingerprints), with the custom filters of docs/expressions.md. Pure: no storage, no keys.
  *
  * API (all synchronous; every failure is VaultError VALIDATION_FAILED, 400, with a field-errors map
  * whose messages never contain token data):

@@ -8,7 +8,7 @@ import {
 import type { VaultHandle } from '../vault/types.ts';
 import type { UsageReport, UsageService } from './contract.ts';
 
-/** Included monthly active tokens when the configuration names none: the reference's Developer plan (§8.2). */
+/** Included monthly active tokens when the configuration names none: 1,000, the smallest plan's allowance. */
 export const DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS = 1000;
 
 /**

@@ -1,4 +1,4 @@
-/** Token ids (reference §3.4): shape rules, UUID default, alias expressions. */
+/** Token ids: shape rules, UUID default, alias expressions. */
 import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import {

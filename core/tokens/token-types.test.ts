@@ -1,4 +1,4 @@
-/** The token type table of reference §3.1/§3.2: validation, defaults, and the defaults evaluated. */
+/** The token type table (core/tokens/token-types.ts): validation, defaults, and the defaults evaluated. */
 import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { evaluateMask, evaluateSearchIndexes, fingerprintInput } from '../expressions/index.ts';
@@ -247,7 +247,7 @@ describe('tokenTypeOf', () => {
   });
 });
 
-describe('defaults (reference §3.1 table)', () => {
+describe('defaults (the type table)', () => {
   const table: Array<[TokenType, string, string, boolean]> = [
     // type, container, fingerprint expression, search_indexes may be supplied
     ['token', '/general/high/', '{{ data | stringify }}', true],
@@ -271,7 +271,7 @@ describe('defaults (reference §3.1 table)', () => {
   });
 });
 
-describe('default masks evaluated (reference §3.1 examples)', () => {
+describe('default masks evaluated (one example per type)', () => {
   const examples: Array<[TokenType, unknown, unknown]> = [
     ['card_number', '4242424242424242', 'XXXXXXXXXXXX4242'],
     ['card_number', '36227206271667', 'XXXXXXXXXX1667'],
