@@ -24,6 +24,25 @@ const forbid = (rooms, extra = []) => ({
   ],
 });
 
+/**
+ * The tokens module's surface: outside core, code reaches core/tokens through its index.ts (the
+ * service, its limits and the type table) and contract.ts (the types), never its insides. Core's
+ * own modules that work on token rows (detokenize, reactors, key rotation…) may use the insides;
+ * tests may too, to build fixtures.
+ */
+const TOKENS_SURFACE = {
+  group: ['**/core/tokens/*', '!**/core/tokens/index.ts', '!**/core/tokens/contract.ts'],
+  message:
+    'Import the tokens module through core/tokens/index.ts (types: contract.ts); the other files are its insides.',
+};
+const TESTS = ['**/*.test.ts', '**/test-support/**'];
+
+/** A room's arrows; its code (not its tests) also keeps to the tokens surface (the later entry wins). */
+const room = (dir, rooms) => [
+  { files: [`${dir}/**/*.ts`], rules: forbid(rooms) },
+  { files: [`${dir}/**/*.ts`], ignores: TESTS, rules: forbid(rooms, [TOKENS_SURFACE]) },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -63,9 +82,9 @@ export default tseslint.config(
     },
   },
   { files: ['client/**/*.ts'], rules: forbid(['core', 'server', 'cli', 'desktop', 'bench', 'e2e']) },
-  { files: ['server/**/*.ts'], rules: forbid(['cli', 'desktop', 'bench', 'e2e']) },
-  { files: ['cli/**/*.ts'], rules: forbid(['desktop', 'bench', 'e2e']) },
-  { files: ['desktop/main/**/*.ts'], rules: forbid(['cli', 'desktop/renderer', 'bench', 'e2e']) },
+  ...room('server', ['cli', 'desktop', 'bench', 'e2e']),
+  ...room('cli', ['desktop', 'bench', 'e2e']),
+  ...room('desktop/main', ['cli', 'desktop/renderer', 'bench', 'e2e']),
   {
     files: ['desktop/renderer/**/*.{ts,tsx}'],
     rules: forbid(

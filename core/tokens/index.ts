@@ -1,6 +1,8 @@
 /**
- * The tokens feature's public surface for the HTTP routes, the CLI and later features (usage
- * report, proxies and reactors). The service itself is `Services.tokens` (core/services.ts).
+ * The tokens feature's surface for the server, the CLI and the desktop (with `contract.ts` for the
+ * types); `eslint.config.js` keeps their code off the other files. Core's own modules that work on
+ * token rows (detokenize, reactors, proxies, key rotation, the usage report) use the insides they
+ * need. The service itself is `Services.tokens` (core/services.ts).
  */
 export type {
   CreateTokenRequest,
@@ -27,4 +29,6 @@ export {
 export type { TypeMetrics } from './usage.ts';
 export { formatExpiry, parseExpiry } from './expiry.ts';
 export { TOKEN_TYPES, TOKEN_TYPE_NAMES } from './token-types.ts';
+export type { TokenType } from './token-types.ts';
+export { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from './privacy.ts';
 export { MAX_QUERY_LENGTH } from './search-query.ts';

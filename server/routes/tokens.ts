@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { VaultError, validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { CreateTokenRequest, TokenFilter, TokenView } from '../../core/tokens/contract.ts';
-import { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from '../../core/tokens/privacy.ts';
+import { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from '../../core/tokens/index.ts';
 import { principalOf } from '../http/access.ts';
 import { notFoundAs } from '../http/ids.ts';
 import {

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest } from '../../../core/tokens/contract.ts';
-import { TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/token-types.ts';
+import { TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/index.ts';
 import { choiceOption } from '../../options.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { isVaultError, VaultError, type FieldErrors } from '../../../core/errors/catalogue.ts';
-import { TOKEN_TYPE_NAMES, TOKEN_TYPES, type TokenType } from '../../../core/tokens/token-types.ts';
+import { TOKEN_TYPE_NAMES, TOKEN_TYPES, type TokenType } from '../../../core/tokens/index.ts';
 import { choiceOf } from '../../options.ts';
 import type { CliDeps } from '../../deps.ts';
 import { isPlainObject } from '../../../core/validation/json-value.ts';

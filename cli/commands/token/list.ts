@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { TokenFilter } from '../../../core/tokens/contract.ts';
-import type { TokenType } from '../../../core/tokens/token-types.ts';
+import type { TokenType } from '../../../core/tokens/index.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { collectList } from '../../options.ts';
