@@ -190,9 +190,14 @@ function named(id: string): string {
 }
 
 export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliServices {
-  /** Headers naming the tenant of `principal` (operator only: a key fixes its own tenant). */
-  const inTenant = (principal: Principal): { headers: Record<string, string> } =>
-    authority === 'operator' ? { headers: { 'svc-tenant-id': principal.tenantId } } : { headers: {} };
+  /** Headers naming the tenant of `principal` (operator only: a key fixes its own tenant) and its view. */
+  const inTenant = (principal: Principal): { headers: Record<string, string> } => ({
+    headers: {
+      ...(authority === 'operator' ? { 'svc-tenant-id': principal.tenantId } : {}),
+      // The view the command asks for (masked unless --reveal): the server shows token data through it.
+      ...(principal.view === undefined ? {} : { 'svc-view': principal.view }),
+    },
+  });
 
   /**
    * The tenant of the calling key. A key without `tenant:read` (a private key, say) still knows its

@@ -120,6 +120,27 @@ describe('create and update responses follow the caller’s transform', () => {
     );
   });
 
+  it('shows less when the caller asks with SVC-VIEW: mask, never more, and refuses another view', async () => {
+    const app = await privateKey(server.services, a.tenant.id, {
+      rules: [rule('/pci/', ['token:create', 'token:read'], 'reveal')],
+    });
+    const revealer = new TokenClient(server.app, app.key);
+    const id = tokenOf(await revealer.create({ type: 'card', data: CARD }), 201).id;
+    const read = (view: string) =>
+      revealer.inject({ method: 'GET', url: `/tokens/${id}`, headers: { 'svc-view': view } });
+    expect(tokenOf(await read('mask')).data).toEqual(MASKED_CARD);
+    expect(tokenOf(await read('reveal')).data).toEqual(CARD);
+    const masked = await client.inject({
+      method: 'GET',
+      url: `/tokens/${id}`,
+      headers: { 'svc-view': 'reveal' },
+    });
+    expect(tokenOf(masked).data).toEqual(MASKED_CARD);
+    const refused = await read('plain');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ errors: { 'SVC-VIEW': ['must be mask or reveal'] } });
+  });
+
   it('says so in /openapi.json', async () => {
     const doc = JSON.stringify((await server.app.inject({ method: 'GET', url: '/openapi.json' })).json());
     expect(doc).not.toContain('Create, update and tokenize responses are masked.');

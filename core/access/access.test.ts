@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
-import { authorize, transformFor } from './authorize.ts';
+import { authorize, grantedTransform, transformFor } from './authorize.ts';
 import { containerCovers, isContainer } from './containers.ts';
-import type { Principal } from './principal.ts';
+import { operatorIn, withView, type Principal } from './principal.ts';
 import { decide, validateGrants } from './rules.ts';
 import type { AccessRule, Grants } from './rules.ts';
 
@@ -144,7 +144,29 @@ describe('authorize and transformFor', () => {
     expect(codeOf(() => transformFor(user, 'token:read', '/'))).toBe('FORBIDDEN');
     expect(transformFor(operator, 'token:read', '/pci/')).toBe('reveal');
   });
+
+  it('shows a caller asking for masked views mask where its grants reveal, and never more', () => {
+    const masked = withView(app(legacy), 'mask');
+    expect(transformFor(masked, 'token:read', '/general/low/')).toBe('mask');
+    expect(grantedTransform(masked, 'token:read', '/general/low/')).toBe('reveal');
+    expect(codeOf(() => transformFor(masked, 'token:read', '/pci/'))).toBe('FORBIDDEN');
+    expect(transformFor(app({ permissions: [], rules: [redacting] }), 'token:read', '/')).toBe('redact');
+    expect(
+      transformFor(withView(app({ permissions: [], rules: [redacting] }), 'mask'), 'token:read', '/'),
+    ).toBe('redact');
+    expect(transformFor(operatorIn('t1', 'mask'), 'token:read', '/pci/')).toBe('mask');
+    expect(transformFor(operatorIn('t1', 'reveal'), 'token:read', '/pci/')).toBe('reveal');
+    expect(grantedTransform(operatorIn('t1', 'mask'), 'token:read', '/pci/')).toBe('reveal');
+  });
 });
+
+const redacting: AccessRule = {
+  description: 'redact everything',
+  priority: 1,
+  container: '/',
+  permissions: ['token:read'],
+  transform: 'redact',
+};
 
 describe('validateGrants', () => {
   it('accepts the permissions a type allows', () => {

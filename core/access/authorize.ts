@@ -66,9 +66,23 @@ export function can(principal: Principal, permission: Permission, resource?: Res
 /**
  * How data of `token` (its container, and its id where there is one: conditioned rules match on
  * it) must be shown to `principal` for `permission`: reveal, mask or redact. A bare container is a
- * token without an id. Throws FORBIDDEN when no rule or permission covers the token.
+ * token without an id. Throws FORBIDDEN when no rule or permission covers the token. A caller that
+ * asks for masked views (`principal.view`) gets mask where its grants reveal.
  */
 export function transformFor(
+  principal: Principal,
+  permission: Permission,
+  token: string | TokenRef,
+): Transform {
+  const granted = grantedTransform(principal, permission, token);
+  return principal.view === 'mask' && granted === 'reveal' ? 'mask' : granted;
+}
+
+/**
+ * The transform the grants give, whatever view the caller asked for: for decisions that depend on
+ * what the caller may see rather than on what it is shown (changing a mask needs reveal).
+ */
+export function grantedTransform(
   principal: Principal,
   permission: Permission,
   token: string | TokenRef,

@@ -5,6 +5,19 @@ export const MEMBER_ROLES = ['OWNER', 'ADMIN'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 /**
+ * What a caller asks to be shown of token data. `mask` caps every transform at mask (the CLI shows
+ * masked views unless `--reveal` is given); `reveal`, the default, leaves the transforms as the
+ * grants give them. Asking never shows more than the grants allow and never changes what the
+ * caller may do (core/access/authorize.ts, `transformFor` and `grantedTransform`).
+ */
+export const REQUESTED_VIEWS = ['mask', 'reveal'] as const;
+export type RequestedView = (typeof REQUESTED_VIEWS)[number];
+
+export function isRequestedView(value: string): value is RequestedView {
+  return (REQUESTED_VIEWS as readonly string[]).includes(value);
+}
+
+/**
  * Who is calling, in which tenant. Every check and every audit entry starts from one of these.
  * - application: a machine with an API key; the key fixes tenant and grants.
  * - user: a person signed in with a session, acting in the tenant named by SVC-TENANT-ID through
@@ -12,7 +25,7 @@ export type MemberRole = (typeof MEMBER_ROLES)[number];
  * - operator: someone at this machine holding the vault key (the CLI). They could decrypt the files
  *   anyway, so they act with every permission; their actions are still audited.
  */
-export type Principal =
+export type Principal = (
   | {
       readonly kind: 'application';
       readonly tenantId: string;
@@ -30,14 +43,20 @@ export type Principal =
       readonly sessionId: string;
       readonly role: MemberRole;
     }
-  | { readonly kind: 'operator'; readonly tenantId: string };
+  | { readonly kind: 'operator'; readonly tenantId: string }
+) & { readonly view?: RequestedView };
 
 /**
  * Someone holding the vault key (the CLI), acting in this tenant: they could decrypt the files
  * anyway, so they act with every permission, and every action is still audited.
  */
-export function operatorIn(tenantId: string): Principal {
-  return { kind: 'operator', tenantId };
+export function operatorIn(tenantId: string, view?: RequestedView): Principal {
+  return view === undefined ? { kind: 'operator', tenantId } : { kind: 'operator', tenantId, view };
+}
+
+/** The same caller, asking to be shown token data as `view`. */
+export function withView(principal: Principal, view: RequestedView): Principal {
+  return { ...principal, view };
 }
 
 /** How the audit log names the actor. */

@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import { authorize, transformFor } from '../access/authorize.ts';
+import { authorize, grantedTransform, transformFor } from '../access/authorize.ts';
 import type { Condition, TokenRef } from '../access/conditions.ts';
 import { containerCovers, isContainer } from '../access/containers.ts';
 import type { Permission } from '../access/permissions.ts';
@@ -89,10 +89,17 @@ function conditionSql(condition: Condition): Expression<SqlBool> {
   return sql<SqlBool>`instr(${column}, ${condition.value}) = 1`;
 }
 
-/** The caller's `token:read` transform on `container`, or null when it may not read there. */
-export function readTransformOn(principal: Principal, token: string | TokenRef): Transform | null {
+/**
+ * The caller's `token:read` transform on `container` as shown (or, with `transformFor` =
+ * `grantedTransform`, as its grants give it), or null when it may not read there.
+ */
+export function readTransformOn(
+  principal: Principal,
+  token: string | TokenRef,
+  decide: typeof transformFor = transformFor,
+): Transform | null {
   try {
-    return transformFor(principal, 'token:read', token);
+    return decide(principal, 'token:read', token);
   } catch (error) {
     if (isVaultError(error, 'FORBIDDEN')) return null;
     throw error;
@@ -138,7 +145,7 @@ export function requireReveal(
 ): void {
   if (fields.length === 0) return;
   for (const container of new Set(containers)) {
-    if (readTransformOn(principal, container) !== 'reveal') {
+    if (readTransformOn(principal, container, grantedTransform) !== 'reveal') {
       throw new VaultError(
         'FORBIDDEN',
         `Changing ${fields.join(', ')} needs 'token:read' with the reveal transform on ${container}.`,

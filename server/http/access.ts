@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import { authorize } from '../../core/access/authorize.ts';
 import { isPermission, type Permission } from '../../core/access/permissions.ts';
-import type { Principal } from '../../core/access/principal.ts';
+import { isRequestedView, withView, type Principal } from '../../core/access/principal.ts';
 import { RateLimiter } from '../../core/identity/rate-limiter.ts';
 import { VaultError, validationError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
@@ -62,6 +62,12 @@ export const API_KEY_HEADER = 'svc-api-key';
 export const TENANT_HEADER = 'svc-tenant-id';
 /** How the tenant header is named in problem `errors` and messages. */
 const TENANT_HEADER_NAME = 'SVC-TENANT-ID';
+/**
+ * `mask` asks to be shown token data masked where the caller's grants reveal it (the CLI without
+ * `--reveal`); `reveal` or no header: as the grants give it. It never shows more.
+ */
+export const VIEW_HEADER = 'svc-view';
+const VIEW_HEADER_NAME = 'SVC-VIEW';
 
 /** OpenAPI security scheme names (components.securitySchemes, see routes/openapi.ts). */
 export const SECURITY_SCHEMES = {
@@ -353,14 +359,26 @@ function tenantHeader(request: FastifyRequest): string | undefined {
   return value === undefined ? undefined : [value].flat().join(', ');
 }
 
-/** The tenant-scoped principal of a `{ permission }` route; a route declared otherwise is a bug. */
+/**
+ * The tenant-scoped principal of a `{ permission }` route, with the view asked for in SVC-VIEW; a
+ * route declared otherwise is a bug.
+ */
 export function principalOf(request: FastifyRequest): Principal {
   if (request.principal === null) {
     throw new Error(
       `Route ${request.routeOptions.url ?? request.url} has no principal: declare a permission.`,
     );
   }
-  return request.principal;
+  const view = request.headers[VIEW_HEADER];
+  if (view === undefined) return request.principal;
+  const named = [view].flat().join(', ');
+  if (!isRequestedView(named)) {
+    throw validationError(
+      { [VIEW_HEADER_NAME]: ['must be mask or reveal'] },
+      'The SVC-VIEW header asks for mask or reveal.',
+    );
+  }
+  return withView(request.principal, named);
 }
 
 /** The signed-in user of a `'session'` route; a route declared otherwise is a bug. */

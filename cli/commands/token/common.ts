@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Principal } from '../../../core/access/principal.ts';
+import { withView, type Principal } from '../../../core/access/principal.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliServices } from '../../services.ts';
@@ -17,6 +17,8 @@ import { inTenant } from '../../tenant-scope.ts';
 /** Options every token command shares: the vault, `--tenant`, `--json`. */
 export interface TokenScopeOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
+  /** `--reveal` (commands that read): token data in plaintext instead of masked. */
+  readonly reveal?: boolean;
 }
 
 export type RawTokenScope = RawOptions & { tenant?: string };
@@ -34,7 +36,10 @@ export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {
 export interface TokenScope {
   readonly tokens: CliServices['tokens'];
   readonly associations: CliServices['tokenAssociations'];
-  /** The operator of the tenant: every permission, reads revealed; every action audited. */
+  /**
+   * The operator of the tenant: every permission, every action audited; token data shown masked
+   * (the token's own mask) unless the command was given `--reveal`.
+   */
   readonly principal: Principal;
   readonly tenant: Tenant;
 }
@@ -46,8 +51,14 @@ export async function withTokens<T>(
   fn: (scope: TokenScope) => Promise<T>,
 ): Promise<T> {
   const resolved = await loadConfig(deps, options.config);
+  const view = options.reveal === true ? 'reveal' : 'mask';
   return inTenant(deps, resolved, options.key, options.tenant, ({ services, principal, tenant }) =>
-    fn({ tokens: services.tokens, associations: services.tokenAssociations, principal, tenant }),
+    fn({
+      tokens: services.tokens,
+      associations: services.tokenAssociations,
+      principal: withView(principal, view),
+      tenant,
+    }),
   );
 }
 

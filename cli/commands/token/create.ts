@@ -13,7 +13,7 @@ import {
   type RawTokenScope,
   type TokenScopeOptions,
 } from './common.ts';
-import { masked, tokenEntries } from './format.ts';
+import { tokenEntries } from './format.ts';
 import {
   collectMetadata,
   collectRepeated,
@@ -194,7 +194,6 @@ export async function runTokenCreate(deps: CliDeps, options: TokenCreateOptions)
   if (!result.created) {
     writeLine(deps.stderr, 'Duplicate: a token with the same fingerprint exists; it was returned instead.');
   }
-  const view = masked(deps, result.token);
-  if (options.json) writeJson(deps.stdout, view);
-  else writeRecord(deps, tokenEntries(view, 'Data (masked)'));
+  if (options.json) writeJson(deps.stdout, result.token);
+  else writeRecord(deps, tokenEntries(result.token, 'Data (masked)'));
 }

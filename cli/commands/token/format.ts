@@ -1,15 +1,12 @@
-import { evaluateMask } from '../../../core/expressions/index.ts';
 import type { Page, PageRequest } from '../../../core/services-contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
 import type { CliDeps } from '../../deps.ts';
 import { writeJson, writeLine, writeTable } from '../../output.ts';
 
 /**
- * How tokens are shown. The CLI acts as the tenant's operator, and core shows every token to the
- * operator through the `reveal` transform (core/access: the operator holds every permission, with
- * reveal) — reads and also the responses of create, update and tokenize. So every view is
- * re-rendered through the token's own mask here (what a `mask` transform shows), and plaintext is
- * printed only when asked for with `--reveal`.
+ * How tokens are shown. The commands act as the tenant's operator asking for masked views unless
+ * `--reveal` is given (cli/commands/token/common.ts): core shows each token through its own mask,
+ * so what is printed here is already what may be printed.
  */
 
 // Control characters (newlines, tabs, ESC) would break a TSV line or drive the terminal.
@@ -24,51 +21,6 @@ export function cell(text: string): string {
 /** Token data (or a masked view) as one line: strings as they are, anything else as compact JSON. */
 export function dataText(data: unknown): string {
   return typeof data === 'string' ? cell(data) : JSON.stringify(data);
-}
-
-export interface Masked {
-  readonly view: TokenView;
-  /** The mask could not be evaluated over the data; the view then has no `data`. */
-  readonly failed: boolean;
-}
-
-/**
- * The view a `mask` transform gives: `data` replaced by the evaluated mask, or removed when the
- * token has no mask (or the mask fails: never fall back to plaintext).
- */
-export function maskView(view: TokenView): Masked {
-  const { data, ...rest } = view;
-  // The view carries the mask core stores (the type's default when none was given). As core's
-  // mask transform: no mask, no data; otherwise the evaluated mask (which may be null).
-  if (data === undefined || view.mask === undefined || view.mask === null)
-    return { view: rest, failed: false };
-  try {
-    return { view: { ...rest, data: evaluateMask(view.mask, data) }, failed: false };
-  } catch {
-    return { view: rest, failed: true };
-  }
-}
-
-/** One note for the masks that failed (their views are printed without data). */
-export function noteFailedMasks(deps: CliDeps, failed: number): void {
-  if (failed === 0) return;
-  writeLine(
-    deps.stderr,
-    `note: the mask of ${failed === 1 ? '1 token' : `${failed} tokens`} could not be evaluated; data left out`,
-  );
-}
-
-/** Views to print: as read with `--reveal`, else masked. */
-export function present(deps: CliDeps, views: readonly TokenView[], reveal: boolean): TokenView[] {
-  if (reveal) return [...views];
-  const masked = views.map(maskView);
-  noteFailedMasks(deps, masked.filter((m) => m.failed).length);
-  return masked.map((m) => m.view);
-}
-
-/** The masked view of one token (create and update responses, `get` without --reveal). */
-export function masked(deps: CliDeps, view: TokenView): TokenView {
-  return present(deps, [view], false)[0] ?? view;
 }
 
 export const TOKEN_COLUMNS = ['ID', 'Type', 'Container', 'Fingerprint', 'Created'] as const;
@@ -141,7 +93,7 @@ export function writeTokenPage(
   request: PageRequest,
   output: PageOutput,
 ): void {
-  const items = present(deps, page.items, output.reveal);
+  const items = page.items;
   if (output.json) {
     writeJson(deps.stdout, pageJson(page, request, items));
     return;

@@ -10,7 +10,7 @@ import {
   type RawTokenScope,
   type TokenScopeOptions,
 } from './common.ts';
-import { masked, tokenEntries } from './format.ts';
+import { tokenEntries } from './format.ts';
 import { noToken, orNotFound } from '../../tenant-scope.ts';
 
 export interface TokenGetOptions extends TokenScopeOptions {
@@ -37,10 +37,9 @@ export function newTokenGetCommand(
 }
 
 export async function runTokenGet(deps: CliDeps, options: TokenGetOptions): Promise<void> {
-  const read = await withTokens(deps, options, ({ tokens, principal }) =>
+  const view = await withTokens(deps, options, ({ tokens, principal }) =>
     orNotFound(noToken(options.tokenId), () => tokens.get(principal, options.tokenId)),
   );
-  const view = options.reveal ? read : masked(deps, read);
   if (options.json) writeJson(deps.stdout, view);
   else writeRecord(deps, tokenEntries(view, options.reveal ? 'Data' : 'Data (masked)'));
 }

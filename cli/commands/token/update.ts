@@ -11,7 +11,7 @@ import {
   type RawTokenScope,
   type TokenScopeOptions,
 } from './common.ts';
-import { masked, tokenEntries } from './format.ts';
+import { tokenEntries } from './format.ts';
 import {
   fileSource,
   isPlainObject,
@@ -66,12 +66,11 @@ export async function runTokenUpdate(deps: CliDeps, options: TokenUpdateOptions)
     throw new VaultError('USAGE', `the patch (${options.patch.label}) must be a JSON object`);
   }
   if (Object.keys(patch).length === 0) throw new VaultError('USAGE', 'the patch is empty; nothing to update');
-  const response = await withTokens(deps, options, ({ tokens, principal }) =>
+  const updated = await withTokens(deps, options, ({ tokens, principal }) =>
     orNotFound(noToken(options.tokenId), () =>
       scrubbing(secretsOf(patch.data), () => tokens.update(principal, options.tokenId, patch)),
     ),
   );
-  const updated = masked(deps, response);
   if (options.json) {
     writeJson(deps.stdout, updated);
     return;

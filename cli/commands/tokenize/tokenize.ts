@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { TokenView } from '../../../core/tokens/contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { writeJson } from '../../output.ts';
@@ -11,10 +10,8 @@ import {
   type RawTokenScope,
   type TokenScopeOptions,
 } from '../token/common.ts';
-import { maskView, noteFailedMasks } from '../token/format.ts';
 import {
   fileSource,
-  isPlainObject,
   promptTokenData,
   promptTokenType,
   readJson,
@@ -70,33 +67,6 @@ export function newTokenizeCommand(
   });
 }
 
-/**
- * The response with every token view masked (core shows the operator plaintext). The response
- * has the request's shape, so the request says where the views are: at its token definitions
- * (core's own test). Anything else there is an id (from a primitive) or was walked through.
- */
-export function maskResponse(
-  deps: CliDeps,
-  request: unknown,
-  response: unknown,
-  isTokenDefinition: (value: Record<string, unknown>) => boolean,
-): unknown {
-  let failed = 0;
-  const walk = (req: unknown, res: unknown): unknown => {
-    if (Array.isArray(req) && Array.isArray(res)) return res.map((item, i) => walk(req[i], item));
-    if (!isPlainObject(req) || !isPlainObject(res)) return res;
-    if (isTokenDefinition(req)) {
-      const result = maskView(res as unknown as TokenView);
-      if (result.failed) failed++;
-      return result.view;
-    }
-    return Object.fromEntries(Object.entries(res).map(([key, value]) => [key, walk(req[key], value)]));
-  };
-  const out = walk(request, response);
-  noteFailedMasks(deps, failed);
-  return out;
-}
-
 /** The body from the argument, the file or piped stdin; undefined when it is to be asked. */
 async function givenBody(
   deps: CliDeps,
@@ -126,6 +96,5 @@ export async function runTokenize(deps: CliDeps, options: TokenizeOptions): Prom
     }
     return scrubbing(secretsOf(body), () => tokens.tokenize(principal, body));
   });
-  const { isTokenDefinition } = await import('../../../core/tokens/tokenize.ts');
-  writeJson(deps.stdout, maskResponse(deps, body, response, isTokenDefinition));
+  writeJson(deps.stdout, response);
 }
