@@ -122,7 +122,7 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-/** A page as `--json` prints it (the API's shape, as `svc token list` prints it). */
+/** A page as every list command's `--json` prints it: the API's page envelope (`GET /tokens`). */
 export function pagedJson<T>(
   page: { readonly total: number; readonly items: readonly T[] },
   request: { readonly page: number; readonly size: number },

@@ -1,7 +1,7 @@
 import type { Page, PageRequest } from '../../../core/services-contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
 import type { CliDeps } from '../../deps.ts';
-import { writeJson, writeLine, writeTable } from '../../output.ts';
+import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
 
 /**
  * How tokens are shown. The commands act as the tenant's operator asking for masked views unless
@@ -64,19 +64,6 @@ export function tokenEntries(view: TokenView, dataLabel: string): [string, strin
   return entries;
 }
 
-/** The API's paginated envelope, so `--json` output reads like `GET /tokens`. */
-export function pageJson(page: Page<TokenView>, request: PageRequest, items: readonly TokenView[]): unknown {
-  return {
-    pagination: {
-      total_items: page.total,
-      page_number: request.page,
-      page_size: request.size,
-      total_pages: Math.ceil(page.total / request.size),
-    },
-    data: items,
-  };
-}
-
 export interface PageOutput {
   readonly json: boolean;
   readonly reveal: boolean;
@@ -93,12 +80,11 @@ export function writeTokenPage(
   request: PageRequest,
   output: PageOutput,
 ): void {
-  const items = page.items;
   if (output.json) {
-    writeJson(deps.stdout, pageJson(page, request, items));
+    writeJson(deps.stdout, pagedJson(page, request));
     return;
   }
-  if (items.length === 0) {
+  if (page.items.length === 0) {
     writeLine(deps.stderr, output.empty);
     return;
   }
@@ -106,12 +92,8 @@ export function writeTokenPage(
   writeTable(
     deps,
     head,
-    items.map((view) => tokenRow(view, output.reveal)),
+    page.items.map((view) => tokenRow(view, output.reveal)),
     { wide: output.wide },
   );
-  const pages = Math.ceil(page.total / request.size);
-  if (pages > 1) {
-    const next = request.page < pages ? `; next: --page ${request.page + 1}` : '';
-    writeLine(deps.stderr, `Page ${request.page} of ${pages} (${page.total} tokens)${next}`);
-  }
+  writePageFooter(deps, page.total, request, 'tokens');
 }
