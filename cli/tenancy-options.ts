@@ -1,4 +1,5 @@
-import path from 'node:path';
+import { outboxIn } from '../core/mail/mailer.ts';
+import { acceptBaseUrlAt, loopbackOrigin } from '../core/tenancy/accept-link.ts';
 import type { SvcConfig } from '../core/config/index.ts';
 import type { TenancyOptions } from '../core/tenancy/contract.ts';
 import type { ServerTenancyOptions } from '../server/server-services.ts';
@@ -16,19 +17,19 @@ export type TenancyConfig = Pick<SvcConfig, 'home' | 'port' | 'smtpUrl' | 'mailF
 
 /** The outbox folder used when no SMTP server is configured. */
 export function outboxDir(config: Pick<SvcConfig, 'home'>): string {
-  return path.join(config.home, 'outbox');
+  return outboxIn(config.home);
 }
 
 export function tenancyOptionsFrom(
   config: TenancyConfig,
 ): TenancyOptions & { readonly acceptBaseUrl: string } {
-  const base = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
+  const origin = config.publicUrl ?? loopbackOrigin(config.port);
   return {
     mail:
       config.smtpUrl === null
         ? { kind: 'outbox', dir: outboxDir(config), from: config.mailFrom }
         : { kind: 'smtp', url: config.smtpUrl, from: config.mailFrom },
-    acceptBaseUrl: `${base}/invitations/accept`,
+    acceptBaseUrl: acceptBaseUrlAt(origin),
   };
 }
 

@@ -87,8 +87,8 @@ export interface ServiceOptions {
   readonly sessionTtlMs?: number;
   /**
    * Tenant administration (invitation mail, accept links, the usage report's plan). Default: mail
-   * into the outbox folder `<vault dir>/outbox` from `noreply@svc.local`, accept links on
-   * `http://127.0.0.1:8080/invitations/accept`, 1000 included monthly active tokens.
+   * into the outbox folder `<vault dir>/outbox` from the configuration's default sender, accept
+   * links on `http://127.0.0.1:<default port>/invitations/accept`, 1000 included monthly active tokens.
    */
   readonly tenancy?: TenancyOptions;
   /** Client for requests to third-party servers (proxy, sandbox fetch). Default: system CAs, nothing allow-listed, 25 s. */

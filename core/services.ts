@@ -1,4 +1,4 @@
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { createLogService } from './audit/log-service.ts';
 import { TenantKeys } from './crypto/tenant-keys.ts';
 import { createDetokenizer } from './detokenize/index.ts';
@@ -9,10 +9,12 @@ import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
 import { SignInThrottle } from './identity/sign-in-throttle.ts';
 import { createUserService } from './identity/users.ts';
-import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
+import { FIXED_DEFAULTS } from './config/fields.ts';
+import { checkSmtpUrl, createMailer, outboxIn } from './mail/mailer.ts';
 import { createReactorService } from './reactors/reactor-service.ts';
 import { createSandbox } from './sandbox/index.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
+import { acceptBaseUrlAt, loopbackOrigin } from './tenancy/accept-link.ts';
 import type { TenancyOptions } from './tenancy/contract.ts';
 import { createInvitationService } from './tenancy/invitations.ts';
 import { createMemberService } from './tenancy/members.ts';
@@ -25,13 +27,14 @@ import type { VaultHandle } from './vault/types.ts';
 
 export type { ServiceOptions, Services } from './services-contract.ts';
 
-export const DEFAULT_MAIL_FROM = 'noreply@svc.local';
-export const DEFAULT_ACCEPT_BASE_URL = 'http://127.0.0.1:8080/invitations/accept';
+/** The sender and the link port of the configuration's defaults (core/config/fields.ts). */
+export const DEFAULT_MAIL_FROM = FIXED_DEFAULTS.mailFrom;
+export const DEFAULT_ACCEPT_BASE_URL = acceptBaseUrlAt(loopbackOrigin(FIXED_DEFAULTS.port));
 
 /** The tenancy options when the caller gives none: an outbox folder next to the vault file. */
 export function defaultTenancyOptions(vaultPath: string): TenancyOptions {
   return {
-    mail: { kind: 'outbox', dir: join(dirname(vaultPath), 'outbox'), from: DEFAULT_MAIL_FROM },
+    mail: { kind: 'outbox', dir: outboxIn(dirname(vaultPath)), from: DEFAULT_MAIL_FROM },
     acceptBaseUrl: DEFAULT_ACCEPT_BASE_URL,
   };
 }

@@ -3,7 +3,7 @@ import { DEFAULT_ACCEPT_BASE_URL, createServices } from '../core/services.ts';
 import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { TenancyOptions } from '../core/tenancy/contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
-import { ACCEPT_PATH } from './routes/invitation-accept.ts';
+import { acceptBaseUrlAt } from '../core/tenancy/accept-link.ts';
 
 /**
  * Tenancy options (invitation mail, accept links) as the server takes them: like core's
@@ -62,7 +62,7 @@ export function createServerServices(
   return {
     services,
     listening(url) {
-      base = `${url}${ACCEPT_PATH}`;
+      base = acceptBaseUrlAt(url);
     },
   };
 }

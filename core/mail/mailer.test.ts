@@ -32,7 +32,8 @@ describe('outbox mail', () => {
     expect(raw).toMatch(/^ {2}svc invitation accept svci_[0-9A-Za-z]{43}$/m);
     const mail = await simpleParser(await readFile(path));
     expect(mail.subject).toBe('Invitation to join a tenant on svc vault');
-    expect(mail.from?.text).toBe('noreply@svc.local');
+    // The configuration's default sender, the one default of both the CLI and the services.
+    expect(mail.from?.text).toBe('"svc vault" <svc@localhost>');
     const link = /http:\/\/127\.0\.0\.1:8080\/invitations\/accept\?token=(svci_[0-9A-Za-z]{43})/.exec(
       mail.text ?? '',
     );

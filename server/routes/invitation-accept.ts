@@ -1,11 +1,9 @@
 import { Type } from 'typebox';
 import type { Services } from '../../core/services-contract.ts';
+import { ACCEPT_PATH } from '../../core/tenancy/accept-link.ts';
 import type { VaultServer } from '../types.ts';
 import { ACCEPT_PAGE, ACCEPT_PAGE_HEADERS } from './accept-page.ts';
 import { MemberSchema, memberBody } from './members.ts';
-
-/** The path of accept links; `acceptBaseUrl` defaults to the server's URL + this. */
-export const ACCEPT_PATH = '/invitations/accept';
 
 const NAME_MAX = 200;
 
