@@ -1,3 +1,4 @@
+import { DEFAULT_PAGE_SIZE } from '../core/common-types.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   ENV_NAMES,
@@ -327,13 +328,13 @@ export interface PageOptions {
   readonly size: number;
 }
 
-/** Adds `--page` (default 1) and `--size` (default 20, at most `maxSize`). */
+/** Adds `--page` (default 1) and `--size` (default `DEFAULT_PAGE_SIZE`, at most `maxSize`). */
 export function addPageOptions(command: Command, maxSize: number): Command {
   return command
     .option('--page <n>', 'page number, from 1 (default 1)', parseWholeNumber)
-    .option(`--size <n>`, `items per page, 1 to ${maxSize} (default 20)`, parseWholeNumber);
+    .option(`--size <n>`, `items per page, 1 to ${maxSize} (default ${DEFAULT_PAGE_SIZE})`, parseWholeNumber);
 }
 
 export function pageOptionsFrom(raw: { page?: number; size?: number }): PageOptions {
-  return { page: raw.page ?? 1, size: raw.size ?? 20 };
+  return { page: raw.page ?? 1, size: raw.size ?? DEFAULT_PAGE_SIZE };
 }

@@ -4,6 +4,9 @@
  * all use them without importing one another.
  */
 
+/** Items per page when a list request gives no size (the API, the CLI and the reactor bridge). */
+export const DEFAULT_PAGE_SIZE = 20;
+
 /** Which page of a list: `page` from 1, `size` items per page. */
 export interface PageRequest {
   readonly page: number;

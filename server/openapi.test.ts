@@ -24,7 +24,7 @@ beforeEach(async () => {
         {
           config: { access: { permission: 'application:read' } },
           schema: {
-            querystring: pageQuery(),
+            querystring: pageQuery({ maxSize: 100 }),
             response: { 200: paginated(Type.Object({ id: Type.String() })) },
           },
         },

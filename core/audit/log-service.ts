@@ -7,7 +7,8 @@ import type { LogFilter } from './audit-log.ts';
 import { ENTITY_TYPES } from './entity-types.ts';
 
 /** Logs are paged larger than other lists: up to 10,000 entries a page. */
-const MAX_PAGE_SIZE = 10_000;
+/** Log entries per page. */
+export const MAX_LOG_PAGE_SIZE = 10_000;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:$|T)/;
 
@@ -52,7 +53,7 @@ export function createLogService(vault: VaultHandle): LogService {
   return {
     async list(principal, filter, page) {
       authorize(principal, 'log:read');
-      const range = checkPage(page, MAX_PAGE_SIZE);
+      const range = checkPage(page, MAX_LOG_PAGE_SIZE);
       return listAudit(vault.db, principal.tenantId, checkFilter(filter), range);
     },
 

@@ -25,7 +25,8 @@ import {
   type ProxyRow,
 } from './proxy-store.ts';
 
-const MAX_PAGE_SIZE = 100;
+/** Proxies per page, and ids per `id` filter. */
+export const MAX_PROXY_PAGE_SIZE = 100;
 /** Proxy keys: 32 base62 characters (≈190 bits), URL-safe, matching the reference's `^[A-z0-9]+$`. */
 const PROXY_KEY_CHARS = 32;
 
@@ -152,10 +153,10 @@ export function createProxyService(
 
     async list(principal, filter, page) {
       authorize(principal, 'proxy:read');
-      const { offset, limit } = checkPage(page, MAX_PAGE_SIZE);
+      const { offset, limit } = checkPage(page, MAX_PROXY_PAGE_SIZE);
       const errors = new FieldErrorCollector();
-      if (filter.ids !== undefined && filter.ids.length > MAX_PAGE_SIZE)
-        errors.add('id', `at most ${MAX_PAGE_SIZE} ids`);
+      if (filter.ids !== undefined && filter.ids.length > MAX_PROXY_PAGE_SIZE)
+        errors.add('id', `at most ${MAX_PROXY_PAGE_SIZE} ids`);
       if (filter.name !== undefined && filter.name.length > NAME_MAX)
         errors.add('name', `must be at most ${NAME_MAX} characters`);
       errors.throwIfAny();

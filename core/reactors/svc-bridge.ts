@@ -10,9 +10,8 @@ import { validationError } from '../errors/catalogue.ts';
 import type { SvcBridge } from '../sandbox/index.ts';
 import type { Application, Page } from '../services-contract.ts';
 import type { CreateTokenRequest, TokenService, TokenView } from '../tokens/contract.ts';
+import { DEFAULT_PAGE_SIZE } from '../common-types.ts';
 import { isPlainObject } from '../validation/json-value.ts';
-
-const DEFAULT_PAGE_SIZE = 20;
 
 /** The principal an application acts as (what its API key would authenticate to). */
 export function applicationPrincipal(application: Application): Principal {

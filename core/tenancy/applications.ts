@@ -25,7 +25,8 @@ import { isExpired } from '../tokens/expiry.ts';
 import { assertMayCreate, assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
 
 /** Page size cap of list endpoints. */
-const MAX_PAGE_SIZE = 100;
+/** Applications per page, and ids per `id` filter. */
+export const MAX_APPLICATION_PAGE_SIZE = 100;
 
 function notFound(): VaultError {
   // The same detail as authorize()'s cross-tenant NOT_FOUND: the body must not tell the two apart.
@@ -109,13 +110,13 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
 
     async list(principal, filter, page) {
       authorize(principal, 'application:read');
-      const { offset, limit } = checkPage(page, MAX_PAGE_SIZE);
+      const { offset, limit } = checkPage(page, MAX_APPLICATION_PAGE_SIZE);
       const errors = new FieldErrorCollector();
       if (filter.types !== undefined && !filter.types.every(isApplicationType))
         errors.add('type', `must be one of ${APPLICATION_TYPES.join(', ')}`);
       // One SQL parameter each: keep well below SQLite's limit.
-      if (filter.ids !== undefined && filter.ids.length > MAX_PAGE_SIZE)
-        errors.add('id', `at most ${MAX_PAGE_SIZE} ids`);
+      if (filter.ids !== undefined && filter.ids.length > MAX_APPLICATION_PAGE_SIZE)
+        errors.add('id', `at most ${MAX_APPLICATION_PAGE_SIZE} ids`);
       errors.throwIfAny();
       return vault.transaction(async (trx): Promise<Page<Application>> => {
         let query = trx.selectFrom('applications').where('tenant_id', '=', principal.tenantId);

@@ -32,3 +32,4 @@ export { TOKEN_TYPES, TOKEN_TYPE_NAMES } from './token-types.ts';
 export type { TokenType } from './token-types.ts';
 export { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from './privacy.ts';
 export { MAX_QUERY_LENGTH } from './search-query.ts';
+export { TOKEN_ID_MAX_LENGTH } from './token-id.ts';

@@ -34,7 +34,7 @@ describe('pageWindow', () => {
 
 describe('pageQuery', () => {
   it('refuses a default outside the allowed sizes', () => {
-    expect(() => pageQuery({ defaultSize: 0 })).toThrow(RangeError);
+    expect(() => pageQuery({ defaultSize: 0, maxSize: 100 })).toThrow(RangeError);
     expect(() => pageQuery({ defaultSize: 60, maxSize: 50 })).toThrow(RangeError);
   });
 });

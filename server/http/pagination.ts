@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject, type TInteger, type TSchema } from 'typebox';
+import { DEFAULT_PAGE_SIZE } from '../../core/common-types.ts';
 import { NullableInput } from './schemas.ts';
 
 /**
@@ -12,10 +13,10 @@ import { NullableInput } from './schemas.ts';
 const MAX_PAGE = 2_147_483_647;
 
 export interface PageQueryOptions {
-  /** Default 20. */
+  /** Default `DEFAULT_PAGE_SIZE` (core/common-types.ts). */
   readonly defaultSize?: number;
-  /** Default 100 (members 50, logs 10000). */
-  readonly maxSize?: number;
+  /** The service's own maximum (each core service exports it). */
+  readonly maxSize: number;
 }
 
 export type PageQuerySchema = TObject<{ page: TInteger; size: TInteger }>;
@@ -24,7 +25,7 @@ export type PageQuerySchema = TObject<{ page: TInteger; size: TInteger }>;
  * Query schema of a list endpoint. To add filters, spread its properties:
  * `Type.Object({ ...pageQuery().properties, name: Type.Optional(Type.String()) })`.
  */
-export function pageQuery({ defaultSize = 20, maxSize = 100 }: PageQueryOptions = {}): PageQuerySchema {
+export function pageQuery({ defaultSize = DEFAULT_PAGE_SIZE, maxSize }: PageQueryOptions): PageQuerySchema {
   if (!Number.isInteger(maxSize) || maxSize < 1 || defaultSize < 1 || defaultSize > maxSize) {
     throw new RangeError(`page size default ${defaultSize} must lie in 1..${maxSize}`);
   }
@@ -43,7 +44,7 @@ export function pageQuery({ defaultSize = 20, maxSize = 100 }: PageQueryOptions 
  * Page fields of a request BODY (search): like `pageQuery`, but `null` is accepted and means "not
  * given" (bodies are not coerced, so the defaults are applied by `pageFromBody`, not the schema).
  */
-export function pageBody({ defaultSize = 20, maxSize = 100 }: PageQueryOptions = {}) {
+export function pageBody({ defaultSize = DEFAULT_PAGE_SIZE, maxSize }: PageQueryOptions) {
   pageQuery({ defaultSize, maxSize }); // checks the options
   return Type.Object({
     page: Type.Optional(
@@ -66,7 +67,7 @@ export function pageBody({ defaultSize = 20, maxSize = 100 }: PageQueryOptions =
 /** The page a `pageBody` asks for, defaults filled in. */
 export function pageFromBody(
   body: { readonly page?: number | null; readonly size?: number | null },
-  { defaultSize = 20 }: PageQueryOptions = {},
+  { defaultSize = DEFAULT_PAGE_SIZE }: Partial<PageQueryOptions> = {},
 ): PageRequest {
   return { page: body.page ?? 1, size: body.size ?? defaultSize };
 }

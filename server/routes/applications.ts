@@ -1,3 +1,4 @@
+import { MAX_APPLICATION_PAGE_SIZE } from '../../core/tenancy/applications.ts';
 import { Type, type Static } from 'typebox';
 import {
   CONDITION_ATTRIBUTES,
@@ -140,7 +141,7 @@ const UpdateBody = Type.Object(
 );
 
 const ListQuery = Type.Object({
-  ...pageQuery().properties,
+  ...pageQuery({ maxSize: MAX_APPLICATION_PAGE_SIZE }).properties,
   id: Type.Optional(
     Type.Array(uuidSchema('Application id'), {
       maxItems: 100,

@@ -1,3 +1,4 @@
+import { MAX_INVITATION_PAGE_SIZE } from '../../core/tenancy/invitations.ts';
 import { Type, type Static } from 'typebox';
 import type { Services } from '../../core/services-contract.ts';
 import type { Invitation } from '../../core/tenancy/contract.ts';
@@ -7,8 +8,6 @@ import { pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
-/** Invitations are listed 100 at most per page. */
-export const INVITATION_PAGE_MAX = 100;
 /** RFC 5321 limits a path to 256 octets; requests may carry up to 330 characters. */
 const EMAIL_MAX = 330;
 
@@ -34,7 +33,7 @@ export const InvitationSchema = Type.Object(
 type InvitationBody = Static<typeof InvitationSchema>;
 
 const InvitationListQuery = Type.Object({
-  ...pageQuery({ maxSize: INVITATION_PAGE_MAX }).properties,
+  ...pageQuery({ maxSize: MAX_INVITATION_PAGE_SIZE }).properties,
   status: Type.Optional(StringEnum(INVITATION_STATUSES, { description: 'Only invitations in this status.' })),
 });
 

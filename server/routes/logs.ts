@@ -1,3 +1,4 @@
+import { MAX_LOG_PAGE_SIZE } from '../../core/audit/log-service.ts';
 import { Type } from 'typebox';
 import type { LogFilter } from '../../core/audit/audit-log.ts';
 import { validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
@@ -32,7 +33,7 @@ const DATE_DESCRIPTION =
   'without an offset it is read as UTC).';
 
 const ListQuery = Type.Object({
-  ...pageQuery({ maxSize: 10_000 }).properties,
+  ...pageQuery({ maxSize: MAX_LOG_PAGE_SIZE }).properties,
   entity_type: Type.Optional(Type.String({ maxLength: 50, pattern: '^[A-Za-z]+$' })),
   entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   start_date: Type.Optional(

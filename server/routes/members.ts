@@ -1,3 +1,4 @@
+import { MAX_MEMBER_PAGE_SIZE } from '../../core/tenancy/members.ts';
 import { Type, type Static } from 'typebox';
 import { MEMBER_ROLES } from '../../core/access/principal.ts';
 import type { Services } from '../../core/services-contract.ts';
@@ -7,9 +8,6 @@ import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
 import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
-
-/** Members are listed 50 at most per page. */
-export const MEMBER_PAGE_MAX = 50;
 
 export const UserSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -35,7 +33,7 @@ export const MemberSchema = Type.Object({
 type MemberBody = Static<typeof MemberSchema>;
 
 const MemberListQuery = Type.Object({
-  ...pageQuery({ maxSize: MEMBER_PAGE_MAX }).properties,
+  ...pageQuery({ maxSize: MAX_MEMBER_PAGE_SIZE }).properties,
   user_id: Type.Optional(
     Type.Array(uuidSchema('User id'), {
       maxItems: 100,

@@ -1,3 +1,4 @@
+import { MAX_PROXY_PAGE_SIZE } from '../../core/proxies/proxy-service.ts';
 import { Type, type Static } from 'typebox';
 import { DESTINATION_URL_MAX } from '../../core/outbound/index.ts';
 import { TRANSFORM_CODE_MAX, type Proxy, type ProxyInput } from '../../core/proxies/index.ts';
@@ -60,7 +61,7 @@ const ProxyBody = Type.Object(
 );
 
 const ListQuery = Type.Object({
-  ...pageQuery().properties,
+  ...pageQuery({ maxSize: MAX_PROXY_PAGE_SIZE }).properties,
   id: Type.Optional(
     Type.Array(uuidSchema('Proxy id'), {
       maxItems: 100,

@@ -1,3 +1,4 @@
+import { MAX_REACTOR_PAGE_SIZE } from '../../core/reactors/reactor-service.ts';
 import { Type, type Static } from 'typebox';
 import {
   FORMULA_STATUSES,
@@ -68,7 +69,7 @@ const FormulaBody = Type.Object(
 );
 
 export const NameListQuery = Type.Object({
-  ...pageQuery().properties,
+  ...pageQuery({ maxSize: MAX_REACTOR_PAGE_SIZE }).properties,
   id: Type.Optional(
     Type.Array(uuidSchema('Id'), { maxItems: 100, description: 'Only these ids; repeat for several.' }),
   ),

@@ -5,12 +5,12 @@ import type { Services } from '../../core/services-contract.ts';
 import { principalOf } from '../http/access.ts';
 import { paginate, paginated } from '../http/pagination.ts';
 import type { VaultServer } from '../types.ts';
+import { TOKEN_ID_MAX_LENGTH } from '../../core/tokens/index.ts';
 import {
   CreateBody,
   createRequest,
   ListQuery,
   readListQuery,
-  TOKEN_ID_MAX_LENGTH,
   tokenBody,
   tokenFilter,
   tokenLocation,

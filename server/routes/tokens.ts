@@ -3,7 +3,17 @@ import { Type, type Static } from 'typebox';
 import { VaultError, validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { CreateTokenRequest, TokenFilter, TokenView } from '../../core/tokens/contract.ts';
-import { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from '../../core/tokens/index.ts';
+import { MAX_FINGERPRINT_EXPRESSION_LENGTH, MAX_SEARCH_INDEXES } from '../../core/expressions/index.ts';
+import {
+  CLASSIFICATION_MAX_LENGTH,
+  IMPACT_LEVELS,
+  MAX_QUERY_LENGTH,
+  MAX_TOKEN_PAGE_SIZE,
+  METADATA_KEY_MAX_LENGTH,
+  METADATA_VALUE_MAX_LENGTH,
+  RESTRICTION_POLICIES,
+  TOKEN_ID_MAX_LENGTH,
+} from '../../core/tokens/index.ts';
 import { principalOf } from '../http/access.ts';
 import { notFoundAs } from '../http/ids.ts';
 import {
@@ -25,14 +35,7 @@ import type { VaultServer } from '../types.ts';
  * and status only, and every message below names fields, not values.
  */
 
-/** Token ids are 3–400 characters (core/tokens/token-id.ts); a path longer than this names nothing. */
-export const TOKEN_ID_MAX_LENGTH = 400;
-const METADATA_KEY_MAX = 200;
-const METADATA_VALUE_MAX = 500;
 const METADATA_FILTERS_MAX = 20;
-const SEARCH_INDEXES_MAX = 10;
-const FINGERPRINT_EXPRESSION_MAX = 400;
-const SEARCH_QUERY_MAX = 200;
 
 const DATA_DESCRIPTION =
   'Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext ' +
@@ -114,17 +117,17 @@ const ContainersInput = Type.Array(Type.String({ maxLength: 500 }), {
 });
 
 const MetadataInput = StringMap({
-  description: `Non-sensitive string pairs (keys up to ${METADATA_KEY_MAX}, values up to ${METADATA_VALUE_MAX} characters).`,
-  maxValueLength: METADATA_VALUE_MAX,
+  description: `Non-sensitive string pairs (keys up to ${METADATA_KEY_MAX_LENGTH}, values up to ${METADATA_VALUE_MAX_LENGTH} characters).`,
+  maxValueLength: METADATA_VALUE_MAX_LENGTH,
 });
 
 const SearchIndexesInput = Type.Array(Type.String(), {
-  maxItems: SEARCH_INDEXES_MAX,
+  maxItems: MAX_SEARCH_INDEXES,
   description: 'Expressions whose values the token can be searched by (`data:<value>`).',
 });
 
 const FingerprintExpressionInput = Type.String({
-  maxLength: FINGERPRINT_EXPRESSION_MAX,
+  maxLength: MAX_FINGERPRINT_EXPRESSION_LENGTH,
   description: 'Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s.',
 });
 
@@ -176,7 +179,7 @@ const UpdateBody = Type.Object(
         Type.Unsafe<Record<string, string | null>>({
           type: 'object',
           // A type list, not anyOf, so that AJV's coercion leaves `null` alone (see NullableInput).
-          additionalProperties: { type: ['string', 'null'], maxLength: METADATA_VALUE_MAX },
+          additionalProperties: { type: ['string', 'null'], maxLength: METADATA_VALUE_MAX_LENGTH },
           description: 'Merge patch: a `null` value removes the key.',
         }),
       ),
@@ -197,18 +200,18 @@ const UpdateBody = Type.Object(
 const SearchBody = Type.Object(
   {
     query: Type.String({
-      maxLength: SEARCH_QUERY_MAX,
+      maxLength: MAX_QUERY_LENGTH,
       description:
         'Lucene-style query over id, type, data (search indexes), fingerprint, container, ' +
         'metadata.<key>, created_by/at, modified_by/at; AND, OR, NOT, parentheses.',
     }),
-    ...pageBody().properties,
+    ...pageBody({ maxSize: MAX_TOKEN_PAGE_SIZE }).properties,
   },
   { description: 'Unknown fields are ignored; `null` page or size means not given.' },
 );
 
 export const ListQuery = Type.Object({
-  ...pageQuery().properties,
+  ...pageQuery({ maxSize: MAX_TOKEN_PAGE_SIZE }).properties,
   id: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: TOKEN_ID_MAX_LENGTH }), {
       maxItems: 100,
@@ -229,7 +232,7 @@ export const ListQuery = Type.Object({
         '(`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a ' +
         `repeated key ignored after its first value. Up to ${METADATA_FILTERS_MAX} keys.`,
       maxProperties: METADATA_FILTERS_MAX,
-      maxValueLength: METADATA_VALUE_MAX,
+      maxValueLength: METADATA_VALUE_MAX_LENGTH,
     }),
   ),
 });
@@ -293,8 +296,8 @@ export function listQueryFrom(pairs: ReadonlyArray<readonly [string, string]>): 
   const addMetadata = (key: string | undefined, value: string): void => {
     if (key === undefined || key.length === 0) {
       (errors.metadata ??= []).push(METADATA_FORMS);
-    } else if (key.length > METADATA_KEY_MAX) {
-      (errors.metadata ??= []).push(`keys are at most ${METADATA_KEY_MAX} characters`);
+    } else if (key.length > METADATA_KEY_MAX_LENGTH) {
+      (errors.metadata ??= []).push(`keys are at most ${METADATA_KEY_MAX_LENGTH} characters`);
     } else if (!Object.hasOwn(metadata, key)) {
       metadata[key] = value;
     }

@@ -1,3 +1,4 @@
+import { MAX_APPLICATION_PAGE_SIZE } from '../../../core/tenancy/applications.ts';
 import { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
@@ -41,8 +42,6 @@ export function newAppListCommand(
   });
 }
 
-const PAGE_SIZE = 100;
-
 /** Every application matching the filter, page by page. */
 async function listAll(
   services: CliServices,
@@ -52,9 +51,12 @@ async function listAll(
   const filter = type === undefined ? {} : { types: [type] };
   const items: Application[] = [];
   for (let page = 1; ; page++) {
-    const result = await services.applications.list(principal, filter, { page, size: PAGE_SIZE });
+    const result = await services.applications.list(principal, filter, {
+      page,
+      size: MAX_APPLICATION_PAGE_SIZE,
+    });
     items.push(...result.items);
-    if (result.items.length < PAGE_SIZE || items.length >= result.total) return items;
+    if (result.items.length < MAX_APPLICATION_PAGE_SIZE || items.length >= result.total) return items;
   }
 }
 

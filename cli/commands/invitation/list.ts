@@ -1,3 +1,4 @@
+import { MAX_INVITATION_PAGE_SIZE } from '../../../core/tenancy/invitations.ts';
 import { Command } from 'commander';
 import type { InvitationStatus } from '../../../core/tenancy/contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
@@ -34,7 +35,7 @@ export function newInvitationListCommand(
   const command = new Command('list')
     .description("List a tenant's outstanding invitations")
     .addOption(choiceOption('--status <status>', 'only invitations in this state', INVITATION_STATUSES));
-  addPageOptions(command, 100);
+  addPageOptions(command, MAX_INVITATION_PAGE_SIZE);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);

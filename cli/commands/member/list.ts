@@ -1,3 +1,4 @@
+import { MAX_MEMBER_PAGE_SIZE } from '../../../core/tenancy/members.ts';
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
@@ -23,8 +24,6 @@ export interface MemberListOptions extends VaultCommandOptions, PageOptions {
   readonly userIds: readonly string[];
 }
 
-export const MAX_MEMBER_PAGE = 50;
-
 export function newMemberListCommand(
   deps: CliDeps,
   run: Runner<MemberListOptions> = (o) => runMemberList(deps, o),
@@ -32,7 +31,7 @@ export function newMemberListCommand(
   const command = new Command('list')
     .description("List a tenant's members (the owner and everyone who accepted an invitation)")
     .option('--user-id <id>', 'only this user (repeatable, or comma-separated)', collectList);
-  addPageOptions(command, MAX_MEMBER_PAGE);
+  addPageOptions(command, MAX_MEMBER_PAGE_SIZE);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);

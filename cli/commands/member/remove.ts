@@ -16,7 +16,7 @@ import {
 } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
 import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
-import { MAX_MEMBER_PAGE } from './list.ts';
+import { MAX_MEMBER_PAGE_SIZE } from '../../../core/tenancy/members.ts';
 
 export interface MemberRemoveOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -49,10 +49,10 @@ export function newMemberRemoveCommand(
 /** The member with this id, looked up page by page (the contract has no single get). */
 async function findMember(services: CliServices, principal: Principal, id: string): Promise<Member> {
   for (let page = 1; ; page++) {
-    const result = await services.members.list(principal, {}, { page, size: MAX_MEMBER_PAGE });
+    const result = await services.members.list(principal, {}, { page, size: MAX_MEMBER_PAGE_SIZE });
     const found = result.items.find((m) => m.id === id);
     if (found !== undefined) return found;
-    if (result.items.length < MAX_MEMBER_PAGE || page * MAX_MEMBER_PAGE >= result.total) {
+    if (result.items.length < MAX_MEMBER_PAGE_SIZE || page * MAX_MEMBER_PAGE_SIZE >= result.total) {
       throw new VaultError('NOT_FOUND', `no member ${id} in this tenant (see 'svc member list')`);
     }
   }

@@ -1,3 +1,4 @@
+import { MAX_PROXY_PAGE_SIZE } from '../../../core/proxies/proxy-service.ts';
 import { Command } from 'commander';
 import type { Proxy } from '../../../core/proxies/index.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -13,8 +14,6 @@ import {
 } from '../../options.ts';
 import { writeJson, writeTable } from '../../output.ts';
 import { operatorIn, resolveTenant, withVaultServices } from '../../tenant-scope.ts';
-
-const PAGE_SIZE = 100;
 
 export interface ProxyListOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -46,7 +45,7 @@ export async function runProxyList(deps: CliDeps, options: ProxyListOptions): Pr
       const result = await services.proxies.list(
         operatorIn(tenant.id),
         { name: options.name },
-        { page, size: PAGE_SIZE },
+        { page, size: MAX_PROXY_PAGE_SIZE },
       );
       all.push(...result.items);
       if (all.length >= result.total || result.items.length === 0) return all;

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { isVaultError, VaultError, type FieldErrors } from '../../../core/errors/catalogue.ts';
-import { TOKEN_TYPE_NAMES, TOKEN_TYPES, type TokenType } from '../../../core/tokens/index.ts';
+import {
+  MAX_TOKEN_PAGE_SIZE,
+  TOKEN_TYPE_NAMES,
+  TOKEN_TYPES,
+  type TokenType,
+} from '../../../core/tokens/index.ts';
 import { choiceOf } from '../../options.ts';
 import type { CliDeps } from '../../deps.ts';
 import { isPlainObject } from '../../../core/validation/json-value.ts';
@@ -121,15 +126,12 @@ function wholeNumber(text: string, min: number, max: number): number {
   return value;
 }
 
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
-
 export function parsePage(text: string): number {
   return wholeNumber(text, 1, 1_000_000_000);
 }
 
 export function parseSize(text: string): number {
-  return wholeNumber(text, 1, MAX_PAGE_SIZE);
+  return wholeNumber(text, 1, MAX_TOKEN_PAGE_SIZE);
 }
 
 // ---- secrets in messages ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { TokenFilter } from '../../../core/tokens/contract.ts';
-import type { TokenType } from '../../../core/tokens/index.ts';
+import { DEFAULT_PAGE_SIZE } from '../../../core/common-types.ts';
+import { MAX_TOKEN_PAGE_SIZE, type TokenType } from '../../../core/tokens/index.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { collectList } from '../../options.ts';
@@ -13,14 +14,7 @@ import {
 } from './common.ts';
 import { writeTokenPage } from './format.ts';
 import { REVEAL_HELP } from './get.ts';
-import {
-  collectMetadata,
-  collectTokenTypes,
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  parsePage,
-  parseSize,
-} from './input.ts';
+import { collectMetadata, collectTokenTypes, parsePage, parseSize } from './input.ts';
 import { runnable } from '../../runnable.ts';
 
 /** `--page`, `--size`, `--reveal`: list and search. */
@@ -39,7 +33,7 @@ export function addPageOptions(command: Command): Command {
     .option('--page <n>', 'page number (default 1)', parsePage)
     .option(
       '--size <n>',
-      `tokens per page, at most ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+      `tokens per page, at most ${MAX_TOKEN_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
       parseSize,
     )
     .option('--reveal', `${REVEAL_HELP}; adds a Data column to the table`)
