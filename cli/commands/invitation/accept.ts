@@ -12,7 +12,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
-import { withVaultServices } from '../../tenant-scope.ts';
+import { withServices } from '../../tenant-scope.ts';
 import { secretFromLink } from './format.ts';
 
 export interface InvitationAcceptOptions extends VaultCommandOptions {
@@ -109,7 +109,7 @@ async function askAnswers(deps: CliDeps, options: InvitationAcceptOptions): Prom
 export async function runInvitationAccept(deps: CliDeps, options: InvitationAcceptOptions): Promise<void> {
   const token = secretFromLink(options.link);
   const resolved = await loadConfig(deps, options.config);
-  const { member } = await withVaultServices(deps, resolved, options.key, async (services) => {
+  const { member } = await withServices(deps, resolved, options.key, async (services) => {
     const answers = await askAnswers(deps, options);
     return services.invitations.accept({ token, ...answers });
   });
