@@ -798,6 +798,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
 /** Vault upkeep through the operator routes of the server holding the vault. */
 export function httpVaultUpkeep(api: ApiClient): VaultUpkeep {
   return {
+    status: async () => statusOf(await answer<StatusBody>(api.GET('/operator/vault/status', {}))),
     compact: async () => statusOf(await answer<StatusBody>(api.POST('/operator/vault/compact', {}))),
     backup: (file, force) =>
       answer<{ sequence: number; bytes: number }>(

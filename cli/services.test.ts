@@ -362,13 +362,24 @@ describe('the data commands in-process and through the server holding the vault'
     const first = await start(local);
     expect(await first.stop()).toBe(0);
     const inProcess = await runSteps(local);
+    const localStatus = await runSvc(['vault', 'status', '--json'], { env: local.env() });
 
     // Through the server: the same first start, left running while the commands run.
     const served = await newHome();
     const server = await start(served);
     let throughServer: Outcome[];
+    let servedStatus: CliResult;
+    let refusals: CliResult[];
+    let serverUrl: string;
     try {
       throughServer = await runSteps(served);
+      servedStatus = await runSvc(['vault', 'status', '--json'], { env: served.env() });
+      // What needs the vault closed says so and names the server to stop, before any key is asked.
+      refusals = [
+        await runSvc(['logs', 'prune', '--older-than', '1'], { env: served.env() }),
+        await runSvc(['serve', '--port', '0'], { env: served.env() }),
+      ];
+      serverUrl = server.url;
       // The commands went through the server: their effects are visible through its API at once.
       const credential = operatorCredentialPath(path.join(served.dir, 'vault.svc'));
       expect(existsSync(credential)).toBe(true);
@@ -377,6 +388,20 @@ describe('the data commands in-process and through the server holding the vault'
     }
 
     expect(throughServer).toEqual(inProcess);
+
+    // `svc vault status` asks the server holding the vault: the same fields, the server as holder.
+    expect(localStatus.code).toBe(0);
+    expect(servedStatus.code).toBe(0);
+    const localFields = JSON.parse(localStatus.stdout) as Record<string, unknown>;
+    const servedFields = JSON.parse(servedStatus.stdout) as { lock_holder: { url?: string } | null };
+    expect(Object.keys(servedFields)).toEqual(Object.keys(localFields));
+    expect(localFields.lock_holder).toBeNull();
+    expect(servedFields.lock_holder?.url).toBe(serverUrl);
+    for (const refused of refusals) {
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toContain(`needs the vault closed, but process`);
+      expect(refused.stderr).toContain(`(serving ${serverUrl}) holds it; stop that server first`);
+    }
     // Sanity: the table did real work in both modes, and only the steps meant to fail failed.
     expect(inProcess.filter((o) => o.code !== 0).map((o) => o.name)).toEqual(
       STEPS.filter((step) => / \((missing|unknown|deleted|in use|bad URL|no --reveal)/.test(step.name)).map(

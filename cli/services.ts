@@ -7,6 +7,8 @@ import type { VaultStatus } from '../core/vault/types.ts';
  * process (with the key) or in the server that holds it.
  */
 export interface VaultUpkeep {
+  /** The vault file, its sizes, journal, key terms and lock holder (no key needed). */
+  status(): Promise<VaultStatus>;
   /** Writes a fresh snapshot and empties the journal; the status after it. */
   compact(): Promise<VaultStatus>;
   /** A consistent, encrypted copy of the vault in `file` (on this host). */
