@@ -74,7 +74,8 @@ function unreachable(error: unknown): VaultError {
   );
 }
 
-async function answer<T>(request: Promise<Answer>, named = false): Promise<T> {
+/** The data of a typed client call; a problem answer thrown as the catalogue error it names. */
+export async function answer<T>(request: Promise<Answer>, named = false): Promise<T> {
   let result: Answer;
   try {
     result = await request;

@@ -4,15 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
 import { operatorCredentialPath } from '../server/operator-credential.ts';
-import { run } from './main.ts';
-import {
-  makeTempHome,
-  makeTestIo,
-  runSvc,
-  type CliResult,
-  type TempHome,
-  type TestIo,
-} from './test-support/harness.ts';
+import { startServer } from './test-support/running-server.ts';
+import { makeTempHome, runSvc, type CliResult, type TempHome } from './test-support/harness.ts';
 
 /**
  * The data commands in both modes, from one table: in-process over the vault, and through a real
@@ -20,30 +13,6 @@ import {
  * lock and signs in with the operator credential). Each step's output and exit code must be the
  * same in both, once ids, times and keys (random by design) are replaced by placeholders.
  */
-
-interface Running {
-  readonly io: TestIo;
-  readonly url: string;
-  stop(): Promise<number>;
-}
-
-async function start(home: TempHome): Promise<Running> {
-  const io = makeTestIo({ env: home.env() });
-  const exit = run(['start', '--port', '0'], io.deps);
-  const early = exit.then((code) => {
-    throw new Error(`svc start exited early with ${code}: ${io.stderr()}`);
-  });
-  const stdout = await Promise.race([io.waitForStdout((text) => text.includes('URL: ')), early]);
-  const url = /^URL: (\S+)$/m.exec(stdout)?.[1] ?? '';
-  return {
-    io,
-    url,
-    stop: async () => {
-      io.shutdown('SIGTERM');
-      return exit;
-    },
-  };
-}
 
 /** Ids, times, keys and the home folder replaced by placeholders numbered in order of appearance. */
 function normalise(text: string, home: string): string {
@@ -359,14 +328,14 @@ describe('the data commands in-process and through the server holding the vault'
   it('print the same output and exit with the same codes', async () => {
     // In-process: a first `svc start` makes the vault and its Default tenant, then stops.
     const local = await newHome();
-    const first = await start(local);
+    const first = await startServer(local.env());
     expect(await first.stop()).toBe(0);
     const inProcess = await runSteps(local);
     const localStatus = await runSvc(['vault', 'status', '--json'], { env: local.env() });
 
     // Through the server: the same first start, left running while the commands run.
     const served = await newHome();
-    const server = await start(served);
+    const server = await startServer(served.env());
     let throughServer: Outcome[];
     let servedStatus: CliResult;
     let refusals: CliResult[];
