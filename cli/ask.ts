@@ -32,6 +32,26 @@ export function requireUnlessTTY(deps: CliDeps, values: Readonly<Record<string, 
   }
 }
 
+/**
+ * An existing password (signing in, proving an account): one line of standard input when asked
+ * (the line break `echo` adds is not part of it), else a hidden prompt on a terminal.
+ */
+export async function readExistingPassword(
+  deps: CliDeps,
+  options: { readonly fromStdin: boolean; readonly stdinFlag: string; readonly message: string },
+): Promise<string> {
+  if (options.fromStdin) {
+    const text = (await deps.readStdin()).replace(/\r?\n$/, '');
+    if (text === '') throw new VaultError('USAGE', `no password on standard input (${options.stdinFlag})`);
+    return text;
+  }
+  if (!deps.isTTY)
+    throw new VaultError('USAGE', `a password needs a terminal to prompt; use ${options.stdinFlag}`);
+  const password = await deps.prompter.password({ message: options.message });
+  if (password === '') throw new VaultError('USAGE', 'a password is required');
+  return password;
+}
+
 export interface NewPasswordOptions {
   /** Whose password, for the prompt: an e-mail address. */
   readonly who: string;

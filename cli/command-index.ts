@@ -50,6 +50,13 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import('./commands/status/status.ts')).newStatusCommand,
   },
   {
+    name: 'auth',
+    term: 'auth',
+    description:
+      'Sign in to a server as a member (e-mail and password) for --server, see who is signed in, sign out',
+    load: async () => (await import('./commands/auth/auth.ts')).newAuthCommand,
+  },
+  {
     name: 'vault',
     term: 'vault',
     description: 'Inspect and maintain the vault file',

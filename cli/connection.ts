@@ -8,6 +8,7 @@ import { readOperatorCredential } from '../server/operator-credential.ts';
 import type { CliDeps } from './deps.ts';
 import { API_KEY_ENV } from './connection-flags.ts';
 import type { HttpAuthority } from './http-services.ts';
+import { readSession, serverKey } from './session-file.ts';
 
 export { API_KEY_ENV };
 
@@ -17,7 +18,8 @@ export { API_KEY_ENV };
  * - `local-server`: a running server on this host holds the vault; the command goes through its
  *   API with the operator credential it wrote beside the lock;
  * - `remote`: --server / SVC_SERVER names a server; the command goes through its API with an API
- *   key (--api-key / SVC_API_KEY), for what that key may do.
+ *   key (--api-key / SVC_API_KEY), for what that key may do, or without one with the session of
+ *   `svc auth login` to that server, for what the member may do.
  */
 export type Connection =
   | { readonly kind: 'in-process'; readonly holder: LockHolder | null }
@@ -33,6 +35,14 @@ export type Connection =
       readonly url: string;
       readonly authority: Extract<HttpAuthority, 'key'>;
       readonly apiKey: string | undefined;
+    }
+  | {
+      readonly kind: 'remote';
+      readonly url: string;
+      readonly authority: Extract<HttpAuthority, 'session'>;
+      readonly sessionToken: string;
+      /** Who signed in (never the token). */
+      readonly email: string;
     };
 
 /** The API key for --server: the flag, else SVC_API_KEY. Never printed. */
@@ -53,8 +63,21 @@ export async function connectionFor(
   apiKeyFlag?: string,
 ): Promise<Connection> {
   const { server } = resolved.config;
-  if (server !== null)
-    return { kind: 'remote', url: server, authority: 'key', apiKey: apiKeyOf(deps, apiKeyFlag) };
+  if (server !== null) {
+    const apiKey = apiKeyOf(deps, apiKeyFlag);
+    // An API key given wins; else the session signed in to this very server, if any.
+    const session = apiKey === undefined ? await readSession(resolved.config.home) : null;
+    if (session !== null && serverKey(session.server) === serverKey(server)) {
+      return {
+        kind: 'remote',
+        url: server,
+        authority: 'session',
+        sessionToken: session.token,
+        email: session.email,
+      };
+    }
+    return { kind: 'remote', url: server, authority: 'key', apiKey };
+  }
   const holder = await readLockHolder(vaultPaths(resolved.config.vaultPath).lock);
   if (holder === null || holder.url === undefined || !isRunningHere(holder))
     return { kind: 'in-process', holder };
@@ -72,6 +95,12 @@ export async function connectionFor(
 export function clientOf(connection: Exclude<Connection, { kind: 'in-process' }>): ApiClient {
   if (connection.kind === 'local-server') {
     return createApiClient({ baseUrl: connection.url, credentials: { operatorKey: connection.credential } });
+  }
+  if (connection.authority === 'session') {
+    return createApiClient({
+      baseUrl: connection.url,
+      credentials: { sessionToken: connection.sessionToken },
+    });
   }
   return createApiClient({
     baseUrl: connection.url,
@@ -97,7 +126,7 @@ export async function requireNoServer(resolved: ResolvedConfig, action: string):
 export const MODE_NAMES = {
   'in-process': 'in-process (this command opens the vault)',
   'local-server': 'through the server holding the vault (operator credential)',
-  remote: 'through --server / SVC_SERVER (API key)',
+  remote: 'through --server / SVC_SERVER (API key, or the session of svc auth login)',
 } as const satisfies Record<Connection['kind'], string>;
 
 export interface ConnectionReport {
@@ -111,6 +140,8 @@ export interface ConnectionReport {
   readonly operatorCredential: boolean;
   /** Whether an API key is given for --server (never its value). */
   readonly apiKey: boolean;
+  /** Who is signed in to the --server server with `svc auth login` (never the token), or null. */
+  readonly signedInAs: string | null;
   /** Why a command could not run now, or null. */
   readonly problem: string | null;
 }
@@ -132,19 +163,22 @@ export async function reportConnection(
   const base = { vaultPath, lockedBy, operatorCredential, apiKey };
   try {
     const connection = await connectionFor(deps, resolved, apiKeyFlag);
+    const session = connection.kind === 'remote' && connection.authority === 'session';
     return {
       ...base,
       mode: connection.kind,
       serverUrl: connection.kind === 'in-process' ? null : connection.url,
+      signedInAs: session ? connection.email : null,
       problem:
-        connection.kind === 'remote' && connection.apiKey === undefined
-          ? 'no API key: pass --api-key or set SVC_API_KEY'
+        connection.kind === 'remote' && connection.authority === 'key' && connection.apiKey === undefined
+          ? "no API key: pass --api-key, set SVC_API_KEY, or sign in with 'svc auth login --server URL'"
           : null,
     };
   } catch (error) {
     return {
       ...base,
-      mode: 'local-server',
+      signedInAs: null,
+      mode: resolved.config.server === null ? 'local-server' : 'remote',
       serverUrl: holder?.url ?? null,
       problem: error instanceof Error ? error.message : String(error),
     };

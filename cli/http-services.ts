@@ -8,6 +8,8 @@ import {
   type FieldErrors,
 } from '../core/errors/catalogue.ts';
 import type { Page, Tenant, User } from '../core/services-contract.ts';
+import type { Proxy } from '../core/proxies/index.ts';
+import type { Reactor, ReactorFormula, ReactResult } from '../core/reactors/contract.ts';
 import type { Member } from '../core/tenancy/contract.ts';
 import type { TokenView } from '../core/tokens/contract.ts';
 import type { VaultStatus } from '../core/vault/types.ts';
@@ -20,9 +22,11 @@ import type { CliServices, VaultUpkeep } from './services.ts';
  * with the same code as in-process.
  *
  * `operator`: the operator credential of the server holding this vault; the principal's tenant goes
- * in SVC-TENANT-ID. `key`: an API key or session (--server), whose own tenant and permissions apply.
+ * in SVC-TENANT-ID. `key`: an API key (--server), whose own tenant and permissions apply.
+ * `session`: a member signed in with `svc auth login`; the principal's tenant goes in SVC-TENANT-ID
+ * and the member's role there applies.
  */
-export type HttpAuthority = 'operator' | 'key';
+export type HttpAuthority = 'operator' | 'key' | 'session';
 
 interface Answer {
   readonly data?: unknown;
@@ -48,32 +52,42 @@ function codeForStatus(status: number): ErrorCode {
  */
 const NOTHING_NAMED = /^No such [a-z ]+\.$/;
 
-/** The catalogue error a problem answer names. */
-export function errorOfProblem(response: Response, body: unknown): VaultError {
+/**
+ * The catalogue error a problem answer names. `named`: core words "not found" of this kind itself
+ * (formulas, reactors, proxies), and the API's words are core's.
+ */
+export function errorOfProblem(response: Response, body: unknown, named = false): VaultError {
   const problem: Problem = typeof body === 'object' && body !== null ? (body as Problem) : {};
   const code = isErrorCode(problem.code) ? problem.code : codeForStatus(response.status);
-  if (code === 'NOT_FOUND' && NOTHING_NAMED.test(problem.detail ?? '')) return new VaultError('NOT_FOUND');
+  if (code === 'NOT_FOUND' && !named && NOTHING_NAMED.test(problem.detail ?? ''))
+    return new VaultError('NOT_FOUND');
   const detail = problem.detail ?? problem.title ?? `The server answered ${response.status}.`;
   const errors = problem.errors as FieldErrors | undefined;
   return new VaultError(code, detail, errors === undefined ? undefined : { errors });
 }
 
-async function answer<T>(request: Promise<Answer>): Promise<T> {
+function unreachable(error: unknown): VaultError {
+  return new VaultError(
+    'SERVICE_UNAVAILABLE',
+    `The server could not be reached: ${String((error as Error).message)}`,
+    { cause: error },
+  );
+}
+
+/** The data of a typed client call; a problem answer thrown as the catalogue error it names. */
+export async function answer<T>(request: Promise<Answer>, named = false): Promise<T> {
   let result: Answer;
   try {
     result = await request;
   } catch (error) {
-    throw new VaultError(
-      'SERVICE_UNAVAILABLE',
-      `The server could not be reached: ${String((error as Error).message)}`,
-      {
-        cause: error,
-      },
-    );
+    throw unreachable(error);
   }
-  if (!result.response.ok) throw errorOfProblem(result.response, result.error);
+  if (!result.response.ok) throw errorOfProblem(result.response, result.error, named);
   return result.data as T;
 }
+
+/** `answer` for what core names itself when it is not found (formulas, reactors, proxies). */
+const answerNamed = <T>(request: Promise<Answer>): Promise<T> => answer<T>(request, true);
 
 interface Envelope<T> {
   readonly pagination: { readonly total_items: number };
@@ -159,13 +173,119 @@ const TOKEN_FIELDS: readonly (keyof TokenView)[] = [
   'expires_at',
 ];
 
+/**
+ * `body` with its fields in core's order (`fields`): `--json` prints an object the same whichever
+ * way it came. Fields this client does not know yet still reach the caller, after the known ones.
+ */
+function inFieldOrder<T extends object>(body: T, fields: readonly (keyof T)[]): T {
+  const view: Record<string, unknown> = {};
+  const source = body as Record<string, unknown>;
+  for (const field of fields) {
+    const value = source[field as string];
+    if (value !== undefined) view[field as string] = value;
+  }
+  for (const [field, value] of Object.entries(source)) if (!(field in view)) view[field] = value;
+  return view as T;
+}
+
 function tokenView(body: TokenView): TokenView {
-  const known = Object.fromEntries(
-    TOKEN_FIELDS.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]),
+  return inFieldOrder(body, TOKEN_FIELDS);
+}
+
+const FORMULA_FIELDS: readonly (keyof ReactorFormula)[] = [
+  'id',
+  'name',
+  'description',
+  'type',
+  'status',
+  'icon',
+  'code',
+  'configuration',
+  'request_parameters',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+];
+
+const REACTOR_FIELDS: readonly (keyof Reactor)[] = [
+  'id',
+  'tenant_id',
+  'name',
+  'formula',
+  'configuration',
+  'application',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+];
+
+function formulaOf(body: ReactorFormula): ReactorFormula {
+  return inFieldOrder(body, FORMULA_FIELDS);
+}
+
+/** A reactor as core gives it: the API leaves out an application the reactor does not have. */
+function reactorOf(body: Reactor): Reactor {
+  return inFieldOrder(
+    { ...body, formula: formulaOf(body.formula), application: body.application ?? null },
+    REACTOR_FIELDS,
   );
-  // Spreading keeps the known fields' order; fields this client does not know yet still reach the
-  // caller, after them.
-  return { ...known, ...body };
+}
+
+/**
+ * The headers the server adds to every answer; what is left of a reactor's own response are the
+ * headers its code chose.
+ */
+const SERVER_HEADERS = new Set([
+  'cache-control',
+  'connection',
+  'content-length',
+  'date',
+  'keep-alive',
+  'transfer-encoding',
+  'svc-trace-id',
+]);
+
+/** The content type the server gives a reactor's response whose code set none. */
+const DEFAULT_JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A reactor invocation's answer: 200 is the `{raw, tokens}` response; a problem is the error it
+ * names; anything else is the response the code asked for (CustomHttpResponseError). A custom
+ * response with status 200 cannot be told from a plain one here and is read as one.
+ */
+async function reactAnswer(request: Promise<Answer>): Promise<ReactResult> {
+  let result: Answer;
+  try {
+    result = await request;
+  } catch (error) {
+    throw unreachable(error);
+  }
+  const { response } = result;
+  // The client reads a 2xx as text (parseAs) and parses any other answer as JSON when it can.
+  const sent = response.ok ? result.data : result.error;
+  const body = typeof sent === 'string' ? bodyOfText(sent) : (sent ?? null);
+  if (response.status === 200) return { kind: 'response', body: body as { raw?: unknown; tokens?: unknown } };
+  const type = response.headers.get('content-type') ?? '';
+  if (type.startsWith('application/problem+json')) throw errorOfProblem(response, body, true);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (SERVER_HEADERS.has(name)) return;
+    if (name === 'content-type' && value === DEFAULT_JSON_TYPE) return;
+    headers[name] = value;
+  });
+  return { kind: 'custom-response', status: response.status, headers, body };
+}
+
+/** The body of a reactor's own response: JSON when it parses, else the text as sent. */
+function bodyOfText(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** A member as core gives it: the API adds `picture` (always null) to its user. */
@@ -183,6 +303,38 @@ async function tokenPage(request: Promise<Answer>): Promise<Page<TokenView>> {
   return { total: result.total, items: result.items.map(tokenView) };
 }
 
+const PROXY_FIELDS: readonly (keyof Proxy)[] = [
+  'id',
+  'key',
+  'tenant_id',
+  'name',
+  'destination_url',
+  'request_transform',
+  'response_transform',
+  'application_id',
+  'configuration',
+  'require_auth',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+];
+
+function proxyOf(body: Proxy): Proxy {
+  return inFieldOrder(body, PROXY_FIELDS);
+}
+
+/** The query of a name-and-ids filter (formulas, reactors, proxies). */
+function nameFilter(filter: { readonly ids?: readonly string[]; readonly name?: string }): {
+  id?: string[];
+  name?: string;
+} {
+  return {
+    ...(filter.ids === undefined ? {} : { id: [...filter.ids] }),
+    ...(filter.name === undefined ? {} : { name: filter.name }),
+  };
+}
+
 /** An empty id names nothing (in a URL it would name the collection instead). */
 function named(id: string): string {
   if (id === '') throw new VaultError('NOT_FOUND');
@@ -190,11 +342,13 @@ function named(id: string): string {
 }
 
 export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliServices {
-  /** Headers naming the tenant of `principal` (operator only: a key fixes its own tenant) and its view. */
+  /**
+   * Headers naming the tenant of `principal` (not for an API key: a key fixes its own tenant) and
+   * the view the command asks for (masked unless --reveal): the server shows token data through it.
+   */
   const inTenant = (principal: Principal): { headers: Record<string, string> } => ({
     headers: {
-      ...(authority === 'operator' ? { 'svc-tenant-id': principal.tenantId } : {}),
-      // The view the command asks for (masked unless --reveal): the server shows token data through it.
+      ...(authority === 'key' ? {} : { 'svc-tenant-id': principal.tenantId }),
       ...(principal.view === undefined ? {} : { 'svc-view': principal.view }),
     },
   });
@@ -266,6 +420,8 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
       },
       async listAll() {
         if (authority === 'operator') return answer(api.GET('/operator/tenants', {}));
+        // A member sees the tenants they belong to.
+        if (authority === 'session') return answer(api.GET('/tenants', {}));
         return [await ownTenant()];
       },
     },
@@ -511,9 +667,137 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
             params: { path: { id: named(id) } },
           }),
         ),
+      // The link's secret is the credential: the route is public, whoever the client signs in as.
+      accept: async (input) => ({
+        member: memberOf(await answer<Member>(api.POST('/invitations/accept', { body: input }))),
+      }),
     },
     usage: {
       report: (principal) => answer(api.GET('/tenants/self/reports/usage', inTenant(principal))),
+    },
+    reactors: {
+      createFormula: async (principal, input) =>
+        formulaOf(
+          await answerNamed<ReactorFormula>(
+            api.POST('/reactor-formulas', { ...inTenant(principal), body: input as never }),
+          ),
+        ),
+      listFormulas: async (principal, filter, { page: number, size }) => {
+        const result = await page<ReactorFormula>(
+          api.GET('/reactor-formulas', {
+            ...inTenant(principal),
+            params: { query: { page: number, size, ...nameFilter(filter) } as never },
+          }),
+        );
+        return { total: result.total, items: result.items.map(formulaOf) };
+      },
+      getFormula: async (principal, id) =>
+        formulaOf(
+          await answerNamed<ReactorFormula>(
+            api.GET('/reactor-formulas/{id}', {
+              ...inTenant(principal),
+              params: { path: { id: named(id) } },
+            }),
+          ),
+        ),
+      updateFormula: async (principal, id, input) =>
+        formulaOf(
+          await answerNamed<ReactorFormula>(
+            api.PUT('/reactor-formulas/{id}', {
+              ...inTenant(principal),
+              params: { path: { id: named(id) } },
+              body: input as never,
+            }),
+          ),
+        ),
+      deleteFormula: (principal, id) =>
+        answerNamed(
+          api.DELETE('/reactor-formulas/{id}', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+          }),
+        ),
+      create: async (principal, input) =>
+        reactorOf(
+          await answerNamed<Reactor>(api.POST('/reactors', { ...inTenant(principal), body: input as never })),
+        ),
+      list: async (principal, filter, { page: number, size }) => {
+        const result = await page<Reactor>(
+          api.GET('/reactors', {
+            ...inTenant(principal),
+            params: { query: { page: number, size, ...nameFilter(filter) } as never },
+          }),
+        );
+        return { total: result.total, items: result.items.map(reactorOf) };
+      },
+      get: async (principal, id) =>
+        reactorOf(
+          await answerNamed<Reactor>(
+            api.GET('/reactors/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+          ),
+        ),
+      update: async (principal, id, input) =>
+        reactorOf(
+          await answerNamed<Reactor>(
+            api.PUT('/reactors/{id}', {
+              ...inTenant(principal),
+              params: { path: { id: named(id) } },
+              body: input as never,
+            }),
+          ),
+        ),
+      delete: (principal, id) =>
+        answerNamed(
+          api.DELETE('/reactors/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+        ),
+      react: (principal, id, args) =>
+        reactAnswer(
+          api.POST('/reactors/{id}/react', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+            body: { args } as never,
+            parseAs: 'text',
+          }),
+        ),
+    },
+    proxies: {
+      create: async (principal, input) =>
+        proxyOf(
+          await answerNamed<Proxy>(api.POST('/proxies', { ...inTenant(principal), body: input as never })),
+        ),
+      list: async (principal, filter, { page: number, size }) => {
+        const result = await page<Proxy>(
+          api.GET('/proxies', {
+            ...inTenant(principal),
+            params: { query: { page: number, size, ...nameFilter(filter) } as never },
+          }),
+        );
+        return { total: result.total, items: result.items.map(proxyOf) };
+      },
+      get: async (principal, id) =>
+        proxyOf(
+          await answerNamed<Proxy>(
+            api.GET('/proxies/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+          ),
+        ),
+      update: async (principal, id, input) =>
+        proxyOf(
+          await answerNamed<Proxy>(
+            api.PUT('/proxies/{id}', {
+              ...inTenant(principal),
+              params: { path: { id: named(id) } },
+              body: input as never,
+            }),
+          ),
+        ),
+      delete: (principal, id) =>
+        answerNamed(
+          api.DELETE('/proxies/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+        ),
+    },
+    detokenizer: {
+      detokenize: (principal, value) =>
+        answer(api.POST('/detokenize', { ...inTenant(principal), body: value as never })),
     },
     changeCounter: () => undefined,
   };
@@ -522,6 +806,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
 /** Vault upkeep through the operator routes of the server holding the vault. */
 export function httpVaultUpkeep(api: ApiClient): VaultUpkeep {
   return {
+    status: async () => statusOf(await answer<StatusBody>(api.GET('/operator/vault/status', {}))),
     compact: async () => statusOf(await answer<StatusBody>(api.POST('/operator/vault/compact', {}))),
     backup: (file, force) =>
       answer<{ sequence: number; bytes: number }>(

@@ -13,6 +13,12 @@ export function localCliServices(services: Services): CliServices {
     members: services.members,
     invitations: services.invitations,
     usage: services.usage,
+    reactors: services.reactors,
+    proxies: services.proxies,
+    detokenizer: {
+      detokenize: (principal, value) =>
+        services.detokenizer.detokenize(principal, value, { permission: 'token:read', field: 'body' }),
+    },
     changeCounter: () => services.vault.sequence,
   };
 }

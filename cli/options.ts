@@ -111,12 +111,19 @@ export function addVaultOptions(command: Command, deps: CliDeps, keyHelp?: strin
       'open the vault even if its key file is readable by others (env SVC_ALLOW_INSECURE_PERMISSIONS)',
     )
     .addOption(
-      new Option(
-        '--server <url>',
-        'go through this server instead of the local vault, with --api-key (env SVC_SERVER)',
-      ).argParser(settingParser(deps, 'server', '--server')),
+      serverOption(
+        deps,
+        'go through this server instead of the local vault, with --api-key or the session of svc auth login',
+      ),
     )
     .option('--api-key <key>', 'API key for --server (env SVC_API_KEY; the variable keeps it out of ps)');
+}
+
+/** `--server <url>`, parsed as SVC_SERVER is. */
+export function serverOption(deps: CliDeps, help: string): Option {
+  return new Option('--server <url>', `${help} (env SVC_SERVER)`).argParser(
+    settingParser(deps, 'server', '--server'),
+  );
 }
 
 /** Server settings: `svc start` and `svc serve`. */

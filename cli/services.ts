@@ -1,3 +1,4 @@
+import type { Principal } from '../core/access/principal.ts';
 import type { Services } from '../core/services-contract.ts';
 import type { VaultStatus } from '../core/vault/types.ts';
 
@@ -6,6 +7,8 @@ import type { VaultStatus } from '../core/vault/types.ts';
  * process (with the key) or in the server that holds it.
  */
 export interface VaultUpkeep {
+  /** The vault file, its sizes, journal, key terms and lock holder (no key needed). */
+  status(): Promise<VaultStatus>;
   /** Writes a fresh snapshot and empties the journal; the status after it. */
   compact(): Promise<VaultStatus>;
   /** A consistent, encrypted copy of the vault in `file` (on this host). */
@@ -37,8 +40,29 @@ export interface CliServices {
   >;
   readonly logs: Pick<Services['logs'], 'list' | 'verify'>;
   readonly members: Pick<Services['members'], 'list' | 'remove' | 'updateRole'>;
-  readonly invitations: Pick<Services['invitations'], 'create' | 'list' | 'get' | 'resend' | 'delete'>;
+  readonly invitations: Pick<
+    Services['invitations'],
+    'create' | 'list' | 'get' | 'resend' | 'delete' | 'accept'
+  >;
   readonly usage: Services['usage'];
+  /** Formulas, reactors and invoking them (the sandbox stays wherever the vault is open). */
+  readonly reactors: Pick<
+    Services['reactors'],
+    | 'createFormula'
+    | 'listFormulas'
+    | 'getFormula'
+    | 'updateFormula'
+    | 'deleteFormula'
+    | 'create'
+    | 'list'
+    | 'get'
+    | 'update'
+    | 'delete'
+    | 'react'
+  >;
+  readonly proxies: Services['proxies'];
+  /** `{{ <token id> | filters }}` expressions replaced by token data as `token:read` shows it. */
+  readonly detokenizer: { detokenize(principal: Principal, value: unknown): Promise<unknown> };
   /**
    * A counter that moves whenever anything is written, when one is cheap to read (the open vault's
    * commit sequence); undefined when it is not, and a follower must look every time.

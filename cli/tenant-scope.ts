@@ -44,7 +44,14 @@ export async function withServices<T>(
   const connection = await connectionFor(deps, resolved, flags.apiKey);
   if (connection.kind !== 'in-process')
     return fn(httpCliServices(clientOf(connection), connection.authority));
-  return withVaultServices(deps, resolved, flags, (services) => fn(localCliServices(services)));
+  return withVaultServices(deps, resolved, flags, async (services) => {
+    try {
+      return await fn(localCliServices(services));
+    } finally {
+      // The reactor sandbox's worker threads stop before the vault closes.
+      await services.reactors.close();
+    }
+  });
 }
 
 export interface TenantScope {

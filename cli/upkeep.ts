@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../core/config/index.ts';
 import { clientOf, connectionFor } from './connection.ts';
-import { keyForVault, withVault } from './context.ts';
+import { keyForVault, requireVault, withVault } from './context.ts';
 import type { CliDeps } from './deps.ts';
 import { httpVaultUpkeep } from './http-services.ts';
 import type { CliKeyFlags } from './options.ts';
@@ -18,6 +18,10 @@ export async function vaultUpkeep(
   const connection = await connectionFor(deps, resolved, flags.apiKey);
   if (connection.kind !== 'in-process') return httpVaultUpkeep(clientOf(connection));
   return {
+    async status() {
+      await requireVault(deps, resolved);
+      return deps.vault.readVaultStatus(resolved.config.vaultPath);
+    },
     compact: () =>
       withVault(deps, resolved, flags, async (vault) => {
         await vault.compact();

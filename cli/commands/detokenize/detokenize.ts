@@ -56,7 +56,7 @@ export async function runDetokenize(deps: CliDeps, options: DetokenizeOptions): 
   if (body === undefined)
     throw new VaultError('USAGE', 'nothing to detokenize: pass JSON as an argument or with --file');
   const result = await withReactors(deps, options, (services, principal) =>
-    services.detokenizer.detokenize(principal, body, { permission: 'token:read', field: 'body' }),
+    services.detokenizer.detokenize(principal, body),
   );
   writeJson(deps.stdout, result);
 }

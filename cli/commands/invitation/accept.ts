@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { readNewPassword } from '../../ask.ts';
+import { readExistingPassword, readNewPassword } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -12,7 +12,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
-import { withVaultServices } from '../../tenant-scope.ts';
+import { withServices } from '../../tenant-scope.ts';
 import { secretFromLink } from './format.ts';
 
 export interface InvitationAcceptOptions extends VaultCommandOptions {
@@ -61,19 +61,6 @@ interface Answers {
   readonly password: string;
 }
 
-async function existingUserPassword(deps: CliDeps, fromStdin: boolean): Promise<string> {
-  if (fromStdin) {
-    const text = (await deps.readStdin()).replace(/\r?\n$/, '');
-    if (text === '') throw new VaultError('USAGE', 'no password on standard input (--password-stdin)');
-    return text;
-  }
-  if (!deps.isTTY)
-    throw new VaultError('USAGE', 'a password needs a terminal to prompt; use --password-stdin');
-  const password = await deps.prompter.password({ message: 'Password of your account:' });
-  if (password === '') throw new VaultError('USAGE', 'a password is required');
-  return password;
-}
-
 /** Who is accepting: a new user (names, new password) or an existing one (their password). */
 async function askAnswers(deps: CliDeps, options: InvitationAcceptOptions): Promise<Answers> {
   let firstName = options.firstName?.trim();
@@ -86,7 +73,13 @@ async function askAnswers(deps: CliDeps, options: InvitationAcceptOptions): Prom
     if (firstName === '') firstName = undefined;
   }
   if (firstName === undefined && lastName === undefined) {
-    return { password: await existingUserPassword(deps, options.passwordStdin) };
+    return {
+      password: await readExistingPassword(deps, {
+        fromStdin: options.passwordStdin,
+        stdinFlag: '--password-stdin',
+        message: 'Password of your account:',
+      }),
+    };
   }
   if (lastName === undefined && deps.isTTY)
     lastName = (await deps.prompter.input({ message: 'Last name:' })).trim();
@@ -109,7 +102,7 @@ async function askAnswers(deps: CliDeps, options: InvitationAcceptOptions): Prom
 export async function runInvitationAccept(deps: CliDeps, options: InvitationAcceptOptions): Promise<void> {
   const token = secretFromLink(options.link);
   const resolved = await loadConfig(deps, options.config);
-  const { member } = await withVaultServices(deps, resolved, options.key, async (services) => {
+  const { member } = await withServices(deps, resolved, options.key, async (services) => {
     const answers = await askAnswers(deps, options);
     return services.invitations.accept({ token, ...answers });
   });

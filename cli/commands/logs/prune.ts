@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { pruneReadEntries, type PruneResult } from '../../../core/audit/retention.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
+import { requireNoServer } from '../../connection.ts';
 import { loadConfig, withVault } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
@@ -51,6 +52,8 @@ export function describePrune(result: PruneResult): string {
 
 export async function runLogsPrune(deps: CliDeps, options: LogsPruneOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
+  // The server prunes by itself (--audit-read-retention-days); a one-off prune needs it stopped.
+  await requireNoServer(resolved, 'Pruning the audit log');
   const result = await withVault(deps, resolved, options.key, (vault) =>
     pruneReadEntries(
       vault,

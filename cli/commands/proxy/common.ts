@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Proxy, ProxyInput } from '../../../core/proxies/index.ts';
-import type { Services, Tenant } from '../../../core/services-contract.ts';
+import type { Tenant } from '../../../core/services-contract.ts';
 import type { Principal } from '../../../core/access/principal.ts';
 import { collectList } from '../../options.ts';
+import type { CliServices } from '../../services.ts';
 import { findInTenants } from '../../tenant-scope.ts';
 
 export const PROXY_ID_HELP = "the proxy's id (see 'svc proxy list')";
@@ -123,7 +124,7 @@ export interface FoundProxy {
 
 /** A proxy by id in any tenant of the vault (or in `--tenant`). */
 export async function findProxy(
-  services: Services,
+  services: Pick<CliServices, 'tenants' | 'proxies'>,
   id: string,
   requestedTenant: string | undefined,
 ): Promise<FoundProxy> {

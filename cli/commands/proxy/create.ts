@@ -12,7 +12,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
-import { operatorIn, resolveTenant, withVaultServices } from '../../tenant-scope.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
 import {
   addProxyFieldOptions,
   proxyEntries,
@@ -46,7 +46,7 @@ export async function runProxyCreate(deps: CliDeps, options: ProxyCreateOptions)
   // Transform files are read (and a bad one refused) before the vault is unlocked.
   const input = await proxyInputFrom(options, null);
   const resolved = await loadConfig(deps, options.config);
-  const created = await withVaultServices(deps, resolved, options.key, async (services) => {
+  const created = await withServices(deps, resolved, options.key, async (services) => {
     const tenant = await resolveTenant(services, options.tenant);
     const name = await valueOrPrompt(deps, options.name, '--name', 'Proxy name:');
     const destination = await valueOrPrompt(

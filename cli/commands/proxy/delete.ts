@@ -5,7 +5,7 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
-import { withVaultServices } from '../../tenant-scope.ts';
+import { withServices } from '../../tenant-scope.ts';
 import { PROXY_ID_HELP, findProxy } from './common.ts';
 import { proxyIdOptionsFrom, type ProxyIdOptions } from './show.ts';
 
@@ -34,7 +34,7 @@ export async function runProxyDelete(deps: CliDeps, options: ProxyDeleteOptions)
   if (!options.yes && !deps.isTTY)
     throw new VaultError('USAGE', 'deleting a proxy needs confirmation; pass --yes');
   const resolved = await loadConfig(deps, options.config);
-  const deleted = await withVaultServices(deps, resolved, options.key, async (services) => {
+  const deleted = await withServices(deps, resolved, options.key, async (services) => {
     const { principal, proxy } = await findProxy(services, options.proxyId, options.tenant);
     if (!options.yes) {
       const yes = await deps.prompter.confirm({

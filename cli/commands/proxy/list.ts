@@ -13,7 +13,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeTable } from '../../output.ts';
-import { operatorIn, resolveTenant, withVaultServices } from '../../tenant-scope.ts';
+import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
 
 export interface ProxyListOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -38,7 +38,7 @@ export function newProxyListCommand(
 
 export async function runProxyList(deps: CliDeps, options: ProxyListOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const proxies = await withVaultServices(deps, resolved, options.key, async (services) => {
+  const proxies = await withServices(deps, resolved, options.key, async (services) => {
     const tenant = await resolveTenant(services, options.tenant);
     const all: Proxy[] = [];
     for (let page = 1; ; page++) {

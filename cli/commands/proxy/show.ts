@@ -11,7 +11,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
-import { withVaultServices } from '../../tenant-scope.ts';
+import { withServices } from '../../tenant-scope.ts';
 import { PROXY_ID_HELP, findProxy, proxyEntries } from './common.ts';
 
 export interface ProxyIdOptions extends VaultCommandOptions {
@@ -37,7 +37,7 @@ export function newProxyShowCommand(
 
 export async function runProxyShow(deps: CliDeps, options: ProxyIdOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const { proxy } = await withVaultServices(deps, resolved, options.key, (services) =>
+  const { proxy } = await withServices(deps, resolved, options.key, (services) =>
     findProxy(services, options.proxyId, options.tenant),
   );
   if (options.json) writeJson(deps.stdout, proxy);

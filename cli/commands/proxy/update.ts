@@ -11,7 +11,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
-import { withVaultServices } from '../../tenant-scope.ts';
+import { withServices } from '../../tenant-scope.ts';
 import {
   PROXY_ID_HELP,
   addProxyFieldOptions,
@@ -56,7 +56,7 @@ export async function runProxyUpdate(deps: CliDeps, options: ProxyUpdateOptions)
   // Fail on unreadable transform files before unlocking the vault.
   await proxyInputFrom(options, null);
   const resolved = await loadConfig(deps, options.config);
-  const updated = await withVaultServices(deps, resolved, options.key, async (services) => {
+  const updated = await withServices(deps, resolved, options.key, async (services) => {
     const { principal, proxy } = await findProxy(services, options.proxyId, options.tenant);
     return services.proxies.update(principal, proxy.id, await proxyInputFrom(options, proxy));
   });

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Reactor, ReactorFormula } from '../../../core/reactors/contract.ts';
-import type { Services } from '../../../core/services-contract.ts';
 import { commandOf } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -14,7 +13,8 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { operatorIn, resolveTenant, withVaultServices } from '../../tenant-scope.ts';
+import type { CliServices } from '../../services.ts';
+import { inTenant } from '../../tenant-scope.ts';
 import { fileSource, readJson, readText, textSource, type JsonSource } from '../token/input.ts';
 
 /** Options every formula and reactor command shares. */
@@ -38,23 +38,18 @@ export function reactorScopeFrom(
 }
 
 /**
- * Opens the vault and the services, resolves the tenant, and runs `fn` as the tenant's operator.
- * The sandbox's worker threads are stopped before the vault closes.
+ * Runs `fn` as the operator of the tenant of --tenant, with the services wherever the vault is
+ * (through the server holding it, or opened in this process).
  */
 export async function withReactors<T>(
   deps: CliDeps,
   options: ReactorScopeOptions,
-  fn: (services: Services, principal: Principal) => Promise<T>,
+  fn: (services: CliServices, principal: Principal) => Promise<T>,
 ): Promise<T> {
   const resolved = await loadConfig(deps, options.config);
-  return withVaultServices(deps, resolved, options.key, async (services) => {
-    try {
-      const tenant = await resolveTenant(services, options.tenant);
-      return await fn(services, operatorIn(tenant.id));
-    } finally {
-      await services.reactors.close();
-    }
-  });
+  return inTenant(deps, resolved, options.key, options.tenant, ({ services, principal }) =>
+    fn(services, principal),
+  );
 }
 
 /** A JSON flag's value, parsed without ever echoing it. */

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
+import { requireNoServer } from '../../connection.ts';
 import { loadConfig, openExistingVault } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
@@ -34,6 +35,8 @@ export function newServeCommand(
 export async function runServe(deps: CliDeps, options: ServeCommandOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   await checkBindAddress(resolved);
+  // Said before any key is asked for: one server per vault.
+  await requireNoServer(resolved, 'Serving the vault');
   const vault = await openExistingVault(deps, resolved, options.key);
   await serveVault(deps, vault, resolved, { json: options.json, console: options.console === true });
 }

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
+import { requireNoServer } from '../../connection.ts';
 import { ensurePrivateDir, loadConfig, openExistingVault } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { chooseNewVaultKey } from '../../new-key.ts';
@@ -39,6 +40,8 @@ export async function runStart(deps: CliDeps, options: StartOptions): Promise<vo
 
   let vault;
   if (await deps.vault.vaultExists(vaultPath)) {
+    // Said before any key is asked for: one server per vault.
+    await requireNoServer(resolved, 'Serving the vault');
     vault = await openExistingVault(deps, resolved, options.key);
   } else {
     await mkdir(home, { recursive: true, mode: 0o700 });

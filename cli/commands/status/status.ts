@@ -47,7 +47,10 @@ export async function runStatus(deps: CliDeps, options: StatusOptions): Promise<
       report.operatorCredential ? 'present (readable by you)' : 'missing',
     ]);
   }
-  if (report.mode === 'remote') entries.push(['API key', report.apiKey ? 'set' : 'not set']);
+  if (report.mode === 'remote') {
+    entries.push(['API key', report.apiKey ? 'set' : 'not set']);
+    entries.push(['Signed in as', report.signedInAs ?? 'nobody (svc auth login --server URL)']);
+  }
   if (report.problem !== null) entries.push(['Problem', report.problem]);
   writeRecord(deps, entries);
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { describeHolder } from '../../../core/storage/lock.ts';
 import type { VaultStatus } from '../../../core/vault/types.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig, requireVault } from '../../context.ts';
+import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addHomeOptions,
@@ -12,6 +12,7 @@ import {
   type CommonOptions,
   type RawOptions,
 } from '../../options.ts';
+import { vaultUpkeep } from '../../upkeep.ts';
 import { formatBytes, snakeCaseKeys, writeJson, writeRecord } from '../../output.ts';
 
 export type VaultStatusOptions = CommonOptions;
@@ -21,7 +22,7 @@ export function newVaultStatusCommand(
   run: Runner<VaultStatusOptions> = (o) => runVaultStatus(deps, o),
 ): Command {
   const command = new Command('status').description(
-    'Show the vault file, its sizes, journal, key terms and lock holder (no key needed)',
+    'Show the vault file, its sizes, journal, key terms and lock holder (no key needed; through the server holding the vault when one runs)',
   );
   addHomeOptions(command, deps);
   addPathOptions(command, deps);
@@ -51,8 +52,8 @@ export function statusEntries(status: VaultStatus): [string, string][] {
 
 export async function runVaultStatus(deps: CliDeps, options: VaultStatusOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  await requireVault(deps, resolved);
-  const status = await deps.vault.readVaultStatus(resolved.config.vaultPath);
+  // Through the server holding the vault when one runs: it answers for the files it has open.
+  const status = await (await vaultUpkeep(deps, resolved, {})).status();
   if (options.json) writeJson(deps.stdout, snakeCaseKeys(status));
   else writeRecord(deps, statusEntries(status));
 }

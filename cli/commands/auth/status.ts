@@ -1,0 +1,69 @@
+import { Command } from 'commander';
+import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
+import type { Tenant } from '../../../core/services-contract.ts';
+import { createApiClient } from '../../../client/api-client.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import { answer } from '../../http-services.ts';
+import {
+  addHomeOptions,
+  addJsonOption,
+  commonOptionsFrom,
+  type CommonOptions,
+  type RawOptions,
+} from '../../options.ts';
+import { writeJson, writeRecord } from '../../output.ts';
+import { readSession } from '../../session-file.ts';
+import { describeTenants } from '../../tenant-scope.ts';
+
+export type AuthStatusOptions = CommonOptions;
+
+export function newAuthStatusCommand(
+  deps: CliDeps,
+  run: Runner<AuthStatusOptions> = (o) => runAuthStatus(deps, o),
+): Command {
+  const command = new Command('status').description(
+    'Who is signed in, to which server, until when, and in which tenants (never the token)',
+  );
+  addHomeOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
+  });
+}
+
+export async function runAuthStatus(deps: CliDeps, options: AuthStatusOptions): Promise<void> {
+  const { home } = (await loadConfig(deps, options.config)).config;
+  const session = await readSession(home);
+  if (session === null) {
+    throw new VaultError('UNAUTHENTICATED', "not signed in; sign in with 'svc auth login --server URL'");
+  }
+  // The server says whether the session still holds, and where the member may act.
+  const api = createApiClient({ baseUrl: session.server, credentials: { sessionToken: session.token } });
+  let tenants: Tenant[];
+  try {
+    tenants = await answer<Tenant[]>(api.GET('/tenants', {}));
+  } catch (error) {
+    if (!isVaultError(error, 'UNAUTHENTICATED')) throw error;
+    throw new VaultError(
+      'UNAUTHENTICATED',
+      `the session of ${session.email} with ${session.server} has ended; sign in again with 'svc auth login --server ${session.server}'`,
+    );
+  }
+  if (options.json) {
+    writeJson(deps.stdout, {
+      server: session.server,
+      email: session.email,
+      expires_at: session.expiresAt,
+      tenants: tenants.map((t) => ({ id: t.id, name: t.name })),
+    });
+    return;
+  }
+  writeRecord(deps, [
+    ['Server', session.server],
+    ['Signed in as', session.email],
+    ['Until', session.expiresAt],
+    ['Tenants', tenants.length === 0 ? 'none' : describeTenants(tenants)],
+  ]);
+}
