@@ -184,7 +184,8 @@ describe('vault files', () => {
       }
       const vault = await openVault({ path: tmp.vaultPath, key: tmp.key });
       await vault.close();
-    });
+      // Fifteen full opens, each deriving the key: minutes on a loaded machine, not seconds.
+    }, 180_000);
 
     it('refuses a truncated vault file, changing nothing', async () => {
       const files = vaultPaths(tmp.vaultPath);
