@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../test-support/temp-vault.ts';
@@ -17,7 +19,15 @@ const ROUNDS = 50;
  */
 const SEED = process.env.CRASH_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.CRASH_SEED);
 
-const writerScript = fileURLToPath(new URL('./test-support/crash-writer.ts', import.meta.url));
+const writerSource = fileURLToPath(new URL('./test-support/crash-writer.ts', import.meta.url));
+/**
+ * The writer compiled once to plain JavaScript: fifty rounds of `node --import tsx` would spend most
+ * of the test starting the TypeScript loader. It lives under node_modules so that its package
+ * imports resolve as the sources' do.
+ */
+const writerScript = fileURLToPath(
+  new URL(`../../node_modules/.cache/svc-tests/crash-writer-${process.pid}.mjs`, import.meta.url),
+);
 
 interface RoundResult {
   acknowledged: string[];
@@ -27,7 +37,7 @@ interface RoundResult {
 function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<RoundResult> {
   return new Promise((resolve, reject) => {
     const key = tmp.key.kind === 'key' ? Buffer.from(tmp.key.key).toString('base64') : '';
-    const child = spawn(process.execPath, ['--import', 'tsx', writerScript], {
+    const child = spawn(process.execPath, [writerScript], {
       env: {
         ...process.env,
         CRASH_VAULT_PATH: tmp.vaultPath,
@@ -67,11 +77,24 @@ function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<Round
 describe('crash consistency', () => {
   let tmp: TempDir;
   beforeAll(async () => {
+    await build({
+      entryPoints: [writerSource],
+      outfile: writerScript,
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'silent',
+    });
     tmp = await makeTempDir();
     const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
     await vault.close();
   });
-  afterAll(() => tmp.cleanup());
+  afterAll(async () => {
+    await rm(writerScript, { force: true });
+    await tmp.cleanup();
+  });
 
   it(`keeps every acknowledged commit across ${ROUNDS} SIGKILLs at random moments`, async () => {
     console.log(`crash consistency: CRASH_SEED=${SEED} replays these kill delays`);
