@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileScript, type CompiledScript } from '../test-support/compiled-script.ts';
 import { makeTempDir } from '../test-support/temp-vault.ts';
 import { seededRandom } from './test-support/power-loss-fs.ts';
 import type { TempDir } from '../test-support/temp-vault.ts';
@@ -19,15 +17,8 @@ const ROUNDS = 50;
  */
 const SEED = process.env.CRASH_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.CRASH_SEED);
 
-const writerSource = fileURLToPath(new URL('./test-support/crash-writer.ts', import.meta.url));
-/**
- * The writer compiled once to plain JavaScript: fifty rounds of `node --import tsx` would spend most
- * of the test starting the TypeScript loader. It lives under node_modules so that its package
- * imports resolve as the sources' do.
- */
-const writerScript = fileURLToPath(
-  new URL(`../../node_modules/.cache/svc-tests/crash-writer-${process.pid}.mjs`, import.meta.url),
-);
+const writerSource = new URL('./test-support/crash-writer.ts', import.meta.url);
+let writer: CompiledScript;
 
 interface RoundResult {
   acknowledged: string[];
@@ -37,7 +28,7 @@ interface RoundResult {
 function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<RoundResult> {
   return new Promise((resolve, reject) => {
     const key = tmp.key.kind === 'key' ? Buffer.from(tmp.key.key).toString('base64') : '';
-    const child = spawn(process.execPath, [writerScript], {
+    const child = spawn(process.execPath, [writer.path], {
       env: {
         ...process.env,
         CRASH_VAULT_PATH: tmp.vaultPath,
@@ -77,22 +68,14 @@ function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<Round
 describe('crash consistency', () => {
   let tmp: TempDir;
   beforeAll(async () => {
-    await build({
-      entryPoints: [writerSource],
-      outfile: writerScript,
-      bundle: true,
-      packages: 'external',
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      logLevel: 'silent',
-    });
+    // Compiled once: fifty rounds of the TypeScript loader's start would be most of the test.
+    writer = await compileScript(writerSource);
     tmp = await makeTempDir();
     const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
     await vault.close();
   });
   afterAll(async () => {
-    await rm(writerScript, { force: true });
+    await writer.remove();
     await tmp.cleanup();
   });
 
