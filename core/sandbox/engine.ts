@@ -26,7 +26,15 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { SANDBOX_MEMORY_HEADROOM_BYTES, SANDBOX_STACK_BYTES } from './limits.ts';
-import { CODE_LINE_OFFSET, CODE_PREFIX, CODE_SUFFIX, PRELUDE, SVC_METHODS } from './prelude.ts';
+import {
+  CODE_LINE_OFFSET,
+  CODE_PREFIX,
+  CODE_SUFFIX,
+  PRELUDE,
+  PRELUDE_MODULES,
+  SVC_METHODS,
+} from './prelude.ts';
+import type { PreludeModule } from './prelude.ts';
 import type {
   CallMessage,
   HostCallError,
@@ -55,6 +63,10 @@ const TARGETS = new Set<string>(['fetch', ...SVC_METHODS.map((m) => `svc.${m}`)]
 
 function isTarget(value: string): value is HostTarget {
   return TARGETS.has(value);
+}
+
+function isPreludeModule(value: string): value is PreludeModule {
+  return Object.hasOwn(PRELUDE_MODULES, value);
 }
 
 /** What the host functions of a prepared context need once a run has taken it. */
@@ -288,6 +300,11 @@ export class QuickJsEngine {
       );
     });
     define('uuid', () => ctx.newString(randomUUID()));
+    define('load', (nameHandle) => {
+      const name = nameHandle === undefined ? '' : ctx.getString(nameHandle);
+      if (!isPreludeModule(name)) throw new Error('Unknown prelude module');
+      return ctx.unwrapResult(ctx.evalCode(PRELUDE_MODULES[name], `${name}.js`));
+    });
 
     try {
       const prelude = keep(ctx.unwrapResult(ctx.evalCode(PRELUDE, 'prelude.js')));
