@@ -3,7 +3,9 @@
  * allow-list (`@svc/reactor-errors`, a `crypto` subset, `uuid`), the global `fetch` shim, a silent
  * `console`, the `svc` client and the runner that calls the exported function and reports what
  * happened as one JSON text. It receives the host's functions as an argument and keeps them in a
- * closure, so nothing of the host is reachable from a global.
+ * closure, so nothing of the host is reachable from a global. The larger parts (the error classes,
+ * `crypto`, `fetch`, the `svc` client, describing a throw) are PRELUDE_MODULES, compiled in the
+ * run's context when first needed.
  *
  * The runner's report (what the host reads, see protocol.ts `SandboxReport`):
  *   {kind:'ok', output} | {kind:'not-a-function'} | {kind:'reactor-error', className, errors}
@@ -46,10 +48,11 @@ export const PRELUDE = `(function (host) {
   'use strict';
   const stringify = JSON.stringify;
   const parse = JSON.parse;
-  const SVC_METHODS = ${JSON.stringify(SVC_METHODS)};
+  // Captured now: modules load after the code ran, and it may have replaced Function.prototype.apply.
+  const apply = Reflect.apply;
   const loaded = Object.create(null);
   function load(name, deps) {
-    if (!(name in loaded)) loaded[name] = host.load(name).apply(undefined, deps);
+    if (!(name in loaded)) loaded[name] = apply(host.load(name), undefined, deps);
     return loaded[name];
   }
 
@@ -89,22 +92,48 @@ export const PRELUDE = `(function (host) {
   };
   globalThis.console = Object.freeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop });
 
-  function makeSvc() {
-    const svc = { tokens: {} };
-    for (const method of SVC_METHODS) {
-      const path = method.split('.');
-      const fn = function () { return call('svc.' + method, Array.prototype.slice.call(arguments)); };
-      if (path.length === 2) svc.tokens[path[1]] = fn;
-      else svc[path[0]] = fn;
+  function report(value) {
+    try {
+      return stringify(value);
+    } catch (e) {
+      return stringify({ kind: 'thrown', name: 'TypeError', reason: 'unserializable' });
     }
-    Object.freeze(svc.tokens);
-    return Object.freeze(svc);
   }
 
-  function describe(e) {
+  return async function run(factory, argsJson, configurationJson, hasSvc, checkOnly) {
+    const module = { exports: {} };
+    try {
+      factory.call(undefined, module, module.exports, require);
+    } catch (e) {
+      return report(load('describe', [])(e, 'errors' in loaded ? loaded.errors : null));
+    }
+    const main = module.exports;
+    if (typeof main !== 'function') return report({ kind: 'not-a-function' });
+    if (checkOnly) return report({ kind: 'ok', output: null });
+    const req = { args: parse(argsJson), configuration: parse(configurationJson), svc: hasSvc ? load('svc', [call])() : null };
+    let result;
+    try {
+      result = await main(req);
+    } catch (e) {
+      return report(load('describe', [])(e, 'errors' in loaded ? loaded.errors : null));
+    }
+    return report({ kind: 'ok', output: result === undefined ? null : result });
+  };
+})`;
+
+/**
+ * Parts of the prelude compiled only when a run first needs them (`require` of the module, the
+ * first `fetch` call, a `req.svc` to build, a throw to describe): compiling QuickJS source costs
+ * time on every fresh context, and most runs need few of them. Each is a function expression the prelude calls with what it needs; the host
+ * evaluates it in the run's own context (`host.load`). Like the prelude, they see the globals as
+ * the code left them, which can only affect that code's own run: the host checks every report.
+ */
+export const PRELUDE_MODULES = {
+  describe: `(function () {
+  'use strict';
+  return function describe(e, errors) {
     try {
       // Instances of the error classes exist only once the code required them.
-      const errors = 'errors' in loaded ? loaded.errors : null;
       if (errors !== null && e instanceof errors.CustomHttpResponseError) {
         return { kind: 'custom-response', status: e.status, headers: e.headers, body: e.body };
       }
@@ -123,44 +152,24 @@ export const PRELUDE = `(function (host) {
     } catch (inner) {
       return { kind: 'thrown', name: 'Error', reason: 'error' };
     }
-  }
-  function report(value) {
-    try {
-      return stringify(value);
-    } catch (e) {
-      return stringify({ kind: 'thrown', name: 'TypeError', reason: 'unserializable' });
-    }
-  }
-
-  return async function run(factory, argsJson, configurationJson, hasSvc, checkOnly) {
-    const module = { exports: {} };
-    try {
-      factory.call(undefined, module, module.exports, require);
-    } catch (e) {
-      return report(describe(e));
-    }
-    const main = module.exports;
-    if (typeof main !== 'function') return report({ kind: 'not-a-function' });
-    if (checkOnly) return report({ kind: 'ok', output: null });
-    const req = { args: parse(argsJson), configuration: parse(configurationJson), svc: hasSvc ? makeSvc() : null };
-    let result;
-    try {
-      result = await main(req);
-    } catch (e) {
-      return report(describe(e));
-    }
-    return report({ kind: 'ok', output: result === undefined ? null : result });
   };
-})`;
-
-/**
- * Parts of the prelude compiled only when the code first uses them (`require` of the module, the
- * first `fetch` call): compiling QuickJS source costs time on every fresh context, and most formulas
- * use none of them. Each is a function expression the prelude calls with what it needs; the host
- * evaluates it in the run's own context (`host.load`). Like the prelude, they see the globals as
- * the code left them, which can only affect that code's own run: the host checks every report.
- */
-export const PRELUDE_MODULES = {
+})`,
+  svc: `(function (call) {
+  'use strict';
+  const SVC_METHODS = ${JSON.stringify(SVC_METHODS)};
+  function makeSvc() {
+    const svc = { tokens: {} };
+    for (const method of SVC_METHODS) {
+      const path = method.split('.');
+      const fn = function () { return call('svc.' + method, Array.prototype.slice.call(arguments)); };
+      if (path.length === 2) svc.tokens[path[1]] = fn;
+      else svc[path[0]] = fn;
+    }
+    Object.freeze(svc.tokens);
+    return Object.freeze(svc);
+  }
+  return makeSvc;
+})`,
   errors: `(function (stringify) {
   'use strict';
   const TABLE = ${JSON.stringify(REACTOR_ERROR_CLASSES)};
