@@ -136,6 +136,8 @@ export class QuickJsEngine {
    * memory to itself. A failure only means the next run makes its own context.
    */
   async prepareNext(memoryBytes: number): Promise<void> {
+    // A run in progress owns the module (and may hold different limits): never swap it under it.
+    if (this.running) return;
     try {
       this.disposeSpent();
       const loading = this.moduleFor(memoryBytes);
