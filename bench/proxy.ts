@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emit } from './json-lines.ts';
+import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'proxy';
 const servers = fileURLToPath(new URL('./proxy-servers.ts', import.meta.url));
@@ -74,9 +75,20 @@ function autocannon(load: Load, connections: number, seconds: number): Promise<R
   });
 }
 
-async function measure(name: string, load: Load, connections: number, seconds: number): Promise<number> {
+async function measure(
+  name: string,
+  load: Load,
+  connections: number,
+  seconds: number,
+  /** The process whose CPU per request the line reports (nginx's work happens in its worker: none). */
+  serverPid?: number,
+): Promise<number> {
+  // A short warm-up first (connections, TLS sessions, JIT), as the reactor suite does.
+  await autocannon(load, connections, 1);
+  const cpuBefore = processCpuMs(serverPid);
   const result = await autocannon(load, connections, seconds);
-  const requests = result.requests as { average: number };
+  const cpuAfter = processCpuMs(serverPid);
+  const requests = result.requests as { average: number; total: number };
   const latency = result.latency as { p50: number; p99: number };
   const non2xx = Number(result.non2xx ?? 0) + Number(result.errors ?? 0);
   emit({
@@ -88,6 +100,7 @@ async function measure(name: string, load: Load, connections: number, seconds: n
     latency_p50_ms: latency.p50,
     latency_p99_ms: latency.p99,
     errors: non2xx,
+    ...cpuMsPerRequest(cpuBefore, cpuAfter, requests.total),
   });
   return latency.p50;
 }
@@ -205,6 +218,7 @@ export async function runProxyBench(options: { seconds: number }): Promise<void>
           },
           connections,
           options.seconds,
+          upstream.child.pid,
         ),
       );
       p50.set(
@@ -223,6 +237,7 @@ export async function runProxyBench(options: { seconds: number }): Promise<void>
           },
           connections,
           options.seconds,
+          vault.child.pid,
         ),
       );
     }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { emit } from './json-lines.ts';
 import { startBenchServer, stopChild } from './support/child.ts';
+import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'reactors';
 const serveScript = fileURLToPath(new URL('./support/serve-reactors.ts', import.meta.url));
@@ -24,10 +25,13 @@ async function measure(
   options: { url: string; method: string; headers: Record<string, string>; body: string },
   connections: number,
   seconds: number,
+  serverPid: number | undefined,
 ): Promise<void> {
   // A short warm-up first: the sandbox's worker threads start on first use.
   await autocannon({ ...options, connections, duration: 1 });
+  const cpuBefore = processCpuMs(serverPid);
   const result = await autocannon({ ...options, connections, duration: seconds });
+  const cpuAfter = processCpuMs(serverPid);
   emit({
     bench: BENCH,
     metric: `${name}_requests_per_second`,
@@ -37,6 +41,7 @@ async function measure(
     latency_p50_ms: result.latency.p50,
     latency_p99_ms: result.latency.p99,
     errors: result.errors + result.non2xx,
+    ...cpuMsPerRequest(cpuBefore, cpuAfter, result.requests.total),
   });
 }
 
@@ -50,6 +55,7 @@ export async function runReactorsBench(options: { seconds: number }): Promise<vo
         { url: `${echo.ready.url}/echo`, method: 'POST', headers: json, body: '{"args":{"a":1}}' },
         connections,
         options.seconds,
+        echo.child.pid,
       );
     }
   } finally {
@@ -73,6 +79,7 @@ export async function runReactorsBench(options: { seconds: number }): Promise<vo
           },
           connections,
           options.seconds,
+          vault.child.pid,
         );
       }
     }

@@ -11,6 +11,7 @@ import { parseSettings, settingEnabled } from '../tenancy/settings.ts';
 import { applicationPrincipal, svcBridge } from '../reactors/svc-bridge.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { TokenService } from '../tokens/contract.ts';
+import { readAuditOf } from '../tokens/read-audit.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import {
   PROXY_KEY_QUERY,
@@ -18,8 +19,8 @@ import {
   forwardedRequestHeaders,
   relayedResponseHeaders,
 } from './forwarding.ts';
-import { ProxySecrets } from './proxy-secrets.ts';
-import { EPHEMERAL_PROXY_ID, auditProxy, findProxyByKey, openProxyRow, proxyOf } from './proxy-store.ts';
+import { ProxySecrets, SEALED_PROXY_FIELDS } from './proxy-secrets.ts';
+import { EPHEMERAL_PROXY_ID, PROXY_ENTITY, findProxyByKey, openProxyRow, proxyOf } from './proxy-store.ts';
 import type { Proxy } from './contract.ts';
 
 export const PROXY_KEY_HEADER = 'svc-proxy-key';
@@ -221,7 +222,11 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         ? await findProxyByKey(vault.db, proxyKey)
         : undefined;
       if (!row) throw new VaultError('NOT_FOUND', 'No proxy has this key.');
-      const proxy = proxyOf(await openProxyRow(vault.db, secrets, row));
+      // Configuration and transform code are opened only when a transform will use them.
+      const hasTransform = row.request_transform !== null || row.response_transform !== null;
+      const proxy = proxyOf(
+        await openProxyRow(vault.db, secrets, row, hasTransform ? SEALED_PROXY_FIELDS : []),
+      );
       if (!proxy.require_auth) {
         const principal = await proxyApplication(proxy.application_id, proxy.tenant_id);
         return { tenantId: proxy.tenant_id, proxy, base: proxy.destination_url, principal, actor: principal };
@@ -325,38 +330,35 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   }
 
   /**
-   * Invocation audit entries wait in a queue that one transaction at a time drains: under load
-   * many entries share a transaction (and its fsync) instead of each taking its own. The response
-   * does not wait for its entry; the detokenizer's `use` entries are durable before anything is
-   * forwarded. `settled()` resolves once every queued entry is written (tests, shutdown).
+   * The invocation's audit entry joins the vault's read-audit batch (core/tokens/read-audit.ts),
+   * the group commit that also writes the detokenizer's `use` entries: one transaction and fsync
+   * for everything concurrent requests recorded. The response does not wait for this entry; the
+   * `use` entries were durable before anything was forwarded. `settled()` resolves once every
+   * entry recorded so far is written (tests, shutdown).
    */
-  const queued: Array<{
-    actor: Principal | null;
-    proxy: { id: string; tenant_id: string };
-    message: string;
-  }> = [];
-  let draining: Promise<void> | null = null;
-
-  async function drain(): Promise<void> {
-    while (queued.length > 0) {
-      const batch = queued.splice(0);
-      await vault
-        .transaction(async (trx) => {
-          for (const entry of batch)
-            await auditProxy(trx, vault, entry.actor, entry.proxy, 'invoke', entry.message);
-        })
-        .catch(() => undefined);
-    }
-    draining = null;
-  }
+  const reads = readAuditOf(vault);
+  const inFlight = new Set<Promise<void>>();
 
   function audit(r: Route, host: string, method: string, status: number): void {
-    queued.push({
-      actor: r.actor,
-      proxy: { id: r.proxy?.id ?? EPHEMERAL_PROXY_ID, tenant_id: r.tenantId },
-      message: `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
-    });
-    draining ??= drain();
+    const written = reads
+      .record({
+        entries: [
+          {
+            principal: r.actor,
+            event: {
+              tenantId: r.tenantId,
+              entityType: PROXY_ENTITY,
+              entityId: r.proxy?.id ?? EPHEMERAL_PROXY_ID,
+              operation: 'invoke',
+              message: `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
+            },
+          },
+        ],
+      })
+      // A lost entry (a tenant deleted meanwhile, a failed disk) cannot change an answer already sent.
+      .catch(() => undefined)
+      .finally(() => inFlight.delete(written));
+    inFlight.add(written);
   }
 
   async function invoke(inv: ProxyInvocation): Promise<ProxyResponse> {
@@ -431,7 +433,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   return Object.assign(invoke, {
     /** Resolves when every queued invocation audit entry is written. */
     settled: async (): Promise<void> => {
-      while (draining !== null) await draining;
+      while (inFlight.size > 0) await Promise.all(inFlight);
     },
   });
 }

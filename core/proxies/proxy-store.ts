@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
@@ -7,7 +7,7 @@ import type { Database, ProxiesTable } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy } from './contract.ts';
 import { SEALED_PROXY_FIELDS } from './proxy-secrets.ts';
-import type { ProxySecrets } from './proxy-secrets.ts';
+import type { ProxySecrets, SealedProxyField } from './proxy-secrets.ts';
 
 export const PROXY_ENTITY = 'proxy';
 /** Audit entity id of invocations through `SVC-PROXY-URL`, which have no proxy row. */
@@ -32,16 +32,24 @@ function parseConfiguration(json: string, id: string): Record<string, string> {
   return out;
 }
 
-/** The row with its sealed fields (configuration, transform code) opened. */
+/**
+ * The row with its sealed fields (configuration, transform code) opened. `fields` limits which
+ * are opened; the others read as empty (the configuration `{}`, no transform code), for callers
+ * that do not use them.
+ */
 export async function openProxyRow(
   db: Kysely<Database>,
   secrets: ProxySecrets,
   row: ProxyRow,
+  fields: readonly SealedProxyField[] = SEALED_PROXY_FIELDS,
 ): Promise<ProxyRow> {
   const opened = { ...row };
   for (const field of SEALED_PROXY_FIELDS) {
     const stored = row[field];
-    if (stored !== null) opened[field] = await secrets.open(db, row.tenant_id, row.id, field, stored);
+    if (stored === null) continue;
+    if (fields.includes(field)) opened[field] = await secrets.open(db, row.tenant_id, row.id, field, stored);
+    else if (field === 'configuration') opened.configuration = '{}';
+    else opened[field] = null;
   }
   return opened;
 }
@@ -102,8 +110,17 @@ export function findProxyRow(db: Kysely<Database>, id: string): Promise<ProxyRow
   return db.selectFrom('proxies').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findProxyByKey(db: Kysely<Database>, key: string): Promise<ProxyRow | undefined> {
-  return db.selectFrom('proxies').selectAll().where('key', '=', key).executeTakeFirst();
+/** The lookup of every proxied request, compiled once per connection instead of built per request. */
+const findByKeyQueries = new WeakMap<Kysely<Database>, CompiledQuery<ProxyRow>>();
+
+export async function findProxyByKey(db: Kysely<Database>, key: string): Promise<ProxyRow | undefined> {
+  let query = findByKeyQueries.get(db);
+  if (query === undefined) {
+    query = db.selectFrom('proxies').selectAll().where('key', '=', '').compile();
+    findByKeyQueries.set(db, query);
+  }
+  const result = await db.executeQuery<ProxyRow>({ ...query, parameters: [key] });
+  return result.rows[0];
 }
 
 /** SQL LIKE pattern for the `name` filter: `*` is the wildcard; LIKE's own `%`, `_` are literal. */

@@ -6,6 +6,8 @@
  *   maximum): no allocation can grow it, whatever QuickJS's own accounting says. QuickJS's limit is
  *   set a little lower so that most memory bombs end as a catchable "out of memory" first.
  * - A fresh runtime and context per run, disposed afterwards: nothing survives between invocations.
+ *   The next run's context is made ahead of time while the worker is idle (runtime, context, host
+ *   functions, prelude): it has run only the vault's prelude, never any invocation's code or data.
  * - The interrupt handler ends execution at the deadline (also inside endless loops); the stack cap
  *   ends deep recursion before the thread's native stack.
  * - Host calls are QuickJS promises settled when the host's reply arrives; pending jobs run after
@@ -20,10 +22,19 @@ import type {
   QuickJSContext,
   QuickJSDeferredPromise,
   QuickJSHandle,
+  QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { SANDBOX_MEMORY_HEADROOM_BYTES, SANDBOX_STACK_BYTES } from './limits.ts';
-import { CODE_LINE_OFFSET, CODE_PREFIX, CODE_SUFFIX, PRELUDE, SVC_METHODS } from './prelude.ts';
+import {
+  CODE_LINE_OFFSET,
+  CODE_PREFIX,
+  CODE_SUFFIX,
+  PRELUDE,
+  PRELUDE_MODULES,
+  SVC_METHODS,
+} from './prelude.ts';
+import type { PreludeModule } from './prelude.ts';
 import type {
   CallMessage,
   HostCallError,
@@ -54,217 +65,368 @@ function isTarget(value: string): value is HostTarget {
   return TARGETS.has(value);
 }
 
-interface ActiveRun {
-  onReply(reply: ReplyMessage): void;
+function isPreludeModule(value: string): value is PreludeModule {
+  return Object.hasOwn(PRELUDE_MODULES, value);
 }
 
+/** What the host functions of a prepared context need once a run has taken it. */
+interface RunState {
+  readonly message: RunMessage;
+  readonly pending: Map<number, QuickJSDeferredPromise>;
+  readonly settled: QuickJSDeferredPromise[];
+  calls: number;
+  nextCallId: number;
+  wake: (() => void) | undefined;
+}
+
+/**
+ * A fresh runtime and context with the prelude evaluated, made before a run arrives (while the
+ * worker is idle), so a run only compiles and calls the formula. It holds nothing of any
+ * invocation: the prelude is the vault's own code, and the context is used by exactly one run and
+ * then disposed.
+ */
+interface Prepared {
+  readonly memoryBytes: number;
+  readonly runtime: QuickJSRuntime;
+  readonly ctx: QuickJSContext;
+  /** The prelude's runner: `run(factory, argsJson, configurationJson, hasSvc, checkOnly)`. */
+  runFn: QuickJSHandle;
+  readonly handles: QuickJSHandle[];
+  /** Set when a run takes the context; the host functions refuse to work before. */
+  state: RunState | undefined;
+  /** The interrupt handler's deadline (ms since the epoch). */
+  deadline: number;
+}
+
+/** Budget of evaluating the prelude in a context prepared ahead of time (our own code). */
+const PREPARE_DEADLINE_MS = 5000;
+
 export class QuickJsEngine {
-  private module: { readonly memoryBytes: number; readonly module: QuickJSWASMModule } | undefined;
-  private readonly active = new Map<number, ActiveRun>();
+  private module: { readonly memoryBytes: number; readonly module: Promise<QuickJSWASMModule> } | undefined;
+  private prepared: Prepared | undefined;
+  private running = false;
+  /** The context of the last run, disposed after its result was sent. */
+  private spent: Prepared | undefined;
+  private readonly active = new Map<number, (reply: ReplyMessage) => void>();
 
   constructor(private readonly post: (message: CallMessage) => void) {}
 
   /** Routes a host reply to its run; replies for finished runs are dropped. */
   reply(message: ReplyMessage): void {
-    this.active.get(message.runId)?.onReply(message);
+    this.active.get(message.runId)?.(message);
   }
 
-  private async moduleFor(memoryBytes: number): Promise<QuickJSWASMModule> {
+  private moduleFor(memoryBytes: number): Promise<QuickJSWASMModule> {
     if (this.module?.memoryBytes === memoryBytes) return this.module.module;
+    this.discardPrepared();
     const pages = memoryBytes / PAGE;
     const wasmMemory = new WasmMemory({ initial: pages, maximum: pages });
-    const module = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory }));
+    // Shared by whoever asks while it loads (the idle preparation and a run arriving meanwhile).
+    const module = newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory }));
     this.module = { memoryBytes, module };
+    module.catch(() => {
+      if (this.module?.module === module) this.module = undefined;
+    });
     return module;
   }
 
-  async run(message: RunMessage): Promise<RunResult> {
+  /**
+   * Makes the context the next run with `memoryBytes` will take. Called while idle (after a run
+   * was reported, and when the worker starts), never during a run: a run has the module's fixed
+   * memory to itself. A failure only means the next run makes its own context.
+   */
+  async prepareNext(memoryBytes: number): Promise<void> {
+    // A run in progress owns the module (and may hold different limits): never swap it under it.
+    if (this.running) return;
     try {
-      const module = await this.moduleFor(message.limits.memoryBytes);
-      return await this.runIn(module, message);
+      this.disposeSpent();
+      const loading = this.moduleFor(memoryBytes);
+      const module = await loading;
+      // A run may have started, or dropped the module, while it loaded.
+      if (this.running || this.module?.module !== loading || this.prepared?.memoryBytes === memoryBytes)
+        return;
+      this.discardPrepared();
+      this.prepared = this.prepare(module, memoryBytes);
     } catch {
-      // A trap or a failed dispose: this module's memory can no longer be trusted.
+      this.discardPrepared();
       this.module = undefined;
-      return { kind: 'crashed' };
     }
   }
 
-  private async runIn(module: QuickJSWASMModule, message: RunMessage): Promise<RunResult> {
-    const { limits } = message;
-    const deadline = Date.now() + limits.timeoutMs;
+  async run(message: RunMessage): Promise<RunResult> {
+    const { memoryBytes } = message.limits;
+    this.running = true;
+    try {
+      this.disposeSpent();
+      const module = await this.moduleFor(memoryBytes);
+      const prepared = this.takePrepared(memoryBytes) ?? this.prepare(module, memoryBytes);
+      try {
+        return await this.execute(prepared, message);
+      } finally {
+        // Disposed once the result is on its way (prepareNext), or before the next run at the latest.
+        this.spent = prepared;
+        this.active.delete(message.runId);
+      }
+    } catch {
+      // A trap: this module's memory can no longer be trusted; nothing of it is disposed or reused.
+      this.spent = undefined;
+      this.prepared = undefined;
+      this.module = undefined;
+      return { kind: 'crashed' };
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private takePrepared(memoryBytes: number): Prepared | undefined {
+    const prepared = this.prepared;
+    this.prepared = undefined;
+    if (prepared === undefined || prepared.memoryBytes === memoryBytes) return prepared;
+    this.dispose(prepared);
+    return undefined;
+  }
+
+  /** Disposes the context of the last run; a failure drops the module (its memory is suspect). */
+  private disposeSpent(): void {
+    const spent = this.spent;
+    this.spent = undefined;
+    if (spent === undefined) return;
+    try {
+      this.dispose(spent);
+    } catch {
+      this.discardPrepared();
+      this.module = undefined;
+    }
+  }
+
+  private discardPrepared(): void {
+    const prepared = this.prepared;
+    this.prepared = undefined;
+    if (prepared === undefined) return;
+    try {
+      this.dispose(prepared);
+    } catch {
+      // Its module is being dropped anyway.
+    }
+  }
+
+  private dispose(prepared: Prepared): void {
+    const state = prepared.state;
+    if (state !== undefined) {
+      this.active.delete(state.message.runId);
+      for (const deferred of [...state.pending.values(), ...state.settled]) deferred.dispose();
+    }
+    for (const handle of prepared.handles) if (handle.alive) handle.dispose();
+    prepared.ctx.dispose();
+    prepared.runtime.dispose();
+  }
+
+  /** A fresh runtime and context with the host functions defined and the prelude evaluated. */
+  private prepare(module: QuickJSWASMModule, memoryBytes: number): Prepared {
     const runtime = module.newRuntime();
-    runtime.setMemoryLimit(limits.memoryBytes - SANDBOX_MEMORY_HEADROOM_BYTES);
+    runtime.setMemoryLimit(memoryBytes - SANDBOX_MEMORY_HEADROOM_BYTES);
     runtime.setMaxStackSize(SANDBOX_STACK_BYTES);
-    runtime.setInterruptHandler(() => Date.now() > deadline);
     const ctx = runtime.newContext();
-    const pending = new Map<number, QuickJSDeferredPromise>();
-    const settled: QuickJSDeferredPromise[] = [];
     const handles: QuickJSHandle[] = [];
-    let calls = 0;
-    let nextCallId = 1;
-    let wake: (() => void) | undefined;
+    const keep = (handle: QuickJSHandle): QuickJSHandle => {
+      handles.push(handle);
+      return handle;
+    };
+    const prepared: Prepared = {
+      memoryBytes,
+      runtime,
+      ctx,
+      runFn: ctx.undefined,
+      handles,
+      state: undefined,
+      deadline: Date.now() + PREPARE_DEADLINE_MS,
+    };
+    runtime.setInterruptHandler(() => Date.now() > prepared.deadline);
+    const running = (): RunState => {
+      if (prepared.state === undefined) throw new Error('No run is active');
+      return prepared.state;
+    };
+
+    const host = keep(ctx.newObject());
+    const define = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined): void => {
+      ctx.newFunction(name, fn).consume((h) => ctx.setProp(host, name, h));
+    };
+    define('call', (targetHandle, argsHandle) => {
+      const state = running();
+      const { limits, runId } = state.message;
+      const target = targetHandle === undefined ? '' : ctx.getString(targetHandle);
+      const argsJson = argsHandle === undefined ? '[]' : ctx.getString(argsHandle);
+      const deferred = ctx.newPromise();
+      if (!isTarget(target)) {
+        state.settled.push(deferred);
+        rejectWith(ctx, deferred, { name: 'Error', message: 'Unknown host call' });
+      } else if (state.calls >= limits.hostCalls || state.pending.size >= limits.concurrentHostCalls) {
+        state.settled.push(deferred);
+        rejectWith(ctx, deferred, {
+          name: 'RangeError',
+          message: `At most ${limits.hostCalls} host calls per invocation, ${limits.concurrentHostCalls} at a time`,
+        });
+      } else {
+        state.calls += 1;
+        const callId = state.nextCallId;
+        state.nextCallId += 1;
+        state.pending.set(callId, deferred);
+        this.post({ type: 'call', runId, callId, target, argsJson });
+      }
+      return deferred.handle;
+    });
+    define('randomHex', (sizeHandle) => {
+      const size = sizeHandle === undefined ? NaN : ctx.getNumber(sizeHandle);
+      if (!Number.isInteger(size) || size < 0 || size > MAX_RANDOM_BYTES) {
+        throw new RangeError(`randomBytes size must be an integer from 0 to ${MAX_RANDOM_BYTES}`);
+      }
+      return ctx.newString(randomBytes(size).toString('hex'));
+    });
+    const digestArgs = (args: QuickJSHandle[]): string[] => args.map((h) => ctx.getString(h));
+    define('digest', (...args) => {
+      const [algorithm = '', data = '', encoding = ''] = digestArgs(args);
+      checkDigest(algorithm, encoding);
+      return ctx.newString(
+        createHash(algorithm)
+          .update(data, 'utf8')
+          .digest(encoding as 'hex'),
+      );
+    });
+    define('hmac', (...args) => {
+      const [algorithm = '', key = '', data = '', encoding = ''] = digestArgs(args);
+      checkDigest(algorithm, encoding);
+      return ctx.newString(
+        createHmac(algorithm, key)
+          .update(data, 'utf8')
+          .digest(encoding as 'hex'),
+      );
+    });
+    define('uuid', () => ctx.newString(randomUUID()));
+    define('load', (nameHandle) => {
+      const name = nameHandle === undefined ? '' : ctx.getString(nameHandle);
+      if (!isPreludeModule(name)) throw new Error('Unknown prelude module');
+      return ctx.unwrapResult(ctx.evalCode(PRELUDE_MODULES[name], `${name}.js`));
+    });
+
+    try {
+      const prelude = keep(ctx.unwrapResult(ctx.evalCode(PRELUDE, 'prelude.js')));
+      prepared.runFn = keep(ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host)));
+      return prepared;
+    } catch (error) {
+      this.dispose(prepared);
+      throw error;
+    }
+  }
+
+  private async execute(prepared: Prepared, message: RunMessage): Promise<RunResult> {
+    const { limits } = message;
+    const { ctx, runtime, handles } = prepared;
+    const deadline = Date.now() + limits.timeoutMs;
+    prepared.deadline = deadline;
+    runtime.setMemoryLimit(limits.memoryBytes - SANDBOX_MEMORY_HEADROOM_BYTES);
+    const state: RunState = {
+      message,
+      pending: new Map(),
+      settled: [],
+      calls: 0,
+      nextCallId: 1,
+      wake: undefined,
+    };
+    prepared.state = state;
     const keep = (handle: QuickJSHandle): QuickJSHandle => {
       handles.push(handle);
       return handle;
     };
 
-    const rejectWith = (deferred: QuickJSDeferredPromise, error: HostCallError): void => {
-      const handle = ctx.newObject();
-      ctx.newString(error.name).consume((h) => ctx.setProp(handle, 'name', h));
-      ctx.newString(error.message).consume((h) => ctx.setProp(handle, 'message', h));
-      if (error.status !== undefined)
-        ctx.newNumber(error.status).consume((h) => ctx.setProp(handle, 'status', h));
-      if (error.code !== undefined) ctx.newString(error.code).consume((h) => ctx.setProp(handle, 'code', h));
-      if (error.errors !== undefined) {
-        const parsed = ctx.evalCode(`(${JSON.stringify(error.errors)})`);
-        if (parsed.error === undefined) parsed.value.consume((h) => ctx.setProp(handle, 'errors', h));
-        else parsed.error.dispose();
-      }
-      deferred.reject(handle);
-      handle.dispose();
-    };
-
-    this.active.set(message.runId, {
-      onReply: (reply) => {
-        const deferred = pending.get(reply.callId);
-        if (deferred === undefined) return;
-        pending.delete(reply.callId);
-        settled.push(deferred);
-        if (reply.ok) ctx.newString(reply.json).consume((h) => deferred.resolve(h));
-        else rejectWith(deferred, reply.error);
-        wake?.();
-      },
+    this.active.set(message.runId, (reply) => {
+      const deferred = state.pending.get(reply.callId);
+      if (deferred === undefined) return;
+      state.pending.delete(reply.callId);
+      state.settled.push(deferred);
+      if (reply.ok) ctx.newString(reply.json).consume((h) => deferred.resolve(h));
+      else rejectWith(ctx, deferred, reply.error);
+      state.wake?.();
     });
 
-    try {
-      const host = keep(ctx.newObject());
-      const define = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined): void => {
-        ctx.newFunction(name, fn).consume((h) => ctx.setProp(host, name, h));
-      };
-      define('call', (targetHandle, argsHandle) => {
-        const target = targetHandle === undefined ? '' : ctx.getString(targetHandle);
-        const argsJson = argsHandle === undefined ? '[]' : ctx.getString(argsHandle);
-        const deferred = ctx.newPromise();
-        if (!isTarget(target)) {
-          settled.push(deferred);
-          rejectWith(deferred, { name: 'Error', message: 'Unknown host call' });
-        } else if (calls >= limits.hostCalls || pending.size >= limits.concurrentHostCalls) {
-          settled.push(deferred);
-          rejectWith(deferred, {
-            name: 'RangeError',
-            message: `At most ${limits.hostCalls} host calls per invocation, ${limits.concurrentHostCalls} at a time`,
-          });
-        } else {
-          calls += 1;
-          const callId = nextCallId;
-          nextCallId += 1;
-          pending.set(callId, deferred);
-          this.post({ type: 'call', runId: message.runId, callId, target, argsJson });
-        }
-        return deferred.handle;
-      });
-      define('randomHex', (sizeHandle) => {
-        const size = sizeHandle === undefined ? NaN : ctx.getNumber(sizeHandle);
-        if (!Number.isInteger(size) || size < 0 || size > MAX_RANDOM_BYTES) {
-          throw new RangeError(`randomBytes size must be an integer from 0 to ${MAX_RANDOM_BYTES}`);
-        }
-        return ctx.newString(randomBytes(size).toString('hex'));
-      });
-      const digestArgs = (handles: QuickJSHandle[]): string[] => handles.map((h) => ctx.getString(h));
-      define('digest', (...args) => {
-        const [algorithm = '', data = '', encoding = ''] = digestArgs(args);
-        checkDigest(algorithm, encoding);
-        return ctx.newString(
-          createHash(algorithm)
-            .update(data, 'utf8')
-            .digest(encoding as 'hex'),
-        );
-      });
-      define('hmac', (...args) => {
-        const [algorithm = '', key = '', data = '', encoding = ''] = digestArgs(args);
-        checkDigest(algorithm, encoding);
-        return ctx.newString(
-          createHmac(algorithm, key)
-            .update(data, 'utf8')
-            .digest(encoding as 'hex'),
-        );
-      });
-      define('uuid', () => ctx.newString(randomUUID()));
+    const compiled = ctx.evalCode(CODE_PREFIX + message.code + CODE_SUFFIX, 'formula.js');
+    if (compiled.error !== undefined) {
+      const error = compiled.error;
+      try {
+        if (Date.now() > deadline) return { kind: 'timeout' };
+        return compileError(ctx, error);
+      } finally {
+        error.dispose();
+      }
+    }
+    const factory = keep(compiled.value);
+    const argsJson = keep(ctx.newString(message.argsJson));
+    const configurationJson = keep(ctx.newString(message.configurationJson));
+    const called = ctx.callFunction(
+      prepared.runFn,
+      ctx.undefined,
+      factory,
+      argsJson,
+      configurationJson,
+      message.hasSvc ? ctx.true : ctx.false,
+      message.checkOnly ? ctx.true : ctx.false,
+    );
+    if (called.error !== undefined) {
+      called.error.dispose();
+      return Date.now() > deadline ? { kind: 'timeout' } : { kind: 'out-of-memory' };
+    }
+    const promise = keep(called.value);
 
-      const preludeResult = ctx.evalCode(PRELUDE, 'prelude.js');
-      const prelude = keep(ctx.unwrapResult(preludeResult));
-      const runFn = keep(ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host)));
-
-      const compiled = ctx.evalCode(CODE_PREFIX + message.code + CODE_SUFFIX, 'formula.js');
-      if (compiled.error !== undefined) {
-        const error = compiled.error;
+    for (;;) {
+      const jobs = runtime.executePendingJobs();
+      if (jobs.error !== undefined) jobs.error.dispose();
+      if (Date.now() > deadline) return { kind: 'timeout' };
+      const promiseState = ctx.getPromiseState(promise);
+      if (promiseState.type === 'fulfilled') {
+        const value = promiseState.value;
         try {
-          if (Date.now() > deadline) return { kind: 'timeout' };
-          return compileError(ctx, error);
+          if (ctx.typeof(value) !== 'string') return { kind: 'crashed' };
+          const report = ctx.getString(value);
+          // The report wraps the output: one bound on the whole text.
+          if (report.length > limits.outputBytes) return { kind: 'output-too-large' };
+          return { kind: 'report', report };
         } finally {
-          error.dispose();
+          value.dispose();
         }
       }
-      const factory = keep(compiled.value);
-      const argsJson = keep(ctx.newString(message.argsJson));
-      const configurationJson = keep(ctx.newString(message.configurationJson));
-      const called = ctx.callFunction(
-        runFn,
-        ctx.undefined,
-        factory,
-        argsJson,
-        configurationJson,
-        message.hasSvc ? ctx.true : ctx.false,
-        message.checkOnly ? ctx.true : ctx.false,
-      );
-      if (called.error !== undefined) {
-        called.error.dispose();
+      if (promiseState.type === 'rejected') {
+        // The runner catches everything catchable: what remains is an engine-level failure.
+        promiseState.error.dispose();
         return Date.now() > deadline ? { kind: 'timeout' } : { kind: 'out-of-memory' };
       }
-      const promise = keep(called.value);
-
-      for (;;) {
-        const jobs = runtime.executePendingJobs();
-        if (jobs.error !== undefined) jobs.error.dispose();
-        if (Date.now() > deadline) return { kind: 'timeout' };
-        const state = ctx.getPromiseState(promise);
-        if (state.type === 'fulfilled') {
-          const value = state.value;
-          try {
-            if (ctx.typeof(value) !== 'string') return { kind: 'crashed' };
-            const report = ctx.getString(value);
-            // The report wraps the output: one bound on the whole text.
-            if (report.length > limits.outputBytes) return { kind: 'output-too-large' };
-            return { kind: 'report', report };
-          } finally {
-            value.dispose();
-          }
-        }
-        if (state.type === 'rejected') {
-          // The runner catches everything catchable: what remains is an engine-level failure.
-          state.error.dispose();
-          return Date.now() > deadline ? { kind: 'timeout' } : { kind: 'out-of-memory' };
-        }
-        if (pending.size === 0) return { kind: 'never-settled' };
-        const remaining = deadline - Date.now();
-        const timedOut = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(true), Math.max(0, remaining));
-          wake = () => {
-            clearTimeout(timer);
-            resolve(false);
-          };
-        });
-        wake = undefined;
-        if (timedOut) return { kind: 'timeout' };
-      }
-    } finally {
-      this.active.delete(message.runId);
-      for (const deferred of [...pending.values(), ...settled]) deferred.dispose();
-      for (const handle of handles) if (handle.alive) handle.dispose();
-      ctx.dispose();
-      runtime.dispose();
+      if (state.pending.size === 0) return { kind: 'never-settled' };
+      const remaining = deadline - Date.now();
+      const timedOut = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), Math.max(0, remaining));
+        state.wake = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      state.wake = undefined;
+      if (timedOut) return { kind: 'timeout' };
     }
   }
+}
+
+function rejectWith(ctx: QuickJSContext, deferred: QuickJSDeferredPromise, error: HostCallError): void {
+  const handle = ctx.newObject();
+  ctx.newString(error.name).consume((h) => ctx.setProp(handle, 'name', h));
+  ctx.newString(error.message).consume((h) => ctx.setProp(handle, 'message', h));
+  if (error.status !== undefined)
+    ctx.newNumber(error.status).consume((h) => ctx.setProp(handle, 'status', h));
+  if (error.code !== undefined) ctx.newString(error.code).consume((h) => ctx.setProp(handle, 'code', h));
+  if (error.errors !== undefined) {
+    const parsed = ctx.evalCode(`(${JSON.stringify(error.errors)})`);
+    if (parsed.error === undefined) parsed.value.consume((h) => ctx.setProp(handle, 'errors', h));
+    else parsed.error.dispose();
+  }
+  deferred.reject(handle);
+  handle.dispose();
 }
 
 function checkDigest(algorithm: string, encoding: string): void {

@@ -3,7 +3,9 @@
  * allow-list (`@svc/reactor-errors`, a `crypto` subset, `uuid`), the global `fetch` shim, a silent
  * `console`, the `svc` client and the runner that calls the exported function and reports what
  * happened as one JSON text. It receives the host's functions as an argument and keeps them in a
- * closure, so nothing of the host is reachable from a global.
+ * closure, so nothing of the host is reachable from a global. The larger parts (the error classes,
+ * `crypto`, `fetch`, the `svc` client, describing a throw) are PRELUDE_MODULES, compiled in the
+ * run's context when first needed.
  *
  * The runner's report (what the host reads, see protocol.ts `SandboxReport`):
  *   {kind:'ok', output} | {kind:'not-a-function'} | {kind:'reactor-error', className, errors}
@@ -46,10 +48,132 @@ export const PRELUDE = `(function (host) {
   'use strict';
   const stringify = JSON.stringify;
   const parse = JSON.parse;
-  const FALLBACK = ${JSON.stringify(ERROR_FALLBACK)};
-  const TABLE = ${JSON.stringify(REACTOR_ERROR_CLASSES)};
-  const SVC_METHODS = ${JSON.stringify(SVC_METHODS)};
+  // Captured now: modules load after the code ran, and it may have replaced Function.prototype.apply.
+  const apply = Reflect.apply;
+  const loaded = Object.create(null);
+  function load(name, deps) {
+    if (!(name in loaded)) loaded[name] = apply(host.load(name), undefined, deps);
+    return loaded[name];
+  }
 
+  function hostError(e) {
+    const error = new Error(e && typeof e.message === 'string' ? e.message : 'The host call failed');
+    if (e && typeof e.name === 'string') error.name = e.name;
+    if (e && typeof e.status === 'number') error.status = e.status;
+    if (e && typeof e.code === 'string') error.code = e.code;
+    if (e && e.errors && typeof e.errors === 'object') error.errors = e.errors;
+    return error;
+  }
+  function call(target, args) {
+    return host.call(target, stringify(args)).then(function (text) {
+      return text === undefined ? undefined : parse(text);
+    }, function (e) { throw hostError(e); });
+  }
+
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+  const uuidModule = Object.freeze({
+    v4: function () { return host.uuid(); },
+    validate: function (value) { return typeof value === 'string' && UUID.test(value); },
+  });
+  const MODULES = {
+    '@svc/reactor-errors': function () { return load('errors', [stringify]).errorsModule; },
+    crypto: function () { return load('crypto', [host]); },
+    'node:crypto': function () { return load('crypto', [host]); },
+    uuid: function () { return uuidModule; },
+  };
+  function require(name) {
+    if (typeof name === 'string' && Object.prototype.hasOwnProperty.call(MODULES, name)) return MODULES[name]();
+    throw new Error("Cannot find module '" + String(name) + "': only ${REQUIRABLE_MODULES.join(', ')} can be required");
+  }
+
+  const noop = function () {};
+  globalThis.fetch = function fetch(input, init) {
+    return load('fetch', [call, parse])(input, init);
+  };
+  globalThis.console = Object.freeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop });
+
+  function report(value) {
+    try {
+      return stringify(value);
+    } catch (e) {
+      return stringify({ kind: 'thrown', name: 'TypeError', reason: 'unserializable' });
+    }
+  }
+
+  return async function run(factory, argsJson, configurationJson, hasSvc, checkOnly) {
+    const module = { exports: {} };
+    try {
+      factory.call(undefined, module, module.exports, require);
+    } catch (e) {
+      return report(load('describe', [])(e, 'errors' in loaded ? loaded.errors : null));
+    }
+    const main = module.exports;
+    if (typeof main !== 'function') return report({ kind: 'not-a-function' });
+    if (checkOnly) return report({ kind: 'ok', output: null });
+    const req = { args: parse(argsJson), configuration: parse(configurationJson), svc: hasSvc ? load('svc', [call])() : null };
+    let result;
+    try {
+      result = await main(req);
+    } catch (e) {
+      return report(load('describe', [])(e, 'errors' in loaded ? loaded.errors : null));
+    }
+    return report({ kind: 'ok', output: result === undefined ? null : result });
+  };
+})`;
+
+/**
+ * Parts of the prelude compiled only when a run first needs them (`require` of the module, the
+ * first `fetch` call, a `req.svc` to build, a throw to describe): compiling QuickJS source costs
+ * time on every fresh context, and most runs need few of them. Each is a function expression the prelude calls with what it needs; the host
+ * evaluates it in the run's own context (`host.load`). Like the prelude, they see the globals as
+ * the code left them, which can only affect that code's own run: the host checks every report.
+ */
+export const PRELUDE_MODULES = {
+  describe: `(function () {
+  'use strict';
+  return function describe(e, errors) {
+    try {
+      // Instances of the error classes exist only once the code required them.
+      if (errors !== null && e instanceof errors.CustomHttpResponseError) {
+        return { kind: 'custom-response', status: e.status, headers: e.headers, body: e.body };
+      }
+      if (errors !== null && e instanceof errors.SvcReactorError) {
+        let className = 'ReactorRuntimeError';
+        for (const pair of errors.classes) if (e instanceof pair[1]) className = pair[0];
+        return { kind: 'reactor-error', className, errors: e.errors };
+      }
+      const name = e instanceof Error ? String(e.name) : typeof e;
+      const message = e instanceof Error ? String(e.message) : '';
+      let reason = 'error';
+      if (name === 'InternalError' && message === 'out of memory') reason = 'memory';
+      else if (name === 'InternalError' && message === 'interrupted') reason = 'interrupted';
+      else if ((name === 'RangeError' || name === 'InternalError') && /stack/.test(message)) reason = 'stack';
+      return { kind: 'thrown', name: name.slice(0, 100), reason };
+    } catch (inner) {
+      return { kind: 'thrown', name: 'Error', reason: 'error' };
+    }
+  };
+})`,
+  svc: `(function (call) {
+  'use strict';
+  const SVC_METHODS = ${JSON.stringify(SVC_METHODS)};
+  function makeSvc() {
+    const svc = { tokens: {} };
+    for (const method of SVC_METHODS) {
+      const path = method.split('.');
+      const fn = function () { return call('svc.' + method, Array.prototype.slice.call(arguments)); };
+      if (path.length === 2) svc.tokens[path[1]] = fn;
+      else svc[path[0]] = fn;
+    }
+    Object.freeze(svc.tokens);
+    return Object.freeze(svc);
+  }
+  return makeSvc;
+})`,
+  errors: `(function (stringify) {
+  'use strict';
+  const TABLE = ${JSON.stringify(REACTOR_ERROR_CLASSES)};
+  const FALLBACK = ${JSON.stringify(ERROR_FALLBACK)};
   function safeStringify(value) {
     const seen = new WeakSet();
     return stringify(value, function (key, item) {
@@ -119,20 +243,10 @@ export const PRELUDE = `(function (host) {
   errorsModule.CustomHttpResponseError = CustomHttpResponseError;
   Object.freeze(errorsModule);
 
-  function hostError(e) {
-    const error = new Error(e && typeof e.message === 'string' ? e.message : 'The host call failed');
-    if (e && typeof e.name === 'string') error.name = e.name;
-    if (e && typeof e.status === 'number') error.status = e.status;
-    if (e && typeof e.code === 'string') error.code = e.code;
-    if (e && e.errors && typeof e.errors === 'object') error.errors = e.errors;
-    return error;
-  }
-  function call(target, args) {
-    return host.call(target, stringify(args)).then(function (text) {
-      return text === undefined ? undefined : parse(text);
-    }, function (e) { throw hostError(e); });
-  }
-
+  return { errorsModule, classes, SvcReactorError, CustomHttpResponseError };
+})`,
+  crypto: `(function (host) {
+  'use strict';
   const HEX = '0123456789abcdef';
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   function base64(bytes) {
@@ -175,17 +289,10 @@ export const PRELUDE = `(function (host) {
     createHash: function (algorithm) { return digester('hash', algorithm); },
     createHmac: function (algorithm, key) { return digester('hmac', algorithm, key); },
   });
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-  const uuidModule = Object.freeze({
-    v4: function () { return host.uuid(); },
-    validate: function (value) { return typeof value === 'string' && UUID.test(value); },
-  });
-  const MODULES = { '@svc/reactor-errors': errorsModule, crypto: cryptoModule, 'node:crypto': cryptoModule, uuid: uuidModule };
-  function require(name) {
-    if (typeof name === 'string' && Object.prototype.hasOwnProperty.call(MODULES, name)) return MODULES[name];
-    throw new Error("Cannot find module '" + String(name) + "': only ${REQUIRABLE_MODULES.join(', ')} can be required");
-  }
-
+  return cryptoModule;
+})`,
+  fetch: `(function (call, parse) {
+  'use strict';
   function headerBag(entries) {
     const map = new Map();
     for (const pair of entries) map.set(String(pair[0]).toLowerCase(), String(pair[1]));
@@ -224,71 +331,11 @@ export const PRELUDE = `(function (host) {
       };
     });
   }
-  const noop = function () {};
-  globalThis.fetch = fetch;
-  globalThis.console = Object.freeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop });
+  return fetch;
+})`,
+} as const;
 
-  function makeSvc() {
-    const svc = { tokens: {} };
-    for (const method of SVC_METHODS) {
-      const path = method.split('.');
-      const fn = function () { return call('svc.' + method, Array.prototype.slice.call(arguments)); };
-      if (path.length === 2) svc.tokens[path[1]] = fn;
-      else svc[path[0]] = fn;
-    }
-    Object.freeze(svc.tokens);
-    return Object.freeze(svc);
-  }
-
-  function describe(e) {
-    try {
-      if (e instanceof CustomHttpResponseError) {
-        return { kind: 'custom-response', status: e.status, headers: e.headers, body: e.body };
-      }
-      if (e instanceof SvcReactorError) {
-        let className = 'ReactorRuntimeError';
-        for (const pair of classes) if (e instanceof pair[1]) className = pair[0];
-        return { kind: 'reactor-error', className, errors: e.errors };
-      }
-      const name = e instanceof Error ? String(e.name) : typeof e;
-      const message = e instanceof Error ? String(e.message) : '';
-      let reason = 'error';
-      if (name === 'InternalError' && message === 'out of memory') reason = 'memory';
-      else if (name === 'InternalError' && message === 'interrupted') reason = 'interrupted';
-      else if ((name === 'RangeError' || name === 'InternalError') && /stack/.test(message)) reason = 'stack';
-      return { kind: 'thrown', name: name.slice(0, 100), reason };
-    } catch (inner) {
-      return { kind: 'thrown', name: 'Error', reason: 'error' };
-    }
-  }
-  function report(value) {
-    try {
-      return stringify(value);
-    } catch (e) {
-      return stringify({ kind: 'thrown', name: 'TypeError', reason: 'unserializable' });
-    }
-  }
-
-  return async function run(factory, argsJson, configurationJson, hasSvc, checkOnly) {
-    const module = { exports: {} };
-    try {
-      factory.call(undefined, module, module.exports, require);
-    } catch (e) {
-      return report(describe(e));
-    }
-    const main = module.exports;
-    if (typeof main !== 'function') return report({ kind: 'not-a-function' });
-    if (checkOnly) return report({ kind: 'ok', output: null });
-    const req = { args: parse(argsJson), configuration: parse(configurationJson), svc: hasSvc ? makeSvc() : null };
-    let result;
-    try {
-      result = await main(req);
-    } catch (e) {
-      return report(describe(e));
-    }
-    return report({ kind: 'ok', output: result === undefined ? null : result });
-  };
-})`;
+export type PreludeModule = keyof typeof PRELUDE_MODULES;
 
 /** How the formula's CommonJS source is wrapped: the code starts on line 2. */
 export const CODE_PREFIX = '(function (module, exports, require) {\n';

@@ -4,6 +4,11 @@ import type { SvcMethod } from './prelude.ts';
 
 export type HostTarget = `svc.${SvcMethod}` | 'fetch';
 
+/** What a worker is started with: the memory of the context it prepares before its first run. */
+export interface WorkerData {
+  readonly memoryBytes: number;
+}
+
 export interface RunMessage {
   readonly type: 'run';
   readonly runId: number;

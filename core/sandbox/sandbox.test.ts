@@ -92,6 +92,37 @@ describe('runModule', () => {
     ]);
   });
 
+  it('a context made ahead of its run holds nothing of earlier runs, on any worker', async () => {
+    await run(`globalThis.leak = 'x'; Object.prototype.polluted = 1; JSON.parse = () => 'forged';
+      module.exports = async () => { globalThis.seen = true; return {}; };`);
+    const probe = `module.exports = async (req) => ({ raw: {
+      leak: typeof leak, seen: typeof seen, polluted: ({}).polluted === undefined, args: req.args } });`;
+    const outcomes = await Promise.all([1, 2, 3, 4].map((n) => run(probe, { n })));
+    outcomes.forEach((outcome, i) =>
+      expect(outcome).toEqual({
+        kind: 'ok',
+        output: { raw: { leak: 'undefined', seen: 'undefined', polluted: true, args: { n: i + 1 } } },
+      }),
+    );
+  });
+
+  it('modules compiled on first use serve only their own run, whatever the code did to the globals first', async () => {
+    const sabotaged = await run(`globalThis.Error = function () {}; Object.freeze = (o) => o;
+      const E = require('@svc/reactor-errors'); E.BadRequestError.prototype.extra = 1;
+      module.exports = async () => { throw new E.BadRequestError('x'); };`);
+    expect(sabotaged.kind).toBe('problem');
+    expect(problem(await run(throwing("new E.BadRequestError('nope')")))).toEqual({
+      code: 'VALIDATION_FAILED',
+      status: 400,
+      detail: 'Bad Request',
+      errors: { error: ['nope'] },
+    });
+    const fresh = await run(
+      `module.exports = async () => ({ raw: require('@svc/reactor-errors').BadRequestError.prototype.extra === undefined });`,
+    );
+    expect(fresh).toEqual({ kind: 'ok', output: { raw: true } });
+  });
+
   it('offers the allow-listed modules and refuses others with a catchable error', async () => {
     const outcome = await run(`module.exports = async () => {
       const crypto = require('crypto');

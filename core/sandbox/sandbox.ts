@@ -6,6 +6,9 @@
  *
  * A worker that does not report by the deadline plus a grace period is terminated and replaced
  * (the interrupt handler normally ends the run well before).
+ *
+ * Each worker makes the fresh context of its next run while it is idle (worker.ts), so a run's
+ * latency is compiling and calling the formula, not building a runtime and evaluating the prelude.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,6 +30,7 @@ import type {
   HostToWorker,
   RunMessage,
   RunResult,
+  WorkerData,
   WorkerToHost,
 } from './protocol.ts';
 
@@ -79,16 +83,17 @@ interface Slot {
  * TypeScript, and Node 20 does not pass loader hooks to workers: a small bootstrap registers tsx's
  * ESM hooks inside the worker first (tsx is a runtime dependency).
  */
-function newWorker(): Worker {
+function newWorker(data: WorkerData): Worker {
   const resourceLimits = { stackSizeMb: 8, maxOldGenerationSizeMb: 256 };
+  const workerData = data;
   if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./worker.js', import.meta.url), { resourceLimits });
+    return new Worker(new URL('./worker.js', import.meta.url), { resourceLimits, workerData });
   const target = new URL('./worker.ts', import.meta.url).href;
   const packageJson = createRequire(import.meta.url).resolve('tsx/package.json');
   const exportsMap = (JSON.parse(readFileSync(packageJson, 'utf8')) as TsxPackage).exports;
   const api = pathToFileURL(join(dirname(packageJson), exportsMap['./esm/api'].import.default)).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-  return new Worker(bootstrap, { eval: true, resourceLimits });
+  return new Worker(bootstrap, { eval: true, resourceLimits, workerData });
 }
 
 interface TsxPackage {
@@ -189,7 +194,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   const spawn = (): Slot => {
-    const worker = newWorker();
+    const worker = newWorker({ memoryBytes: limits.memoryBytes });
     const slot: Slot = { worker, job: undefined, timer: undefined };
     worker.on('message', (message: WorkerToHost) => {
       if (message.type === 'call') answer(slot, message);

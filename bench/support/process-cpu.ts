@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * CPU time (user + system, every thread) a process has used so far, in milliseconds, read from
+ * /proc; null where /proc is missing. On a shared machine wall-clock figures swing with the other
+ * load, while the server's CPU per request barely does, so the benchmarks print both.
+ */
+export function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which sits in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS_PER_SECOND) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on every Linux architecture Node supports. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * The server's CPU (all its threads: event loop, sandbox workers, fsyncs) per request between two
+ * readings, in ms rounded to 0.01, as a field of a bench line; no field when unknown.
+ */
+export function cpuMsPerRequest(
+  before: number | null,
+  after: number | null,
+  requests: number,
+): { server_cpu_ms_per_request?: number } {
+  if (before === null || after === null || requests <= 0) return {};
+  return { server_cpu_ms_per_request: Math.round(((after - before) / requests) * 100) / 100 };
+}
