@@ -14,6 +14,9 @@ import { createServices } from '../../core/services.ts';
 import { createVault } from '../../core/vault/index.ts';
 import { buildServer } from '../../server/app.ts';
 import { startServer } from '../../server/listen.ts';
+import { enableSignalProfiling } from './profiling.ts';
+
+enableSignalProfiling();
 
 const mode = process.argv[2];
 

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
-import type { Database } from '../storage/schema.ts';
+import { compileOnce, insertRowsCompiled, runCompiled } from '../storage/compiled-queries.ts';
+import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { GENESIS, linkMessage } from './chain.ts';
 import { checkpointHolds, checkpointsOf } from './retention.ts';
@@ -44,6 +45,36 @@ export interface AuditItem {
  */
 const INSERT_CHUNK = 64;
 
+const AUDIT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'seq',
+  'actor_id',
+  'actor_type',
+  'entity_type',
+  'entity_id',
+  'operation',
+  'message',
+  'created_at',
+  'prev_hash',
+  'hash',
+] as const satisfies ReadonlyArray<keyof AuditLogsTable>;
+/** Placeholder values naming every column in AUDIT_COLUMNS' order (the compiled shape). */
+const AUDIT_TEMPLATE: AuditLogsTable = {
+  id: '',
+  tenant_id: '',
+  seq: 0,
+  actor_id: null,
+  actor_type: null,
+  entity_type: '',
+  entity_id: '',
+  operation: '',
+  message: '',
+  created_at: '',
+  prev_hash: new Uint8Array(0),
+  hash: new Uint8Array(0),
+};
+
 /**
  * Appends an entry to the tenant's chain. Call it with the transaction that makes the change, so
  * a rolled-back change leaves no entry and a committed one always has its entry.
@@ -77,14 +108,13 @@ export async function appendAuditBatch(
   for (const [tenantId, tenantItems] of byTenant) {
     // The head is read then moved: appends to one chain run one at a time, or the chain would fork.
     await vault.lockFor?.(`audit:${tenantId}`);
-    const head = await trx
-      .selectFrom('audit_heads')
-      .select(['seq', 'hash'])
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
+    const headQuery = compileOnce(trx, 'audit_heads:select', 1, () =>
+      trx.selectFrom('audit_heads').select(['seq', 'hash']).where('tenant_id', '=', ''),
+    );
+    const head = (await runCompiled(trx, headQuery, [tenantId])).rows[0];
     let prev = head?.hash ?? GENESIS;
     let seq = head?.seq ?? 0;
-    const rows = tenantItems.map(({ principal, event }) => {
+    const rows = tenantItems.map(({ principal, event }): AuditLogsTable => {
       const actor = principal ? actorOf(principal) : { actor_id: null, actor_type: null };
       seq += 1;
       const entry = {
@@ -104,17 +134,28 @@ export async function appendAuditBatch(
       prev = hash;
       return row;
     });
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await trx
-        .insertInto('audit_logs')
-        .values(rows.slice(i, i + INSERT_CHUNK))
-        .execute();
-    }
-    await trx
-      .insertInto('audit_heads')
-      .values({ tenant_id: tenantId, seq, hash: prev })
-      .onConflict((c) => c.column('tenant_id').doUpdateSet({ seq, hash: prev }))
-      .execute();
+    await insertRowsCompiled(
+      trx,
+      {
+        key: 'audit_logs:insert',
+        columns: AUDIT_COLUMNS,
+        chunk: INSERT_CHUNK,
+        template: AUDIT_TEMPLATE,
+        build: (part) => trx.insertInto('audit_logs').values(part),
+      },
+      rows,
+    );
+    const moveHead = compileOnce(trx, 'audit_heads:upsert', 3, () =>
+      trx
+        .insertInto('audit_heads')
+        .values({ tenant_id: '', seq: 0, hash: new Uint8Array(0) })
+        .onConflict((c) =>
+          c
+            .column('tenant_id')
+            .doUpdateSet((eb) => ({ seq: eb.ref('excluded.seq'), hash: eb.ref('excluded.hash') })),
+        ),
+    );
+    await runCompiled(trx, moveHead, [tenantId, seq, prev]);
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { KEY_BYTES } from './aead.ts';
@@ -39,14 +40,17 @@ export class TenantKeys {
    * same keys re-wrapped under the new term, so fingerprints and blind indexes stay comparable.
    */
   async current(trx: Kysely<Database>, tenantId: string, purpose: TenantKeyPurpose): Promise<TenantKey> {
-    const row = await trx
-      .selectFrom('tenant_keys')
-      .select(['term', 'wrapped'])
-      .where('tenant_id', '=', tenantId)
-      .where('purpose', '=', purpose)
-      .orderBy('term', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    // Compiled once: every write of tokens asks for one or two keys.
+    const newest = compileOnce(trx, 'tenant_keys:newest', 3, () =>
+      trx
+        .selectFrom('tenant_keys')
+        .select(['term', 'wrapped'])
+        .where('tenant_id', '=', '')
+        .where('purpose', '=', '')
+        .orderBy('term', 'desc')
+        .limit(1),
+    );
+    const row = (await runCompiled(trx, newest, [tenantId, purpose, 1])).rows[0];
     if (row && row.term === this.vault.keyTerm)
       return this.unwrapCached(tenantId, purpose, row.term, row.wrapped);
     const key =

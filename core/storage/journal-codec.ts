@@ -10,14 +10,20 @@ export interface JournalEntry {
   readonly stmts: readonly JournaledStatement[];
 }
 
-/** JSON with binary parameters as `{"$b": base64}`. */
+/**
+ * JSON with binary parameters as `{"$b": base64}`. The binary parameters are swapped before
+ * JSON.stringify rather than by a replacer function, which would take V8 off its fast path for
+ * every key of every statement; the bytes are the same.
+ */
 export function encodeEntry(entry: JournalEntry): Buffer {
-  return Buffer.from(
-    JSON.stringify(entry, (_key, value: unknown) =>
-      value instanceof Uint8Array ? { $b: Buffer.from(value).toString('base64') } : value,
-    ),
-    'utf8',
-  );
+  const stmts = entry.stmts.map(([sql, params]) => [sql, params.map(jsonParam)]);
+  return Buffer.from(JSON.stringify({ seq: entry.seq, at: entry.at, stmts }), 'utf8');
+}
+
+function jsonParam(value: SqlParam): string | number | null | { $b: string } {
+  return value instanceof Uint8Array
+    ? { $b: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }
+    : value;
 }
 
 export function decodeEntry(bytes: Uint8Array): JournalEntry {

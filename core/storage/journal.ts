@@ -187,6 +187,7 @@ export class JournalWriter {
   private size: number;
   private last: number;
   private records: number;
+  private appended = 0;
 
   private constructor(
     private readonly sodium: Sodium,
@@ -245,6 +246,11 @@ export class JournalWriter {
     return this.size;
   }
 
+  /** Bytes of records appended since the journal was opened, across rotations (monotonic). */
+  get appendedBytes(): number {
+    return this.appended;
+  }
+
   get recordCount(): number {
     return this.records;
   }
@@ -267,6 +273,7 @@ export class JournalWriter {
     record.writeUInt32LE(lengthCheck(sealed.length), 4);
     record.set(sealed, RECORD_PREFIX_BYTES);
     this.records++;
+    this.appended += record.length;
     const done = new Promise<void>((resolve, reject) => this.pending.push({ record, seq, resolve, reject }));
     this.flushing ??= this.flushLoop();
     return done;

@@ -3,8 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { makeTempDir, snapshotFiles } from '../test-support/temp-vault.ts';
 import type { TempDir } from '../test-support/temp-vault.ts';
-import { createVault, openVault, readVaultStatus } from '../vault/index.ts';
+import { ManualClock, createVault, openVault, readVaultStatus } from '../vault/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { FREE_SPACE_MAX_AGE_MS } from './free-space.ts';
 import { vaultPaths } from './paths.ts';
 import { faultyFs } from './test-support/faulty-fs.ts';
 import type { Fault } from './test-support/faulty-fs.ts';
@@ -43,28 +44,72 @@ describe('storage headroom', () => {
   afterEach(() => tmp.cleanup());
 
   it('refuses writes with a clear problem while the disk is below its reserve, and resumes after', async () => {
+    const clock = new ManualClock();
     const vault = await createVault({
       path: tmp.vaultPath,
       key: tmp.key,
       fs,
+      clock,
       limits: { minFreeDiskBytes: 32 * MIB },
     });
     await put(vault, 'before');
     const records = (await readVaultStatus(tmp.vaultPath)).journalRecords;
     free = 5 * MIB;
+    // Space taken by another program shows once the last reading is older than its maximum age.
+    await put(vault, 'within the age of the last reading');
+    clock.advance(FREE_SPACE_MAX_AGE_MS + 1);
     const err = await failure(put(vault, 'refused'));
     expect(isVaultError(err, 'VAULT_DISK_FULL')).toBe(true);
     expect(err.message).toMatch(
       /^The disk is full: 5\.0 MiB free .* less than the 32 MiB it keeps in reserve/,
     );
     // Nothing was attempted: no journal record, and the vault has not failed.
-    expect((await readVaultStatus(tmp.vaultPath)).journalRecords).toBe(records);
+    expect((await readVaultStatus(tmp.vaultPath)).journalRecords).toBe(records + 1);
     expect(vault.failure).toBeNull();
     free = 100 * MIB;
     await put(vault, 'after');
     expect((await vault.db.selectFrom('vault_meta').select('key').execute()).map((r) => r.key)).toEqual(
       expect.arrayContaining(['before', 'after']),
     );
+    await vault.close();
+  });
+
+  it("counts the vault's own journal writes against the last reading, and reads afresh before refusing", async () => {
+    const clock = new ManualClock();
+    const vault = await createVault({
+      path: tmp.vaultPath,
+      key: tmp.key,
+      fs,
+      clock,
+      limits: { minFreeDiskBytes: 32 * MIB },
+    });
+    await put(vault, 'first');
+    // The reading says 64 KiB above the reserve; the disk really fills as the journal grows.
+    const reserveFloor = 32 * MIB;
+    free = reserveFloor + 64 * 1024;
+    clock.advance(FREE_SPACE_MAX_AGE_MS + 1);
+    await put(vault, 'read afresh');
+    const journalBefore = (await readVaultStatus(tmp.vaultPath)).journalBytes;
+    let written = 0;
+    let err: (Error & { code?: string }) | null = null;
+    while (!err && written < 100) {
+      // Each write takes its journal record's bytes off the disk, as a real disk would.
+      const status = await readVaultStatus(tmp.vaultPath);
+      free = reserveFloor + 64 * 1024 - (status.journalBytes - journalBefore);
+      try {
+        await put(vault, `row-${written}`, 'x'.repeat(8 * 1024));
+        written++;
+      } catch (e) {
+        err = e as Error;
+      }
+    }
+    // Refused with no time passing: the vault's own writes came off the reading.
+    expect(err && isVaultError(err, 'VAULT_DISK_FULL'), String(err)).toBe(true);
+    expect(written).toBeGreaterThan(2);
+    expect(written).toBeLessThan(10);
+    // The refusal came from a fresh reading: with space freed it goes on at once.
+    free = 10_000 * MIB;
+    await put(vault, 'after');
     await vault.close();
   });
 

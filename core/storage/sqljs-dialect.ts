@@ -18,8 +18,14 @@ import type { SqlParam } from './journal-codec.ts';
  * reads run as they are, writes are handed to `onWrite` first, which records them for the journal
  * (inside a transaction) or refuses them (outside one).
  */
+interface Prepared {
+  readonly stmt: Statement;
+  /** Result column names, fixed for a prepared statement: read once, not per row. */
+  readonly columns: readonly string[];
+}
+
 export class SqlJsConnection implements DatabaseConnection {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, Prepared>();
 
   constructor(
     private readonly db: SqlJsDatabase,
@@ -39,11 +45,17 @@ export class SqlJsConnection implements DatabaseConnection {
     const params = rawParams.map(toSqlParam);
     const write = isWriteStatement(sql);
     if (write) this.onWrite(sql, params);
-    const stmt = this.prepare(sql);
+    const { stmt, columns } = this.prepare(sql);
     try {
       stmt.bind(params as SqlParam[]);
       const rows: R[] = [];
-      while (stmt.step()) rows.push(stmt.getAsObject() as R);
+      // `get` plus the cached names: `getAsObject` asks SQLite for every column's name on every row.
+      while (stmt.step()) {
+        const values = stmt.get();
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+        rows.push(row as R);
+      }
       if (!write) return { rows };
       return { rows, numAffectedRows: BigInt(this.db.getRowsModified()) };
     } finally {
@@ -57,7 +69,7 @@ export class SqlJsConnection implements DatabaseConnection {
       this.db.exec(sql);
       return;
     }
-    const stmt = this.prepare(sql);
+    const { stmt } = this.prepare(sql);
     try {
       stmt.bind(params as SqlParam[]);
       while (stmt.step()) {
@@ -70,18 +82,19 @@ export class SqlJsConnection implements DatabaseConnection {
 
   /** sql.js frees every statement on export(); forget ours before that happens. */
   forgetStatements(): void {
-    for (const stmt of this.statements.values()) stmt.free();
+    for (const { stmt } of this.statements.values()) stmt.free();
     this.statements.clear();
   }
 
-  private prepare(sql: string): Statement {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
+  private prepare(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
       if (this.statements.size >= 256) this.forgetStatements();
-      stmt = this.db.prepare(sql);
-      this.statements.set(sql, stmt);
+      const stmt = this.db.prepare(sql);
+      prepared = { stmt, columns: stmt.getColumnNames() };
+      this.statements.set(sql, prepared);
     }
-    return stmt;
+    return prepared;
   }
 }
 

@@ -7,6 +7,7 @@
  * `insertActivity`.
  */
 import type { Kysely } from 'kysely';
+import { insertRowsCompiled } from '../storage/compiled-queries.ts';
 import type { Database } from '../storage/schema.ts';
 
 /** `YYYY-MM` of an instant, in UTC. */
@@ -59,12 +60,20 @@ export async function insertActivity(
   tokenIds: readonly string[],
 ): Promise<void> {
   const unique = [...new Set(tokenIds)];
-  for (let i = 0; i < unique.length; i += CHUNK) {
-    await trx
-      .insertInto('token_activity')
-      .values(unique.slice(i, i + CHUNK).map((token_id) => ({ tenant_id: tenantId, month, token_id })))
+  await insertRowsCompiled(
+    trx,
+    {
+      key: 'token_activity:insert-or-ignore',
+      columns: ['tenant_id', 'month', 'token_id'],
+      chunk: CHUNK,
+      template: { tenant_id: '', month: '', token_id: '' },
       // `on conflict do nothing`, which both SQLite and PostgreSQL accept.
-      .onConflict((c) => c.doNothing())
-      .execute();
-  }
+      build: (rows) =>
+        trx
+          .insertInto('token_activity')
+          .values(rows)
+          .onConflict((c) => c.doNothing()),
+    },
+    unique.map((token_id) => ({ tenant_id: tenantId, month, token_id })),
+  );
 }

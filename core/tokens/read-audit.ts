@@ -19,6 +19,7 @@ import type { Kysely } from 'kysely';
 import { appendAuditBatch } from '../audit/audit-log.ts';
 import type { AuditItem } from '../audit/audit-log.ts';
 import { VaultError } from '../errors/catalogue.ts';
+import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { activityMonth, insertActivity } from './activity.ts';
@@ -114,15 +115,18 @@ export class ReadAudit {
       if (w.record.activeTokens) tenants.add(w.record.activeTokens.tenantId);
     }
     if (tenants.size === 0) return { batch, refused: [] };
-    const live = new Set(
-      (
-        await trx
-          .selectFrom('tenants')
-          .select('id')
-          .where('id', 'in', [...tenants])
-          .execute()
-      ).map((r) => r.id),
+    const ids = [...tenants];
+    const query = compileOnce(trx, `tenants:live:${ids.length}`, ids.length, () =>
+      trx
+        .selectFrom('tenants')
+        .select('id')
+        .where(
+          'id',
+          'in',
+          ids.map(() => ''),
+        ),
     );
+    const live = new Set((await runCompiled(trx, query, ids)).rows.map((r) => r.id));
     if (live.size === tenants.size) return { batch, refused: [] };
     const ok = (w: Waiting) =>
       w.record.entries.every((e) => live.has(e.event.tenantId)) &&

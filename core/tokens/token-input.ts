@@ -83,11 +83,24 @@ export async function underPrefix<T>(prefix: string, fn: () => Promise<T>): Prom
   try {
     return await fn();
   } catch (error) {
-    if (prefix !== '' && isVaultError(error, 'VALIDATION_FAILED') && error.errors !== undefined) {
-      throw validationError(prefixErrors(error.errors, prefix), error.message);
-    }
-    throw error;
+    throw prefixed(error, prefix);
   }
+}
+
+/** `underPrefix` for synchronous work (no promise per call on a path run per token). */
+export function underPrefixSync<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw prefixed(error, prefix);
+  }
+}
+
+function prefixed(error: unknown, prefix: string): unknown {
+  if (prefix !== '' && isVaultError(error, 'VALIDATION_FAILED') && error.errors !== undefined) {
+    return validationError(prefixErrors(error.errors, prefix), error.message);
+  }
+  return error;
 }
 
 /** Adds a thrown validation failure's field errors to `errors`; rethrows anything else. */

@@ -42,7 +42,7 @@ import { countDataTerms, parseSearchQuery } from './search-query.ts';
 import { TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
 import { ID_CONTAINS_DATA, idDataCheck, resolveTokenId } from './token-id.ts';
-import { checkCreateRequest, deriveValues, underPrefix } from './token-input.ts';
+import { checkCreateRequest, deriveValues, underPrefix, underPrefixSync } from './token-input.ts';
 import type { CheckedCreate, Derived, IdSpec, TokenSpec } from './token-input.ts';
 import {
   deleteTokenRow,
@@ -120,20 +120,34 @@ class WriteContext {
 
   async fingerprint(type: string, input: string | null): Promise<string | null> {
     if (input === null) return null;
-    this.fingerprintFn ??= await this.crypto.fingerprinter(this.trx, this.tenantId);
-    return this.fingerprintFn(type, input);
+    return (await this.fingerprinter())(type, input);
   }
 
   async searchDigests(values: readonly string[]): Promise<Uint8Array[]> {
     if (values.length === 0) return [];
-    this.searchFn ??= await this.crypto.searchHasher(this.trx, this.tenantId);
-    const hash = this.searchFn;
+    const hash = await this.searchHasher();
     return values.map((value) => hash(value));
   }
 
   async seal(tokenId: string, data: unknown): Promise<string> {
+    return (await this.sealer())(tokenId, data);
+  }
+
+  /** The tenant's fingerprint function (its key is created on first need, so ask only then). */
+  async fingerprinter(): Promise<(type: string, input: string) => string> {
+    this.fingerprintFn ??= await this.crypto.fingerprinter(this.trx, this.tenantId);
+    return this.fingerprintFn;
+  }
+
+  /** The tenant's blind-index function (its key is created on first need, so ask only then). */
+  async searchHasher(): Promise<Hasher> {
+    this.searchFn ??= await this.crypto.searchHasher(this.trx, this.tenantId);
+    return this.searchFn;
+  }
+
+  async sealer(): Promise<(tokenId: string, data: unknown) => string> {
     this.sealFn ??= await this.crypto.sealer(this.trx, this.tenantId);
-    return this.sealFn(tokenId, data);
+    return this.sealFn;
   }
 
   /** Queues the audit entry of `token`, written by `finish`. */
@@ -341,23 +355,30 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     if (!tokens.every(simple)) return null;
     const at = ctx.now.toISOString();
     const createdBy = actorOf(ctx.principal).actor_id;
+    const fingerprintInput = (t: PlannedToken): string | null =>
+      fingerprinted(settings, t.checked) ? t.derived.fingerprintInput : null;
+    // The keyed functions are fetched once, up front and only when some token needs them (a
+    // missing key is created on first need); the per-token work below is then synchronous, which
+    // saves several promises per token.
+    const fingerprint = tokens.some((t) => fingerprintInput(t) !== null) ? await ctx.fingerprinter() : null;
+    const searchHash = tokens.some((t) => t.derived.searchValues.length > 0)
+      ? await ctx.searchHasher()
+      : null;
+    const seal = await ctx.sealer();
     const planned: Array<{ row: Omit<TokenRow, 'row_id'>; transform: Transform; token: PlannedToken }> = [];
     for (const token of tokens) {
-      await underPrefix(token.path, async () => {
-        const { checked, derived } = token;
+      underPrefixSync(token.path, () => {
+        const { checked } = token;
         const transform = transformFor(ctx.principal, 'token:create', checked.container);
         const type = checked.definition.type;
-        const fingerprint = await ctx.fingerprint(
-          type,
-          fingerprinted(settings, checked) ? derived.fingerprintInput : null,
-        );
+        const input = fingerprintInput(token);
         const id = randomUUID();
         const row: Omit<TokenRow, 'row_id'> = {
           tenant_id: ctx.tenantId,
           id,
           type,
-          data: await ctx.seal(id, checked.data),
-          ...specColumns(checked, fingerprint),
+          data: seal(id, checked.data),
+          ...specColumns(checked, input === null || fingerprint === null ? null : fingerprint(type, input)),
           created_by: createdBy,
           created_at: at,
           modified_by: null,
@@ -370,10 +391,10 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       ctx.trx,
       planned.map((p) => p.row),
     );
-    const digests: Array<{ rowId: number; digests: Uint8Array[] }> = [];
-    for (const [i, p] of planned.entries()) {
-      digests.push({ rowId: rowIds[i]!, digests: await ctx.searchDigests(p.token.derived.searchValues) });
-    }
+    const digests = planned.map((p, i) => ({
+      rowId: rowIds[i]!,
+      digests: searchHash === null ? [] : p.token.derived.searchValues.map((value) => searchHash(value)),
+    }));
     await insertSearchDigests(ctx.trx, ctx.tenantId, digests);
     const results: CreateTokenResult[] = [];
     for (const [i, p] of planned.entries()) {

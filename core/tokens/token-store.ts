@@ -13,6 +13,7 @@ import type {
   Updateable,
 } from 'kysely';
 import { VaultError } from '../errors/catalogue.ts';
+import { compileOnce, insertRowsCompiled, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database, TokensTable } from '../storage/schema.ts';
 import { parseSettings } from '../tenancy/settings.ts';
 
@@ -99,8 +100,73 @@ export async function findDuplicate(
   return query.orderBy('row_id').limit(1).executeTakeFirst();
 }
 
+/** A new row's columns, in the order the compiled inserts bind them. */
+type TokenInsert = Required<NewTokenRow>;
+const TOKEN_COLUMNS = [
+  'tenant_id',
+  'id',
+  'type',
+  'data',
+  'mask',
+  'fingerprint',
+  'fingerprint_expression',
+  'container',
+  'metadata',
+  'search_indexes',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+  'expires_at',
+  'expires_offset',
+] as const satisfies ReadonlyArray<keyof TokenInsert>;
+/** Placeholder values naming every column in TOKEN_COLUMNS' order (the compiled shape). */
+const TOKEN_TEMPLATE: TokenInsert = {
+  tenant_id: '',
+  id: '',
+  type: '',
+  data: '',
+  mask: null,
+  fingerprint: null,
+  fingerprint_expression: '',
+  container: '',
+  metadata: '',
+  search_indexes: '',
+  created_by: null,
+  created_at: '',
+  modified_by: null,
+  modified_at: null,
+  expires_at: null,
+  expires_offset: null,
+};
+
+function tokenInsert(row: NewTokenRow): TokenInsert {
+  return {
+    ...row,
+    modified_by: row.modified_by ?? null,
+    modified_at: row.modified_at ?? null,
+    expires_at: row.expires_at ?? null,
+    expires_offset: row.expires_offset ?? null,
+    mask: row.mask ?? null,
+    fingerprint: row.fingerprint ?? null,
+    created_by: row.created_by ?? null,
+  };
+}
+
 export async function insertTokenRow(trx: Kysely<Database>, row: NewTokenRow): Promise<TokenRow> {
-  return trx.insertInto('tokens').values(row).returningAll().executeTakeFirstOrThrow();
+  const [inserted] = await insertRowsCompiled(
+    trx,
+    {
+      key: 'tokens:insert-returning-all',
+      columns: TOKEN_COLUMNS,
+      chunk: 1,
+      template: TOKEN_TEMPLATE,
+      build: (rows) => trx.insertInto('tokens').values(rows).returningAll(),
+    },
+    [tokenInsert(row)],
+  );
+  if (!inserted) throw new VaultError('INTERNAL', 'An inserted token returned no row.');
+  return inserted;
 }
 
 /** Rows per multi-row insert of tokens: 16 bound values each, far below SQLite's limit. */
@@ -112,15 +178,19 @@ export async function insertTokenRows(
   rows: readonly NewTokenRow[],
 ): Promise<number[]> {
   const ids = new Map<string, number>();
-  for (let i = 0; i < rows.length; i += TOKEN_INSERT_CHUNK) {
-    const inserted = await trx
-      .insertInto('tokens')
-      .values(rows.slice(i, i + TOKEN_INSERT_CHUNK))
-      .returning(['row_id', 'id'])
-      .execute();
-    // RETURNING's row order is unspecified; token ids are unique within the tenant.
-    for (const r of inserted) ids.set(r.id, r.row_id);
-  }
+  const inserted = await insertRowsCompiled(
+    trx,
+    {
+      key: 'tokens:insert-returning-ids',
+      columns: TOKEN_COLUMNS,
+      chunk: TOKEN_INSERT_CHUNK,
+      template: TOKEN_TEMPLATE,
+      build: (part) => trx.insertInto('tokens').values(part).returning(['row_id', 'id']),
+    },
+    rows.map(tokenInsert),
+  );
+  // RETURNING's row order is unspecified; token ids are unique within the tenant.
+  for (const r of inserted) ids.set(r.id, r.row_id);
   return rows.map((row) => {
     const rowId = ids.get(row.id);
     if (rowId === undefined) throw new VaultError('INTERNAL', 'An inserted token returned no row id.');
@@ -164,7 +234,7 @@ export async function insertSearchDigests(
   tenantId: string,
   tokens: ReadonlyArray<{ readonly rowId: number; readonly digests: readonly Uint8Array[] }>,
 ): Promise<void> {
-  const values = [];
+  const values: Array<{ tenant_id: string; token_rowid: number; digest: Uint8Array }> = [];
   for (const { rowId, digests } of tokens) {
     const seen = new Set<string>();
     for (const digest of digests) {
@@ -174,12 +244,17 @@ export async function insertSearchDigests(
       values.push({ tenant_id: tenantId, token_rowid: rowId, digest });
     }
   }
-  for (let i = 0; i < values.length; i += DIGEST_INSERT_CHUNK) {
-    await trx
-      .insertInto('token_search_indexes')
-      .values(values.slice(i, i + DIGEST_INSERT_CHUNK))
-      .execute();
-  }
+  await insertRowsCompiled(
+    trx,
+    {
+      key: 'token_search_indexes:insert',
+      columns: ['tenant_id', 'token_rowid', 'digest'],
+      chunk: DIGEST_INSERT_CHUNK,
+      template: { tenant_id: '', token_rowid: 0, digest: new Uint8Array(0) },
+      build: (part) => trx.insertInto('token_search_indexes').values(part),
+    },
+    values,
+  );
 }
 
 /** The tenant's settings; NOT_FOUND when the tenant does not exist (e.g. an operator's stale id). */
@@ -187,7 +262,10 @@ export async function tenantSettings(
   db: Kysely<Database>,
   tenantId: string,
 ): Promise<Record<string, string>> {
-  const row = await db.selectFrom('tenants').select('settings').where('id', '=', tenantId).executeTakeFirst();
+  const query = compileOnce(db, 'tenants:settings', 1, () =>
+    db.selectFrom('tenants').select('settings').where('id', '=', ''),
+  );
+  const row = (await runCompiled(db, query, [tenantId])).rows[0];
   if (!row) throw new VaultError('NOT_FOUND', 'No such tenant.');
   return parseSettings(row.settings);
 }

@@ -12,6 +12,7 @@ import { SCHEMA_MIGRATIONS_DDL, migrations } from '../storage/migrations.ts';
 import { Mutex } from '../storage/mutex.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
+import { FreeSpaceGauge } from '../storage/free-space.ts';
 import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-guard.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
@@ -67,6 +68,9 @@ export class EmbeddedVault implements VaultHandle {
   private closed = false;
   private background: Promise<void> | null = null;
   private backgroundError: unknown = null;
+  /** Snapshots being written: they take disk space the free-space reading does not count. */
+  private snapshotting = 0;
+  private readonly disk: FreeSpaceGauge;
 
   constructor(private readonly parts: EmbeddedVaultParts) {
     this.path = parts.paths.vault;
@@ -88,6 +92,11 @@ export class EmbeddedVault implements VaultHandle {
       },
       parts.header,
       parts.previousSegment ?? false,
+    );
+    this.disk = new FreeSpaceGauge(
+      () => this.readFreeDiskBytes(),
+      () => this.clock.now().getTime(),
+      () => parts.journal.appendedBytes,
     );
     this.connection = new SqlJsConnection(parts.sqlite, (sql, params) => this.recordWrite(sql, params));
     this.db = new Kysely<Database>({
@@ -145,7 +154,19 @@ export class EmbeddedVault implements VaultHandle {
   /** Writes a snapshot and starts an empty journal; traffic continues while it is written. */
   async compact(): Promise<void> {
     this.assertUsable();
-    await this.snapshots.background();
+    await this.writingSnapshot(() => this.snapshots.background());
+  }
+
+  /** Runs a snapshot write; the free-space reading is taken afresh during and after it. */
+  private async writingSnapshot<T>(write: () => Promise<T>): Promise<T> {
+    this.snapshotting++;
+    this.disk.invalidate();
+    try {
+      return await write();
+    } finally {
+      this.snapshotting--;
+      this.disk.invalidate();
+    }
   }
 
   async status(): Promise<VaultStatus> {
@@ -227,7 +248,7 @@ export class EmbeddedVault implements VaultHandle {
         const rewrapped = Barrier.wrapKeyring(sodium, next, rootKey, vaultId, kdf);
         snapshots.header = { ...current, keyring: Buffer.from(rewrapped).toString('base64') };
         try {
-          await snapshots.writeHeldLocked();
+          await this.writingSnapshot(() => snapshots.writeHeldLocked());
         } catch (err) {
           undo();
           snapshots.header = current;
@@ -305,8 +326,17 @@ export class EmbeddedVault implements VaultHandle {
     }
   }
 
-  /** Free space on the vault's disk; a file system that cannot tell counts as roomy. */
+  /**
+   * Free space on the vault's disk, from a reading at most a second old less what the journal
+   * wrote since (core/storage/free-space.ts); while a snapshot is being written, read each time.
+   */
   private async freeDiskBytes(): Promise<number> {
+    if (this.snapshotting > 0) this.disk.invalidate();
+    return this.disk.freeBytes(this.parts.limits.minFreeDiskBytes);
+  }
+
+  /** A file system that cannot tell its free space counts as roomy. */
+  private async readFreeDiskBytes(): Promise<number> {
     try {
       return await this.parts.fs.freeBytes(this.parts.paths.dir);
     } catch {
@@ -316,8 +346,9 @@ export class EmbeddedVault implements VaultHandle {
 
   /** Size of the SQLite database in memory; the caller holds the mutex. */
   private databaseBytes(): number {
-    const pages = this.parts.sqlite.exec('PRAGMA page_count')[0]?.values[0]?.[0];
-    const size = this.parts.sqlite.exec('PRAGMA page_size')[0]?.values[0]?.[0];
+    // Through the connection's prepared statements: `exec` would parse both pragmas every time.
+    const pages = this.connection.run<{ page_count: number }>('PRAGMA page_count', []).rows[0]?.page_count;
+    const size = this.connection.run<{ page_size: number }>('PRAGMA page_size', []).rows[0]?.page_size;
     return Number(pages ?? 0) * Number(size ?? 0);
   }
 
@@ -352,8 +383,7 @@ export class EmbeddedVault implements VaultHandle {
   private maybeSnapshot(): void {
     if (this.background || this.closed) return;
     if (this.parts.journal.byteLength < this.parts.snapshotThresholdBytes) return;
-    this.background = this.snapshots
-      .background()
+    this.background = this.writingSnapshot(() => this.snapshots.background())
       .catch((err: unknown) => {
         // The journal still holds every commit, so a failed snapshot loses nothing; it is retried later.
         this.backgroundError = err;

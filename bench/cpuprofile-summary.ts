@@ -1,0 +1,161 @@
+/**
+ * Summarises a V8 `.cpuprofile` (from `node --cpu-prof` or the inspector's Profiler): the functions
+ * with the most self time and the most inclusive time, each as milliseconds and as a share of the
+ * busy (non-idle) time. Run directly: `node --import tsx bench/cpuprofile-summary.ts file [top] [perUnits]`
+ * (`perUnits`: divide the milliseconds by this many requests as well).
+ */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+  readonly lineNumber: number;
+}
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+  readonly children?: readonly number[];
+}
+
+export interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+export interface FunctionTime {
+  readonly name: string;
+  readonly selfMs: number;
+  readonly totalMs: number;
+}
+
+export interface ProfileSummary {
+  readonly busyMs: number;
+  readonly idleMs: number;
+  readonly functions: readonly FunctionTime[];
+}
+
+/** Names that stand for no JavaScript work of ours. */
+const IDLE = new Set(['(idle)', '(program)']);
+
+function frameName(frame: CallFrame): string {
+  const file = frame.url.startsWith('file://')
+    ? relative(process.cwd(), new URL(frame.url).pathname)
+    : frame.url;
+  const where = file ? ` ${file.replace(/^node_modules\//, '~')}:${frame.lineNumber + 1}` : '';
+  return `${frame.functionName || '(anonymous)'}${where}`;
+}
+
+export function summariseProfile(profile: CpuProfile): ProfileSummary {
+  const byId = new Map<number, ProfileNode>();
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) {
+    byId.set(node.id, node);
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  }
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
+  let busy = 0;
+  let idle = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
+    let id: number | undefined = profile.samples[i]!;
+    const leaf = byId.get(id)!;
+    const leafName = frameName(leaf.callFrame);
+    if (IDLE.has(leaf.callFrame.functionName)) {
+      idle += delta;
+      continue;
+    }
+    busy += delta;
+    self.set(leafName, (self.get(leafName) ?? 0) + delta);
+    // Inclusive: each function once per sample, however deep it recurses.
+    const seen = new Set<string>();
+    while (id !== undefined) {
+      const name = frameName(byId.get(id)!.callFrame);
+      if (!seen.has(name)) {
+        seen.add(name);
+        total.set(name, (total.get(name) ?? 0) + delta);
+      }
+      id = parent.get(id);
+    }
+  }
+  const functions = [...total.keys()].map((name) => ({
+    name,
+    selfMs: self.get(name) ?? 0,
+    totalMs: total.get(name) ?? 0,
+  }));
+  return { busyMs: busy, idleMs: idle, functions };
+}
+
+/**
+ * Where the time under `focus` goes: for every sample with a frame whose name starts with `focus`,
+ * its time is given to the frame directly below the outermost such frame (or to `focus` itself
+ * when that frame is the leaf).
+ */
+export function focusProfile(profile: CpuProfile, focus: string): Map<string, number> {
+  const byId = new Map<number, ProfileNode>();
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) {
+    byId.set(node.id, node);
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  }
+  const below = new Map<string, number>();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
+    const stack: string[] = [];
+    for (let id: number | undefined = profile.samples[i]!; id !== undefined; id = parent.get(id))
+      stack.push(frameName(byId.get(id)!.callFrame));
+    let at = -1;
+    for (let j = stack.length - 1; j >= 0; j--) {
+      if (stack[j]!.startsWith(focus)) {
+        at = j;
+        break;
+      }
+    }
+    if (at < 0) continue;
+    const name = at === 0 ? '(self)' : stack[at - 1]!;
+    below.set(name, (below.get(name) ?? 0) + delta);
+  }
+  return below;
+}
+
+export function formatSummary(summary: ProfileSummary, top: number, units?: number): string {
+  const lines: string[] = [];
+  const pct = (ms: number) => `${((100 * ms) / summary.busyMs).toFixed(1).padStart(5)} %`;
+  const per = (ms: number) => (units ? ` ${((1000 * ms) / units).toFixed(1).padStart(7)} µs/req` : '');
+  lines.push(
+    `busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms` +
+      (units
+        ? `, ${units} requests: ${((1000 * summary.busyMs) / units).toFixed(0)} µs busy per request`
+        : ''),
+  );
+  const row = (ms: number, name: string) => `${ms.toFixed(0).padStart(7)} ms ${pct(ms)}${per(ms)}  ${name}`;
+  lines.push('', 'top self time:');
+  for (const f of [...summary.functions].sort((a, b) => b.selfMs - a.selfMs).slice(0, top))
+    lines.push(row(f.selfMs, f.name));
+  lines.push('', 'top inclusive time:');
+  for (const f of [...summary.functions].sort((a, b) => b.totalMs - a.totalMs).slice(0, top))
+    lines.push(row(f.totalMs, f.name));
+  return lines.join('\n');
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  const [file, top, units, focus] = process.argv.slice(2);
+  if (!file) throw new Error('usage: cpuprofile-summary.ts <file.cpuprofile> [top] [requests] [focus]');
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  if (focus) {
+    const rows = [...focusProfile(profile, focus)].sort((a, b) => b[1] - a[1]);
+    const sum = rows.reduce((n, [, ms]) => n + ms, 0);
+    process.stdout.write(`under ${focus}: ${sum.toFixed(0)} ms\n`);
+    for (const [name, ms] of rows.slice(0, Number(top ?? 30)))
+      process.stdout.write(
+        `${ms.toFixed(0).padStart(7)} ms${units ? ` ${((1000 * ms) / Number(units)).toFixed(1).padStart(7)} µs/req` : ''}  ${name}\n`,
+      );
+    process.exit(0);
+  }
+  process.stdout.write(
+    `${formatSummary(summariseProfile(profile), Number(top ?? 30), units ? Number(units) : undefined)}\n`,
+  );
+}
