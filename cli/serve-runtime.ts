@@ -118,6 +118,8 @@ export async function serveVault(
       bodyLimit,
       rateLimit,
       version: pkg.version,
+      // Servers on a database share it with each other and with CLI commands: no lock, no file.
+      operatorCredentialFile: resolved.config.databaseUrl === null,
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
       tenancy: serverTenancyOptionsFrom(resolved.config),
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).

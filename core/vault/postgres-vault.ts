@@ -226,28 +226,8 @@ export class PostgresVault implements VaultHandle {
 
   async status(): Promise<VaultStatus> {
     this.assertUsable();
-    const size = await sql<{ bytes: number }>`select pg_database_size(current_database()) as bytes`.execute(
-      this.db,
-    );
-    const version = await this.db
-      .selectFrom('schema_migrations')
-      .select((e) => e.fn.max('version').as('v'))
-      .executeTakeFirst();
-    return {
-      path: this.path,
-      journalPath: '',
-      vaultId: this.id,
-      createdAt: this.stored.createdAt,
-      formatVersion: Number(version?.v ?? 0),
-      keySource: this.stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
-      keyTerms: this.barrier.keyTerms,
-      snapshotBytes: Number(size.rows[0]?.bytes ?? 0),
-      snapshotSequence: 0,
-      snapshotWrittenAt: this.stored.createdAt,
-      journalBytes: 0,
-      journalRecords: 0,
-      lockHolder: null,
-    };
+    const facts = await sql.raw<DatabaseFacts>(DATABASE_FACTS).execute(this.db);
+    return postgresStatus(this.path, this.stored, this.barrier.keyTerms, facts.rows[0]);
   }
 
   /** Commits made through this process (the database has no single journal to count). */
@@ -394,6 +374,63 @@ async function readKeyringRow(pool: Pool): Promise<KeyringRow | null> {
     throw explainPostgresError(err);
   }
   return result.rows[0] ?? null;
+}
+
+interface DatabaseFacts {
+  bytes: number;
+  version: number | null;
+}
+
+/** The database's size and the schema version: the figures a status shows beside the keyring's. */
+const DATABASE_FACTS = `select pg_database_size(current_database()) as bytes,
+  (select max(version) from schema_migrations) as version`;
+
+/** A vault status in the embedded backend's shape; the journal and snapshot figures do not apply. */
+function postgresStatus(
+  path: string,
+  stored: { vaultId: string; createdAt: string; kdf: KdfHeader },
+  keyTerms: readonly number[],
+  facts: DatabaseFacts | undefined,
+): VaultStatus {
+  return {
+    path,
+    journalPath: '',
+    vaultId: stored.vaultId,
+    createdAt: stored.createdAt,
+    formatVersion: Number(facts?.version ?? 0),
+    keySource: stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
+    keyTerms,
+    snapshotBytes: Number(facts?.bytes ?? 0),
+    snapshotSequence: 0,
+    snapshotWrittenAt: stored.createdAt,
+    journalBytes: 0,
+    journalRecords: 0,
+    lockHolder: null,
+  };
+}
+
+/**
+ * What can be known of a vault on PostgreSQL without its key (`svc vault status`): the keyring row's
+ * id, creation time, key kind and terms, the schema version and the database size; null when the
+ * database holds no vault. An unreachable database is SERVICE_UNAVAILABLE.
+ */
+export async function readPostgresVaultStatus(url: string): Promise<VaultStatus | null> {
+  const pool = createPostgresPool(url, { max: 1 });
+  try {
+    const row = await readKeyringRow(pool);
+    if (!row) return null;
+    const facts = await pool.query<DatabaseFacts>(DATABASE_FACTS).catch((err: unknown) => {
+      throw explainPostgresError(err);
+    });
+    const stored = {
+      vaultId: row.vault_id,
+      createdAt: row.created_at,
+      kdf: JSON.parse(row.kdf) as KdfHeader,
+    };
+    return postgresStatus(redactedDatabaseUrl(url), stored, JSON.parse(row.terms) as number[], facts.rows[0]);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
 }
 
 export const createPostgresVault = (options: CreatePostgresVaultOptions) => PostgresVault.create(options);

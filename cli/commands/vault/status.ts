@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { describeHolder } from '../../../core/storage/lock.ts';
 import type { VaultStatus } from '../../../core/vault/types.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig, requireVault } from '../../context.ts';
+import { loadConfig, storedVaultStatus } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addHomeOptions,
@@ -21,7 +21,7 @@ export function newVaultStatusCommand(
   run: Runner<VaultStatusOptions> = (o) => runVaultStatus(deps, o),
 ): Command {
   const command = new Command('status').description(
-    'Show the vault file, its sizes, journal, key terms and lock holder (no key needed)',
+    'Show the vault file (or database), its sizes, journal, key terms and lock holder (no key needed)',
   );
   addHomeOptions(command, deps);
   addPathOptions(command, deps);
@@ -31,6 +31,9 @@ export function newVaultStatusCommand(
   });
 }
 
+const unlockedBy = (status: VaultStatus): string =>
+  status.keySource === 'passphrase' ? 'passphrase' : 'key (key file or SVC_VAULT_KEY)';
+
 export function statusEntries(status: VaultStatus): [string, string][] {
   return [
     ['Path', status.path],
@@ -38,7 +41,7 @@ export function statusEntries(status: VaultStatus): [string, string][] {
     ['Vault id', status.vaultId],
     ['Created', status.createdAt],
     ['Format version', String(status.formatVersion)],
-    ['Unlocked by', status.keySource === 'passphrase' ? 'passphrase' : 'key (key file or SVC_VAULT_KEY)'],
+    ['Unlocked by', unlockedBy(status)],
     ['Key terms', status.keyTerms.join(', ')],
     [
       'Snapshot',
@@ -49,10 +52,23 @@ export function statusEntries(status: VaultStatus): [string, string][] {
   ];
 }
 
+/** On PostgreSQL there is no snapshot, journal or lock: the database, its size and the keyring. */
+function databaseStatusEntries(status: VaultStatus): [string, string][] {
+  return [
+    ['Database', status.path],
+    ['Vault id', status.vaultId],
+    ['Created', status.createdAt],
+    ['Schema version', String(status.formatVersion)],
+    ['Unlocked by', unlockedBy(status)],
+    ['Key terms', status.keyTerms.join(', ')],
+    ['Database size', formatBytes(status.snapshotBytes)],
+  ];
+}
+
 export async function runVaultStatus(deps: CliDeps, options: VaultStatusOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  await requireVault(deps, resolved);
-  const status = await deps.vault.readVaultStatus(resolved.config.vaultPath);
+  const status = await storedVaultStatus(deps, resolved);
   if (options.json) writeJson(deps.stdout, snakeCaseKeys(status));
+  else if (resolved.config.databaseUrl !== null) writeRecord(deps, databaseStatusEntries(status));
   else writeRecord(deps, statusEntries(status));
 }
