@@ -34,6 +34,14 @@ export interface CreatePostgresVaultOptions extends PostgresVaultOptions {
   readonly kdf?: KdfLimits;
 }
 
+/** What a vault copied from another backend keeps: its id, creation time, KDF and keyring. */
+export interface AdoptedIdentity {
+  readonly vaultId: string;
+  readonly createdAt: string;
+  readonly kdf: KdfHeader;
+  readonly keyring: Keyring;
+}
+
 /** Serialization failures and deadlocks are retried this many times before the error stands. */
 const MAX_ATTEMPTS = 8;
 /** Advisory lock key held while migrating: servers starting together migrate one at a time. */
@@ -90,12 +98,37 @@ export class PostgresVault implements VaultHandle {
   static async create(options: CreatePostgresVaultOptions): Promise<PostgresVault> {
     const sodium = await loadSodium();
     const clock = options.clock ?? systemClock;
+    return PostgresVault.setUp(sodium, options, {
+      vaultId: randomUUID(),
+      createdAt: clock.now().toISOString(),
+      kdf: newKdfHeader(sodium, options.key, options.kdf),
+      keyring: Keyring.create(sodium, clock.now()),
+    });
+  }
+
+  /**
+   * Sets up an empty database holding an existing vault's identity and keyring (a copy from the
+   * embedded file): `fill` writes its rows in the same transaction as the schema and the keyring, so
+   * a failed copy leaves the database as empty as it was. The key must derive the same root key
+   * under `kdf` (the source's), so the same key opens both.
+   */
+  static async adopt(
+    options: PostgresVaultOptions & { readonly identity: AdoptedIdentity },
+    fill: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<PostgresVault> {
+    return PostgresVault.setUp(await loadSodium(), options, options.identity, fill);
+  }
+
+  private static async setUp(
+    sodium: Sodium,
+    options: PostgresVaultOptions,
+    identity: AdoptedIdentity,
+    fill?: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<PostgresVault> {
+    const clock = options.clock ?? systemClock;
     const pool = createPostgresPool(options.url, options.pool);
     try {
-      const vaultId = randomUUID();
-      const now = clock.now().toISOString();
-      const kdf = newKdfHeader(sodium, options.key, options.kdf);
-      const keyring = Keyring.create(sodium, clock.now());
+      const { vaultId, createdAt, kdf, keyring } = identity;
       const wrapped = Barrier.wrapKeyring(
         sodium,
         keyring,
@@ -103,14 +136,7 @@ export class PostgresVault implements VaultHandle {
         vaultId,
         kdf,
       );
-      const vault = new PostgresVault(
-        sodium,
-        pool,
-        options.url,
-        { vaultId, createdAt: now, kdf },
-        keyring,
-        clock,
-      );
+      const vault = new PostgresVault(sodium, pool, options.url, { vaultId, createdAt, kdf }, keyring, clock);
       await vault.transaction(async (trx) => {
         await vault.migrateHeld(trx);
         const existing = await (trx as unknown as Kysely<KeyringDb>)
@@ -128,13 +154,14 @@ export class PostgresVault implements VaultHandle {
           .values({
             id: 1,
             vault_id: vaultId,
-            created_at: now,
+            created_at: createdAt,
             kdf: JSON.stringify(kdf),
             wrapped,
             terms: JSON.stringify(keyring.terms),
-            updated_at: now,
+            updated_at: clock.now().toISOString(),
           })
           .execute();
+        await fill?.(trx);
       });
       return vault;
     } catch (err) {
