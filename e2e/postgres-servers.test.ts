@@ -246,7 +246,7 @@ describe.skipIf(!available)(
         const again = await api(server.url, 'POST', '/tokens', { key, body: { type: 'token', data: 'new' } });
         expect(again.status).toBe(201);
       } finally {
-        expect(await stop(server.child)).toBe(0);
+        expect(await stop(server.child), server.stderr()).toBe(0);
         await gate.end();
         await own.drop();
       }
