@@ -8,6 +8,7 @@ const POSTGRES_SUITES = [
   'core/tokens/search.test.ts',
   'core/tokens/read.test.ts',
   'core/tokens/update.test.ts',
+  'core/tokens/expiry.test.ts',
   'core/tokens/access-scope.test.ts',
   'core/tenancy/tenants.test.ts',
   'core/tenancy/applications.test.ts',

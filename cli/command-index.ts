@@ -32,7 +32,8 @@ export const VERBS: readonly Verb[] = [
   {
     name: 'init',
     term: 'init [options]',
-    description: 'Create a new vault (a generated key file unless --passphrase or --key-file says otherwise)',
+    description:
+      'Create a new vault (a generated key file unless --passphrase or --key-file says otherwise); with --database, set one up in an empty PostgreSQL database',
     load: async () => (await import('./commands/init/init.ts')).newInitCommand,
   },
   {
@@ -59,7 +60,7 @@ export const VERBS: readonly Verb[] = [
   {
     name: 'vault',
     term: 'vault',
-    description: 'Inspect and maintain the vault file',
+    description: 'Inspect and maintain the vault file; export it to PostgreSQL',
     load: async () => (await import('./commands/vault/vault.ts')).newVaultCommand,
   },
   {

@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../core/config/index.ts';
 import { VaultError } from '../core/errors/catalogue.ts';
 import { vaultPaths } from '../core/storage/paths.ts';
 import { describeHolder, isRunningHere, readLockHolder } from '../core/storage/lock.ts';
+import { describeVaultLocation, vaultLocationOf } from '../core/vault/location.ts';
 import type { LockHolder } from '../core/vault/types.ts';
 import { createApiClient, type ApiClient } from '../client/api-client.ts';
 import { readOperatorCredential } from '../server/operator-credential.ts';
@@ -78,6 +79,8 @@ export async function connectionFor(
     }
     return { kind: 'remote', url: server, authority: 'key', apiKey };
   }
+  // A database is shared: servers hold no lock on it, and a command opens it beside them.
+  if (resolved.config.databaseUrl !== null) return { kind: 'in-process', holder: null };
   const holder = await readLockHolder(vaultPaths(resolved.config.vaultPath).lock);
   if (holder === null || holder.url === undefined || !isRunningHere(holder))
     return { kind: 'in-process', holder };
@@ -113,6 +116,10 @@ export function clientOf(connection: Exclude<Connection, { kind: 'in-process' }>
  * holds it. The lock would refuse them anyway; this says why before any key is asked for.
  */
 export async function requireNoServer(resolved: ResolvedConfig, action: string): Promise<void> {
+  // A database has no lock: servers and commands share it.
+  if (resolved.config.databaseUrl !== null) return;
+  // No lock on a database: servers on it keep running (docs/architecture.md says what then holds).
+  if (resolved.config.databaseUrl !== null) return;
   const holder = await readLockHolder(vaultPaths(resolved.config.vaultPath).lock);
   if (holder === null || !isRunningHere(holder)) return;
   const where = holder.url === undefined ? '' : ` (serving ${holder.url})`;
@@ -152,15 +159,16 @@ export async function reportConnection(
   resolved: ResolvedConfig,
   apiKeyFlag?: string,
 ): Promise<ConnectionReport> {
-  const { vaultPath } = resolved.config;
-  const holder = await readLockHolder(vaultPaths(vaultPath).lock);
+  const { vaultPath, databaseUrl } = resolved.config;
+  const holder = databaseUrl === null ? await readLockHolder(vaultPaths(vaultPath).lock) : null;
   const lockedBy =
     holder === null
       ? null
       : `${describeHolder(holder)}${isRunningHere(holder) ? '' : ' (stale: its process is gone)'}`;
   const operatorCredential = (await readOperatorCredential(vaultPath).catch(() => null)) !== null;
   const apiKey = apiKeyOf(deps, apiKeyFlag) !== undefined;
-  const base = { vaultPath, lockedBy, operatorCredential, apiKey };
+  const shownPath = describeVaultLocation(vaultLocationOf(resolved.config));
+  const base = { vaultPath: shownPath, lockedBy, operatorCredential, apiKey };
   try {
     const connection = await connectionFor(deps, resolved, apiKeyFlag);
     const session = connection.kind === 'remote' && connection.authority === 'session';

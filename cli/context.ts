@@ -11,7 +11,8 @@ import {
   type ResolvedKeySource,
 } from '../core/config/index.ts';
 import { VaultError, isVaultError } from '../core/errors/catalogue.ts';
-import type { KeySource, VaultHandle } from '../core/vault/types.ts';
+import { describeVaultLocation, vaultLocationOf, type VaultLocation } from '../core/vault/location.ts';
+import type { KeySource, VaultHandle, VaultStatus } from '../core/vault/types.ts';
 import { secretInput, type CliDeps } from './deps.ts';
 import { colours, writeLine } from './output.ts';
 import { PROMPT_TRIES } from './prompter.ts';
@@ -21,27 +22,71 @@ export function loadConfig(deps: CliDeps, flags: ConfigFlags): Promise<ResolvedC
   return resolveConfig({ flags, env: deps.env, cwd: deps.cwd });
 }
 
-export async function requireVault(deps: CliDeps, resolved: ResolvedConfig): Promise<void> {
-  const { vaultPath } = resolved.config;
-  if (!(await deps.vault.vaultExists(vaultPath))) {
+/** Where the configured vault lives: the file at `vaultPath`, or the database of `databaseUrl`. */
+export function vaultLocation(resolved: ResolvedConfig): VaultLocation {
+  return vaultLocationOf(resolved.config);
+}
+
+/** The vault's place as it may be printed: the file's path, or the database URL without its password. */
+export function vaultWhere(resolved: ResolvedConfig): string {
+  return describeVaultLocation(vaultLocation(resolved));
+}
+
+/** The vault's status without its key (header or keyring row); VAULT_NOT_FOUND when there is none. */
+export async function storedVaultStatus(deps: CliDeps, resolved: ResolvedConfig): Promise<VaultStatus> {
+  const location = vaultLocation(resolved);
+  if (location.backend === 'embedded') {
+    await requireVault(deps, resolved);
+    return deps.vault.readVaultStatus(location.path);
+  }
+  const status = await deps.vault.vaultStatusAt(location);
+  if (status === null) {
     throw new VaultError(
       'VAULT_NOT_FOUND',
-      `no vault at ${vaultPath} (create one with 'svc init' or 'svc start')`,
+      `no vault in ${describeVaultLocation(location)} (set one up with 'svc init --database …' or 'svc start --database …')`,
+    );
+  }
+  return status;
+}
+
+export async function requireVault(deps: CliDeps, resolved: ResolvedConfig): Promise<void> {
+  const location = vaultLocation(resolved);
+  if (location.backend === 'postgres') {
+    await storedVaultStatus(deps, resolved);
+    return;
+  }
+  if (!(await deps.vault.vaultExists(location.path))) {
+    throw new VaultError(
+      'VAULT_NOT_FOUND',
+      `no vault at ${location.path} (create one with 'svc init' or 'svc start')`,
     );
   }
 }
 
 /**
- * The key for the existing vault at the configured path. The vault header says which kind of key it
- * takes, so a stale default key file never pre-empts the passphrase prompt of a passphrase vault.
+ * For the commands that work on the vault file itself (backup, restore, rekey of the file header):
+ * a usage error (exit 2) naming what to use instead when the vault is on PostgreSQL.
+ */
+export function requireEmbedded(resolved: ResolvedConfig, action: string, instead: string): void {
+  const location = vaultLocation(resolved);
+  if (location.backend === 'embedded') return;
+  throw new VaultError(
+    'USAGE',
+    `${action} works on the embedded vault file, but this vault is in the database ${describeVaultLocation(location)}; ${instead}`,
+  );
+}
+
+/**
+ * The key for the existing vault of the configuration. The vault (file header or keyring row) says
+ * which kind of key it takes, so a stale default key file never pre-empts the passphrase prompt of
+ * a passphrase vault.
  */
 export async function keyForVault(
   deps: CliDeps,
   resolved: ResolvedConfig,
   flags: KeySourceFlags,
 ): Promise<ResolvedKeySource> {
-  await requireVault(deps, resolved);
-  const status = await deps.vault.readVaultStatus(resolved.config.vaultPath);
+  const status = await storedVaultStatus(deps, resolved);
   const source = await resolveKeySourceWithOrigin(resolved, flags, deps.env, secretInput(deps), {
     expectedKind: status.keySource,
   });
@@ -66,9 +111,9 @@ export async function checkSecretFilePermissions(
   for (const warning of warnings) writeLine(deps.stderr, `${yellow('warning:')} ${warning}`);
 }
 
+/** The one way the CLI opens the vault: the backend is the configuration's (file or database). */
 export function openWithKey(deps: CliDeps, resolved: ResolvedConfig, key: KeySource): Promise<VaultHandle> {
-  return deps.vault.openVault({
-    path: resolved.config.vaultPath,
+  return deps.vault.openVaultAt(vaultLocation(resolved), {
     key,
     snapshotThresholdBytes: resolved.config.snapshotThresholdBytes,
     clock: deps.clock,

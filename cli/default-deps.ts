@@ -12,6 +12,9 @@ const servicesModule = () => import('../core/services.ts');
 const lazyVault: VaultApi = {
   createVault: async (options) => (await vaultModule()).createVault(options),
   openVault: async (options) => (await vaultModule()).openVault(options),
+  createVaultAt: async (location, options) => (await vaultModule()).createVaultAt(location, options),
+  openVaultAt: async (location, options) => (await vaultModule()).openVaultAt(location, options),
+  vaultStatusAt: async (location) => (await vaultModule()).vaultStatusAt(location),
   vaultExists: async (path) => (await vaultModule()).vaultExists(path),
   readVaultStatus: async (path) => (await vaultModule()).readVaultStatus(path),
   backupVault: async (options) => (await vaultModule()).backupVault(options),

@@ -47,6 +47,9 @@ export type VaultApi = Pick<
   typeof vault,
   | 'createVault'
   | 'openVault'
+  | 'createVaultAt'
+  | 'openVaultAt'
+  | 'vaultStatusAt'
   | 'vaultExists'
   | 'readVaultStatus'
   | 'backupVault'

@@ -3,7 +3,7 @@ import { isVaultError, type FieldErrors, type VaultError } from '../core/errors/
 import type { CliDeps } from './deps.ts';
 import { runnable } from './runnable.ts';
 
-export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, unavailable: 3, auth: 4 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**

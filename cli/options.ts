@@ -26,6 +26,9 @@ function settingParser<K extends ConfigKey>(
     try {
       return parseSetting(key, text, flag, deps.cwd);
     } catch (error) {
+      // A value that may carry a password is not echoed: our error (exit 2) stands as it is, since
+      // commander's own message would repeat the argument.
+      if (isVaultError(error) && key === 'databaseUrl') throw error;
       // Commander prefixes its own "option '--port <n>' argument 'x' is invalid."; keep only our reason.
       if (isVaultError(error)) {
         const reason = error.message.replace(`${flag}: `, '');
@@ -57,6 +60,7 @@ interface RawConfigOptions {
   reactorTimeoutMs?: number;
   reactorMemoryMb?: number;
   server?: string;
+  database?: string;
 }
 
 /** `--home` and `--config`: every command resolves the configuration. */
@@ -70,7 +74,7 @@ export function addHomeOptions(command: Command, deps: CliDeps): Command {
     .option('--config <file>', 'config file (default <home>/config.json; env SVC_CONFIG)');
 }
 
-/** `--path` and `--key-file`: where the vault and its key file are. */
+/** `--path`, `--database` and `--key-file`: where the vault and its key file are. */
 export function addPathOptions(
   command: Command,
   deps: CliDeps,
@@ -81,6 +85,12 @@ export function addPathOptions(
       new Option('--path <file>', 'vault file (default <home>/vault.svc; env SVC_VAULT_PATH)').argParser(
         settingParser(deps, 'vaultPath', '--path'),
       ),
+    )
+    .addOption(
+      new Option(
+        '--database <url>',
+        'a PostgreSQL database holding the vault instead of the file, postgres://user@host/db (env SVC_DATABASE_URL)',
+      ).argParser(settingParser(deps, 'databaseUrl', '--database')),
     )
     .addOption(
       new Option('--key-file <file>', `${keyHelp} (default <home>/vault.key; env SVC_KEY_FILE)`).argParser(
@@ -236,6 +246,7 @@ export function configFlagsFrom(raw: RawConfigOptions): ConfigFlags {
   if (raw.reactorTimeoutMs !== undefined) flags.reactorTimeoutMs = raw.reactorTimeoutMs;
   if (raw.reactorMemoryMb !== undefined) flags.reactorMemoryMb = raw.reactorMemoryMb;
   if (raw.server !== undefined) flags.server = raw.server;
+  if (raw.database !== undefined) flags.databaseUrl = raw.database;
   return flags;
 }
 

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VaultError } from '../core/errors/catalogue.ts';
@@ -21,6 +21,7 @@ describe('svc init + svc vault status', () => {
     const keyFile = path.join(home.dir, 'vault.key');
     expect(created).toEqual({
       path: path.join(home.dir, 'vault.svc'),
+      backend: 'embedded',
       key_source: 'key',
       key_file: keyFile,
       key_file_created: true,
@@ -353,6 +354,49 @@ describe('svc config', () => {
     expect(table.stdout).toContain('smtpUrl\tsmtp://mailer:***@mail.test:587\tenv SVC_SMTP_URL');
     const json = await runSvc(['config', '--json'], { env });
     expectNoSecret(json, 's3cret-pw');
+  });
+
+  it('shows the database URL without its password, from the flag, the environment or the file', async () => {
+    const url = 'postgres://svc:s3cret-db@db.test:5432/vault?sslmode=verify-full';
+    const shown = 'postgres://svc:***@db.test:5432/vault?sslmode=verify-full';
+    const fromEnv = await runSvc(['config'], { env: home.env({ SVC_DATABASE_URL: url }) });
+    expectOk(fromEnv);
+    expectNoSecret(fromEnv, 's3cret-db');
+    expect(fromEnv.stdout).toContain(`databaseUrl\t${shown}\tenv SVC_DATABASE_URL`);
+    const fromFlag = await runSvc(['config', '--database', url, '--json'], { env: home.env() });
+    expectNoSecret(fromFlag, 's3cret-db');
+    const report = JSON.parse(fromFlag.stdout) as {
+      values: { database_url: string };
+      sources: Record<string, string>;
+    };
+    expect(report.values.database_url).toBe(shown);
+    expect(report.sources.database_url).toBe('flag');
+    await mkdir(home.dir, { recursive: true });
+    await writeFile(path.join(home.dir, 'config.json'), JSON.stringify({ databaseUrl: url }));
+    const fromFile = await runSvc(['config'], { env: home.env() });
+    expectNoSecret(fromFile, 's3cret-db');
+    expect(fromFile.stdout).toMatch(/databaseUrl\tpostgres:\/\/svc:\*\*\*@db\.test.*\tfile /);
+    // Another scheme is a usage error that does not echo the value.
+    const wrong = await runSvc(['config', '--database', 'mysql://u:s3cret-db@h/db'], { env: home.env() });
+    expect(wrong.code).toBe(2);
+    expectNoSecret(wrong, 's3cret-db');
+  });
+
+  it('refuses the file-only vault commands on a database with exit 2, before asking for a key', async () => {
+    const env = home.env({ SVC_DATABASE_URL: 'postgres://svc@127.0.0.1:1/none' });
+    for (const args of [
+      ['vault', 'backup', path.join(home.dir, 'b.svc')],
+      ['vault', 'restore', path.join(home.dir, 'b.svc'), '--force'],
+      ['vault', 'compact'],
+      ['vault', 'rekey', '--new-key-file', path.join(home.dir, 'new.key')],
+    ]) {
+      const result = await runSvc(args, { env });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(
+        /works on the embedded vault file, but this vault is in the database postgres:\/\/svc@127\.0\.0\.1:1\/none/,
+      );
+      expect(result.asked).toEqual([]);
+    }
   });
 
   it('reports a bad config file in one line, exit 2', async () => {

@@ -45,9 +45,7 @@ describe.skipIf(process.platform === 'win32')('permissions of secret files', () 
     const result = await svc(['tenant', 'list']);
     expectOk(result);
     expect(result.stderr).toMatch(/warning: home folder .* \(mode 755\); run: chmod 700/);
-    expect(result.stderr).toMatch(
-      /warning: config file \(it holds the SMTP password\) .*config\.json .*mode 644/,
-    );
+    expect(result.stderr).toMatch(/warning: config file \(it holds a password\) .*config\.json .*mode 644/);
     expect(result.stderr).not.toContain('s3cret');
     // Without a password in it, the config file holds no secret.
     await writeFile(configFile, JSON.stringify({ logLevel: 'warn' }));

@@ -100,6 +100,8 @@ export async function serveVault(
   options: ServeOptions,
 ): Promise<void> {
   const { host, port, allowRemote, bodyLimit, logLevel, rateLimit } = resolved.config;
+  // A database stays open to CLI commands while servers run on it; the file needs the server stopped.
+  const thenRun = resolved.config.databaseUrl === null ? 'stop the server and run' : 'run';
   let server: Awaited<ReturnType<CliDeps['startServer']>>;
   let bootstrapped: Awaited<ReturnType<CliDeps['tenancy']['bootstrapEmbeddedDefault']>>;
   let applications: Awaited<ReturnType<CliDeps['tenancy']['listApplications']>> = [];
@@ -118,6 +120,8 @@ export async function serveVault(
       bodyLimit,
       rateLimit,
       version: pkg.version,
+      // Servers on a database share it with each other and with CLI commands: no lock, no file.
+      operatorCredentialFile: resolved.config.databaseUrl === null,
       // Invitation mail as the CLI's own commands send it; links default to the server's own URL.
       tenancy: serverTenancyOptionsFrom(resolved.config),
       // Request logs go to stderr: stdout carries only what the command reports (URL, key, JSON).
@@ -178,12 +182,12 @@ export async function serveVault(
           deps.stdout,
           bootstrapped.ownerCanSignIn
             ? `Tenant owner: ${bootstrapped.ownerEmail}`
-            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, stop the server and run: ${svcCommand(deps.env)} user passwd ${bootstrapped.ownerEmail})`,
+            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, ${thenRun}: ${svcCommand(deps.env)} user passwd ${bootstrapped.ownerEmail})`,
         );
       } else {
         writeLine(
           deps.stdout,
-          `Management API key: shown only once, on the first run. To mint a new one, stop the server and run: ${svcCommand(deps.env)} app regenerate <application-id>`,
+          `Management API key: shown only once, on the first run. To mint a new one, ${thenRun}: ${svcCommand(deps.env)} app regenerate <application-id>`,
         );
         // With several tenants, the tenant says which one a management key would act in.
         for (const app of applications)

@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../core/config/index.ts';
 import { clientOf, connectionFor } from './connection.ts';
-import { keyForVault, requireVault, withVault } from './context.ts';
+import { keyForVault, requireEmbedded, storedVaultStatus, withVault } from './context.ts';
 import type { CliDeps } from './deps.ts';
 import { httpVaultUpkeep } from './http-services.ts';
 import type { CliKeyFlags } from './options.ts';
@@ -18,16 +18,24 @@ export async function vaultUpkeep(
   const connection = await connectionFor(deps, resolved, flags.apiKey);
   if (connection.kind !== 'in-process') return httpVaultUpkeep(clientOf(connection));
   return {
-    async status() {
-      await requireVault(deps, resolved);
-      return deps.vault.readVaultStatus(resolved.config.vaultPath);
-    },
-    compact: () =>
-      withVault(deps, resolved, flags, async (vault) => {
+    status: () => storedVaultStatus(deps, resolved),
+    compact: () => {
+      requireEmbedded(
+        resolved,
+        'svc vault compact',
+        'PostgreSQL reclaims space by itself (autovacuum); run VACUUM there if you must.',
+      );
+      return withVault(deps, resolved, flags, async (vault) => {
         await vault.compact();
         return vault.status();
-      }),
+      });
+    },
     async backup(file, force) {
+      requireEmbedded(
+        resolved,
+        'svc vault backup',
+        "back the database up with PostgreSQL's own tools (pg_dump, or continuous archiving).",
+      );
       const { key } = await keyForVault(deps, resolved, flags);
       return deps.vault.backupVault({
         path: resolved.config.vaultPath,

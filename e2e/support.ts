@@ -31,7 +31,7 @@ export function svc(args: string[], env: Record<string, string>, stdin?: string)
 export function svcServe(
   args: string[],
   env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
+): Promise<{ child: ChildProcess; url: string; stdout: () => string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC_BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: env.SVC_HOME ?? '', ...env },
@@ -42,7 +42,7 @@ export function svcServe(
     child.stdout!.on('data', (c: Buffer) => {
       stdout += c.toString();
       const match = /URL: (http:\/\/\S+)/.exec(stdout);
-      if (match) resolve({ child, url: match[1]!, stdout: () => stdout });
+      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr });
     });
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('exit', (code) => reject(new Error(`svc exited early (${code}): ${stderr}`)));

@@ -22,6 +22,12 @@ export interface StartServerOptions extends ServerOptions {
    * starts timers.
    */
   readonly sweepIntervalMs?: number | false;
+  /**
+   * Writes the operator credential beside the vault's lock file (default true), for CLI commands on
+   * this host to go through this server. A vault in a database has no lock: several servers share it
+   * and CLI commands open it beside them, so its servers write no file (false).
+   */
+  readonly operatorCredentialFile?: boolean;
 }
 
 export { DEFAULT_SWEEP_INTERVAL_MS };
@@ -44,6 +50,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
     port,
     allowRemote = false,
     sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS,
+    operatorCredentialFile = true,
     ...serverOptions
   } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -98,7 +105,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
   built.listening(url);
   try {
     await vault.setLockUrl(url);
-    await operator.write();
+    if (operatorCredentialFile) await operator.write();
   } catch (error) {
     await operator.remove();
     await app.close();

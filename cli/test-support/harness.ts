@@ -90,6 +90,9 @@ export const fastVault: VaultApi = {
   ...vault,
   createVault: (options) => vault.createVault({ kdf: FAST_KDF, fs: unsyncedFs, ...options }),
   openVault: (options) => vault.openVault({ fs: unsyncedFs, ...options }),
+  createVaultAt: (location, options) =>
+    vault.createVaultAt(location, { kdf: FAST_KDF, fs: unsyncedFs, ...options }),
+  openVaultAt: (location, options) => vault.openVaultAt(location, { fs: unsyncedFs, ...options }),
   rekeyVault: (options) => vault.rekeyVault({ kdf: FAST_KDF, ...options }),
 };
 

@@ -85,12 +85,14 @@ function prunableRuns(rows: readonly Row[], before: string): Row[][] {
  * (or one tenant).
  */
 export async function pruneReadEntries(
-  vault: Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction'>,
+  vault: Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'>,
   before: Date,
   tenantId?: string,
 ): Promise<PruneResult> {
   const cutoff = before.toISOString();
   return vault.transaction(async (trx) => {
+    // Servers sharing a database prune one at a time, so two never checkpoint the same run.
+    await vault.lockFor('audit-prune');
     let query = trx.selectFrom('audit_heads').select('tenant_id');
     if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
     const tenants = (await query.execute()).map((r) => r.tenant_id);
@@ -159,7 +161,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * close after it. A failed prune is reported and retried on the next day's run.
  */
 export function startReadRetention(
-  vault: Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction'>,
+  vault: Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'>,
   days: number,
   onError: (error: unknown) => void,
   onPrune: (result: PruneResult) => void = () => undefined,

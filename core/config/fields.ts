@@ -60,6 +60,11 @@ export interface SvcConfig {
   readonly tenant: string | null;
   /** A server the CLI's data commands go through (with an API key) instead of the local vault; null = the local vault. */
   readonly server: string | null;
+  /**
+   * A PostgreSQL database holding the vault (`postgres://user@host:5432/db?sslmode=…`) instead of the
+   * embedded file at `vaultPath`; null = the embedded file. May carry a password: shown redacted.
+   */
+  readonly databaseUrl: string | null;
 }
 
 export type ConfigKey = keyof SvcConfig;
@@ -93,6 +98,7 @@ export const ENV_NAMES = {
   reactorMemoryMb: 'SVC_REACTOR_MEMORY_MB',
   tenant: 'SVC_TENANT',
   server: 'SVC_SERVER',
+  databaseUrl: 'SVC_DATABASE_URL',
 } as const satisfies Record<ConfigKey, string>;
 
 export const CONFIG_ENV = 'SVC_CONFIG';
@@ -121,6 +127,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   'reactorMemoryMb',
   'tenant',
   'server',
+  'databaseUrl',
 ];
 
 const MIB = 1024 * 1024;
@@ -146,6 +153,7 @@ export const FIXED_DEFAULTS = {
   reactorMemoryMb: DEFAULT_SANDBOX_MEMORY_BYTES / (1024 * 1024),
   tenant: null,
   server: null,
+  databaseUrl: null,
 } as const satisfies Partial<SvcConfig>;
 
 export function defaultHome(): string {
@@ -260,6 +268,8 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
     case 'publicUrl':
     case 'server':
       return checkUrl(text, where, ['http:', 'https:']).replace(/\/+$/, '');
+    case 'databaseUrl':
+      return checkUrl(text, where, ['postgres:', 'postgresql:']);
     case 'mailFrom':
       if (text.trim() === '') throw invalid(where, 'expected a sender address, got an empty value');
       return text.trim();
@@ -306,6 +316,7 @@ export function checkFileSetting(
     case 'smtpUrl':
     case 'publicUrl':
     case 'server':
+    case 'databaseUrl':
     case 'mailFrom':
     case 'proxyAllow':
     case 'proxyCaFile':

@@ -8,7 +8,7 @@ const GROUP_OTHER = 0o077;
 export interface PermissionFinding {
   readonly path: string;
   /** What the file is, for the message. */
-  readonly what: 'home folder' | 'key file' | 'config file (it holds the SMTP password)';
+  readonly what: 'home folder' | 'key file' | 'config file (it holds a password)';
   /** The permission bits, e.g. 0o644. */
   readonly mode: number;
 }
@@ -22,19 +22,26 @@ async function modeOf(path: string): Promise<number | null> {
 }
 
 function holdsSecret(resolved: ResolvedConfig): boolean {
-  const { smtpUrl } = resolved.config;
-  if (resolved.sources.smtpUrl !== 'file' || smtpUrl === null) return false;
-  try {
-    return new URL(smtpUrl).password !== '';
-  } catch {
-    return false;
-  }
+  // The SMTP URL and the database URL may each carry a password.
+  const { smtpUrl, databaseUrl } = resolved.config;
+  const fromFile = [
+    resolved.sources.smtpUrl === 'file' ? smtpUrl : null,
+    resolved.sources.databaseUrl === 'file' ? databaseUrl : null,
+  ];
+  return fromFile.some((url) => {
+    if (url === null) return false;
+    try {
+      return new URL(url).password !== '';
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
  * Files of secrets that others on this machine may read: the home folder (it holds the vault, the
  * key file and the outbox of invitation links), the key file in use, and the config file when it
- * carries the SMTP password. POSIX modes only; on Windows, ACLs decide and nothing is reported.
+ * carries the SMTP or database password. POSIX modes only; on Windows, ACLs decide and nothing is reported.
  */
 export async function exposedSecretFiles(
   resolved: ResolvedConfig,
@@ -47,7 +54,7 @@ export async function exposedSecretFiles(
   ];
   if (keyFile !== null) candidates.push({ path: keyFile, what: 'key file' });
   if (resolved.configFile.loaded && holdsSecret(resolved))
-    candidates.push({ path: resolved.configFile.path, what: 'config file (it holds the SMTP password)' });
+    candidates.push({ path: resolved.configFile.path, what: 'config file (it holds a password)' });
   const findings: PermissionFinding[] = [];
   for (const candidate of candidates) {
     const mode = await modeOf(candidate.path);

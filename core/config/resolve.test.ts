@@ -56,6 +56,7 @@ describe('resolveConfig', () => {
       reactorMemoryMb: 64,
       server: null,
       tenant: null,
+      databaseUrl: null,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

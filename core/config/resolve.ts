@@ -74,6 +74,7 @@ const FLAG_NAMES: Record<ConfigKey, string> = {
   reactorMemoryMb: '--reactor-memory-mb',
   tenant: '--tenant',
   server: '--server',
+  databaseUrl: '--database',
 };
 
 export function flagName(key: ConfigKey): string {

@@ -9,8 +9,8 @@ export interface ErrorDefinition {
   readonly status: number;
   /** Short human summary of the problem class (problem+json `title`). */
   readonly title: string;
-  /** Exit code in the CLI: 1 error, 2 usage, 4 authentication or lock. */
-  readonly exitCode: 1 | 2 | 4;
+  /** Exit code in the CLI: 1 error, 2 usage, 3 unavailable (try again later), 4 authentication or lock. */
+  readonly exitCode: 1 | 2 | 3 | 4;
 }
 
 export const errorCatalogue = {
@@ -41,7 +41,8 @@ export const errorCatalogue = {
   PAYMENT_REQUIRED: { status: 402, title: 'Payment required.', exitCode: 1 },
   REACTOR_TIMEOUT: { status: 408, title: 'The reactor did not finish in time.', exitCode: 1 },
   REACTOR_RUNTIME: { status: 500, title: 'Reactor runtime error.', exitCode: 1 },
-  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable.', exitCode: 1 },
+  // Exit 3: the database (or a service the command needs) cannot be reached now; a retry may succeed.
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable.', exitCode: 3 },
   // Vault storage and keys
   VAULT_NOT_FOUND: { status: 500, title: 'No vault exists at this path.', exitCode: 1 },
   VAULT_EXISTS: { status: 409, title: 'A vault already exists at this path.', exitCode: 1 },
@@ -79,7 +80,7 @@ export class VaultError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly title: string;
-  readonly exitCode: 1 | 2 | 4;
+  readonly exitCode: 1 | 2 | 3 | 4;
   readonly errors: FieldErrors | undefined;
   /** RATE_LIMITED: seconds until the caller may try again (the HTTP edge's Retry-After), when known. */
   readonly retryAfterSeconds: number | undefined;

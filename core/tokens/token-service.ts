@@ -596,6 +596,9 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       let total = 0;
       for (;;) {
         const removed = await vault.transaction(async (trx) => {
+          // Servers sharing a database sweep one at a time: the next one finds nothing left to
+          // expire, instead of deleting the same rows and auditing each expiry twice.
+          await vault.lockFor('expiry-sweep');
           const rows = await trx
             .selectFrom('tokens')
             .selectAll()

@@ -1,4 +1,12 @@
 export { createVault, openVault } from './lifecycle.ts';
+export {
+  createVaultAt,
+  describeVaultLocation,
+  openVaultAt,
+  vaultLocationOf,
+  vaultStatusAt,
+} from './backend.ts';
+export type { CreateAtOptions, OpenAtOptions, VaultLocation } from './backend.ts';
 export { backupVault, restoreVault, rekeyVault } from './maintenance.ts';
 export type { BackupOptions, RestoreOptions, RekeyOptions } from './maintenance.ts';
 export { readVaultStatus, vaultExists } from './status.ts';

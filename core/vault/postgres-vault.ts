@@ -34,6 +34,14 @@ export interface CreatePostgresVaultOptions extends PostgresVaultOptions {
   readonly kdf?: KdfLimits;
 }
 
+/** What a vault copied from another backend keeps: its id, creation time, KDF and keyring. */
+export interface AdoptedIdentity {
+  readonly vaultId: string;
+  readonly createdAt: string;
+  readonly kdf: KdfHeader;
+  readonly keyring: Keyring;
+}
+
 /** Serialization failures and deadlocks are retried this many times before the error stands. */
 const MAX_ATTEMPTS = 8;
 /** Advisory lock key held while migrating: servers starting together migrate one at a time. */
@@ -90,12 +98,37 @@ export class PostgresVault implements VaultHandle {
   static async create(options: CreatePostgresVaultOptions): Promise<PostgresVault> {
     const sodium = await loadSodium();
     const clock = options.clock ?? systemClock;
+    return PostgresVault.setUp(sodium, options, {
+      vaultId: randomUUID(),
+      createdAt: clock.now().toISOString(),
+      kdf: newKdfHeader(sodium, options.key, options.kdf),
+      keyring: Keyring.create(sodium, clock.now()),
+    });
+  }
+
+  /**
+   * Sets up an empty database holding an existing vault's identity and keyring (a copy from the
+   * embedded file): `fill` writes its rows in the same transaction as the schema and the keyring, so
+   * a failed copy leaves the database as empty as it was. The key must derive the same root key
+   * under `kdf` (the source's), so the same key opens both.
+   */
+  static async adopt(
+    options: PostgresVaultOptions & { readonly identity: AdoptedIdentity },
+    fill: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<PostgresVault> {
+    return PostgresVault.setUp(await loadSodium(), options, options.identity, fill);
+  }
+
+  private static async setUp(
+    sodium: Sodium,
+    options: PostgresVaultOptions,
+    identity: AdoptedIdentity,
+    fill?: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<PostgresVault> {
+    const clock = options.clock ?? systemClock;
     const pool = createPostgresPool(options.url, options.pool);
     try {
-      const vaultId = randomUUID();
-      const now = clock.now().toISOString();
-      const kdf = newKdfHeader(sodium, options.key, options.kdf);
-      const keyring = Keyring.create(sodium, clock.now());
+      const { vaultId, createdAt, kdf, keyring } = identity;
       const wrapped = Barrier.wrapKeyring(
         sodium,
         keyring,
@@ -103,14 +136,7 @@ export class PostgresVault implements VaultHandle {
         vaultId,
         kdf,
       );
-      const vault = new PostgresVault(
-        sodium,
-        pool,
-        options.url,
-        { vaultId, createdAt: now, kdf },
-        keyring,
-        clock,
-      );
+      const vault = new PostgresVault(sodium, pool, options.url, { vaultId, createdAt, kdf }, keyring, clock);
       await vault.transaction(async (trx) => {
         await vault.migrateHeld(trx);
         const existing = await (trx as unknown as Kysely<KeyringDb>)
@@ -128,13 +154,14 @@ export class PostgresVault implements VaultHandle {
           .values({
             id: 1,
             vault_id: vaultId,
-            created_at: now,
+            created_at: createdAt,
             kdf: JSON.stringify(kdf),
             wrapped,
             terms: JSON.stringify(keyring.terms),
-            updated_at: now,
+            updated_at: clock.now().toISOString(),
           })
           .execute();
+        await fill?.(trx);
       });
       return vault;
     } catch (err) {
@@ -226,28 +253,8 @@ export class PostgresVault implements VaultHandle {
 
   async status(): Promise<VaultStatus> {
     this.assertUsable();
-    const size = await sql<{ bytes: number }>`select pg_database_size(current_database()) as bytes`.execute(
-      this.db,
-    );
-    const version = await this.db
-      .selectFrom('schema_migrations')
-      .select((e) => e.fn.max('version').as('v'))
-      .executeTakeFirst();
-    return {
-      path: this.path,
-      journalPath: '',
-      vaultId: this.id,
-      createdAt: this.stored.createdAt,
-      formatVersion: Number(version?.v ?? 0),
-      keySource: this.stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
-      keyTerms: this.barrier.keyTerms,
-      snapshotBytes: Number(size.rows[0]?.bytes ?? 0),
-      snapshotSequence: 0,
-      snapshotWrittenAt: this.stored.createdAt,
-      journalBytes: 0,
-      journalRecords: 0,
-      lockHolder: null,
-    };
+    const facts = await sql.raw<DatabaseFacts>(DATABASE_FACTS).execute(this.db);
+    return postgresStatus(this.path, this.stored, this.barrier.keyTerms, facts.rows[0]);
   }
 
   /** Commits made through this process (the database has no single journal to count). */
@@ -394,6 +401,63 @@ async function readKeyringRow(pool: Pool): Promise<KeyringRow | null> {
     throw explainPostgresError(err);
   }
   return result.rows[0] ?? null;
+}
+
+interface DatabaseFacts {
+  bytes: number;
+  version: number | null;
+}
+
+/** The database's size and the schema version: the figures a status shows beside the keyring's. */
+const DATABASE_FACTS = `select pg_database_size(current_database()) as bytes,
+  (select max(version) from schema_migrations) as version`;
+
+/** A vault status in the embedded backend's shape; the journal and snapshot figures do not apply. */
+function postgresStatus(
+  path: string,
+  stored: { vaultId: string; createdAt: string; kdf: KdfHeader },
+  keyTerms: readonly number[],
+  facts: DatabaseFacts | undefined,
+): VaultStatus {
+  return {
+    path,
+    journalPath: '',
+    vaultId: stored.vaultId,
+    createdAt: stored.createdAt,
+    formatVersion: Number(facts?.version ?? 0),
+    keySource: stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
+    keyTerms,
+    snapshotBytes: Number(facts?.bytes ?? 0),
+    snapshotSequence: 0,
+    snapshotWrittenAt: stored.createdAt,
+    journalBytes: 0,
+    journalRecords: 0,
+    lockHolder: null,
+  };
+}
+
+/**
+ * What can be known of a vault on PostgreSQL without its key (`svc vault status`): the keyring row's
+ * id, creation time, key kind and terms, the schema version and the database size; null when the
+ * database holds no vault. An unreachable database is SERVICE_UNAVAILABLE.
+ */
+export async function readPostgresVaultStatus(url: string): Promise<VaultStatus | null> {
+  const pool = createPostgresPool(url, { max: 1 });
+  try {
+    const row = await readKeyringRow(pool);
+    if (!row) return null;
+    const facts = await pool.query<DatabaseFacts>(DATABASE_FACTS).catch((err: unknown) => {
+      throw explainPostgresError(err);
+    });
+    const stored = {
+      vaultId: row.vault_id,
+      createdAt: row.created_at,
+      kdf: JSON.parse(row.kdf) as KdfHeader,
+    };
+    return postgresStatus(redactedDatabaseUrl(url), stored, JSON.parse(row.terms) as number[], facts.rows[0]);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
 }
 
 export const createPostgresVault = (options: CreatePostgresVaultOptions) => PostgresVault.create(options);

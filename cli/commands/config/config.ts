@@ -9,6 +9,7 @@ import {
   type ConfigSource,
   type ResolvedConfig,
 } from '../../../core/config/index.ts';
+import { redactedDatabaseUrl } from '../../../core/storage/postgres/pool.ts';
 import { API_KEY_ENV, MODE_NAMES, reportConnection } from '../../connection.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
@@ -52,12 +53,14 @@ export interface ConfigReport {
   readonly secrets: Readonly<Record<string, { readonly env: string; readonly set: boolean }>>;
 }
 
-/** An SMTP URL may carry a password: `svc config` shows the URL with it replaced. */
+/** The SMTP and database URLs may carry a password: `svc config` shows them with it replaced. */
 function withoutCredentials(config: ResolvedConfig['config']): ResolvedConfig['config'] {
-  if (config.smtpUrl === null) return config;
-  const url = new URL(config.smtpUrl);
-  if (url.password !== '') url.password = '***';
-  return { ...config, smtpUrl: url.toString() };
+  const { smtpUrl, databaseUrl } = config;
+  return {
+    ...config,
+    smtpUrl: smtpUrl === null ? null : redactedDatabaseUrl(smtpUrl),
+    databaseUrl: databaseUrl === null ? null : redactedDatabaseUrl(databaseUrl),
+  };
 }
 
 export function configReport(resolved: ResolvedConfig, env: CliDeps['env']): ConfigReport {

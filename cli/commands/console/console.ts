@@ -77,7 +77,7 @@ export function newConsoleCommand(
  */
 export async function runConsole(deps: CliDeps, options: VaultCommandOptions, open: Opener): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  if (await deps.vault.vaultExists(resolved.config.vaultPath)) {
+  if (resolved.config.databaseUrl === null && (await deps.vault.vaultExists(resolved.config.vaultPath))) {
     const holder = (await deps.vault.readVaultStatus(resolved.config.vaultPath)).lockHolder;
     if (holder?.url !== undefined && (await answers(holder.url))) {
       const address = `${holder.url}/console/`;

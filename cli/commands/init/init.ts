@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { ensurePrivateDir, loadConfig } from '../../context.ts';
+import { describeVaultLocation } from '../../../core/vault/location.ts';
+import { ensurePrivateDir, loadConfig, vaultLocation } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { chooseNewVaultKey } from '../../new-key.ts';
 import {
@@ -18,7 +19,9 @@ export type InitOptions = VaultCommandOptions;
 
 export function newInitCommand(deps: CliDeps, run: Runner<InitOptions> = (o) => runInit(deps, o)): Command {
   const command = new Command('init')
-    .description('Create a new vault (a generated key file unless --passphrase or --key-file says otherwise)')
+    .description(
+      'Create a new vault (a generated key file unless --passphrase or --key-file says otherwise); with --database, set one up in an empty PostgreSQL database',
+    )
     .addHelpText(
       'after',
       '\nThe key comes from --passphrase / --passphrase-stdin, --key-file PATH (used if it exists, generated if not),\n' +
@@ -33,15 +36,16 @@ export function newInitCommand(deps: CliDeps, run: Runner<InitOptions> = (o) => 
 
 export async function runInit(deps: CliDeps, options: InitOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const { vaultPath, home } = resolved.config;
-  if (await deps.vault.vaultExists(vaultPath)) {
-    throw new VaultError('VAULT_EXISTS', `a vault already exists at ${vaultPath}; it was left as it is`);
+  const { home } = resolved.config;
+  const location = vaultLocation(resolved);
+  const where = describeVaultLocation(location);
+  if ((await deps.vault.vaultStatusAt(location)) !== null) {
+    throw new VaultError('VAULT_EXISTS', `a vault already exists in ${where}; it was left as it is`);
   }
   await mkdir(home, { recursive: true, mode: 0o700 });
   const chosen = await chooseNewVaultKey(deps, resolved, options.key);
-  await ensurePrivateDir(vaultPath);
-  const vault = await deps.vault.createVault({
-    path: vaultPath,
+  if (location.backend === 'embedded') await ensurePrivateDir(location.path);
+  const vault = await deps.vault.createVaultAt(location, {
     key: chosen.key,
     snapshotThresholdBytes: resolved.config.snapshotThresholdBytes,
     clock: deps.clock,
@@ -52,7 +56,8 @@ export async function runInit(deps: CliDeps, options: InitOptions): Promise<void
     writeJson(
       deps.stdout,
       snakeCaseKeys({
-        path: vaultPath,
+        path: where,
+        backend: location.backend,
         keySource: chosen.key.kind,
         keyFile: chosen.keyFile,
         keyFileCreated: chosen.keyFileCreated,
@@ -60,7 +65,12 @@ export async function runInit(deps: CliDeps, options: InitOptions): Promise<void
     );
     return;
   }
-  writeLine(deps.stdout, `Created vault at ${vaultPath}`);
+  writeLine(
+    deps.stdout,
+    location.backend === 'embedded'
+      ? `Created vault at ${where}`
+      : `Set up the vault in the database ${where}`,
+  );
   if (chosen.keyFile === null) {
     writeLine(
       deps.stdout,

@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
+import { describeVaultLocation } from '../../../core/vault/location.ts';
 import { requireNoServer } from '../../connection.ts';
-import { ensurePrivateDir, loadConfig, openExistingVault } from '../../context.ts';
+import { ensurePrivateDir, loadConfig, openExistingVault, vaultLocation } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { chooseNewVaultKey } from '../../new-key.ts';
 import {
@@ -36,25 +37,31 @@ export function newStartCommand(
 export async function runStart(deps: CliDeps, options: StartOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   await checkBindAddress(resolved);
-  const { vaultPath, home } = resolved.config;
+  const { home } = resolved.config;
+  const location = vaultLocation(resolved);
+  const where = describeVaultLocation(location);
 
   let vault;
-  if (await deps.vault.vaultExists(vaultPath)) {
-    // Said before any key is asked for: one server per vault.
+  if ((await deps.vault.vaultStatusAt(location)) !== null) {
+    // Said before any key is asked for: one server per vault file.
     await requireNoServer(resolved, 'Serving the vault');
     vault = await openExistingVault(deps, resolved, options.key);
   } else {
     await mkdir(home, { recursive: true, mode: 0o700 });
     const chosen = await chooseNewVaultKey(deps, resolved, options.key);
-    await ensurePrivateDir(vaultPath);
-    vault = await deps.vault.createVault({
-      path: vaultPath,
+    if (location.backend === 'embedded') await ensurePrivateDir(location.path);
+    vault = await deps.vault.createVaultAt(location, {
       key: chosen.key,
       snapshotThresholdBytes: resolved.config.snapshotThresholdBytes,
       clock: deps.clock,
     });
     // Progress notes go to stderr: stdout carries only the URL and key (or the JSON object).
-    writeLine(deps.stderr, `Created vault at ${vaultPath}`);
+    writeLine(
+      deps.stderr,
+      location.backend === 'embedded'
+        ? `Created vault at ${where}`
+        : `Set up the vault in the database ${where}`,
+    );
     if (chosen.keyFile !== null) {
       writeLine(
         deps.stderr,

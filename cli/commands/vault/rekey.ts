@@ -9,7 +9,7 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { KeySource } from '../../../core/vault/types.ts';
 import { retryOnMismatch } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { ensurePrivateDir, keyForVault, loadConfig } from '../../context.ts';
+import { ensurePrivateDir, keyForVault, loadConfig, requireEmbedded } from '../../context.ts';
 import { requireNoServer } from '../../connection.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
 import {
@@ -65,6 +65,11 @@ export function newVaultRekeyCommand(
 
 export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
+  requireEmbedded(
+    resolved,
+    'svc vault rekey',
+    'changing the root key of a vault on PostgreSQL is not supported yet; svc vault rotate (new data keys) works there.',
+  );
   await requireNoServer(resolved, 'Changing the vault key');
   const current = await keyForVault(deps, resolved, options.key);
   const oldKeyFile = current.keyFile ?? null;

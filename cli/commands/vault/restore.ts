@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { resolveKeySource } from '../../../core/config/index.ts';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { ensurePrivateDir, loadConfig } from '../../context.ts';
+import { ensurePrivateDir, loadConfig, requireEmbedded } from '../../context.ts';
 import { requireNoServer } from '../../connection.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
 import {
@@ -86,6 +86,11 @@ async function backupVaultId(deps: CliDeps, file: string): Promise<string> {
 
 export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
+  requireEmbedded(
+    resolved,
+    'svc vault restore',
+    "restore the database with PostgreSQL's own tools (pg_restore), into an empty database.",
+  );
   await requireNoServer(resolved, 'Restoring a backup');
   const { vaultPath } = resolved.config;
   const backupId = await backupVaultId(deps, options.file);

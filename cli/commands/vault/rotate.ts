@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { keyForVault, loadConfig, openWithKey } from '../../context.ts';
+import { keyForVault, loadConfig, openWithKey, vaultWhere } from '../../context.ts';
 import { requireNoServer } from '../../connection.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
@@ -45,13 +45,13 @@ export async function runVaultRotate(deps: CliDeps, options: VaultRotateOptions)
   }
   await vault.close();
   if (options.json) {
-    writeJson(deps.stdout, snakeCaseKeys({ path: resolved.config.vaultPath, ...result }));
+    writeJson(deps.stdout, snakeCaseKeys({ path: vaultWhere(resolved), ...result }));
     return;
   }
   const retired = result.retired.length === 0 ? 'none' : result.retired.join(', ');
   writeLine(
     deps.stdout,
-    `Rotated ${resolved.config.vaultPath}: key term ${result.term} is active, ${result.resealed} token envelopes re-encrypted, retired terms: ${retired}`,
+    `Rotated ${vaultWhere(resolved)}: key term ${result.term} is active, ${result.resealed} token envelopes re-encrypted, retired terms: ${retired}`,
   );
   writeLine(
     deps.stdout,

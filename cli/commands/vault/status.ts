@@ -22,7 +22,7 @@ export function newVaultStatusCommand(
   run: Runner<VaultStatusOptions> = (o) => runVaultStatus(deps, o),
 ): Command {
   const command = new Command('status').description(
-    'Show the vault file, its sizes, journal, key terms and lock holder (no key needed; through the server holding the vault when one runs)',
+    'Show the vault file (or database), its sizes, journal, key terms and lock holder (no key needed; through the server holding the vault when one runs)',
   );
   addHomeOptions(command, deps);
   addPathOptions(command, deps);
@@ -32,6 +32,9 @@ export function newVaultStatusCommand(
   });
 }
 
+const unlockedBy = (status: VaultStatus): string =>
+  status.keySource === 'passphrase' ? 'passphrase' : 'key (key file or SVC_VAULT_KEY)';
+
 export function statusEntries(status: VaultStatus): [string, string][] {
   return [
     ['Path', status.path],
@@ -39,7 +42,7 @@ export function statusEntries(status: VaultStatus): [string, string][] {
     ['Vault id', status.vaultId],
     ['Created', status.createdAt],
     ['Format version', String(status.formatVersion)],
-    ['Unlocked by', status.keySource === 'passphrase' ? 'passphrase' : 'key (key file or SVC_VAULT_KEY)'],
+    ['Unlocked by', unlockedBy(status)],
     ['Key terms', status.keyTerms.join(', ')],
     [
       'Snapshot',
@@ -50,10 +53,24 @@ export function statusEntries(status: VaultStatus): [string, string][] {
   ];
 }
 
+/** On PostgreSQL there is no snapshot, journal or lock: the database, its size and the keyring. */
+function databaseStatusEntries(status: VaultStatus): [string, string][] {
+  return [
+    ['Database', status.path],
+    ['Vault id', status.vaultId],
+    ['Created', status.createdAt],
+    ['Schema version', String(status.formatVersion)],
+    ['Unlocked by', unlockedBy(status)],
+    ['Key terms', status.keyTerms.join(', ')],
+    ['Database size', formatBytes(status.snapshotBytes)],
+  ];
+}
+
 export async function runVaultStatus(deps: CliDeps, options: VaultStatusOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   // Through the server holding the vault when one runs: it answers for the files it has open.
   const status = await (await vaultUpkeep(deps, resolved, {})).status();
   if (options.json) writeJson(deps.stdout, snakeCaseKeys(status));
+  else if (resolved.config.databaseUrl !== null) writeRecord(deps, databaseStatusEntries(status));
   else writeRecord(deps, statusEntries(status));
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CliDeps } from '../../deps.ts';
 import { newVaultBackupCommand } from './backup.ts';
 import { newVaultCompactCommand } from './compact.ts';
+import { newVaultExportCommand } from './export.ts';
 import { newVaultRekeyCommand } from './rekey.ts';
 import { newVaultRestoreCommand } from './restore.ts';
 import { newVaultRotateCommand } from './rotate.ts';
@@ -9,11 +10,12 @@ import { newVaultStatusCommand } from './status.ts';
 
 export function newVaultCommand(deps: CliDeps): Command {
   return new Command('vault')
-    .description('Inspect and maintain the vault file')
+    .description('Inspect and maintain the vault file; export it to PostgreSQL')
     .addCommand(newVaultStatusCommand(deps))
     .addCommand(newVaultCompactCommand(deps))
     .addCommand(newVaultBackupCommand(deps))
     .addCommand(newVaultRestoreCommand(deps))
     .addCommand(newVaultRekeyCommand(deps))
-    .addCommand(newVaultRotateCommand(deps));
+    .addCommand(newVaultRotateCommand(deps))
+    .addCommand(newVaultExportCommand(deps));
 }

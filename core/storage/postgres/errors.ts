@@ -56,7 +56,9 @@ export function explainPostgresError(err: unknown): unknown {
   }
   if (
     (code !== undefined && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_STATES.test(code))) ||
-    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(message)
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not queryable/i.test(
+      message,
+    )
   ) {
     return new VaultError('SERVICE_UNAVAILABLE', 'The database is unreachable; try again shortly.', {
       cause: err,

@@ -98,5 +98,9 @@ export function createPostgresPool(url: string, limits: Partial<PostgresPoolLimi
   // An idle connection dropped by a database restart is discarded by the pool; without a listener
   // the error would end the process. The next query opens a fresh connection (or answers 503).
   pool.on('error', () => undefined);
+  // The pool listens only while a connection is idle: one lost while checked out (between the
+  // statements of a transaction, say) would emit an unheard 'error' and end the process. The
+  // statement running on it fails on its own (a 503), and the pool discards it on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }

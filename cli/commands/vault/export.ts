@@ -1,0 +1,98 @@
+import { Command } from 'commander';
+import { parseSetting } from '../../../core/config/index.ts';
+import { describeVaultLocation } from '../../../core/vault/location.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { requireNoServer } from '../../connection.ts';
+import { keyForVault, loadConfig, openWithKey, requireEmbedded } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
+import { startProgress, type Progress } from '../../progress.ts';
+
+export type VaultExportOptions = VaultCommandOptions & { readonly to: string };
+
+export function newVaultExportCommand(
+  deps: CliDeps,
+  run: Runner<VaultExportOptions> = (o) => runVaultExport(deps, o),
+): Command {
+  const command = new Command('export')
+    .description(
+      'Copy the embedded vault into an empty PostgreSQL database (same key, keys, tokens and audit chains)',
+    )
+    .requiredOption(
+      '--to <url>',
+      'the database: postgres://user@host:5432/db (never printed with its password)',
+    );
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions & { to: string }>();
+    await run({ ...vaultOptionsFrom(raw), to: raw.to });
+  });
+}
+
+export async function runVaultExport(deps: CliDeps, options: VaultExportOptions): Promise<void> {
+  // Checked like the setting, and never echoed: the URL may carry a password.
+  const url = parseSetting('databaseUrl', options.to, '--to', deps.cwd) ?? options.to;
+  const resolved = await loadConfig(deps, options.config);
+  requireEmbedded(
+    resolved,
+    'svc vault export',
+    'unset --database / SVC_DATABASE_URL to export the vault file.',
+  );
+  await requireNoServer(resolved, 'Exporting the vault');
+  const to = describeVaultLocation({ backend: 'postgres', url });
+  const { exportToPostgres } = await import('../../../core/vault/export-to-postgres.ts');
+  const { key } = await keyForVault(deps, resolved, options.key);
+  const vault = await openWithKey(deps, resolved, key);
+  let progress: Progress | undefined;
+  let shown = 0;
+  let report;
+  try {
+    report = await exportToPostgres({
+      source: vault,
+      sourcePath: resolved.config.vaultPath,
+      key,
+      url,
+      clock: deps.clock,
+      onProgress: (copied, total) => {
+        progress ??= startProgress(deps, total, 'rows');
+        progress.increment(copied - shown);
+        shown = copied;
+      },
+    });
+  } finally {
+    progress?.stop();
+    // Nothing was written to the file: closing it writes no snapshot.
+    await vault.close();
+  }
+  const tokens = report.rows.tokens ?? 0;
+  const rows = Object.values(report.rows).reduce((a, b) => a + b, 0);
+  if (options.json) {
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({
+        from: resolved.config.vaultPath,
+        to,
+        vaultId: report.vaultId,
+        rows: report.rows,
+        chains: { ok: report.chains.ok, tenants: report.chains.tenants, entries: report.chains.entries },
+      }),
+    );
+    return;
+  }
+  writeLine(
+    deps.stdout,
+    `Exported ${resolved.config.vaultPath} to ${to}: ${tokens} tokens, ${rows} rows in all (counts checked), audit chains verified (${report.chains.entries} entries in ${report.chains.tenants} tenants)`,
+  );
+  writeLine(
+    deps.stdout,
+    `The same key opens it there: serve it with --database (or SVC_DATABASE_URL). The file is unchanged.`,
+  );
+}
