@@ -239,6 +239,45 @@ describe('invitations over a real SMTP server', () => {
     expect(await codeOf(f.services.invitations.get(other.principal, inv.id))).toBe('NOT_FOUND');
   });
 
+  it('a slow SMTP server holds no lock: the vault serves other writes while the mail is sent', async () => {
+    const slow = smtp.hold();
+    const creating = f.services.invitations.create(admin, { email: 'slow@example.com' });
+    await slow.arrived;
+    // The SMTP conversation is in progress: a write of its own still goes through.
+    const app = await f.services.applications.create(admin, {
+      name: 'while mailing',
+      type: 'private',
+      permissions: ['token:read'],
+    });
+    expect(app.name).toBe('while mailing');
+    // The invitation is written only once its mail went out.
+    expect(await f.vault.db.selectFrom('invitations').selectAll().execute()).toEqual([]);
+    slow.release();
+    const invitation = await creating;
+    expect(invitation).toMatchObject({ email: 'slow@example.com', status: 'PENDING' });
+    const { member } = await f.services.invitations.accept({
+      token: acceptLinkOf(smtp.received[0]?.parsed).secret,
+      first_name: 'Slow',
+      last_name: 'S',
+      password: 'a good long password',
+    });
+    expect(member.user.email).toBe('slow@example.com');
+  });
+
+  it('an invitation deleted while its mail was sent stays deleted; its link does not work', async () => {
+    const inv = await f.services.invitations.create(admin, { email: 'gone@example.com' });
+    const slow = smtp.hold();
+    const resending = f.services.invitations.resend(admin, inv.id);
+    await slow.arrived;
+    await f.services.invitations.delete(admin, inv.id);
+    slow.release();
+    expect(await codeOf(resending)).toBe('NOT_FOUND');
+    expect(await f.vault.db.selectFrom('invitations').selectAll().execute()).toEqual([]);
+    const link = acceptLinkOf(smtp.received[1]?.parsed).secret;
+    const input = { token: link, first_name: 'G', last_name: 'G', password: 'a good long password' };
+    expect(await codeOf(f.services.invitations.accept(input))).toBe('NOT_FOUND');
+  });
+
   it('a failing SMTP server fails create with MAIL_FAILED and leaves no invitation', async () => {
     const port = await closedPort();
     const { createServices } = await import('../services.ts');

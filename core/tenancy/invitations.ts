@@ -152,9 +152,26 @@ export interface InvitationServiceOptions {
 }
 
 /**
- * Tenant invitations. Mail is sent synchronously inside the transaction
- * that writes the invitation, before the commit: when sending fails the transaction rolls back, so a
- * failing SMTP server leaves no invitation (create) or the old one untouched (resend).
+ * What a send is about to make true: a new invitation (`create`), or a new link and expiry for an
+ * existing one (`update`). `row` is the invitation as it will be stored.
+ */
+interface MailPlan {
+  readonly operation: 'create' | 'update';
+  readonly row: InvitationRow;
+  readonly secret: string;
+  readonly tenantName: string;
+  /** What the caller is told stays as it was when the mail cannot be sent. */
+  readonly failure: string;
+}
+
+/**
+ * Tenant invitations. Nothing slow runs under the vault's lock, and an SMTP conversation can take
+ * seconds, so a create or resend runs in three steps: a short transaction checks the request and
+ * plans the row; the e-mail is sent with no transaction open; a second short transaction writes
+ * the planned row. When sending fails nothing is written: a failing SMTP server leaves no
+ * invitation (create) or the old one untouched (resend). When the write fails after the send (the
+ * invitation was deleted meanwhile, the address joined the tenant, the vault stopped), the mail's
+ * link is simply not valid: it matches no stored secret.
  */
 export function createInvitationService(
   vault: VaultHandle,
@@ -162,53 +179,96 @@ export function createInvitationService(
 ): InvitationService {
   const { mailer, acceptBaseUrl, kdf, throttle } = options;
 
-  async function send(
-    trx: Kysely<Database>,
-    row: { tenant_id: string; email: string; expires_at: string },
-    secret: string,
-    failure: string,
-  ): Promise<void> {
+  async function send(plan: MailPlan): Promise<void> {
     const message = invitationMessage({
-      to: row.email,
-      tenantName: await tenantName(trx, row.tenant_id),
+      to: plan.row.email,
+      tenantName: plan.tenantName,
       acceptBaseUrl: acceptBaseUrl(),
-      secret,
-      expiresAt: row.expires_at,
+      secret: plan.secret,
+      expiresAt: plan.row.expires_at,
     });
     try {
       await mailer.send(message);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       // Never let the secret reach an error, however the transport words its failure.
-      const safe = reason.split(secret).join('[secret]');
+      const safe = reason.split(plan.secret).join('[secret]');
       throw new VaultError(
         'MAIL_FAILED',
-        `The invitation e-mail could not be sent through ${mailer.description} (${safe}). ${failure}`,
+        `The invitation e-mail could not be sent through ${mailer.description} (${safe}). ${plan.failure}`,
         { cause: error },
       );
     }
   }
 
-  /** A new link and expiry for an invitation, mailed; earlier links stop working. */
-  async function refresh(
+  /** A new link and expiry for `row`: earlier links stop working once it is written. */
+  async function planRefresh(
     trx: Kysely<Database>,
     principal: Principal,
     row: InvitationRow,
-  ): Promise<Invitation> {
+  ): Promise<MailPlan> {
     const now = vault.clock.now();
     const secret = generateInvitationSecret();
-    const changes = {
-      // A new hash: every earlier link stops matching.
-      secret_hash: vault.keyedHash('invitation', secret),
-      expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
-      modified_by: actorOf(principal).actor_id,
-      modified_at: now.toISOString(),
+    return {
+      operation: 'update',
+      row: {
+        ...row,
+        // A new hash: every earlier link stops matching.
+        secret_hash: vault.keyedHash('invitation', secret),
+        expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
+        modified_by: actorOf(principal).actor_id,
+        modified_at: now.toISOString(),
+      },
+      secret,
+      tenantName: await tenantName(trx, row.tenant_id),
+      failure: 'The invitation was not changed; earlier links still work.',
     };
-    await trx.updateTable('invitations').set(changes).where('id', '=', row.id).execute();
-    await auditInvitation(trx, vault, principal, row, 'update');
-    const updated = { ...row, ...changes };
-    await send(trx, updated, secret, 'The invitation was not changed; earlier links still work.');
-    return invitationOf(updated, now);
+  }
+
+  /** Writes what `plan` mailed; the checks of the first step are made again, as things may have moved. */
+  async function commit(trx: Kysely<Database>, principal: Principal, plan: MailPlan): Promise<InvitationRow> {
+    const { row } = plan;
+    const current =
+      plan.operation === 'update'
+        ? await trx.selectFrom('invitations').selectAll().where('id', '=', row.id).executeTakeFirst()
+        : await trx
+            .selectFrom('invitations')
+            .selectAll()
+            .where('tenant_id', '=', row.tenant_id)
+            .where('email', '=', row.email)
+            .executeTakeFirst();
+    if (plan.operation === 'update' && current === undefined) {
+      throw new VaultError('NOT_FOUND', 'The invitation was deleted while its e-mail was sent.');
+    }
+    if (current === undefined) {
+      if (await isMemberByEmail(trx, row.tenant_id, row.email))
+        throw new VaultError('CONFLICT', 'A member of this tenant already has this e-mail address.');
+      await trx.insertInto('invitations').values(row).execute();
+      await auditInvitation(trx, vault, principal, row, 'create');
+      return row;
+    }
+    // A resend, or a create that met an invitation made for the same address meanwhile: the
+    // address keeps one invitation, and the link just mailed is the one that works.
+    const changes = {
+      secret_hash: row.secret_hash,
+      expires_at: row.expires_at,
+      modified_by: actorOf(principal).actor_id,
+      modified_at: row.modified_at ?? row.created_at,
+    };
+    await trx.updateTable('invitations').set(changes).where('id', '=', current.id).execute();
+    await auditInvitation(trx, vault, principal, current, 'update');
+    return { ...current, ...changes };
+  }
+
+  /** Plans in one transaction, mails with none open, writes in another. */
+  async function mailThenWrite(
+    principal: Principal,
+    planIn: (trx: Kysely<Database>) => Promise<MailPlan>,
+  ): Promise<Invitation> {
+    const plan = await vault.transaction(planIn);
+    await send(plan);
+    const row = await vault.transaction((trx) => commit(trx, principal, plan));
+    return invitationOf(row, vault.clock.now());
   }
 
   return {
@@ -221,8 +281,8 @@ export function createInvitationService(
       else for (const problem of emailProblems(raw)) errors.add('email', problem);
       errors.throwIfAny();
       const email = normalizeEmail(raw as string);
-      return vault.transaction(async (trx) => {
-        await tenantName(trx, principal.tenantId);
+      return mailThenWrite(principal, async (trx) => {
+        const name = await tenantName(trx, principal.tenantId);
         if (await isMemberByEmail(trx, principal.tenantId, email))
           throw new VaultError('CONFLICT', 'A member of this tenant already has this e-mail address.');
         const existing = await trx
@@ -233,24 +293,26 @@ export function createInvitationService(
           .executeTakeFirst();
         // One invitation per address: inviting the address again resends that invitation (new
         // link and expiry; earlier links stop working), so the invitee holds one working link.
-        if (existing) return refresh(trx, principal, existing);
+        if (existing) return planRefresh(trx, principal, existing);
         const now = vault.clock.now();
         const secret = generateInvitationSecret();
-        const row: InvitationRow = {
-          id: randomUUID(),
-          tenant_id: principal.tenantId,
-          email,
-          secret_hash: vault.keyedHash('invitation', secret),
-          expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
-          created_by: actorOf(principal).actor_id,
-          created_at: now.toISOString(),
-          modified_by: null,
-          modified_at: null,
+        return {
+          operation: 'create',
+          row: {
+            id: randomUUID(),
+            tenant_id: principal.tenantId,
+            email,
+            secret_hash: vault.keyedHash('invitation', secret),
+            expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
+            created_by: actorOf(principal).actor_id,
+            created_at: now.toISOString(),
+            modified_by: null,
+            modified_at: null,
+          },
+          secret,
+          tenantName: name,
+          failure: 'No invitation was created.',
         };
-        await trx.insertInto('invitations').values(row).execute();
-        await auditInvitation(trx, vault, principal, row, 'create');
-        await send(trx, row, secret, 'No invitation was created.');
-        return invitationOf(row, now);
       });
     },
 
@@ -287,14 +349,14 @@ export function createInvitationService(
     },
 
     async resend(principal, id) {
-      return vault.transaction(async (trx) => {
+      return mailThenWrite(principal, async (trx) => {
         const row = await loadFor(
           trx,
           principal,
           ['tenant:invitation:create', 'tenant:invitation:update'],
           id,
         );
-        return refresh(trx, principal, row);
+        return planRefresh(trx, principal, row);
       });
     },
 

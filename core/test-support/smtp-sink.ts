@@ -27,6 +27,11 @@ export interface SmtpSink {
   message(count: number, timeoutMs?: number): Promise<ReceivedMail>;
   /** Refuse (`true`) or accept every following message. */
   failing(refuse: boolean): void;
+  /**
+   * Holds every following message's final answer (a slow SMTP server) until the returned function
+   * is called; `arrived` resolves when a held message is in.
+   */
+  hold(): { arrived: Promise<void>; release: () => void };
   close(): Promise<void>;
 }
 
@@ -35,6 +40,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   let refuse = false;
+  let held: { arrived: () => void; released: Promise<void> } | null = null;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -50,7 +56,11 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         return;
       }
       simpleParser(stream)
-        .then((parsed) => {
+        .then(async (parsed) => {
+          if (held !== null) {
+            held.arrived();
+            await held.released;
+          }
           received.push({ to: session.envelope.rcptTo.map((r) => r.address), parsed });
           for (const wake of waiters.splice(0)) wake();
           callback();
@@ -79,6 +89,20 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     failing(value) {
       refuse = value;
+    },
+    hold() {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      held = { arrived, released };
+      return {
+        arrived: arrival,
+        release: () => {
+          held = null;
+          release();
+        },
+      };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
