@@ -1,4 +1,4 @@
-import { outboxIn } from '../core/mail/mailer.ts';
+import { outboxIn } from '../core/mail/outbox-location.ts';
 import { acceptBaseUrlAt, loopbackOrigin } from '../core/tenancy/accept-link.ts';
 import type { SvcConfig } from '../core/config/index.ts';
 import type { TenancyOptions } from '../core/tenancy/contract.ts';

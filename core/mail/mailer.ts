@@ -12,11 +12,6 @@ import type { MailTransportConfig } from '../tenancy/contract.ts';
 /** Connection, greeting and socket timeouts of the SMTP client (nodemailer's defaults are minutes). */
 export const SMTP_TIMEOUT_MS = 10_000;
 
-/** The folder `.eml` files go to when no SMTP server is configured: `outbox` in `dir`. */
-export function outboxIn(dir: string): string {
-  return join(dir, 'outbox');
-}
-
 export interface MailMessage {
   readonly to: string;
   readonly subject: string;

@@ -14,7 +14,8 @@ import { RoutedPostgresDialect, readOnlyOutsideTransactions, runRaw } from '../s
 import type { PostgresTransactionState } from '../storage/postgres/driver.ts';
 import { explainPostgresError, isRetryable } from '../storage/postgres/errors.ts';
 import { migratePostgres, postgresMigrations } from '../storage/postgres/migrations.ts';
-import { createPostgresPool, redactedDatabaseUrl } from '../storage/postgres/pool.ts';
+import { redactedDatabaseUrl } from '../storage/postgres/database-url.ts';
+import { createPostgresPool } from '../storage/postgres/pool.ts';
 import type { PostgresPoolLimits } from '../storage/postgres/pool.ts';
 import type { Database } from '../storage/schema.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';

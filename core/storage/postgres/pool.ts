@@ -69,20 +69,6 @@ export function postgresConnectionString(url: string): string {
 }
 
 /** The URL with its password hidden, for status, logs and errors. */
-export function redactedDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(invalid URL)';
-  }
-}
-
-export function isPostgresUrl(value: string | undefined): value is string {
-  return value !== undefined && /^postgres(ql)?:\/\//i.test(value);
-}
-
 export function createPostgresPool(url: string, limits: Partial<PostgresPoolLimits> = {}): Pool {
   const l = { ...DEFAULT_POSTGRES_POOL, ...limits };
   const pool = new pg.Pool({
