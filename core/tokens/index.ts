@@ -33,3 +33,4 @@ export type { TokenType } from './token-types.ts';
 export { CLASSIFICATION_MAX_LENGTH, IMPACT_LEVELS, RESTRICTION_POLICIES } from './privacy.ts';
 export { MAX_QUERY_LENGTH } from './search-query.ts';
 export { TOKEN_ID_MAX_LENGTH } from './token-id.ts';
+export { MAX_FILTER_IDS, MAX_FILTER_METADATA, MAX_FILTER_TYPES } from './list-filter.ts';

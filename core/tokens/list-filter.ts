@@ -12,9 +12,10 @@ import type { TokenFilter } from './contract.ts';
 import { metadataKeyProblem } from './metadata.ts';
 import { metadataEquals } from './search-sql.ts';
 
-const MAX_FILTER_IDS = 100;
-const MAX_FILTER_TYPES = 100;
-const MAX_FILTER_METADATA = 50;
+/** How much one token list may filter on: ids, types and metadata keys. The API's schema uses these too. */
+export const MAX_FILTER_IDS = 100;
+export const MAX_FILTER_TYPES = 20;
+export const MAX_FILTER_METADATA = 20;
 
 export function checkFilter(filter: TokenFilter): void {
   const errors = new FieldErrorCollector();

@@ -7,6 +7,9 @@ import { MAX_FINGERPRINT_EXPRESSION_LENGTH, MAX_SEARCH_INDEXES } from '../../cor
 import {
   CLASSIFICATION_MAX_LENGTH,
   IMPACT_LEVELS,
+  MAX_FILTER_IDS,
+  MAX_FILTER_METADATA,
+  MAX_FILTER_TYPES,
   MAX_QUERY_LENGTH,
   MAX_TOKEN_PAGE_SIZE,
   METADATA_KEY_MAX_LENGTH,
@@ -34,8 +37,6 @@ import type { VaultServer } from '../types.ts';
  * Token data is never logged here and never put in an error: the request log carries method, path
  * and status only, and every message below names fields, not values.
  */
-
-const METADATA_FILTERS_MAX = 20;
 
 const DATA_DESCRIPTION =
   'Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext ' +
@@ -214,13 +215,13 @@ export const ListQuery = Type.Object({
   ...pageQuery({ maxSize: MAX_TOKEN_PAGE_SIZE }).properties,
   id: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: TOKEN_ID_MAX_LENGTH }), {
-      maxItems: 100,
+      maxItems: MAX_FILTER_IDS,
       description: 'Only these tokens; repeat the parameter for several (`?id=a&id=b`).',
     }),
   ),
   type: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 50 }), {
-      maxItems: 20,
+      maxItems: MAX_FILTER_TYPES,
       description: 'Only tokens of these types; repeatable.',
     }),
   ),
@@ -230,8 +231,8 @@ export const ListQuery = Type.Object({
         'Only tokens whose metadata has these values, as `metadata.<key>=<value>`, ' +
         '`metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings ' +
         '(`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a ' +
-        `repeated key ignored after its first value. Up to ${METADATA_FILTERS_MAX} keys.`,
-      maxProperties: METADATA_FILTERS_MAX,
+        `repeated key ignored after its first value. Up to ${MAX_FILTER_METADATA} keys.`,
+      maxProperties: MAX_FILTER_METADATA,
       maxValueLength: METADATA_VALUE_MAX_LENGTH,
     }),
   ),
