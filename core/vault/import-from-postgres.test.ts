@@ -152,6 +152,39 @@ describe.skipIf(!available)('importing a vault from PostgreSQL into a vault file
     }
   });
 
+  it("keeps a passphrase vault's KDF: the same passphrase opens the imported file, another does not", async () => {
+    const passphrase = { kind: 'passphrase', passphrase: 'correct horse battery staple' } as const;
+    const dir = await makeTempDir('svc-import-passphrase-');
+    try {
+      const file = await createVault({ path: dir.vaultPath, key: passphrase, kdf: FAST_KDF });
+      const services = createServices(file, { passwordKdf: FAST_KDF });
+      const { tenantId } = await seedTenant(services);
+      const { token } = await services.tokens.create(operatorIn(tenantId), {
+        type: 'token',
+        data: 'kept',
+      } as never);
+      await exportToPostgres({ source: file, sourcePath: dir.vaultPath, key: passphrase, url: schema.url });
+      await file.close();
+
+      await importFromPostgres({ url: schema.url, path: out.vaultPath, key: passphrase, replace: false });
+      await expect(
+        openVault({ path: out.vaultPath, key: { kind: 'passphrase', passphrase: 'wrong' } }),
+      ).rejects.toMatchObject({ code: 'VAULT_WRONG_KEY' });
+      const copy = await openVault({ path: out.vaultPath, key: passphrase });
+      try {
+        const read = await createServices(copy, { passwordKdf: FAST_KDF }).tokens.get(
+          operatorIn(tenantId),
+          token.id,
+        );
+        expect(read.data).toBe('kept');
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
   it('refuses a wrong key before writing anything', async () => {
     await fill();
     await exportToPostgres({ source: f.vault, sourcePath: f.tmp.vaultPath, key: f.tmp.key, url: schema.url });
