@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`, `cli`) picks one
- * suite.
+ * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`, `cli`,
+ * `postgres`) picks one suite.
  */
 import { runCliBench } from './cli.ts';
 import { runCryptoBench } from './crypto.ts';
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
+import { runPostgresBench } from './postgres.ts';
 import { runProxyBench } from './proxy.ts';
 import { runReactorsBench } from './reactors.ts';
 import { runScaleBench } from './scale.ts';
@@ -30,6 +31,7 @@ const suites: Record<string, () => Promise<void>> = {
   scale: () =>
     runScaleBench(quick ? { sizes: [10_000], seconds: 2 } : { sizes: [100_000, 1_000_000], seconds: 8 }),
   cli: () => runCliBench({ runs: quick ? 5 : 20 }),
+  postgres: () => runPostgresBench({ seconds: quick ? 2 : 8 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

@@ -251,7 +251,7 @@ describe.skipIf(!available)(
         await own.drop();
       }
     });
-    it('an embedded vault exported with svc vault export --to, served on the database, answers the same token reads', async () => {
+    it('an embedded vault exported with svc vault export --to, served on the database, answers the same token reads, and imported back with svc vault import --from', async () => {
       const fileHome = await mkdtemp(join(tmpdir(), 'svc-e2e-export-'));
       const own = await makeTempSchema();
       const fileEnv = { SVC_HOME: fileHome, SVC_LOG_LEVEL: 'warn' };
@@ -310,6 +310,27 @@ describe.skipIf(!available)(
         const again = await svc(['vault', 'export', '--to', own.url], fileEnv);
         expect(again.code).toBe(1);
         expect(again.stderr).toMatch(/already exists/);
+
+        // And back with svc vault import --from: the file exists, so only --force replaces it; the
+        // imported file, served on its own, answers the same reads.
+        const refused = await svc(['vault', 'import', '--from', own.url], fileEnv);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/already exists .*--force/);
+        const imported = await svc(['vault', 'import', '--from', own.url, '--force'], fileEnv);
+        expect(imported.code, imported.stderr).toBe(0);
+        expect(imported.stdout).toMatch(
+          /^Imported postgres:\/\/.* into .*: 2 tokens, \d+ rows in all \(counts checked\), audit chains verified/,
+        );
+        const fromImported = await svcServe(['serve', '--port', '0'], fileEnv);
+        try {
+          const back = await Promise.all(
+            ids.map((id) => api(fromImported.url, 'GET', `/tokens/${id}`, { key })),
+          );
+          expect(back.map((r) => r.body)).toEqual(before);
+        } finally {
+          expect(await stop(fromImported.child)).toBe(0);
+        }
+        expect((await svc(['logs', 'verify'], fileEnv)).code).toBe(0);
       } finally {
         await own.drop();
         await rm(fileHome, { recursive: true, force: true });

@@ -4,14 +4,17 @@ import type { ChildProcess } from 'node:child_process';
 /**
  * Starts a bench server script in its own process (so the load generator never shares its event
  * loop) and resolves with the first line it prints: a JSON object naming its URL and fixtures.
+ * `env` is added to this process's environment (where a script finds a database and its key).
  */
 export function startBenchServer<Ready extends { url: string }>(
   script: string,
   mode: string,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ child: ChildProcess; ready: Ready }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, mode], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
     });
     let buffer = '';
     child.stdout!.setEncoding('utf8');

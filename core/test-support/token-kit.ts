@@ -76,3 +76,15 @@ export async function countRows(
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** A card number that passes the Luhn check: 15 digits from `n`, then the check digit. */
+export function cardNumber(n: number): string {
+  const body = `4242424242${String(n).padStart(5, '0')}`;
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let digit = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+    sum += digit;
+  }
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}

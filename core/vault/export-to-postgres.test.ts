@@ -5,6 +5,7 @@ import { createServices } from '../services.ts';
 import { makeTempSchema, postgresAvailable, type TempSchema } from '../test-support/postgres.ts';
 import { openServicesFixture, seedTenant, type ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
+import { cardNumber } from '../test-support/token-kit.ts';
 import { exportToPostgres } from './export-to-postgres.ts';
 import { openPostgresVault } from './postgres-vault.ts';
 import type { TokenView } from '../tokens/contract.ts';
@@ -14,18 +15,6 @@ if (!available) {
   console.warn(
     '\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): core/vault/export-to-postgres.test.ts is SKIPPED.\n',
   );
-}
-
-/** A card number that passes the Luhn check: 15 digits from `n`, then the check digit. */
-function cardNumber(n: number): string {
-  const body = `4242424242${String(n).padStart(5, '0')}`;
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) {
-    let digit = Number(body[body.length - 1 - i]);
-    if (i % 2 === 0) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
-  }
-  return `${body}${(10 - (sum % 10)) % 10}`;
 }
 
 describe.skipIf(!available)('exporting an embedded vault to PostgreSQL', () => {

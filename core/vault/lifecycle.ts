@@ -22,7 +22,7 @@ import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from './embedded-vault.ts';
 import { checkKeyThenLock } from './key-then-lock.ts';
 import { closeJournals, loadState, openJournals, segmentEnd, unlockKeyring } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
-import type { CreateVaultOptions, OpenVaultOptions } from './types.ts';
+import type { AdoptedIdentity, CreateVaultOptions, OpenVaultOptions } from './types.ts';
 
 /**
  * Opens an existing vault: checks the key before touching anything, takes the lock, loads the
@@ -174,7 +174,21 @@ export async function createVault(options: CreateVaultOptions): Promise<Embedded
   });
 }
 
-async function createHeld(options: CreateVaultOptions): Promise<EmbeddedVault> {
+/**
+ * Creates a new vault file (never over an existing one) holding an existing vault's identity: its
+ * id, creation time, KDF and keyring, wrapped by the root key `options.key` derives under that KDF
+ * (the key that opened the source), so the same key opens the file. Empty and migrated, like
+ * `createVault`; the caller copies the rows.
+ */
+export async function createAdoptedVault(
+  options: OpenVaultOptions & { readonly identity: AdoptedIdentity },
+): Promise<EmbeddedVault> {
+  return createHeld(options, options.identity).catch((err: unknown) => {
+    throw explainDiskFull(err, 'the vault cannot be created');
+  });
+}
+
+async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentity): Promise<EmbeddedVault> {
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const fs = options.fs ?? nodeStorageFs;
@@ -190,13 +204,13 @@ async function createHeld(options: CreateVaultOptions): Promise<EmbeddedVault> {
       throw new VaultError('VAULT_EXISTS', `A vault already exists at ${paths.vault}; it was left as it is.`);
     }
     const now = clock.now().toISOString();
-    const vaultId = randomUUID();
-    const kdf = newKdfHeader(sodium, options.key, options.kdf);
+    const vaultId = identity?.vaultId ?? randomUUID();
+    const kdf = identity?.kdf ?? newKdfHeader(sodium, options.key, options.kdf);
     const rootKey = deriveRootKey(sodium, options.key, kdf);
-    const keyring = Keyring.create(sodium, clock.now());
+    const keyring = identity?.keyring ?? Keyring.create(sodium, clock.now());
     const header: VaultHeader = {
       vault_id: vaultId,
-      created_at: now,
+      created_at: identity?.createdAt ?? now,
       kdf,
       keyring: Buffer.from(keyring.wrap(rootKey, keyringAad(vaultId, kdf))).toString('base64'),
       terms: keyring.terms,

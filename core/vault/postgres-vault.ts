@@ -21,7 +21,7 @@ import type { Database } from '../storage/schema.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import type { WrappedKeyring } from './barrier.ts';
 import { systemClock } from './clock.ts';
-import type { Clock, KdfLimits, KeySource, VaultHandle, VaultStatus } from './types.ts';
+import type { AdoptedIdentity, Clock, KdfLimits, KeySource, VaultHandle, VaultStatus } from './types.ts';
 
 export interface PostgresVaultOptions {
   /** `postgres://user@host:port/database?sslmode=…` */
@@ -35,13 +35,7 @@ export interface CreatePostgresVaultOptions extends PostgresVaultOptions {
   readonly kdf?: KdfLimits;
 }
 
-/** What a vault copied from another backend keeps: its id, creation time, KDF and keyring. */
-export interface AdoptedIdentity {
-  readonly vaultId: string;
-  readonly createdAt: string;
-  readonly kdf: KdfHeader;
-  readonly keyring: Keyring;
-}
+export type { AdoptedIdentity } from './types.ts';
 
 /** Serialization failures and deadlocks are retried this many times before the error stands. */
 const MAX_ATTEMPTS = 8;
@@ -245,6 +239,25 @@ export class PostgresVault implements VaultHandle {
       throw new VaultError('INTERNAL', 'A named lock is taken inside vault.transaction().');
     }
     await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(this.db);
+  }
+
+  /**
+   * The vault's identity for a copy to another backend: the stored keyring, unlocked with `key`
+   * (VAULT_WRONG_KEY unless it opens it), with the id, creation time and KDF it is bound to.
+   */
+  async identity(key: KeySource): Promise<AdoptedIdentity> {
+    this.assertUsable();
+    const row = await (this.db as unknown as Kysely<KeyringDb>)
+      .selectFrom('vault_keyring')
+      .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
+      .executeTakeFirstOrThrow();
+    const stored = storedKeyring(row);
+    return {
+      vaultId: stored.vaultId,
+      createdAt: row.created_at,
+      kdf: stored.kdf,
+      keyring: Barrier.unlockKeyring(this.sodium, stored, key),
+    };
   }
 
   /** PostgreSQL compacts by itself (autovacuum); nothing to do. */

@@ -1,3 +1,5 @@
+import type { Keyring } from '../crypto/keyring.ts';
+import type { KdfHeader } from '../crypto/root-key.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import type { VaultBarrier } from './barrier.ts';
@@ -34,6 +36,17 @@ export interface OpenVaultOptions {
 
 export interface CreateVaultOptions extends OpenVaultOptions {
   readonly kdf?: KdfLimits;
+}
+
+/**
+ * What a vault copied from another backend keeps: its id, creation time, KDF and keyring, so the
+ * same key opens the copy and every envelope, fingerprint and audit hash stays valid.
+ */
+export interface AdoptedIdentity {
+  readonly vaultId: string;
+  readonly createdAt: string;
+  readonly kdf: KdfHeader;
+  readonly keyring: Keyring;
 }
 
 export interface LockHolder {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
+import { totalRows } from '../../../core/vault/vault-copy.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { requireNoServer } from '../../connection.ts';
 import { keyForVault, loadConfig, openWithKey, requireEmbedded } from '../../context.ts';
@@ -73,7 +74,7 @@ export async function runVaultExport(deps: CliDeps, options: VaultExportOptions)
     await vault.close();
   }
   const tokens = report.rows.tokens ?? 0;
-  const rows = Object.values(report.rows).reduce((a, b) => a + b, 0);
+  const rows = totalRows(report.rows);
   if (options.json) {
     writeJson(
       deps.stdout,

@@ -48,8 +48,16 @@ export function newVaultRestoreCommand(
   });
 }
 
-/** Replacing a vault destroys it: a person must confirm, a script must say --force. */
-async function confirmReplace(deps: CliDeps, vaultPath: string, file: string): Promise<void> {
+/**
+ * Replacing a vault destroys it: a person must confirm, a script must say --force. `replacement`
+ * names what takes its place (a backup file, a database without its password); `action` the command.
+ */
+export async function confirmReplace(
+  deps: CliDeps,
+  vaultPath: string,
+  replacement: string,
+  action: 'restore' | 'import',
+): Promise<void> {
   if (!deps.isTTY) {
     throw new VaultError(
       'VAULT_EXISTS',
@@ -57,10 +65,10 @@ async function confirmReplace(deps: CliDeps, vaultPath: string, file: string): P
     );
   }
   const yes = await deps.prompter.confirm({
-    message: `Replace the vault at ${vaultPath} with ${file}? The current vault is lost.`,
+    message: `Replace the vault at ${vaultPath} with ${replacement}? The current vault is lost.`,
     default: false,
   });
-  if (!yes) throw new VaultError('CANCELLED', 'restore cancelled; the vault was left as it is');
+  if (!yes) throw new VaultError('CANCELLED', `${action} cancelled; the vault was left as it is`);
 }
 
 /** The vault id in the backup's header; a missing or foreign file is named as such. */
@@ -105,7 +113,7 @@ export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOption
         `${options.file} is a backup of vault ${backupId}, not of the vault at ${vaultPath} (vault ${vaultId}); pass --replace-vault to replace it with that other vault`,
       );
     }
-    if (!options.force) await confirmReplace(deps, vaultPath, options.file);
+    if (!options.force) await confirmReplace(deps, vaultPath, options.file, 'restore');
   }
   // No kind hint: the backup may predate a rekey, so the current vault's key kind proves nothing.
   const key = await resolveKeySource(resolved, options.key, deps.env, secretInput(deps));

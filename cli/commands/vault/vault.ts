@@ -3,6 +3,7 @@ import type { CliDeps } from '../../deps.ts';
 import { newVaultBackupCommand } from './backup.ts';
 import { newVaultCompactCommand } from './compact.ts';
 import { newVaultExportCommand } from './export.ts';
+import { newVaultImportCommand } from './import.ts';
 import { newVaultRekeyCommand } from './rekey.ts';
 import { newVaultRestoreCommand } from './restore.ts';
 import { newVaultRotateCommand } from './rotate.ts';
@@ -17,5 +18,6 @@ export function newVaultCommand(deps: CliDeps): Command {
     .addCommand(newVaultRestoreCommand(deps))
     .addCommand(newVaultRekeyCommand(deps))
     .addCommand(newVaultRotateCommand(deps))
-    .addCommand(newVaultExportCommand(deps));
+    .addCommand(newVaultExportCommand(deps))
+    .addCommand(newVaultImportCommand(deps));
 }

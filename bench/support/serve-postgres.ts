@@ -1,0 +1,39 @@
+/**
+ * A server for the PostgreSQL benchmark, in its own process: the real API over a vault already set
+ * up in the database named by SVC_BENCH_DATABASE_URL, opened with the raw key in SVC_BENCH_VAULT_KEY
+ * (base64). Several of these run on one database, as `svc serve --database` processes do. Prints
+ * one JSON line when ready.
+ */
+import { createServices } from '../../core/services.ts';
+import { openPostgresVault } from '../../core/vault/postgres-vault.ts';
+import { startServer } from '../../server/listen.ts';
+import { enableSignalProfiling } from './profiling.ts';
+
+enableSignalProfiling();
+
+const url = process.env.SVC_BENCH_DATABASE_URL;
+const key = process.env.SVC_BENCH_VAULT_KEY;
+if (url === undefined || key === undefined) {
+  throw new Error('SVC_BENCH_DATABASE_URL and SVC_BENCH_VAULT_KEY must be set');
+}
+const vault = await openPostgresVault({
+  url,
+  key: { kind: 'key', key: new Uint8Array(Buffer.from(key, 'base64')) },
+});
+const services = createServices(vault);
+const server = await startServer(vault, {
+  host: '127.0.0.1',
+  port: 0,
+  services,
+  logger: { level: 'silent' },
+  // There is no vault file to write the operator credential beside; the load needs none.
+  operatorCredentialFile: false,
+});
+process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+process.on('SIGTERM', () => {
+  void (async () => {
+    await server.close();
+    await vault.close();
+    process.exit(0);
+  })();
+});

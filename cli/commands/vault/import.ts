@@ -1,0 +1,108 @@
+import { Command } from 'commander';
+import { parseSetting } from '../../../core/config/index.ts';
+import { describeVaultLocation } from '../../../core/vault/location.ts';
+import { totalRows } from '../../../core/vault/vault-copy.ts';
+import { commandOf, type Runner } from '../../command-kit.ts';
+import { requireNoServer } from '../../connection.ts';
+import { ensurePrivateDir, keyForVault, loadConfig, requireEmbedded } from '../../context.ts';
+import type { CliDeps } from '../../deps.ts';
+import {
+  addJsonOption,
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
+import { startProgress, type Progress } from '../../progress.ts';
+import { confirmReplace } from './restore.ts';
+
+export type VaultImportOptions = VaultCommandOptions & { readonly from: string; readonly force: boolean };
+
+export function newVaultImportCommand(
+  deps: CliDeps,
+  run: Runner<VaultImportOptions> = (o) => runVaultImport(deps, o),
+): Command {
+  const command = new Command('import')
+    .description(
+      'Copy a vault held in PostgreSQL into a new vault file at the vault path (same key, keys, tokens and audit chains)',
+    )
+    .requiredOption(
+      '--from <url>',
+      'the database: postgres://user@host:5432/db (never printed with its password)',
+    )
+    .option('--force', 'replace an existing vault file without asking');
+  addVaultOptions(command, deps);
+  addJsonOption(command);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions & { from: string }>();
+    await run({ ...vaultOptionsFrom(raw), from: raw.from, force: raw.force === true });
+  });
+}
+
+export async function runVaultImport(deps: CliDeps, options: VaultImportOptions): Promise<void> {
+  // Checked like the setting, and never echoed: the URL may carry a password.
+  const url = parseSetting('databaseUrl', options.from, '--from', deps.cwd) ?? options.from;
+  const resolved = await loadConfig(deps, options.config);
+  requireEmbedded(
+    resolved,
+    'svc vault import',
+    'unset --database / SVC_DATABASE_URL to import into the vault file at the vault path.',
+  );
+  await requireNoServer(resolved, 'Importing a vault');
+  const { vaultPath } = resolved.config;
+  const from = describeVaultLocation({ backend: 'postgres', url });
+  const exists = await deps.vault.vaultExists(vaultPath);
+  if (exists && !options.force) await confirmReplace(deps, vaultPath, from, 'import');
+  // The database's keyring says which kind of key it takes (a passphrase is asked for only then).
+  const { key } = await keyForVault(
+    deps,
+    { ...resolved, config: { ...resolved.config, databaseUrl: url } },
+    options.key,
+  );
+  await ensurePrivateDir(vaultPath);
+  const { importFromPostgres } = await import('../../../core/vault/import-from-postgres.ts');
+  let progress: Progress | undefined;
+  let shown = 0;
+  let report;
+  try {
+    report = await importFromPostgres({
+      url,
+      path: vaultPath,
+      key,
+      replace: exists,
+      clock: deps.clock,
+      onProgress: (copied, total) => {
+        progress ??= startProgress(deps, total, 'rows');
+        progress.increment(copied - shown);
+        shown = copied;
+      },
+    });
+  } finally {
+    progress?.stop();
+  }
+  const tokens = report.rows.tokens ?? 0;
+  const rows = totalRows(report.rows);
+  if (options.json) {
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({
+        from,
+        to: vaultPath,
+        vaultId: report.vaultId,
+        replaced: exists,
+        rows: report.rows,
+        chains: { ok: report.chains.ok, tenants: report.chains.tenants, entries: report.chains.entries },
+      }),
+    );
+    return;
+  }
+  writeLine(
+    deps.stdout,
+    `Imported ${from} into ${vaultPath}: ${tokens} tokens, ${rows} rows in all (counts checked), audit chains verified (${report.chains.entries} entries in ${report.chains.tenants} tenants)`,
+  );
+  writeLine(
+    deps.stdout,
+    `The same key opens it: serve it without --database (or SVC_DATABASE_URL). The database is unchanged.`,
+  );
+}

@@ -1,0 +1,119 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { verifyAuditChains } from '../audit/audit-log.ts';
+import type { ChainReport } from '../audit/audit-log.ts';
+import { VaultError } from '../errors/catalogue.ts';
+import type { Database } from '../storage/schema.ts';
+import type { VaultHandle } from './types.ts';
+
+/**
+ * What moving a vault between backends (the embedded file and PostgreSQL, either way) shares: the
+ * tables copied, the order each is read in, and the checks a copy must pass before it is reported.
+ */
+export interface CopiedTable {
+  readonly name: keyof Database;
+  /** Order on the embedded file: insertion order (rowid) where listings lean on it. */
+  readonly embedded: string;
+  /**
+   * Order on PostgreSQL: the identity column that stands for SQLite's rowid where there is one
+   * (`members`, `invitations`, `tokens.row_id`), else the primary key.
+   */
+  readonly postgres: readonly string[];
+}
+
+/**
+ * Every table the vault's rows live in, parents before children (foreign keys). `members` and
+ * `invitations` list by insertion order, so each is read in that order and the copy keeps it.
+ * `schema_migrations` is not copied: each side runs its own list to the same version.
+ */
+export const COPIED_TABLES: readonly CopiedTable[] = [
+  { name: 'vault_meta', embedded: 'key', postgres: ['key'] },
+  { name: 'tenants', embedded: 'rowid', postgres: ['id'] },
+  { name: 'users', embedded: 'rowid', postgres: ['id'] },
+  { name: 'applications', embedded: 'rowid', postgres: ['id'] },
+  { name: 'tenant_keys', embedded: 'rowid', postgres: ['tenant_id', 'purpose', 'term'] },
+  { name: 'members', embedded: 'rowid', postgres: ['rowid'] },
+  { name: 'sessions', embedded: 'rowid', postgres: ['id'] },
+  { name: 'invitations', embedded: 'rowid', postgres: ['rowid'] },
+  { name: 'reactor_formulas', embedded: 'rowid', postgres: ['id'] },
+  { name: 'reactors', embedded: 'rowid', postgres: ['id'] },
+  { name: 'proxies', embedded: 'rowid', postgres: ['id'] },
+  { name: 'tokens', embedded: 'row_id', postgres: ['row_id'] },
+  { name: 'token_search_indexes', embedded: 'rowid', postgres: ['token_rowid', 'digest'] },
+  { name: 'token_associations', embedded: 'rowid', postgres: ['parent_rowid', 'child_rowid'] },
+  { name: 'token_activity', embedded: 'rowid', postgres: ['tenant_id', 'month', 'token_id'] },
+  { name: 'audit_logs', embedded: 'rowid', postgres: ['tenant_id', 'seq'] },
+  { name: 'audit_heads', embedded: 'rowid', postgres: ['tenant_id'] },
+  { name: 'audit_checkpoints', embedded: 'rowid', postgres: ['tenant_id', 'first_seq'] },
+];
+
+/** Rows per read and per multi-row insert: far below PostgreSQL's 65,535 parameters. */
+export const COPY_BATCH = 500;
+
+/** Rows per table and their sum, as `onProgress` and the reports count them. */
+export type RowCounts = Readonly<Record<string, number>>;
+
+export interface CopyReport {
+  readonly vaultId: string;
+  /** Rows per table, counted again in the copy once written (equal to the source's). */
+  readonly rows: RowCounts;
+  /** The audit chains, verified in the copy with the vault's keys. */
+  readonly chains: ChainReport;
+}
+
+async function countRows(db: Kysely<Database>, table: keyof Database): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The rows of every copied table in `db`. */
+export async function countCopiedRows(db: Kysely<Database>): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of COPIED_TABLES) counts[table.name] = await countRows(db, table.name);
+  return counts;
+}
+
+export function totalRows(counts: RowCounts): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+
+/** One page of `table`, in the order given, as the source's query builder returns it. */
+export function readPage(
+  db: Kysely<Database>,
+  table: keyof Database,
+  order: readonly string[],
+  offset: number,
+): Promise<Record<string, unknown>[]> {
+  let query = db.selectFrom(table).selectAll();
+  for (const column of order) query = query.orderBy(sql.ref(column));
+  return query.limit(COPY_BATCH).offset(offset).execute() as Promise<Record<string, unknown>[]>;
+}
+
+/**
+ * The checks every copy passes before it is reported: the rows of each table counted again in the
+ * copy equal the source's, and the audit chains verify there with the vault's keys. Either failing
+ * is VAULT_CORRUPT; `leftAs` says what became of the copy.
+ */
+export async function verifyCopy(
+  target: VaultHandle,
+  expected: RowCounts,
+  leftAs: string,
+): Promise<CopyReport> {
+  const rows = await countCopiedRows(target.db);
+  for (const table of COPIED_TABLES) {
+    if (rows[table.name] !== expected[table.name]) {
+      throw new VaultError(
+        'VAULT_CORRUPT',
+        `The copy of ${table.name} holds ${rows[table.name]} rows, the vault ${expected[table.name]}; ${leftAs}`,
+      );
+    }
+  }
+  const chains = await verifyAuditChains(target.db, target);
+  if (!chains.ok) {
+    throw new VaultError('VAULT_CORRUPT', `The audit chains of the copy do not verify; ${leftAs}`);
+  }
+  return { vaultId: target.id, rows, chains };
+}
