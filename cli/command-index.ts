@@ -60,7 +60,7 @@ export const VERBS: readonly Verb[] = [
   {
     name: 'vault',
     term: 'vault',
-    description: 'Inspect and maintain the vault file; export it to PostgreSQL',
+    description: 'Inspect and maintain the vault file; move it to PostgreSQL and back',
     load: async () => (await import('./commands/vault/vault.ts')).newVaultCommand,
   },
   {

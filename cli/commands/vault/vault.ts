@@ -11,7 +11,7 @@ import { newVaultStatusCommand } from './status.ts';
 
 export function newVaultCommand(deps: CliDeps): Command {
   return new Command('vault')
-    .description('Inspect and maintain the vault file; export it to PostgreSQL')
+    .description('Inspect and maintain the vault file; move it to PostgreSQL and back')
     .addCommand(newVaultStatusCommand(deps))
     .addCommand(newVaultCompactCommand(deps))
     .addCommand(newVaultBackupCommand(deps))
