@@ -5,12 +5,12 @@ import { openVaultFile, readHeader } from '../storage/vault-file.ts';
 import { unlockKeyring } from './load.ts';
 import { PostgresVault } from './postgres-vault.ts';
 import type { Clock, KeySource, VaultHandle } from './types.ts';
+import { totalRows } from './row-counts.ts';
 import {
   COPIED_TABLES,
   COPY_BATCH,
   countCopiedRows,
   readPage,
-  totalRows,
   verifyCopy,
   type CopyReport,
 } from './vault-copy.ts';

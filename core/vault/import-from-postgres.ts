@@ -9,15 +9,14 @@ import { restoreVault } from './maintenance.ts';
 import { openPostgresVault } from './postgres-vault.ts';
 import { vaultExists } from './status.ts';
 import type { Clock, KeySource } from './types.ts';
+import { totalRows, type RowCounts } from './row-counts.ts';
 import {
   COPIED_TABLES,
   COPY_BATCH,
   countCopiedRows,
   readPage,
-  totalRows,
   verifyCopy,
   type CopyReport,
-  type RowCounts,
 } from './vault-copy.ts';
 
 export interface ImportFromPostgresOptions {

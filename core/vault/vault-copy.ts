@@ -4,6 +4,7 @@ import { verifyAuditChains } from '../audit/audit-log.ts';
 import type { ChainReport } from '../audit/audit-log.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Database } from '../storage/schema.ts';
+import type { RowCounts } from './row-counts.ts';
 import type { VaultHandle } from './types.ts';
 
 /**
@@ -51,7 +52,6 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
 export const COPY_BATCH = 500;
 
 /** Rows per table and their sum, as `onProgress` and the reports count them. */
-export type RowCounts = Readonly<Record<string, number>>;
 
 export interface CopyReport {
   readonly vaultId: string;
@@ -74,10 +74,6 @@ export async function countCopiedRows(db: Kysely<Database>): Promise<Record<stri
   const counts: Record<string, number> = {};
   for (const table of COPIED_TABLES) counts[table.name] = await countRows(db, table.name);
   return counts;
-}
-
-export function totalRows(counts: RowCounts): number {
-  return Object.values(counts).reduce((a, b) => a + b, 0);
 }
 
 /** One page of `table`, in the order given, as the source's query builder returns it. */

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { totalRows } from '../../../core/vault/vault-copy.ts';
+import { totalRows } from '../../../core/vault/row-counts.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { requireNoServer } from '../../connection.ts';
 import { ensurePrivateDir, keyForVault, loadConfig, requireEmbedded } from '../../context.ts';
