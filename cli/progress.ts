@@ -45,3 +45,24 @@ export function startProgress(deps: CliDeps, total: number, unit: string): Progr
     },
   };
 }
+
+/**
+ * A progress bar fed with running totals (`done` of `total` so far), as bulk copies report them:
+ * started on the first report, when the total is known.
+ */
+export function runningProgress(
+  deps: CliDeps,
+  unit: string,
+): Progress & { report(done: number, total: number): void } {
+  let bar: Progress | undefined;
+  let shown = 0;
+  return {
+    report(done, total) {
+      bar ??= startProgress(deps, total, unit);
+      bar.increment(done - shown);
+      shown = done;
+    },
+    increment: (count) => bar?.increment(count),
+    stop: () => bar?.stop(),
+  };
+}

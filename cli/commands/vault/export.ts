@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { totalRows } from '../../../core/vault/row-counts.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { requireNoServer } from '../../connection.ts';
 import { keyForVault, loadConfig, openWithKey, requireEmbedded } from '../../context.ts';
@@ -14,7 +13,8 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { startProgress, type Progress } from '../../progress.ts';
+import { runningProgress } from '../../progress.ts';
+import { chainsJson, copySummary } from './copy-summary.ts';
 
 export type VaultExportOptions = VaultCommandOptions & { readonly to: string };
 
@@ -52,8 +52,7 @@ export async function runVaultExport(deps: CliDeps, options: VaultExportOptions)
   const { exportToPostgres } = await import('../../../core/vault/export-to-postgres.ts');
   const { key } = await keyForVault(deps, resolved, options.key);
   const vault = await openWithKey(deps, resolved, key);
-  let progress: Progress | undefined;
-  let shown = 0;
+  const progress = runningProgress(deps, 'rows');
   let report;
   try {
     report = await exportToPostgres({
@@ -62,19 +61,13 @@ export async function runVaultExport(deps: CliDeps, options: VaultExportOptions)
       key,
       url,
       clock: deps.clock,
-      onProgress: (copied, total) => {
-        progress ??= startProgress(deps, total, 'rows');
-        progress.increment(copied - shown);
-        shown = copied;
-      },
+      onProgress: (copied, total) => progress.report(copied, total),
     });
   } finally {
-    progress?.stop();
+    progress.stop();
     // Nothing was written to the file: closing it writes no snapshot.
     await vault.close();
   }
-  const tokens = report.rows.tokens ?? 0;
-  const rows = totalRows(report.rows);
   if (options.json) {
     writeJson(
       deps.stdout,
@@ -83,15 +76,12 @@ export async function runVaultExport(deps: CliDeps, options: VaultExportOptions)
         to,
         vaultId: report.vaultId,
         rows: report.rows,
-        chains: { ok: report.chains.ok, tenants: report.chains.tenants, entries: report.chains.entries },
+        chains: chainsJson(report),
       }),
     );
     return;
   }
-  writeLine(
-    deps.stdout,
-    `Exported ${resolved.config.vaultPath} to ${to}: ${tokens} tokens, ${rows} rows in all (counts checked), audit chains verified (${report.chains.entries} entries in ${report.chains.tenants} tenants)`,
-  );
+  writeLine(deps.stdout, `Exported ${resolved.config.vaultPath} to ${to}: ${copySummary(report)}`);
   writeLine(
     deps.stdout,
     `The same key opens it there: serve it with --database (or SVC_DATABASE_URL). The file is unchanged.`,

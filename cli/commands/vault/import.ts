@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { totalRows } from '../../../core/vault/row-counts.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { requireNoServer } from '../../connection.ts';
 import { ensurePrivateDir, keyForVault, loadConfig, requireEmbedded } from '../../context.ts';
@@ -14,7 +13,8 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { startProgress, type Progress } from '../../progress.ts';
+import { runningProgress } from '../../progress.ts';
+import { chainsJson, copySummary } from './copy-summary.ts';
 import { confirmReplace } from './restore.ts';
 
 export type VaultImportOptions = VaultCommandOptions & { readonly from: string; readonly force: boolean };
@@ -62,8 +62,7 @@ export async function runVaultImport(deps: CliDeps, options: VaultImportOptions)
   );
   await ensurePrivateDir(vaultPath);
   const { importFromPostgres } = await import('../../../core/vault/import-from-postgres.ts');
-  let progress: Progress | undefined;
-  let shown = 0;
+  const progress = runningProgress(deps, 'rows');
   let report;
   try {
     report = await importFromPostgres({
@@ -72,17 +71,11 @@ export async function runVaultImport(deps: CliDeps, options: VaultImportOptions)
       key,
       replace: exists,
       clock: deps.clock,
-      onProgress: (copied, total) => {
-        progress ??= startProgress(deps, total, 'rows');
-        progress.increment(copied - shown);
-        shown = copied;
-      },
+      onProgress: (copied, total) => progress.report(copied, total),
     });
   } finally {
-    progress?.stop();
+    progress.stop();
   }
-  const tokens = report.rows.tokens ?? 0;
-  const rows = totalRows(report.rows);
   if (options.json) {
     writeJson(
       deps.stdout,
@@ -92,15 +85,12 @@ export async function runVaultImport(deps: CliDeps, options: VaultImportOptions)
         vaultId: report.vaultId,
         replaced: exists,
         rows: report.rows,
-        chains: { ok: report.chains.ok, tenants: report.chains.tenants, entries: report.chains.entries },
+        chains: chainsJson(report),
       }),
     );
     return;
   }
-  writeLine(
-    deps.stdout,
-    `Imported ${from} into ${vaultPath}: ${tokens} tokens, ${rows} rows in all (counts checked), audit chains verified (${report.chains.entries} entries in ${report.chains.tenants} tenants)`,
-  );
+  writeLine(deps.stdout, `Imported ${from} into ${vaultPath}: ${copySummary(report)}`);
   writeLine(
     deps.stdout,
     `The same key opens it: serve it without --database (or SVC_DATABASE_URL). The database is unchanged.`,
