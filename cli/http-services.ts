@@ -336,6 +336,8 @@ function nameFilter(filter: { readonly ids?: readonly string[]; readonly name?: 
 }
 
 /** An empty id names nothing (in a URL it would name the collection instead). */
+type NamedCollection = '/reactor-formulas' | '/reactors' | '/proxies';
+
 function named(id: string): string {
   if (id === '') throw new VaultError('NOT_FOUND');
   return id;
@@ -380,6 +382,42 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
   const tenantNamed = (principal: Principal): void => {
     if (!UUID.test(principal.tenantId)) throw new VaultError('NOT_FOUND');
   };
+
+  /**
+   * Create, list (by ids and name), get, replace and delete of a resource the API names by id at
+   * `<collection>/{id}`: formulas, reactors and proxies share every step, only the view differs.
+   */
+  const namedResource = <T>(collection: NamedCollection, view: (body: T) => T) => {
+    const item = `${collection}/{id}` as const;
+    const at = (principal: Principal, id: string) => ({
+      ...inTenant(principal),
+      params: { path: { id: named(id) } },
+    });
+    return {
+      create: async (principal: Principal, input: unknown): Promise<T> =>
+        view(await answerNamed<T>(api.POST(collection, { ...inTenant(principal), body: input as never }))),
+      list: async (
+        principal: Principal,
+        filter: { readonly ids?: readonly string[]; readonly name?: string },
+        { page: number, size }: { readonly page: number; readonly size: number },
+      ): Promise<Page<T>> => {
+        const result = await page<T>(
+          api.GET(collection, {
+            ...inTenant(principal),
+            params: { query: { page: number, size, ...nameFilter(filter) } as never },
+          }),
+        );
+        return { total: result.total, items: result.items.map(view) };
+      },
+      get: async (principal: Principal, id: string): Promise<T> =>
+        view(await answerNamed<T>(api.GET(item, at(principal, id)))),
+      update: async (principal: Principal, id: string, input: unknown): Promise<T> =>
+        view(await answerNamed<T>(api.PUT(item, { ...at(principal, id), body: input as never }))),
+      delete: (principal: Principal, id: string): Promise<void> =>
+        answerNamed(api.DELETE(item, at(principal, id))),
+    };
+  };
+  const formulas = namedResource<ReactorFormula>('/reactor-formulas', formulaOf);
 
   return {
     tenants: {
@@ -676,80 +714,12 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
       report: (principal) => answer(api.GET('/tenants/self/reports/usage', inTenant(principal))),
     },
     reactors: {
-      createFormula: async (principal, input) =>
-        formulaOf(
-          await answerNamed<ReactorFormula>(
-            api.POST('/reactor-formulas', { ...inTenant(principal), body: input as never }),
-          ),
-        ),
-      listFormulas: async (principal, filter, { page: number, size }) => {
-        const result = await page<ReactorFormula>(
-          api.GET('/reactor-formulas', {
-            ...inTenant(principal),
-            params: { query: { page: number, size, ...nameFilter(filter) } as never },
-          }),
-        );
-        return { total: result.total, items: result.items.map(formulaOf) };
-      },
-      getFormula: async (principal, id) =>
-        formulaOf(
-          await answerNamed<ReactorFormula>(
-            api.GET('/reactor-formulas/{id}', {
-              ...inTenant(principal),
-              params: { path: { id: named(id) } },
-            }),
-          ),
-        ),
-      updateFormula: async (principal, id, input) =>
-        formulaOf(
-          await answerNamed<ReactorFormula>(
-            api.PUT('/reactor-formulas/{id}', {
-              ...inTenant(principal),
-              params: { path: { id: named(id) } },
-              body: input as never,
-            }),
-          ),
-        ),
-      deleteFormula: (principal, id) =>
-        answerNamed(
-          api.DELETE('/reactor-formulas/{id}', {
-            ...inTenant(principal),
-            params: { path: { id: named(id) } },
-          }),
-        ),
-      create: async (principal, input) =>
-        reactorOf(
-          await answerNamed<Reactor>(api.POST('/reactors', { ...inTenant(principal), body: input as never })),
-        ),
-      list: async (principal, filter, { page: number, size }) => {
-        const result = await page<Reactor>(
-          api.GET('/reactors', {
-            ...inTenant(principal),
-            params: { query: { page: number, size, ...nameFilter(filter) } as never },
-          }),
-        );
-        return { total: result.total, items: result.items.map(reactorOf) };
-      },
-      get: async (principal, id) =>
-        reactorOf(
-          await answerNamed<Reactor>(
-            api.GET('/reactors/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
-          ),
-        ),
-      update: async (principal, id, input) =>
-        reactorOf(
-          await answerNamed<Reactor>(
-            api.PUT('/reactors/{id}', {
-              ...inTenant(principal),
-              params: { path: { id: named(id) } },
-              body: input as never,
-            }),
-          ),
-        ),
-      delete: (principal, id) =>
-        answerNamed(
-          api.DELETE('/reactors/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
-        ),
+      createFormula: formulas.create,
+      listFormulas: formulas.list,
+      getFormula: formulas.get,
+      updateFormula: formulas.update,
+      deleteFormula: formulas.delete,
+      ...namedResource<Reactor>('/reactors', reactorOf),
       react: (principal, id, args) =>
         reactAnswer(
           api.POST('/reactors/{id}/react', {
@@ -760,41 +730,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
           }),
         ),
     },
-    proxies: {
-      create: async (principal, input) =>
-        proxyOf(
-          await answerNamed<Proxy>(api.POST('/proxies', { ...inTenant(principal), body: input as never })),
-        ),
-      list: async (principal, filter, { page: number, size }) => {
-        const result = await page<Proxy>(
-          api.GET('/proxies', {
-            ...inTenant(principal),
-            params: { query: { page: number, size, ...nameFilter(filter) } as never },
-          }),
-        );
-        return { total: result.total, items: result.items.map(proxyOf) };
-      },
-      get: async (principal, id) =>
-        proxyOf(
-          await answerNamed<Proxy>(
-            api.GET('/proxies/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
-          ),
-        ),
-      update: async (principal, id, input) =>
-        proxyOf(
-          await answerNamed<Proxy>(
-            api.PUT('/proxies/{id}', {
-              ...inTenant(principal),
-              params: { path: { id: named(id) } },
-              body: input as never,
-            }),
-          ),
-        ),
-      delete: (principal, id) =>
-        answerNamed(
-          api.DELETE('/proxies/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
-        ),
-    },
+    proxies: namedResource<Proxy>('/proxies', proxyOf),
     detokenizer: {
       detokenize: (principal, value) =>
         answer(api.POST('/detokenize', { ...inTenant(principal), body: value as never })),

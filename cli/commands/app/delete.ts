@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { VaultError } from '../../../core/errors/catalogue.ts';
+import { confirmOrCancel, requireYes } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -30,20 +30,16 @@ export function newAppDeleteCommand(
 }
 
 export async function runAppDelete(deps: CliDeps, options: AppDeleteOptions): Promise<void> {
-  // A script must say --yes; checked before the vault is unlocked.
-  if (!options.yes && !deps.isTTY) {
-    throw new VaultError('USAGE', 'deleting an application needs confirmation; pass --yes');
-  }
+  requireYes(deps, options.yes, 'deleting an application');
   const resolved = await loadConfig(deps, options.config);
   const deleted = await withServices(deps, resolved, options.key, async (services) => {
     const { principal, application } = await findApplication(services, options.applicationId, options.tenant);
-    if (!options.yes) {
-      const yes = await deps.prompter.confirm({
-        message: `Delete application ${application.name} (${application.id})? Its API key stops working.`,
-        default: false,
-      });
-      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the application was left as it is');
-    }
+    await confirmOrCancel(
+      deps,
+      options.yes,
+      `Delete application ${application.name} (${application.id})? Its API key stops working.`,
+      'the application was left as it is',
+    );
     await services.applications.delete(principal, application.id);
     return application;
   });

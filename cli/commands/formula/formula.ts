@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { confirmOrCancel, requireYes } from '../../ask.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { ReactorFormula, ReactorFormulaInput } from '../../../core/reactors/contract.ts';
 import type { Runner } from '../../command-kit.ts';
@@ -11,7 +12,6 @@ import {
   jsonFlag,
   reactorScopeFrom,
   readCodeFile,
-  requireYes,
   withReactors,
   type ReactorScopeOptions,
 } from '../reactor/common.ts';
@@ -137,16 +137,15 @@ export async function runFormulaShow(deps: CliDeps, options: FormulaIdOptions): 
 }
 
 export async function runFormulaDelete(deps: CliDeps, options: FormulaIdOptions): Promise<void> {
-  requireYes(deps, options.yes, 'a formula');
+  requireYes(deps, options.yes, 'deleting a formula');
   await withReactors(deps, options, async (services, principal) => {
     const formula = await services.reactors.getFormula(principal, options.formulaId);
-    if (!options.yes) {
-      const yes = await deps.prompter.confirm({
-        message: `Delete formula ${formula.name} (${formula.id})?`,
-        default: false,
-      });
-      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the formula was left as it is');
-    }
+    await confirmOrCancel(
+      deps,
+      options.yes,
+      `Delete formula ${formula.name} (${formula.id})?`,
+      'the formula was left as it is',
+    );
     await services.reactors.deleteFormula(principal, formula.id);
   });
   if (options.json) writeJson(deps.stdout, { id: options.formulaId, deleted: true });

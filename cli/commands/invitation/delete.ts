@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { VaultError } from '../../../core/errors/catalogue.ts';
+import { confirmOrCancel, requireYes } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -31,9 +31,7 @@ export function newInvitationDeleteCommand(
 }
 
 export async function runInvitationDelete(deps: CliDeps, options: InvitationDeleteOptions): Promise<void> {
-  if (!options.yes && !deps.isTTY) {
-    throw new VaultError('USAGE', 'deleting an invitation needs confirmation; pass --yes');
-  }
+  requireYes(deps, options.yes, 'deleting an invitation');
   const resolved = await loadConfig(deps, options.config);
   const deleted = await inTenant(
     deps,
@@ -44,13 +42,12 @@ export async function runInvitationDelete(deps: CliDeps, options: InvitationDele
       const invitation = await orNotFound(noInvitation(options.invitationId), () =>
         services.invitations.get(principal, options.invitationId),
       );
-      if (!options.yes) {
-        const yes = await deps.prompter.confirm({
-          message: `Delete the invitation of ${invitation.email}? Its links stop working.`,
-          default: false,
-        });
-        if (!yes) throw new VaultError('CANCELLED', 'cancelled; the invitation was left as it is');
-      }
+      await confirmOrCancel(
+        deps,
+        options.yes,
+        `Delete the invitation of ${invitation.email}? Its links stop working.`,
+        'the invitation was left as it is',
+      );
       await services.invitations.delete(principal, invitation.id);
       return invitation;
     },

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { confirmOrCancel, requireYes } from '../../ask.ts';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { CliServices } from '../../services.ts';
@@ -59,21 +60,18 @@ async function findMember(services: CliServices, principal: Principal, id: strin
 }
 
 export async function runMemberRemove(deps: CliDeps, options: MemberRemoveOptions): Promise<void> {
-  if (!options.yes && !deps.isTTY) {
-    throw new VaultError('USAGE', 'removing a member needs confirmation; pass --yes');
-  }
+  requireYes(deps, options.yes, 'removing a member');
   const resolved = await loadConfig(deps, options.config);
   const removed = await withServices(deps, resolved, options.key, async (services) => {
     const tenant = await resolveTenant(services, options.tenant);
     const principal = operatorIn(tenant.id);
     const member = await findMember(services, principal, options.memberId);
-    if (!options.yes) {
-      const yes = await deps.prompter.confirm({
-        message: `Remove ${member.user.email} (${member.role}) from ${tenant.name}? Their sessions lose this tenant.`,
-        default: false,
-      });
-      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the member was left as they are');
-    }
+    await confirmOrCancel(
+      deps,
+      options.yes,
+      `Remove ${member.user.email} (${member.role}) from ${tenant.name}? Their sessions lose this tenant.`,
+      'the member was left as they are',
+    );
     await services.members.remove(principal, member.id);
     return member;
   });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { VaultError } from '../../../core/errors/catalogue.ts';
+import { confirmOrCancel, requireYes } from '../../ask.ts';
 import type { CliDeps } from '../../deps.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
@@ -31,18 +31,16 @@ export function newProxyDeleteCommand(
 }
 
 export async function runProxyDelete(deps: CliDeps, options: ProxyDeleteOptions): Promise<void> {
-  if (!options.yes && !deps.isTTY)
-    throw new VaultError('USAGE', 'deleting a proxy needs confirmation; pass --yes');
+  requireYes(deps, options.yes, 'deleting a proxy');
   const resolved = await loadConfig(deps, options.config);
   const deleted = await withServices(deps, resolved, options.key, async (services) => {
     const { principal, proxy } = await findProxy(services, options.proxyId, options.tenant);
-    if (!options.yes) {
-      const yes = await deps.prompter.confirm({
-        message: `Delete proxy ${proxy.name} (${proxy.id})? Its key stops working.`,
-        default: false,
-      });
-      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the proxy was left as it is');
-    }
+    await confirmOrCancel(
+      deps,
+      options.yes,
+      `Delete proxy ${proxy.name} (${proxy.id})? Its key stops working.`,
+      'the proxy was left as it is',
+    );
     await services.proxies.delete(principal, proxy.id);
     return proxy;
   });

@@ -123,8 +123,3 @@ export async function allPages<T>(
     if (result.items.length < size || items.length >= result.total) return items;
   }
 }
-
-/** `--yes` or a confirmation on a terminal; checked before the vault is unlocked. */
-export function requireYes(deps: CliDeps, yes: boolean, what: string): void {
-  if (!yes && !deps.isTTY) throw new VaultError('USAGE', `deleting ${what} needs confirmation; pass --yes`);
-}

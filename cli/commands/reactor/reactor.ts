@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { confirmOrCancel, requireYes } from '../../ask.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Reactor, ReactorInput } from '../../../core/reactors/contract.ts';
 import type { Runner } from '../../command-kit.ts';
@@ -11,7 +12,6 @@ import {
   jsonFromFlagOrFile,
   reactorEntries,
   reactorScopeFrom,
-  requireYes,
   withReactors,
   type ReactorScopeOptions,
 } from './common.ts';
@@ -109,16 +109,15 @@ export async function runReactorShow(deps: CliDeps, options: ReactorIdOptions): 
 }
 
 export async function runReactorDelete(deps: CliDeps, options: ReactorIdOptions): Promise<void> {
-  requireYes(deps, options.yes, 'a reactor');
+  requireYes(deps, options.yes, 'deleting a reactor');
   await withReactors(deps, options, async (services, principal) => {
     const reactor = await services.reactors.get(principal, options.reactorId);
-    if (!options.yes) {
-      const yes = await deps.prompter.confirm({
-        message: `Delete reactor ${reactor.name} (${reactor.id})?`,
-        default: false,
-      });
-      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the reactor was left as it is');
-    }
+    await confirmOrCancel(
+      deps,
+      options.yes,
+      `Delete reactor ${reactor.name} (${reactor.id})?`,
+      'the reactor was left as it is',
+    );
     await services.reactors.delete(principal, reactor.id);
   });
   if (options.json) writeJson(deps.stdout, { id: options.reactorId, deleted: true });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { VaultError } from '../../../core/errors/catalogue.ts';
+import { confirmOrCancel, requireYes } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { writeJson, writeLine } from '../../output.ts';
@@ -35,19 +35,15 @@ export function newTokenDeleteCommand(
 }
 
 export async function runTokenDelete(deps: CliDeps, options: TokenDeleteOptions): Promise<void> {
-  // A script must say --yes; checked before the vault is unlocked.
-  if (!options.yes && !deps.isTTY) {
-    throw new VaultError('USAGE', 'deleting a token needs confirmation; pass --yes');
-  }
+  requireYes(deps, options.yes, 'deleting a token');
   const tenantId = await withTokens(deps, options, async ({ tokens, principal, tenant }) => {
     // No read first: reading would reveal the data to this process and count as use of the token.
-    if (!options.yes) {
-      const yes = await deps.prompter.confirm({
-        message: `Delete token ${options.tokenId}? Its data cannot be recovered.`,
-        default: false,
-      });
-      if (!yes) throw new VaultError('CANCELLED', 'cancelled; the token was left as it is');
-    }
+    await confirmOrCancel(
+      deps,
+      options.yes,
+      `Delete token ${options.tokenId}? Its data cannot be recovered.`,
+      'the token was left as it is',
+    );
     await orNotFound(noToken(options.tokenId), () => tokens.delete(principal, options.tokenId));
     return tenant.id;
   });
