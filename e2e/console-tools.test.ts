@@ -302,6 +302,13 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     await test.getByText(/The vault refused or failed the request/).waitFor({ timeout: 30_000 });
     await screen('proxies-test-request');
     await test.getByRole('button', { name: 'Close' }).first().click();
+
+    // Deleting asks first, naming the proxy; once confirmed the row is gone.
+    await page.getByRole('button', { name: 'Delete Payments' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete proxy' });
+    await confirm.getByText('Delete the proxy Payments?').waitFor();
+    await confirm.getByRole('button', { name: 'Delete proxy' }).click();
+    await page.getByText('No proxies yet.').waitFor();
   });
 
   it('follows the audit log live and verifies its chain', async () => {

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Invitation, type Member } from '../api/client';
-import { ConfirmDialog } from '../components/dialog';
+import { DeletionDialog, useDeletion } from '../components/deletion';
 import { Field } from '../components/field';
 import { Empty, Loading, ProblemAlert } from '../components/states';
 
@@ -11,21 +11,15 @@ const PAGE_SIZE = 50;
 const fullName = (m: Member) => [m.user.first_name, m.user.last_name].filter(Boolean).join(' ');
 
 export function MembersPage() {
-  const queryClient = useQueryClient();
-  const [removing, setRemoving] = useState<Member | null>(null);
   const members = useQuery({
     queryKey: ['members'],
     queryFn: () =>
       unwrap(api.GET('/tenants/self/members', { params: { query: { page: 1, size: PAGE_SIZE } } })),
   });
-  const remove = useMutation({
-    mutationFn: (id: string) =>
-      unwrap(api.DELETE('/tenants/self/members/{id}', { params: { path: { id } } })),
-    onSuccess: async () => {
-      setRemoving(null);
-      await queryClient.invalidateQueries({ queryKey: ['members'] });
-    },
-  });
+  const removal = useDeletion(
+    (m: Member) => unwrap(api.DELETE('/tenants/self/members/{id}', { params: { path: { id: m.id } } })),
+    'members',
+  );
   return (
     <section aria-labelledby="members-title">
       <h1 id="members-title">Members</h1>
@@ -58,7 +52,7 @@ export function MembersPage() {
                     {m.role === 'OWNER' ? (
                       <span className="hint">The owner cannot be removed</span>
                     ) : (
-                      <button type="button" className="danger" onClick={() => setRemoving(m)}>
+                      <button type="button" className="danger" onClick={() => removal.ask(m)}>
                         Remove
                       </button>
                     )}
@@ -68,20 +62,9 @@ export function MembersPage() {
             </tbody>
           </table>
         ))}
-      <ConfirmDialog
-        title="Remove this member?"
-        open={removing !== null}
-        onCancel={() => {
-          remove.reset();
-          setRemoving(null);
-        }}
-        onConfirm={() => removing !== null && remove.mutate(removing.id)}
-        confirmLabel="Remove member"
-        busy={remove.isPending}
-      >
-        <p>{removing?.user.email} loses access to this tenant at once.</p>
-        <ProblemAlert error={remove.error} />
-      </ConfirmDialog>
+      <DeletionDialog deletion={removal} title="Remove this member?" confirmLabel="Remove member">
+        {(m) => <p>{m.user.email} loses access to this tenant at once.</p>}
+      </DeletionDialog>
       <Invitations />
     </section>
   );
@@ -90,7 +73,6 @@ export function MembersPage() {
 function Invitations() {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
-  const [deleting, setDeleting] = useState<Invitation | null>(null);
   const invitations = useQuery({
     queryKey: ['invitations'],
     queryFn: () =>
@@ -109,14 +91,11 @@ function Invitations() {
       unwrap(api.POST('/tenants/self/invitations/{id}/resend', { params: { path: { id } } })),
     onSuccess: refresh,
   });
-  const remove = useMutation({
-    mutationFn: (id: string) =>
-      unwrap(api.DELETE('/tenants/self/invitations/{id}', { params: { path: { id } } })),
-    onSuccess: async () => {
-      setDeleting(null);
-      await refresh();
-    },
-  });
+  const deletion = useDeletion(
+    (i: Invitation) =>
+      unwrap(api.DELETE('/tenants/self/invitations/{id}', { params: { path: { id: i.id } } })),
+    'invitations',
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     invite.mutate();
@@ -164,7 +143,7 @@ function Invitations() {
                     <button type="button" onClick={() => resend.mutate(i.id)} disabled={resend.isPending}>
                       Resend
                     </button>
-                    <button type="button" className="danger" onClick={() => setDeleting(i)}>
+                    <button type="button" className="danger" onClick={() => deletion.ask(i)}>
                       Delete
                     </button>
                   </td>
@@ -173,17 +152,9 @@ function Invitations() {
             </tbody>
           </table>
         ))}
-      <ConfirmDialog
-        title="Delete this invitation?"
-        open={deleting !== null}
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting !== null && remove.mutate(deleting.id)}
-        confirmLabel="Delete invitation"
-        busy={remove.isPending}
-      >
-        <p>The link sent to {deleting?.email} stops working.</p>
-        <ProblemAlert error={remove.error} />
-      </ConfirmDialog>
+      <DeletionDialog deletion={deletion} title="Delete this invitation?" confirmLabel="Delete invitation">
+        {(i) => <p>The link sent to {i.email} stops working.</p>}
+      </DeletionDialog>
     </section>
   );
 }

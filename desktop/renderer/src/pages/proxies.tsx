@@ -4,7 +4,8 @@ import { api, currentTokenKey, fieldErrorsOf, unwrap } from '../api/client';
 import { CodeEditor } from '../code/code-editor';
 import { compileErrorOf, type CompileError } from '../code/compile-error';
 import { pretty } from '../code/json-text';
-import { ConfirmDialog, Dialog } from '../components/dialog';
+import { DeletionDialog, useDeletion } from '../components/deletion';
+import { Dialog } from '../components/dialog';
 import { Field } from '../components/field';
 import { Empty, Loading, ProblemAlert } from '../components/states';
 import { useSession } from '../session/session';
@@ -34,21 +35,16 @@ function transformErrors(error: unknown, field: string): CompileError[] {
 }
 
 export function ProxiesPage() {
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<ProxyView | 'new' | null>(null);
   const [testing, setTesting] = useState<ProxyView | null>(null);
-  const [deleting, setDeleting] = useState<ProxyView | null>(null);
   const list = useQuery({
     queryKey: ['proxies'],
     queryFn: () => unwrap(api.GET('/proxies', { params: { query: { page: 1, size: 100 } } })),
   });
-  const remove = useMutation({
-    mutationFn: (p: ProxyView) => unwrap(api.DELETE('/proxies/{id}', { params: { path: { id: p.id } } })),
-    onSuccess: async () => {
-      setDeleting(null);
-      await queryClient.invalidateQueries({ queryKey: ['proxies'] });
-    },
-  });
+  const deletion = useDeletion(
+    (p: ProxyView) => unwrap(api.DELETE('/proxies/{id}', { params: { path: { id: p.id } } })),
+    'proxies',
+  );
   return (
     <section aria-labelledby="proxies-title">
       <div className="page-header">
@@ -97,7 +93,7 @@ export function ProxiesPage() {
                     <button type="button" onClick={() => setTesting(p)}>
                       Test {p.name}
                     </button>
-                    <button type="button" className="danger" onClick={() => setDeleting(p)}>
+                    <button type="button" className="danger" onClick={() => deletion.ask(p)}>
                       Delete {p.name}
                     </button>
                   </td>
@@ -110,19 +106,13 @@ export function ProxiesPage() {
         <ProxyDialog proxy={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />
       )}
       {testing !== null && <TestRequestDialog proxy={testing} onClose={() => setTesting(null)} />}
-      <ConfirmDialog
-        title="Delete proxy"
-        open={deleting !== null}
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting !== null && remove.mutate(deleting)}
-        confirmLabel="Delete proxy"
-        busy={remove.isPending}
-      >
-        <p>
-          Delete the proxy <strong>{deleting?.name}</strong>? Requests with its key will be refused.
-        </p>
-        <ProblemAlert error={remove.error} />
-      </ConfirmDialog>
+      <DeletionDialog deletion={deletion} title="Delete proxy" confirmLabel="Delete proxy">
+        {(p) => (
+          <p>
+            Delete the proxy <strong>{p.name}</strong>? Requests with its key will be refused.
+          </p>
+        )}
+      </DeletionDialog>
     </section>
   );
 }

@@ -5,7 +5,8 @@ import { ApiError, api, tokenApi, unwrap } from '../api/client';
 import { CodeEditor } from '../code/code-editor';
 import { compileErrorOf, type CompileError } from '../code/compile-error';
 import { parseJsonObject, pretty } from '../code/json-text';
-import { ConfirmDialog, Dialog } from '../components/dialog';
+import { DeletionDialog, useDeletion } from '../components/deletion';
+import { Dialog } from '../components/dialog';
 import { Field } from '../components/field';
 import { ParameterEditor, type ParameterDraft } from '../components/parameter-editor';
 import { Empty, Loading, ProblemAlert } from '../components/states';
@@ -77,17 +78,11 @@ function Formulas({
   readonly query: { isPending: boolean; error: unknown };
   readonly list: readonly FormulaView[];
 }) {
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<FormulaView | 'new' | null>(null);
-  const [deleting, setDeleting] = useState<FormulaView | null>(null);
-  const remove = useMutation({
-    mutationFn: (f: FormulaView) =>
-      unwrap(api.DELETE('/reactor-formulas/{id}', { params: { path: { id: f.id } } })),
-    onSuccess: async () => {
-      setDeleting(null);
-      await queryClient.invalidateQueries({ queryKey: ['reactor-formulas'] });
-    },
-  });
+  const deletion = useDeletion(
+    (f: FormulaView) => unwrap(api.DELETE('/reactor-formulas/{id}', { params: { path: { id: f.id } } })),
+    'reactor-formulas',
+  );
   return (
     <div className="card">
       <div className="page-header">
@@ -129,7 +124,7 @@ function Formulas({
                       {f.type === 'official' ? 'View' : 'Edit'} {f.name}
                     </button>
                     {f.type === 'private' && (
-                      <button type="button" className="danger" onClick={() => setDeleting(f)}>
+                      <button type="button" className="danger" onClick={() => deletion.ask(f)}>
                         Delete {f.name}
                       </button>
                     )}
@@ -142,19 +137,13 @@ function Formulas({
       {editing !== null && (
         <FormulaDialog formula={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />
       )}
-      <ConfirmDialog
-        title="Delete formula"
-        open={deleting !== null}
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting !== null && remove.mutate(deleting)}
-        confirmLabel="Delete formula"
-        busy={remove.isPending}
-      >
-        <p>
-          Delete the formula <strong>{deleting?.name}</strong>? Reactors made from it must be deleted first.
-        </p>
-        <ProblemAlert error={remove.error} />
-      </ConfirmDialog>
+      <DeletionDialog deletion={deletion} title="Delete formula" confirmLabel="Delete formula">
+        {(item) => (
+          <p>
+            Delete the formula <strong>{item.name}</strong>? Reactors made from it must be deleted first.
+          </p>
+        )}
+      </DeletionDialog>
     </div>
   );
 }
@@ -294,17 +283,12 @@ function Reactors({
   readonly list: readonly ReactorView[];
   readonly formulas: readonly FormulaView[];
 }) {
-  const queryClient = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [invoking, setInvoking] = useState<ReactorView | null>(null);
-  const [deleting, setDeleting] = useState<ReactorView | null>(null);
-  const remove = useMutation({
-    mutationFn: (r: ReactorView) => unwrap(api.DELETE('/reactors/{id}', { params: { path: { id: r.id } } })),
-    onSuccess: async () => {
-      setDeleting(null);
-      await queryClient.invalidateQueries({ queryKey: ['reactors'] });
-    },
-  });
+  const deletion = useDeletion(
+    (r: ReactorView) => unwrap(api.DELETE('/reactors/{id}', { params: { path: { id: r.id } } })),
+    'reactors',
+  );
   return (
     <div className="card">
       <div className="page-header">
@@ -337,7 +321,7 @@ function Reactors({
                     <button type="button" onClick={() => setInvoking(r)}>
                       Invoke {r.name}
                     </button>
-                    <button type="button" className="danger" onClick={() => setDeleting(r)}>
+                    <button type="button" className="danger" onClick={() => deletion.ask(r)}>
                       Delete {r.name}
                     </button>
                   </td>
@@ -348,19 +332,13 @@ function Reactors({
         ))}
       {creating && <ReactorDialog formulas={formulas} onClose={() => setCreating(false)} />}
       {invoking !== null && <InvokeDialog reactor={invoking} onClose={() => setInvoking(null)} />}
-      <ConfirmDialog
-        title="Delete reactor"
-        open={deleting !== null}
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting !== null && remove.mutate(deleting)}
-        confirmLabel="Delete reactor"
-        busy={remove.isPending}
-      >
-        <p>
-          Delete the reactor <strong>{deleting?.name}</strong>?
-        </p>
-        <ProblemAlert error={remove.error} />
-      </ConfirmDialog>
+      <DeletionDialog deletion={deletion} title="Delete reactor" confirmLabel="Delete reactor">
+        {(item) => (
+          <p>
+            Delete the reactor <strong>{item.name}</strong>?
+          </p>
+        )}
+      </DeletionDialog>
     </div>
   );
 }
