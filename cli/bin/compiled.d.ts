@@ -1,2 +1,2 @@
-/** The file URL of the compiled CLI entry point (dist/cli/main.js), or undefined when absent or stale. */
+/** The file URL of the bundled CLI entry point (dist/svc/main.js), or undefined when absent or stale. */
 export declare function compiledMain(): URL | undefined;
