@@ -17,8 +17,12 @@ import { build, type Plugin } from 'esbuild';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLE_DIR = path.join(repo, 'dist', 'svc');
 
-/** Packages bundled into the CLI (plain JavaScript, no files located at run time). */
-const BUNDLED = new Set(['commander', 'openapi-fetch', 'kysely', 'picocolors']);
+/**
+ * Packages bundled into the CLI, with what they import: plain JavaScript that locates no file at run
+ * time. Loading one bundled chunk beats resolving and reading a package's many files (and CommonJS
+ * modules) one by one.
+ */
+const BUNDLED = new Set(['commander', 'openapi-fetch', 'kysely', 'picocolors', 'cli-table3', 'cli-progress']);
 
 /** The package name of a bare import specifier (`@scope/name/sub` → `@scope/name`). */
 function packageOf(specifier: string): string {
@@ -26,12 +30,24 @@ function packageOf(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
 }
 
-/** Keeps every bare import not in BUNDLED as an import of node_modules at run time. */
+/** `node_modules/a/node_modules/@s/b/lib/x.js` → `node_modules/a/node_modules/@s/b/package.json`. */
+function packageJsonOf(input: string): string {
+  const parts = input.split('/');
+  const at = parts.lastIndexOf('node_modules');
+  const length = parts[at + 1]?.startsWith('@') === true ? at + 3 : at + 2;
+  return [...parts.slice(0, length), 'package.json'].join('/');
+}
+
+/**
+ * Keeps a bare import of our own sources that is not in BUNDLED as an import of node_modules at run
+ * time; what a bundled package imports is bundled with it.
+ */
 const externalPackages: Plugin = {
   name: 'external-packages',
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('node:') || BUNDLED.has(packageOf(args.path))) return undefined;
+      if (args.path.startsWith('node:') || args.importer.includes('/node_modules/')) return undefined;
+      if (BUNDLED.has(packageOf(args.path))) return undefined;
       return { path: args.path, external: true };
     });
   },
@@ -64,6 +80,8 @@ export async function buildCli(): Promise<void> {
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',
+    minifyWhitespace: true,
+    minifySyntax: true,
     plugins: [externalPackages],
     // Bundled CommonJS (commander) requires Node's built-ins.
     banner: {
@@ -71,11 +89,11 @@ export async function buildCli(): Promise<void> {
     },
   });
   const inputs: Record<string, readonly [number, number]> = {};
-  // Bundled packages are named by their package.json (and the lock file), not each of their files.
-  const sources = Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('node_modules/'));
-  const packages = [...BUNDLED].map((name) => `node_modules/${name}/package.json`);
-  const files = [...sources, ...packages, 'package.json', 'package-lock.json'];
-  for (const file of files.sort()) {
+  // A bundled package is named by its package.json (and the lock file), not by each of its files.
+  const files = new Set(['package.json', 'package-lock.json']);
+  for (const input of Object.keys(result.metafile.inputs))
+    files.add(input.includes('node_modules/') ? packageJsonOf(input) : input);
+  for (const file of [...files].sort()) {
     const info = await stat(path.join(repo, file));
     // An edit while esbuild read the sources could be missing from the bundle: no manifest, no bundle run.
     if (info.mtimeMs > started) throw new Error(`${file} changed during the build; run it again`);
