@@ -7,10 +7,10 @@ const NO_BODY = new Set([101, 103, 204, 205, 304]);
 /**
  * `fetch` for the CLI's one request per command: plain `http:` URLs (the local server, a server on
  * the loopback or the LAN) go over node:http, one connection that is closed after the answer; any
- * other URL (https) goes to the global fetch. Node's global fetch connects through its bundled HTTP
- * client, which compiles a WebAssembly parser on first use: hundreds of milliseconds of a command's
- * start on a busy machine, for a request the server answers in two. Failures reject as fetch does,
- * a TypeError "fetch failed" with the cause.
+ * other URL (https) goes to the global fetch. Node's global fetch connects through its bundled
+ * undici (a WebAssembly HTTP parser), which cost a one-request command hundreds of milliseconds on a
+ * busy machine, mostly while the process exited, for a request the server answers in two.
+ * Failures reject as fetch does, a TypeError "fetch failed" with the cause.
  */
 export async function cliFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const request = input instanceof Request ? input : new Request(input, init);
