@@ -31,7 +31,7 @@ function packageOf(specifier: string): string {
 }
 
 /** `node_modules/a/node_modules/@s/b/lib/x.js` → `node_modules/a/node_modules/@s/b/package.json`. */
-function packageJsonOf(input: string): string {
+export function packageJsonOf(input: string): string {
   const parts = input.split('/');
   const at = parts.lastIndexOf('node_modules');
   const length = parts[at + 1]?.startsWith('@') === true ? at + 3 : at + 2;
