@@ -2,8 +2,8 @@
  * Start-up time of the `svc` binary as a user meets it: a fresh `node cli/bin/svc.js …` process per
  * run (spawned from here, as hyperfine would), timed from spawn to exit. One JSON line per case with
  * the median and p90, the target, and the ratio to the floor of a bare `node -e ''` spawn measured
- * in the same run. `compiled` says whether the launcher ran `dist/` (an up-to-date `npm run build`)
- * or the TypeScript sources through tsx.
+ * in the same run. `compiled` says whether the launcher ran the bundle (`dist/svc/`, from an
+ * up-to-date `npm run build`) or the TypeScript sources through tsx.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

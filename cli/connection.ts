@@ -4,8 +4,9 @@ import { vaultPaths } from '../core/storage/paths.ts';
 import { describeHolder, isRunningHere, readLockHolder } from '../core/storage/lock.ts';
 import { describeVaultLocation, vaultLocationOf } from '../core/vault/location.ts';
 import type { LockHolder } from '../core/vault/types.ts';
-import { createApiClient, type ApiClient } from '../client/api-client.ts';
+import type { ApiClient } from '../client/api-client.ts';
 import { readOperatorCredential } from '../server/operator-credential.ts';
+import { cliApiClient } from './http-transport.ts';
 import type { CliDeps } from './deps.ts';
 import { API_KEY_ENV } from './connection-flags.ts';
 import type { HttpAuthority } from './http-services.ts';
@@ -97,15 +98,15 @@ export async function connectionFor(
 /** The typed API client for a server connection, carrying its credential. */
 export function clientOf(connection: Exclude<Connection, { kind: 'in-process' }>): ApiClient {
   if (connection.kind === 'local-server') {
-    return createApiClient({ baseUrl: connection.url, credentials: { operatorKey: connection.credential } });
+    return cliApiClient({ baseUrl: connection.url, credentials: { operatorKey: connection.credential } });
   }
   if (connection.authority === 'session') {
-    return createApiClient({
+    return cliApiClient({
       baseUrl: connection.url,
       credentials: { sessionToken: connection.sessionToken },
     });
   }
-  return createApiClient({
+  return cliApiClient({
     baseUrl: connection.url,
     credentials: connection.apiKey === undefined ? {} : { apiKey: connection.apiKey },
   });

@@ -1,48 +1,27 @@
-// Finds the compiled CLI (`npm run build` → dist/cli/main.js) when it is at least as new as every
-// TypeScript source it was built from. A stale build is never run: after an edit without a rebuild
-// the launcher falls back to the sources through tsx, so what runs is always what is on disk.
-import { readdirSync, statSync } from 'node:fs';
+// Finds the bundled CLI (`npm run build` → dist/svc/main.js, see scripts/build-cli.ts) while it is
+// current. The build lists every file it read in dist/svc/manifest.json with its mtime and size
+// (a bundled package by its package.json); the bundle runs only while each of those files is still
+// there, unchanged. After an edit without a rebuild the launcher falls back to the sources through
+// tsx, so what runs is always what is on disk. A new source file matters only once an existing one
+// imports it, and that edit shows. Stating the listed files costs a few milliseconds.
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const repo = fileURLToPath(new URL('../..', import.meta.url));
-/** The folders tsconfig.build.json compiles that the CLI imports. */
-const SOURCE_DIRS = ['core', 'server', 'cli'];
-const BIN_DIR = path.join(repo, 'cli', 'bin');
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Newest modification time (ms) of the .ts/.js/.json files under `dir`, 0 for a folder that is not there. */
-function newestSource(dir) {
-  let newest = 0;
-  let entries;
+/** The file URL of the bundle's entry point, or undefined when there is none or it is stale. */
+export function compiledMain(repo = REPO) {
+  const bundle = path.join(repo, 'dist', 'svc');
+  let manifest;
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      // cli/bin holds these launchers, which are not compiled.
-      if (entry.name !== 'node_modules' && full !== BIN_DIR) newest = Math.max(newest, newestSource(full));
-    } else if (/\.(ts|js|json)$/.test(entry.name) && !entry.name.endsWith('.test.ts')) {
-      newest = Math.max(newest, statSync(full).mtimeMs);
-    }
-  }
-  return newest;
-}
-
-/** The file URL of the compiled entry point, or undefined when there is none or it is stale. */
-export function compiledMain() {
-  const main = path.join(repo, 'dist', 'cli', 'main.js');
-  let built;
-  try {
-    built = statSync(main).mtimeMs;
+    manifest = JSON.parse(readFileSync(path.join(bundle, 'manifest.json'), 'utf8'));
   } catch {
     return undefined;
   }
-  const sources = Math.max(
-    statSync(path.join(repo, 'package.json')).mtimeMs,
-    ...SOURCE_DIRS.map((dir) => newestSource(path.join(repo, dir))),
-  );
-  return sources <= built ? pathToFileURL(main) : undefined;
+  for (const [file, [mtimeMs, size]] of Object.entries(manifest.inputs)) {
+    const info = statSync(path.join(repo, file), { throwIfNoEntry: false });
+    if (info === undefined || info.mtimeMs !== mtimeMs || info.size !== size) return undefined;
+  }
+  return pathToFileURL(path.join(bundle, manifest.main));
 }

@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compiledMain } from './compiled.js';
 
 /** The launchers as users run them: plain `node`, no build, tsx registered by the launcher itself. */
 
@@ -114,5 +115,57 @@ describe('cli/bin/run-ts.js', () => {
     );
     const { stdout } = await exec(process.execPath, [runTs, script, 'a', '--b'], { cwd: dir, env: env({}) });
     expect(JSON.parse(stdout)).toEqual({ n: 2, args: ['a', '--b'] });
+  });
+});
+
+describe('cli/bin/compiled.js', () => {
+  /** A repository with a built bundle whose manifest lists `src/a.ts` and `package.json` as they are now. */
+  async function builtRepo(): Promise<string> {
+    const repo = path.join(dir, 'repo');
+    await mkdir(path.join(repo, 'src'), { recursive: true });
+    await mkdir(path.join(repo, 'dist', 'svc'), { recursive: true });
+    await writeFile(path.join(repo, 'src', 'a.ts'), 'export const a = 1;\n');
+    await writeFile(path.join(repo, 'package.json'), '{}\n');
+    await writeFile(path.join(repo, 'dist', 'svc', 'main.js'), '');
+    const inputs: Record<string, [number, number]> = {};
+    for (const file of ['src/a.ts', 'package.json']) {
+      const info = await stat(path.join(repo, file));
+      inputs[file] = [info.mtimeMs, info.size];
+    }
+    await writeFile(
+      path.join(repo, 'dist', 'svc', 'manifest.json'),
+      JSON.stringify({ main: 'main.js', inputs }),
+    );
+    return repo;
+  }
+
+  it('runs the bundle while every file it was built from is unchanged', async () => {
+    const repo = await builtRepo();
+    expect(compiledMain(repo)?.pathname).toBe(path.join(repo, 'dist', 'svc', 'main.js'));
+  });
+
+  it('falls back to the sources when a source was edited, touched or removed since the build', async () => {
+    const edited = await builtRepo();
+    const a = path.join(edited, 'src', 'a.ts');
+    // Same size; the later mtime is set explicitly (file times tick coarsely).
+    await writeFile(a, 'export const a = 2;\n');
+    await utimes(a, new Date(), new Date(Date.now() + 1000));
+    expect(compiledMain(edited)).toBeUndefined();
+
+    await rm(edited, { recursive: true });
+    const touched = await builtRepo();
+    await utimes(path.join(touched, 'package.json'), new Date(), new Date(Date.now() + 1000));
+    expect(compiledMain(touched)).toBeUndefined();
+
+    await rm(touched, { recursive: true });
+    const removed = await builtRepo();
+    await rm(path.join(removed, 'src', 'a.ts'));
+    expect(compiledMain(removed)).toBeUndefined();
+  });
+
+  it('falls back to the sources when there is no bundle', async () => {
+    const repo = await builtRepo();
+    await rm(path.join(repo, 'dist'), { recursive: true });
+    expect(compiledMain(repo)).toBeUndefined();
   });
 });

@@ -48,11 +48,16 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** The built console: `desktop/renderer/dist` of the package this module belongs to. */
+/**
+ * The built console: `desktop/renderer/dist` of the package this module belongs to, i.e. of the
+ * nearest folder above it that holds `desktop/renderer` (the repository, or the packaged app). The
+ * build's output folder (dist/, where a copy of package.json lands) has none, so running from the
+ * compiled or bundled code finds the same console as running from the sources.
+ */
 export function defaultConsoleRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return join(dir, 'desktop', 'renderer', 'dist');
+    if (existsSync(join(dir, 'desktop', 'renderer'))) return join(dir, 'desktop', 'renderer', 'dist');
     const parent = dirname(dir);
     if (parent === dir) return join(process.cwd(), 'desktop', 'renderer', 'dist');
     dir = parent;

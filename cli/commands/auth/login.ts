@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { createApiClient } from '../../../client/api-client.ts';
+import { cliApiClient } from '../../http-transport.ts';
 import { readExistingPassword, valueOrPrompt } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
@@ -68,7 +68,7 @@ export async function runAuthLogin(deps: CliDeps, options: AuthLoginOptions): Pr
   });
   const url = serverKey(server);
   const session = await answer<SessionBody>(
-    createApiClient({ baseUrl: url }).POST('/auth/login', { body: { email, password } }),
+    cliApiClient({ baseUrl: url }).POST('/auth/login', { body: { email, password } }),
   );
   // One stored session at a time: the one it replaces is ended, not left valid on its server.
   const previous = await readSession(home, true).catch(() => null);

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { isVaultError } from '../../../core/errors/catalogue.ts';
-import { createApiClient } from '../../../client/api-client.ts';
+import { cliApiClient } from '../../http-transport.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -33,7 +33,7 @@ export function newAuthLogoutCommand(
 
 /** Revokes the session on its server; one the server no longer knows (expired, revoked) is ended. */
 export async function endSession(session: StoredSession): Promise<void> {
-  const api = createApiClient({ baseUrl: session.server, credentials: { sessionToken: session.token } });
+  const api = cliApiClient({ baseUrl: session.server, credentials: { sessionToken: session.token } });
   try {
     await answer(api.POST('/auth/logout', {}));
   } catch (error) {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
-import { createApiClient } from '../../../client/api-client.ts';
+import { cliApiClient } from '../../http-transport.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
@@ -40,7 +40,7 @@ export async function runAuthStatus(deps: CliDeps, options: AuthStatusOptions): 
     throw new VaultError('UNAUTHENTICATED', "not signed in; sign in with 'svc auth login --server URL'");
   }
   // The server says whether the session still holds, and where the member may act.
-  const api = createApiClient({ baseUrl: session.server, credentials: { sessionToken: session.token } });
+  const api = cliApiClient({ baseUrl: session.server, credentials: { sessionToken: session.token } });
   let tenants: Tenant[];
   try {
     tenants = await answer<Tenant[]>(api.GET('/tenants', {}));
