@@ -17,6 +17,7 @@ import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import { TableCache } from '../storage/table-changes.ts';
 import { isExpired } from '../tokens/expiry.ts';
+import { deepFreeze } from '../validation/deep-freeze.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { applicationOf } from './application-store.ts';
 import type { ApplicationRow } from './application-store.ts';
@@ -48,13 +49,13 @@ function cacheOf(vault: VaultHandle): TableCache<Known> | null {
 function principalOf(row: ApplicationRow): Principal {
   const app = applicationOf(row);
   // Shared by every request with this key until the row changes: nothing may modify it.
-  return Object.freeze({
+  return deepFreeze<Principal>({
     kind: 'application',
     tenantId: app.tenant_id,
     applicationId: app.id,
     applicationType: app.type,
-    permissions: Object.freeze([...app.permissions]),
-    rules: Object.freeze(app.rules.map((rule) => Object.freeze(rule))),
+    permissions: app.permissions,
+    rules: app.rules,
     canCreateExpiringApplications: app.can_create_expiring_applications,
   });
 }
