@@ -1,14 +1,20 @@
 /**
  * Profiles the vault server under one kind of load, for finding where request CPU goes:
- * `node --import tsx bench/profile.ts <read|tokenize|batch|echo> [seconds] [connections] [out.cpuprofile]`.
- * The server runs in its own process (bench/support/serve.ts) and load comes from this one, with
- * autocannon. After a warm-up, the server's sampling profiler runs for the measured window; then
- * this prints requests/s, the server's CPU time per request (user + system, all its threads) and
- * the profile's top functions. Not part of `npm run bench`.
+ * `node --import tsx bench/profile.ts <read|tokenize|batch|echo|react|proxy> [seconds] [connections] [out.cpuprofile]`.
+ * The server runs in its own process (bench/support/serve.ts; serve-reactors.ts for `react`, a
+ * trivial formula; proxy-servers.ts for `proxy`, one detokenized field forwarded to a local HTTPS
+ * upstream) and load comes from this one, with autocannon. After a warm-up, the server's sampling
+ * profiler runs for the measured window; then this prints requests/s, the server's CPU time per
+ * request (user + system, all its threads: sandbox workers included, though the profile shows only
+ * the main thread) and the profile's top functions. `proxy` also measures the upstream called
+ * directly, for the latency the proxy adds. An output path of `none` runs without the sampling
+ * profiler: the sampler's own cost is per second, so at a few hundred requests per second (a busy
+ * machine, or 1 connection) it inflates CPU per request; compare figures taken the same way.
+ * Latencies are whole milliseconds (autocannon's histogram). Not part of `npm run bench`.
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,19 +27,22 @@ const [route = 'read', secondsArg = '10', connectionsArg = '50', outArg] = proce
 const seconds = Number(secondsArg);
 const connections = Number(connectionsArg);
 const out = outArg ?? join(tmpdir(), `svc-${route}-${process.pid}.cpuprofile`);
-const serveScript = fileURLToPath(new URL('./support/serve.ts', import.meta.url));
+const script = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 interface Line {
   url?: string;
   key?: string;
   tokenId?: string;
+  trivial?: string;
+  proxyKey?: string;
+  port?: number;
   profile?: string;
   cpu_user_ms?: number;
   cpu_system_ms?: number;
 }
 
-function start(mode: string): { child: ChildProcess; lines: AsyncIterator<Line> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', serveScript, mode], {
+function start(args: readonly string[]): { child: ChildProcess; lines: AsyncIterator<Line> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_CPU_PROFILE: out },
   });
@@ -59,24 +68,57 @@ function start(mode: string): { child: ChildProcess; lines: AsyncIterator<Line> 
   return { child, lines };
 }
 
-const { child, lines } = start(route === 'echo' ? 'server-echo' : 'vault');
+/** The server (and, for `proxy`, the upstream it forwards to) under load. */
+async function servers(): Promise<{
+  child: ChildProcess;
+  lines: AsyncIterator<Line>;
+  upstream?: { child: ChildProcess; port: number; dir: string };
+}> {
+  if (route === 'react') return start([script('./support/serve-reactors.ts')]);
+  if (route === 'echo') return start([script('./support/serve.ts'), 'server-echo']);
+  if (route !== 'proxy') return start([script('./support/serve.ts'), 'vault']);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-profile-proxy-'));
+  const upstream = start([script('./proxy-servers.ts'), 'upstream', dir]);
+  const port = (await upstream.lines.next()).value.port!;
+  return {
+    ...start([script('./proxy-servers.ts'), 'vault', String(port), dir]),
+    upstream: { child: upstream.child, port, dir },
+  };
+}
+
+const { child, lines, upstream } = await servers();
 try {
   const ready = (await lines.next()).value;
   const json = { 'content-type': 'application/json' };
   const auth: Record<string, string> = ready.key ? { 'SVC-API-KEY': ready.key } : {};
   const card = JSON.stringify({ name: 'Jane Doe', card: { type: 'card_number', data: '4242424242424242' } });
   const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => `value-${i}`));
+  const charge = (field: string) => JSON.stringify({ amount: 1000, currency: 'usd', card_number: field });
   const options =
     route === 'read'
       ? { url: `${ready.url}/tokens/${encodeURIComponent(ready.tokenId!)}`, method: 'GET', headers: auth }
       : route === 'echo'
         ? { url: `${ready.url}/echo`, method: 'POST', headers: json, body: card }
-        : {
-            url: `${ready.url}/tokenize`,
-            method: 'POST',
-            headers: { ...json, ...auth },
-            body: route === 'batch' ? batch : card,
-          };
+        : route === 'react'
+          ? {
+              url: `${ready.url}/reactors/${ready.trivial!}/react`,
+              method: 'POST',
+              headers: { ...json, ...auth },
+              body: '{"args":{"a":"x"}}',
+            }
+          : route === 'proxy'
+            ? {
+                url: `${ready.url}/proxy/v1/charges`,
+                method: 'POST',
+                headers: { ...json, ...auth, 'svc-proxy-key': ready.proxyKey! },
+                body: charge(`{{ ${ready.tokenId!} }}`),
+              }
+            : {
+                url: `${ready.url}/tokenize`,
+                method: 'POST',
+                headers: { ...json, ...auth },
+                body: route === 'batch' ? batch : card,
+              };
   await autocannon({ ...options, connections, duration: Math.min(3, seconds) }); // warm-up
   child.kill('SIGUSR2');
   const result = await autocannon({ ...options, connections, duration: seconds });
@@ -84,6 +126,22 @@ try {
   const done = (await lines.next()).value;
   const requests = result.requests.total;
   const cpuMs = (done.cpu_user_ms ?? 0) + (done.cpu_system_ms ?? 0);
+  let direct: object = {};
+  if (upstream !== undefined) {
+    const directOptions = {
+      url: `https://127.0.0.1:${upstream.port}/v1/charges`,
+      method: 'POST',
+      headers: json,
+      body: charge('4242424242424242'),
+    };
+    await autocannon({ ...directOptions, connections, duration: 1 });
+    const d = await autocannon({ ...directOptions, connections, duration: Math.min(5, seconds) });
+    direct = {
+      direct_errors: d.errors + d.non2xx,
+      direct_p50_ms: d.latency.p50,
+      proxy_added_p50_ms: Math.round((result.latency.p50 - d.latency.p50) * 100) / 100,
+    };
+  }
   process.stdout.write(
     `${JSON.stringify({
       route,
@@ -96,11 +154,18 @@ try {
       errors: result.errors + result.non2xx,
       server_cpu_ms: Math.round(cpuMs),
       server_cpu_us_per_request: Math.round((1000 * cpuMs) / Math.max(1, requests)),
+      ...direct,
       profile: done.profile,
     })}\n`,
   );
-  const profile = JSON.parse(readFileSync(done.profile!, 'utf8')) as CpuProfile;
-  process.stdout.write(`${formatSummary(summariseProfile(profile), 35, requests)}\n`);
+  if (out !== 'none') {
+    const profile = JSON.parse(readFileSync(done.profile!, 'utf8')) as CpuProfile;
+    process.stdout.write(`${formatSummary(summariseProfile(profile), 35, requests)}\n`);
+  }
 } finally {
   await stopChild(child);
+  if (upstream !== undefined) {
+    await stopChild(upstream.child);
+    rmSync(upstream.dir, { recursive: true, force: true });
+  }
 }

@@ -18,6 +18,7 @@ import { testPki } from '../core/outbound/test-support/https-destination.ts';
 import { createServices } from '../core/services.ts';
 import { createVault } from '../core/vault/index.ts';
 import { startServer } from '../server/listen.ts';
+import { enableSignalProfiling } from './support/profiling.ts';
 
 const mode = process.argv[2];
 
@@ -43,6 +44,7 @@ if (mode === 'upstream') {
     server.close(() => process.exit(0));
   });
 } else if (mode === 'vault') {
+  enableSignalProfiling();
   const upstreamPort = Number(process.argv[3]);
   const caPem = await readFile(join(process.argv[4] as string, 'ca.pem'), 'utf8');
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-proxy-'));

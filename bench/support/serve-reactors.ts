@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { createServices } from '../../core/services.ts';
 import { createVault } from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
+import { enableSignalProfiling } from './profiling.ts';
+
+enableSignalProfiling();
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-reactors-'));
 const vault = await createVault({

@@ -39,8 +39,17 @@ import { OFFICIAL_FORMULAS, officialFormula } from './official-formulas.ts';
 import { checkArgs, checkConfiguration } from './parameters.ts';
 import { applicationPrincipal, svcBridge } from './svc-bridge.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { deepFreeze } from '../validation/deep-freeze.ts';
+import { TableCache } from '../storage/table-changes.ts';
 
 export const MAX_REACTOR_PAGE_SIZE = 100;
+/** Reactors kept loaded per vault for invocations before the map is cleared. */
+export const MAX_CACHED_REACTORS = 1000;
+/**
+ * What a loaded reactor is read from: its row, its formula, its application, the tenant keys that
+ * open its configuration, and tenants (whose delete cascades to all of them).
+ */
+const REACTOR_TABLES = ['reactors', 'reactor_formulas', 'applications', 'tenant_keys', 'tenants'] as const;
 export const FORMULA_ENTITY = 'reactorFormula';
 export const REACTOR_ENTITY = 'reactor';
 
@@ -246,6 +255,26 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       throw validationError({ 'application.id': ['no such application in this tenant'] });
     }
     return { name, configuration, application };
+  };
+
+  /**
+   * Invocations take the reactor (formula, opened configuration, application) from memory on the
+   * embedded vault, as long as none of REACTOR_TABLES was written since it was loaded
+   * (core/storage/table-changes.ts); PostgreSQL (other servers write the same rows) loads it each time.
+   */
+  const loaded =
+    vault.changes === null
+      ? null
+      : new TableCache<Reactor>(vault.changes, REACTOR_TABLES, MAX_CACHED_REACTORS);
+  const reactorToInvoke = async (principal: Principal, id: string): Promise<Reactor> => {
+    const key = `${principal.tenantId}\u0000${typeof id === 'string' ? id.toLowerCase() : ''}`;
+    const cached = loaded?.get(key);
+    if (cached !== undefined) return cached;
+    const version = loaded?.version() ?? 0;
+    const reactor = await reactorOf(vault.db, principal, await reactorRow(vault.db, principal, id));
+    // Shared by the invocations that follow: nothing may modify it.
+    loaded?.set(key, version, deepFreeze(reactor));
+    return reactor;
   };
 
   const run = async (principal: Principal, reactor: Reactor, args: unknown): Promise<ReactResult> => {
@@ -468,7 +497,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
 
     async react(principal, id, args) {
       authorize(principal, 'token:use');
-      const reactor = await reactorOf(vault.db, principal, await reactorRow(vault.db, principal, id));
+      const reactor = await reactorToInvoke(principal, id);
       let succeeded = false;
       try {
         const result = await run(principal, reactor, args);

@@ -133,6 +133,9 @@ describe('runModule', () => {
         sha: crypto.createHash('sha256').update('abc').digest('base64'),
         bytes: crypto.randomBytes(8).toString('hex').length,
         uuid: require('uuid').validate(require('uuid').v4()),
+        uuidCases: ['0E3B1C2A-5D6F-4A7B-8C9D-0E1F2A3B4C5D', '0e3b1c2a-5d6f-4a7b-bc9d-0e1f2a3b4c5d',
+          '0e3b1c2a-5d6f-9a7b-8c9d-0e1f2a3b4c5d', '0e3b1c2a-5d6f-4a7b-cc9d-0e1f2a3b4c5d', 'g'.repeat(36)]
+          .map(require('uuid').validate),
         refused,
       } };
     };`);
@@ -144,6 +147,7 @@ describe('runModule', () => {
           sha: 'ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=',
           bytes: 16,
           uuid: true,
+          uuidCases: [true, true, false, false, false],
           refused: expect.stringContaining("Cannot find module 'fs'"),
         },
       },

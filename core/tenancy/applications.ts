@@ -3,7 +3,6 @@ import { authorize } from '../access/authorize.ts';
 import { APPLICATION_TYPES, type Permission } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
-import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { looksLikeApiKey } from '../crypto/api-key.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Application, ApplicationService, Page } from '../services-contract.ts';
@@ -21,8 +20,8 @@ import {
   replaceApplicationKey,
 } from './application-store.ts';
 import type { ApplicationRow } from './application-store.ts';
-import { isExpired } from '../tokens/expiry.ts';
 import { assertMayCreate, assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
+import { principalForKeyHash } from './api-key-cache.ts';
 
 /** Page size cap of list endpoints. */
 /** Applications per page, and ids per `id` filter. */
@@ -54,25 +53,7 @@ async function loadFor(
 /** The principal an API key stands for, or null. */
 export async function authenticateApiKey(vault: VaultHandle, apiKey: string): Promise<Principal | null> {
   if (typeof apiKey !== 'string' || !looksLikeApiKey(apiKey)) return null;
-  const hash = vault.hashApiKey(apiKey);
-  const row = await vault.db
-    .selectFrom('applications')
-    .selectAll()
-    .where('key_hash', '=', hash)
-    .executeTakeFirst();
-  if (!row || !constantTimeEqual(row.key_hash, hash)) return null;
-  // An expired key is refused at once; the sweep removes its row later.
-  if (isExpired(row.expires_at, vault.clock.now())) return null;
-  const app = applicationOf(row);
-  return {
-    kind: 'application',
-    tenantId: app.tenant_id,
-    applicationId: app.id,
-    applicationType: app.type,
-    permissions: app.permissions,
-    rules: app.rules,
-    canCreateExpiringApplications: app.can_create_expiring_applications,
-  };
+  return principalForKeyHash(vault, vault.hashApiKey(apiKey));
 }
 
 /** Expired applications removed per transaction of the sweep. */

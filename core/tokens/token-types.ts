@@ -25,6 +25,7 @@ import { jsonValueProblem } from '../validation/json-value.ts';
 import { abaRoutingValid } from './aba.ts';
 import { luhnValid } from './luhn.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { deepFreeze } from '../validation/deep-freeze.ts';
 
 export const TOKEN_TYPE_NAMES = [
   'token',
@@ -174,14 +175,6 @@ const REVEAL_LAST_4 = '{{ data | reveal_last: 4 }}';
 const WITHOUT_DASHES = "{{ data | remove: '-' }}";
 /** SSN / EIN defaults (D `api-reference/_tokens.md` "Searching Data"): raw, without `-`, last 4. */
 const DASHED_SEARCH_INDEXES = ['{{ data }}', WITHOUT_DASHES, '{{ data | last4 }}'] as const;
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = deepFreeze({
   token: {

@@ -17,6 +17,7 @@ import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-gua
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
+import { TableChanges } from '../storage/table-changes.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { Snapshots } from './snapshots.ts';
@@ -56,6 +57,8 @@ export class EmbeddedVault implements VaultHandle {
   readonly path: string;
   readonly id: string;
   readonly clock: Clock;
+  /** This process holds the vault file's exclusive lock: it sees every write. */
+  readonly changes = new TableChanges();
   private readonly mutex = new Mutex();
   private readonly tx = new AsyncLocalStorage<TransactionState>();
   private readonly connection: SqlJsConnection;
@@ -133,6 +136,7 @@ export class EmbeddedVault implements VaultHandle {
         throw err;
       } finally {
         state.active = false;
+        this.changes.noteTransactionEnd();
       }
       durable =
         state.statements.length > 0
@@ -377,6 +381,7 @@ export class EmbeddedVault implements VaultHandle {
       throw new VaultError('INTERNAL', 'Writes must go through vault.transaction().');
     }
     assertDeterministic(sql);
+    this.changes.noteWrite(sql);
     state.statements.push([sql, [...params]]);
   }
 

@@ -64,6 +64,8 @@ export class PostgresVault implements VaultHandle {
   readonly path: string;
   readonly id: string;
   readonly clock: Clock;
+  /** Other servers write the same database: rows are never cached in memory. */
+  readonly changes = null;
   private readonly tx = new AsyncLocalStorage<PostgresTransactionState>();
   private readonly dialect: RoutedPostgresDialect;
   private readonly barrier: Barrier;

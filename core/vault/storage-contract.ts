@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
+import type { TableChanges } from '../storage/table-changes.ts';
 import type { Clock, VaultStatus } from './types.ts';
 
 /**
@@ -29,6 +30,11 @@ export interface VaultStorage {
   /** Compacts storage now (embedded: writes a snapshot and resets the journal). */
   compact(): Promise<void>;
   status(): Promise<VaultStatus>;
+  /**
+   * The writes of this process per table, for caches of rows (core/storage/table-changes.ts); null
+   * where other processes may write the same data (PostgreSQL), so that nothing is cached there.
+   */
+  readonly changes: TableChanges | null;
   /** Number of the last committed transaction: a monotonic, cheap commit counter. */
   readonly sequence: number;
   /**

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { operatorIn } from '../access/principal.ts';
+import { createServices } from '../services.ts';
+import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
+import { openServicesFixture } from '../test-support/services-fixture.ts';
+import type { ServicesFixture } from '../test-support/services-fixture.ts';
+import { FAST_KDF } from '../test-support/temp-vault.ts';
+import { createPostgresVault, openPostgresVault } from '../vault/postgres-vault.ts';
+
+/**
+ * The API-key check keeps principals in memory on the embedded vault: every change to the key's
+ * application or tenant must be seen by the very next request, exactly as without the memory.
+ */
+describe('API-key principals kept in memory', () => {
+  let f: ServicesFixture;
+  beforeEach(async () => {
+    f = await openServicesFixture();
+  });
+  afterEach(() => f.close());
+
+  const newApp = async () => {
+    const { tenant } = await f.services.tenants.create({ name: 't', withApplication: false }, null);
+    const operator = operatorIn(tenant.id);
+    const app = await f.services.applications.create(operator, {
+      name: 'a',
+      type: 'private',
+      permissions: ['token:read'],
+    });
+    return { operator, app, tenant };
+  };
+
+  it('refuses the old key right after a regenerate, and takes the new one', async () => {
+    const { operator, app } = await newApp();
+    expect(await f.services.auth.authenticateApiKey(app.key)).not.toBeNull();
+    const renewed = await f.services.applications.regenerate(operator, app.id);
+    expect(await f.services.auth.authenticateApiKey(app.key)).toBeNull();
+    expect((await f.services.auth.authenticateApiKey(renewed.key))?.tenantId).toBe(app.tenant_id);
+  });
+
+  it('refuses the key right after its application or its tenant is deleted', async () => {
+    const one = await newApp();
+    const two = await newApp();
+    expect(await f.services.auth.authenticateApiKey(one.app.key)).not.toBeNull();
+    expect(await f.services.auth.authenticateApiKey(two.app.key)).not.toBeNull();
+    await f.services.applications.delete(one.operator, one.app.id);
+    expect(await f.services.auth.authenticateApiKey(one.app.key)).toBeNull();
+    await f.services.tenants.delete(two.operator);
+    expect(await f.services.auth.authenticateApiKey(two.app.key)).toBeNull();
+  });
+
+  it('serves the new permissions right after an update', async () => {
+    const { operator, app } = await newApp();
+    const before = await f.services.auth.authenticateApiKey(app.key);
+    expect(before?.kind === 'application' && before.permissions).toEqual(['token:read']);
+    await f.services.applications.update(operator, app.id, {
+      name: 'a',
+      permissions: ['token:read', 'token:create'],
+    });
+    const after = await f.services.auth.authenticateApiKey(app.key);
+    expect(after?.kind === 'application' && after.permissions).toEqual(['token:read', 'token:create']);
+  });
+
+  it('refuses an expiring key once its time has passed, though it was served a moment before', async () => {
+    const { operator } = await newApp();
+    const creator = await f.services.applications.create(operator, {
+      name: 'creator',
+      type: 'private',
+      rules: [
+        { description: '', priority: 1, container: '/', permissions: ['token:read'], transform: 'mask' },
+      ],
+      can_create_expiring_applications: true,
+    });
+    const creatorPrincipal = await f.services.auth.authenticateApiKey(creator.key);
+    if (creatorPrincipal === null) throw new Error('creator key refused');
+    const expiring = await f.services.applications.create(creatorPrincipal, {
+      name: 'short',
+      type: 'expiring',
+      rules: [
+        {
+          description: '',
+          priority: 1,
+          container: '',
+          permissions: ['token:read'],
+          transform: 'mask',
+          conditions: [{ attribute: 'id', operator: 'equals', value: 'tok' }],
+        },
+      ],
+      expires_at: new Date(f.clock.now().getTime() + 30_000).toISOString(),
+    });
+    expect(await f.services.auth.authenticateApiKey(expiring.key)).not.toBeNull();
+    f.clock.advance(30_000);
+    expect(await f.services.auth.authenticateApiKey(expiring.key)).toBeNull();
+  });
+
+  it('keeps nothing a rolled-back transaction read', async () => {
+    const { operator, app } = await newApp();
+    await expect(
+      f.vault.transaction(async (trx) => {
+        await trx.updateTable('applications').set({ permissions: '[]' }).where('id', '=', app.id).execute();
+        // Read inside the transaction: the uncommitted grants.
+        const inside = await f.services.auth.authenticateApiKey(app.key);
+        expect(inside?.kind === 'application' && inside.permissions).toEqual([]);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    const after = await f.services.auth.authenticateApiKey(app.key);
+    expect(after?.kind === 'application' && after.permissions).toEqual(['token:read']);
+    expect(operator.tenantId).toBe(app.tenant_id);
+  });
+
+  it('hands out a principal nobody can modify', async () => {
+    const { app } = await newApp();
+    const principal = await f.services.auth.authenticateApiKey(app.key);
+    expect(Object.isFrozen(principal)).toBe(true);
+    expect(principal?.kind === 'application' && Object.isFrozen(principal.permissions)).toBe(true);
+  });
+});
+
+const postgres = await postgresAvailable();
+
+describe.skipIf(!postgres)('API keys on PostgreSQL (several servers, one database)', () => {
+  it('a key revoked through one server is refused by another at once', async () => {
+    const schema = await makeTempSchema();
+    const key = { kind: 'key' as const, key: new Uint8Array(randomBytes(32)) };
+    const first = await createPostgresVault({ url: schema.url, key });
+    const second = await openPostgresVault({ url: schema.url, key });
+    try {
+      expect(second.changes).toBeNull();
+      const a = createServices(first, { passwordKdf: FAST_KDF });
+      const b = createServices(second, { passwordKdf: FAST_KDF });
+      const { tenant } = await a.tenants.create({ name: 't', withApplication: false }, null);
+      const app = await a.applications.create(operatorIn(tenant.id), {
+        name: 'a',
+        type: 'private',
+        permissions: ['token:read'],
+      });
+      expect(await b.auth.authenticateApiKey(app.key)).not.toBeNull();
+      await a.applications.regenerate(operatorIn(tenant.id), app.id);
+      expect(await b.auth.authenticateApiKey(app.key)).toBeNull();
+    } finally {
+      await second.close();
+      await first.close();
+      await schema.drop();
+    }
+  });
+});
