@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { postgresAvailable } from './core/test-support/postgres.ts';
+import { LongestFirstSequencer } from './vitest.sequencer.ts';
 
 /** Service tests that run a second time on PostgreSQL (a fresh schema per fixture). */
 const POSTGRES_SUITES = [
@@ -29,6 +31,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker per core less one: a single worker on the 2-core machines the
+    // suite runs on. Much of the suite waits on child processes, a browser, PostgreSQL or the disk,
+    // so one worker more than there are cores keeps them busy (`--maxWorkers` overrides it).
+    maxWorkers: availableParallelism() + 1,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,
