@@ -65,7 +65,10 @@ async function consoleInputsDigest(): Promise<string> {
       }
       return;
     }
-    hash.update(`${relative}\0`).update(await readFile(path)).update('\0');
+    hash
+      .update(`${relative}\0`)
+      .update(await readFile(path))
+      .update('\0');
   };
   for (const input of CONSOLE_INPUTS) await visit(input);
   return hash.digest('hex').slice(0, 16);
