@@ -32,9 +32,10 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // Vitest's default is one worker per core less one: a single worker on the 2-core machines the
-    // suite runs on. Much of the suite waits on child processes, a browser, PostgreSQL or the disk,
-    // so one worker more than there are cores keeps them busy (`--maxWorkers` overrides it).
-    maxWorkers: availableParallelism() + 1,
+    // suite runs on, with the other core mostly idle while it waits on child processes, a browser,
+    // PostgreSQL or the disk. One worker per core. More oversubscribes the cores when the browser
+    // and crash tests run together, and their step timeouts start to fail (`--maxWorkers` overrides).
+    maxWorkers: availableParallelism(),
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
