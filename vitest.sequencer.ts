@@ -22,13 +22,10 @@ export const LONGEST_FIRST: readonly string[] = [
   'embedded:e2e/reactors.test.ts',
 ];
 
-/** Projects whose files are slow throughout (each statement a round trip to PostgreSQL): next. */
-const SLOW_PROJECTS: readonly string[] = ['postgres'];
-
 /**
- * Runs LONGEST_FIRST in its order, then the files of SLOW_PROJECTS, then every other file, each
- * part in Vitest's own order (cached timings when there are some, larger files first otherwise).
- * The files of every project share the one pool of workers.
+ * Runs LONGEST_FIRST in its order, then every other file in Vitest's own order (cached timings
+ * when there are some, larger files first otherwise). The files of every project share the one
+ * pool of workers.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -36,8 +33,7 @@ export class LongestFirstSequencer extends BaseSequencer {
     const rank = (spec: TestSpecification): number => {
       const path = spec.moduleId.slice(spec.project.config.root.length + 1);
       const listed = LONGEST_FIRST.indexOf(`${spec.project.name}:${path}`);
-      if (listed !== -1) return listed;
-      return LONGEST_FIRST.length + (SLOW_PROJECTS.includes(spec.project.name) ? 0 : 1);
+      return listed === -1 ? LONGEST_FIRST.length : listed;
     };
     return ordered
       .map((spec, position) => ({ spec, position, rank: rank(spec) }))
