@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { postgresAvailable } from './core/test-support/postgres.ts';
+import { LongestFirstSequencer } from './vitest.sequencer.ts';
 
 /** Service tests that run a second time on PostgreSQL (a fresh schema per fixture). */
 const POSTGRES_SUITES = [
@@ -29,6 +31,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker per core less one: a single worker on the 2-core machines the
+    // suite runs on, with the other core mostly idle while it waits on child processes, a browser,
+    // PostgreSQL or the disk. One worker per core. More oversubscribes the cores when the browser
+    // and crash tests run together, and their step timeouts start to fail (`--maxWorkers` overrides).
+    maxWorkers: availableParallelism(),
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,

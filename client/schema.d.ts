@@ -3128,7 +3128,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -4804,7 +4807,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -4877,7 +4883,10 @@ export interface paths {
             [key: string]: string;
           };
         };
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -4971,7 +4980,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -5159,7 +5171,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -5277,7 +5292,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path: {
           /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
           id: string;
@@ -5412,7 +5430,10 @@ export interface paths {
     patch: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path: {
           /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
           id: string;
@@ -5653,7 +5674,10 @@ export interface paths {
             [key: string]: string;
           };
         };
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path: {
           /** @description Id of the parent token, URL-encoded. */
           parentId: string;
@@ -5750,7 +5774,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+          'svc-view'?: string;
+        };
         path: {
           /** @description Id of the parent token, URL-encoded. */
           parentId: string;

@@ -1,6 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,16 +45,80 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** Builds the console from its sources into a temp folder, so a test never serves a stale build. */
+/** What the console's build is made of: its sources, the typed client it imports, the lockfile. */
+const CONSOLE_INPUTS = ['desktop/renderer', 'client', 'package-lock.json'];
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const BUILD_CACHE = join(REPO, 'node_modules', '.cache', 'svc-console');
+/** A lock older than this was left by a run that died: the next build takes it over. */
+const STALE_LOCK_MS = 10 * 60_000;
+const LOCK_POLL_MS = 250;
+
+/** A digest of every input file's path and bytes (the renderer's own build output left out). */
+async function consoleInputsDigest(): Promise<string> {
+  const hash = createHash('sha256');
+  const visit = async (relative: string): Promise<void> => {
+    const path = join(REPO, relative);
+    if ((await stat(path)).isDirectory()) {
+      for (const entry of (await readdir(path)).sort()) {
+        if (entry === 'dist' || entry === 'node_modules') continue;
+        await visit(join(relative, entry));
+      }
+      return;
+    }
+    hash
+      .update(`${relative}\0`)
+      .update(await readFile(path))
+      .update('\0');
+  };
+  for (const input of CONSOLE_INPUTS) await visit(input);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The console built from its current sources, so a test never serves a stale build. The build is
+ * kept under node_modules/.cache/svc-console/<digest of its inputs>: the browser test files of a
+ * run (and later runs over the same sources) share one build instead of each building its own.
+ * While one file builds (holding `<digest>.lock`), another waits for it; older builds are removed.
+ */
 export async function buildConsole(): Promise<{ root: string; dispose(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-console-build-'));
-  const root = join(dir, 'dist');
-  await build({
-    configFile: fileURLToPath(new URL('../desktop/renderer/vite.config.ts', import.meta.url)),
-    logLevel: 'warn',
-    build: { outDir: root, emptyOutDir: true },
-  });
-  return { root, dispose: () => rm(dir, { recursive: true, force: true }) };
+  const digest = await consoleInputsDigest();
+  const root = join(BUILD_CACHE, digest);
+  const lock = `${root}.lock`;
+  await mkdir(BUILD_CACHE, { recursive: true });
+  for (;;) {
+    if (existsSync(root)) return { root, dispose: async () => {} };
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const held = await stat(lock).catch(() => null);
+      if (held !== null && Date.now() - held.mtimeMs > STALE_LOCK_MS) {
+        await rm(lock, { recursive: true, force: true });
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+      }
+    }
+  }
+  try {
+    if (!existsSync(root)) {
+      const staging = await mkdtemp(join(BUILD_CACHE, 'building-'));
+      await build({
+        configFile: fileURLToPath(new URL('../desktop/renderer/vite.config.ts', import.meta.url)),
+        logLevel: 'warn',
+        build: { outDir: staging, emptyOutDir: true },
+      });
+      await rename(staging, root);
+      for (const entry of await readdir(BUILD_CACHE)) {
+        if (entry !== digest && entry !== `${digest}.lock` && !entry.endsWith('.lock')) {
+          await rm(join(BUILD_CACHE, entry), { recursive: true, force: true });
+        }
+      }
+    }
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+  return { root, dispose: async () => {} };
 }
 
 /** What the report of a violation tells (axe-core's Result, reduced to what is printed). */

@@ -3,7 +3,6 @@ import { Kysely, sql } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import type { LookupPurpose } from '../crypto/keyring.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import type { JournalWriter } from '../storage/journal.ts';
 import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
@@ -20,6 +19,7 @@ import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/s
 import { TableChanges } from '../storage/table-changes.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
+import { BarrierBackedVault } from './barrier-vault.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
 import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
@@ -52,7 +52,7 @@ export interface EmbeddedVaultParts {
  * One mutex orders every access to the single sql.js connection; an AsyncLocalStorage marks the
  * code running inside a transaction so its queries use the connection the transaction holds.
  */
-export class EmbeddedVault implements VaultHandle {
+export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
   readonly db: Kysely<Database>;
   readonly path: string;
   readonly id: string;
@@ -66,8 +66,6 @@ export class EmbeddedVault implements VaultHandle {
   private readonly snapshots: Snapshots;
   /** The last commit when the vault was opened: a close after only reads writes no snapshot. */
   private readonly openedAt: number;
-  /** Keys and encryption: the file layer asks it for the file key of a term. */
-  private readonly barrier: Barrier;
   private closed = false;
   private background: Promise<void> | null = null;
   private backgroundError: unknown = null;
@@ -76,10 +74,10 @@ export class EmbeddedVault implements VaultHandle {
   private readonly disk: FreeSpaceGauge;
 
   constructor(private readonly parts: EmbeddedVaultParts) {
+    super(new Barrier(parts.sodium, parts.keyring));
     this.path = parts.paths.vault;
     this.id = parts.header.vault_id;
     this.clock = parts.clock;
-    this.barrier = new Barrier(parts.sodium, parts.keyring);
     this.openedAt = parts.journal.lastSequence;
     this.snapshots = new Snapshots(
       {
@@ -180,30 +178,6 @@ export class EmbeddedVault implements VaultHandle {
   async setLockUrl(url: string | undefined): Promise<void> {
     if (this.closed) throw new VaultError('VAULT_CLOSED', 'The vault is closed.');
     await this.parts.lock.setUrl(url);
-  }
-
-  hashApiKey(apiKey: string): Uint8Array {
-    return this.barrier.hashApiKey(apiKey);
-  }
-
-  keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
-    return this.barrier.keyedHash(purpose, message);
-  }
-
-  wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array } {
-    return this.barrier.wrapSecret(plaintext, aad);
-  }
-
-  unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
-    return this.barrier.unwrapSecret(term, sealed, aad);
-  }
-
-  get keyTerm(): number {
-    return this.barrier.keyTerm;
-  }
-
-  get keyTerms(): readonly number[] {
-    return this.barrier.keyTerms;
   }
 
   async addKeyTerm(key: KeySource): Promise<number> {

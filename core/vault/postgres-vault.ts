@@ -5,7 +5,6 @@ import type { DatabaseConnection } from 'kysely';
 import type { Pool } from 'pg';
 import { VaultError } from '../errors/catalogue.ts';
 import { Keyring } from '../crypto/keyring.ts';
-import type { LookupPurpose } from '../crypto/keyring.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
 import type { KdfHeader } from '../crypto/root-key.ts';
 import { loadSodium } from '../crypto/sodium.ts';
@@ -19,6 +18,7 @@ import { createPostgresPool } from '../storage/postgres/pool.ts';
 import type { PostgresPoolLimits } from '../storage/postgres/pool.ts';
 import type { Database } from '../storage/schema.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
+import { BarrierBackedVault } from './barrier-vault.ts';
 import type { WrappedKeyring } from './barrier.ts';
 import { systemClock } from './clock.ts';
 import type { AdoptedIdentity, Clock, KdfLimits, KeySource, VaultHandle, VaultStatus } from './types.ts';
@@ -59,7 +59,7 @@ type KeyringDb = Database & { vault_keyring: KeyringRow & { id: number; updated_
  * and every read-then-write that must not interleave takes a row lock or leans on a constraint
  * (docs/architecture.md, "PostgreSQL backend"). Serialization failures and deadlocks are retried.
  */
-export class PostgresVault implements VaultHandle {
+export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   readonly db: Kysely<Database>;
   readonly path: string;
   readonly id: string;
@@ -68,7 +68,6 @@ export class PostgresVault implements VaultHandle {
   readonly changes = null;
   private readonly tx = new AsyncLocalStorage<PostgresTransactionState>();
   private readonly dialect: RoutedPostgresDialect;
-  private readonly barrier: Barrier;
   private commits = 0;
   private closed = false;
 
@@ -80,10 +79,10 @@ export class PostgresVault implements VaultHandle {
     keyring: Keyring,
     clock: Clock,
   ) {
+    super(new Barrier(sodium, keyring));
     this.path = redactedDatabaseUrl(url);
     this.id = stored.vaultId;
     this.clock = clock;
-    this.barrier = new Barrier(sodium, keyring);
     this.dialect = new RoutedPostgresDialect(pool, this.tx);
     this.db = new Kysely<Database>({
       dialect: this.dialect,
@@ -286,30 +285,6 @@ export class PostgresVault implements VaultHandle {
   /** Several servers share the database: there is no single holder to record. */
   async setLockUrl(): Promise<void> {
     this.assertUsable();
-  }
-
-  hashApiKey(apiKey: string): Uint8Array {
-    return this.barrier.hashApiKey(apiKey);
-  }
-
-  keyedHash(purpose: LookupPurpose, message: Uint8Array | string): Uint8Array {
-    return this.barrier.keyedHash(purpose, message);
-  }
-
-  wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array } {
-    return this.barrier.wrapSecret(plaintext, aad);
-  }
-
-  unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
-    return this.barrier.unwrapSecret(term, sealed, aad);
-  }
-
-  get keyTerm(): number {
-    return this.barrier.keyTerm;
-  }
-
-  get keyTerms(): readonly number[] {
-    return this.barrier.keyTerms;
   }
 
   async addKeyTerm(key: KeySource): Promise<number> {

@@ -1,4 +1,5 @@
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import { Type } from 'typebox';
 import { authorize } from '../../core/access/authorize.ts';
 import { isPermission, type Permission } from '../../core/access/permissions.ts';
 import { isRequestedView, withView, type Principal } from '../../core/access/principal.ts';
@@ -68,6 +69,21 @@ const TENANT_HEADER_NAME = 'SVC-TENANT-ID';
  */
 export const VIEW_HEADER = 'svc-view';
 const VIEW_HEADER_NAME = 'SVC-VIEW';
+
+/**
+ * SVC-VIEW as the OpenAPI document lists it, in `schema.headers` of the routes that show token
+ * data. A plain string on purpose: `principalOf` checks the value, so a wrong one is the same 400
+ * (`errors["SVC-VIEW"]`) on every tenant-scoped route, declared or not.
+ */
+export const ViewHeaders = Type.Object({
+  [VIEW_HEADER]: Type.Optional(
+    Type.String({
+      description:
+        '`mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no ' +
+        'header) shows it as the grants give it. It never shows more. Any other value is a 400.',
+    }),
+  ),
+});
 
 /** OpenAPI security scheme names (components.securitySchemes, see routes/openapi.ts). */
 export const SECURITY_SCHEMES = {

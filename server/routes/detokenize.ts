@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { validationError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
-import { principalOf } from '../http/access.ts';
+import { principalOf, ViewHeaders } from '../http/access.ts';
 import type { VaultServer } from '../types.ts';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -20,6 +20,7 @@ export function registerDetokenizeRoutes(app: VaultServer, services: Services): 
           'as its object). At most 100 distinct tokens; unknown ids → 400; no `token:read` on a ' +
           "token's container → 403.",
         tags: ['tokens'],
+        headers: ViewHeaders,
         body: Type.Unknown({ description: 'Any JSON value holding detokenization expressions.' }),
         response: { 200: Type.Unknown({ description: 'The value with each expression replaced.' }) },
       },

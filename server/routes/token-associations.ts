@@ -2,7 +2,7 @@ import type { preValidationAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { VaultError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
-import { principalOf } from '../http/access.ts';
+import { principalOf, ViewHeaders } from '../http/access.ts';
 import { paginate, paginated } from '../http/pagination.ts';
 import type { VaultServer } from '../types.ts';
 import { TOKEN_ID_MAX_LENGTH } from '../../core/tokens/index.ts';
@@ -114,6 +114,7 @@ function registerRoutes(app: VaultServer, services: Services): void {
           'Needs `token:create` where the child goes and `token:read` on the parent. A deduplicated ' +
           'child (200) is the existing token, linked as it is.',
         tags,
+        headers: ViewHeaders,
         params: ParentParams,
         body: CreateBody,
         response: {
@@ -145,6 +146,7 @@ function registerRoutes(app: VaultServer, services: Services): void {
           'its transform, filtered and paged exactly like GET /tokens (`id`, `type`, metadata in ' +
           'its three forms, `page`, `size`).',
         tags,
+        headers: ViewHeaders,
         params: ParentParams,
         querystring: ListQuery,
         response: { 200: paginated(TokenSchema) },

@@ -17,7 +17,7 @@ import {
   RESTRICTION_POLICIES,
   TOKEN_ID_MAX_LENGTH,
 } from '../../core/tokens/index.ts';
-import { principalOf } from '../http/access.ts';
+import { principalOf, ViewHeaders } from '../http/access.ts';
 import { notFoundAs } from '../http/ids.ts';
 import {
   installMergePatchParser,
@@ -415,6 +415,7 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           'nothing: one invalid definition fails the request and creates no token. Needs ' +
           '`token:create` on every container written to.',
         tags,
+        headers: ViewHeaders,
         body: Type.Unknown({ description: 'Any JSON value.' }),
         response: { 200: Type.Unknown({ description: 'The request with each value replaced.' }) },
       },
@@ -442,6 +443,7 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           'fingerprint and containers when the caller may not read it). Public applications do not ' +
           'deduplicate: `deduplicate_token: true` from one is a 403. A taken id is a 409.',
         tags,
+        headers: ViewHeaders,
         body: CreateBody,
         response: {
           201: { ...TokenSchema, description: 'Created.' },
@@ -472,6 +474,7 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           '`metadata={"<key>":"<value>"}`. A type no token has gives an empty page. `size=0` ' +
           'answers only the totals.',
         tags,
+        headers: ViewHeaders,
         querystring: ListQuery,
         response: { 200: paginated(TokenSchema) },
       },
@@ -500,6 +503,7 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           '(403 otherwise), and a query holds at most 3 `data:` terms. An invalid query is a 400 ' +
           'naming the position.',
         tags,
+        headers: ViewHeaders,
         body: SearchBody,
         response: { 200: paginated(TokenSchema) },
       },
@@ -523,6 +527,7 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           'Data shown through the caller’s transform for the token’s container. A token outside ' +
           'the containers the caller may read is a 404, like a missing one.',
         tags,
+        headers: ViewHeaders,
         params: Params,
         response: { 200: TokenSchema },
       },
@@ -567,6 +572,7 @@ function registerUpdateRoute(app: VaultServer, services: Services): void {
           'target one), else 403; moving also needs `token:update` on both. A token the caller may ' +
           'not read is a 404.',
         tags,
+        headers: ViewHeaders,
         consumes: [MERGE_PATCH_CONTENT_TYPE],
         params: Params,
         body: UpdateBody,
