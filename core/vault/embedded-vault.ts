@@ -52,6 +52,7 @@ export interface EmbeddedVaultParts {
  * code running inside a transaction so its queries use the connection the transaction holds.
  */
 export class EmbeddedVault implements VaultHandle {
+  readonly backend = 'embedded';
   readonly db: Kysely<Database>;
   readonly path: string;
   readonly id: string;

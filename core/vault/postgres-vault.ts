@@ -60,6 +60,7 @@ type KeyringDb = Database & { vault_keyring: KeyringRow & { id: number; updated_
  * (docs/architecture.md, "PostgreSQL backend"). Serialization failures and deadlocks are retried.
  */
 export class PostgresVault implements VaultHandle {
+  readonly backend = 'postgres';
   readonly db: Kysely<Database>;
   readonly path: string;
   readonly id: string;
