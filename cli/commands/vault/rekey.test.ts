@@ -55,7 +55,7 @@ describe.skipIf(!available)('svc vault rekey on a database', () => {
 
     // The old key file no longer opens the vault; the new one reads the same token.
     expectOneLineError(await runSvc(['token', 'get', id], { env }), 4);
-    const read = await runSvc(['token', 'get', id, '--json', '--key-file', newKeyFile], { env });
+    const read = await runSvc(['token', 'get', id, '--reveal', '--json', '--key-file', newKeyFile], { env });
     expectOk(read);
     expect(JSON.parse(read.stdout)).toMatchObject({ id, data: 'kept across the rekey' });
     expectOk(await runSvc(['logs', 'verify', '--key-file', newKeyFile], { env }));
