@@ -39,7 +39,9 @@ export const DEFAULT_ACCEPT_BASE_URL = acceptBaseUrlAt(loopbackOrigin(FIXED_DEFA
  */
 export function defaultTenancyOptions(vault: Pick<VaultHandle, 'backend' | 'path'>): TenancyOptions {
   if (vault.backend !== 'embedded') {
-    throw new RangeError('A vault in a database has no folder beside it: pass tenancy.mail to createServices');
+    throw new RangeError(
+      'A vault in a database has no folder beside it: pass tenancy.mail to createServices',
+    );
   }
   return outboxTenancyOptions(dirname(vault.path));
 }

@@ -55,13 +55,17 @@ async function tokenize(url: string, key: string, value: string, card: string) {
     const response = await fetch(`${url}/tokenize`, {
       method: 'POST',
       headers: { 'SVC-API-KEY': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ plain: value, card: { type: 'card_number', data: card, deduplicate_token: true } }),
+      body: JSON.stringify({
+        plain: value,
+        card: { type: 'card_number', data: card, deduplicate_token: true },
+      }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await response.text();
     return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
   } catch (error) {
-    if (error instanceof Error && error.name === 'TimeoutError') return { status: 'timeout' as const, body: null };
+    if (error instanceof Error && error.name === 'TimeoutError')
+      return { status: 'timeout' as const, body: null };
     throw error;
   }
 }
@@ -145,7 +149,8 @@ describe.skipIf(!available)('a database cut under load, end to end', { timeout: 
         }
       };
       const loops = Array.from({ length: CONCURRENCY }, () => loop());
-      const progress = () => `${sent} sent, phase ${phase}, statuses ${JSON.stringify(outcomes.map((o) => o.status))}`;
+      const progress = () =>
+        `${sent} sent, phase ${phase}, statuses ${JSON.stringify(outcomes.map((o) => o.status))}`;
 
       await waitFor(() => count((o) => o.status === 200) >= ACKNOWLEDGED_PER_PHASE, progress, 60_000);
       await gate.close();
@@ -195,7 +200,9 @@ describe.skipIf(!available)('a database cut under load, end to end', { timeout: 
       // Nothing stored but what was sent, nothing stored twice: a write whose answer was lost in
       // the cut may exist, but a value only once, and the cards stay one token each.
       const cards = stored.filter((t) => t.type === 'card_number');
-      expect(cards.map((t) => t.data).sort()).toEqual([...new Set(cards.map((t) => t.data as string))].sort());
+      expect(cards.map((t) => t.data).sort()).toEqual(
+        [...new Set(cards.map((t) => t.data as string))].sort(),
+      );
       const plains = stored.filter((t) => t.type !== 'card_number').map((t) => t.data as string);
       expect(new Set(plains).size).toBe(plains.length);
       const sentValues = new Set(outcomes.map((o) => o.value));

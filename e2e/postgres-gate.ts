@@ -62,11 +62,14 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export async function waitFor(predicate: () => boolean, what: () => string, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean,
+  what: () => string,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting: ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
-

@@ -31,7 +31,12 @@ export async function openServicesFixture(
   const clock = new ManualClock();
   const temp = await createTestVault({ clock });
   const { vault } = temp;
-  const tmp: TempDir = { dir: temp.dir, vaultPath: temp.vaultPath, key: temp.key, cleanup: () => temp.dispose() };
+  const tmp: TempDir = {
+    dir: temp.dir,
+    vaultPath: temp.vaultPath,
+    key: temp.key,
+    cleanup: () => temp.dispose(),
+  };
   // Mail goes to the temp folder's outbox, on either backend.
   const tenancy = outboxTenancyOptions(temp.dir);
   const services = createServices(vault, { passwordKdf: FAST_KDF, tenancy, ...options }, internals);

@@ -17,7 +17,7 @@ const PASSWORD = 'pw-never-printed-91c2';
 describe.skipIf(!available)('svc vault rekey on a database', () => {
   let home: TempHome;
   let schema: TempSchema;
-  let env: Record<string, string>;
+  let env: ReturnType<TempHome['env']>;
   let id: string;
 
   beforeEach(async () => {
@@ -28,7 +28,10 @@ describe.skipIf(!available)('svc vault rekey on a database', () => {
     env = home.env({ SVC_DATABASE_URL: url.toString() });
     expectOk(await runSvc(['init'], { env }));
     expectOk(await runSvc(['tenant', 'create', '--name', 'Keyed', '--owner-email', 'o@keyed.test'], { env }));
-    const made = await runSvc(['token', 'create', '--type', 'token', '--data', '"kept across the rekey"', '--json'], { env });
+    const made = await runSvc(
+      ['token', 'create', '--type', 'token', '--data', '"kept across the rekey"', '--json'],
+      { env },
+    );
     expectOk(made);
     id = (JSON.parse(made.stdout) as { id: string }).id;
   });
