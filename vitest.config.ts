@@ -69,7 +69,7 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
 /** Every server test file is in one list or the other, so a new one is placed on purpose. */
 function checkServerSuitesPlaced(): void {
   const placed = new Set([...POSTGRES_SERVER_SUITES, ...Object.keys(EMBEDDED_ONLY_SERVER_SUITES)]);
-  const files = readdirSync('server', { recursive: true, encoding: 'utf8' })
+  const files = readdirSync(new URL('./server', import.meta.url), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.test.ts'))
     .map((f) => `server/${f.split('\\').join('/')}`);
   const unplaced = files.filter((f) => !placed.has(f));
