@@ -1,10 +1,11 @@
+import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { postgresAvailable } from './core/test-support/postgres.ts';
 import { LongestFirstSequencer } from './vitest.sequencer.ts';
 
-/** Service tests that run a second time on PostgreSQL (a fresh schema per fixture). */
-const POSTGRES_SUITES = [
+/** Service tests that run a second time on PostgreSQL (an empty schema per fixture). */
+const POSTGRES_CORE_SUITES = [
   'core/tokens/dedup.test.ts',
   'core/tokens/tokenize.test.ts',
   'core/tokens/search.test.ts',
@@ -17,6 +18,73 @@ const POSTGRES_SUITES = [
   'core/audit/log-service.test.ts',
   'core/vault/postgres-vault.test.ts',
 ];
+
+/**
+ * Server tests that run a second time on PostgreSQL, through the same fixture
+ * (server/test-support/test-server.ts): every route that reads or writes rows.
+ */
+const POSTGRES_SERVER_SUITES = [
+  'server/tokens.test.ts',
+  'server/detokenize.test.ts',
+  'server/token-list-query.test.ts',
+  'server/token-privacy.test.ts',
+  'server/token-associations.test.ts',
+  'server/tokens-leaks.test.ts',
+  'server/tokens-secrets.test.ts',
+  'server/tokens-listen.test.ts',
+  'server/tenants.test.ts',
+  'server/applications.test.ts',
+  'server/application-templates.test.ts',
+  'server/expiring-applications.test.ts',
+  'server/tenant-admin.test.ts',
+  'server/auth.test.ts',
+  'server/access.test.ts',
+  'server/permissions.test.ts',
+  'server/console.test.ts',
+  'server/logs.test.ts',
+  'server/log-verify.test.ts',
+  'server/reactors.test.ts',
+  'server/proxies.test.ts',
+  'server/proxy-invoke.test.ts',
+];
+
+/** Server tests that stay on the embedded file, each with why. */
+const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
+  'server/authorization-matrix.test.ts':
+    'who may call what is decided above storage; the routes it walks run on PostgreSQL in the files above, and its ≈ 400 fresh servers would double the suite',
+  'server/listen.test.ts': 'the vault lock file and the serving URL it records',
+  'server/operator-credential.test.ts': 'the operator credential file beside the vault file',
+  'server/health.test.ts': 'a failing journal write (file layer faults) and the health it reports',
+  'server/rate-limit.test.ts': 'an in-memory limiter: no storage path of its own',
+  'server/logging.test.ts': 'request log lines: no storage path',
+  'server/secrets-in-logs.test.ts': 'log redaction: no storage path beyond the token routes run above',
+  'server/trace-id.test.ts': 'a response header: no storage path',
+  'server/errors.test.ts': 'problem+json rendering of test-only routes: no storage path',
+  'server/request-handling.test.ts': 'body limits and parsing, refused before storage',
+  'server/host-check.test.ts': 'the Host header check, before any route',
+  'server/openapi.test.ts': 'the published schema: no storage path',
+  'server/expression-attacks.test.ts': 'refused by counted expression limits before storage',
+  'server/http/body-parsers.test.ts': 'body parsing, before any route',
+  'server/http/pagination.test.ts': 'query parsing of page parameters: no storage path',
+  'server/http/expression-budget.test.ts': 'the expression budget, counted in memory',
+};
+
+/** Every server test file is in one list or the other, so a new one is placed on purpose. */
+function checkServerSuitesPlaced(): void {
+  const placed = new Set([...POSTGRES_SERVER_SUITES, ...Object.keys(EMBEDDED_ONLY_SERVER_SUITES)]);
+  const files = readdirSync(new URL('./server', import.meta.url), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => `server/${f.split('\\').join('/')}`);
+  const unplaced = files.filter((f) => !placed.has(f));
+  if (unplaced.length > 0) {
+    throw new Error(
+      `vitest.config.ts: place ${unplaced.join(', ')} in POSTGRES_SERVER_SUITES or EMBEDDED_ONLY_SERVER_SUITES.`,
+    );
+  }
+}
+checkServerSuitesPlaced();
+
+const POSTGRES_SUITES = [...POSTGRES_CORE_SUITES, ...POSTGRES_SERVER_SUITES];
 
 const postgres = await postgresAvailable();
 if (!postgres) {
@@ -64,6 +132,7 @@ export default defineConfig({
                 name: 'postgres',
                 include: POSTGRES_SUITES,
                 env: { SVC_TEST_BACKEND: 'postgres' },
+                setupFiles: ['core/test-support/postgres-setup.ts'],
                 // Each statement is a round trip to a server, not a call into memory.
                 testTimeout: 120_000,
               },

@@ -7,10 +7,11 @@
  * connection per server (2 in all) and are compared with the echo at 2. Without a reachable
  * PostgreSQL the suite prints one JSON note line and skips.
  */
+import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { createServices } from '../core/services.ts';
+import { createServices, outboxTenancyOptions } from '../core/services.ts';
 import { makeTempSchema, postgresAvailable, TEST_POSTGRES_URL } from '../core/test-support/postgres.ts';
 import { redactedDatabaseUrl } from '../core/storage/postgres/database-url.ts';
 import { createPostgresVault } from '../core/vault/postgres-vault.ts';
@@ -103,7 +104,8 @@ async function setUpDatabase(): Promise<{
       key: { kind: 'key', key: new Uint8Array(raw) },
     });
     try {
-      const services = createServices(vault);
+      // The bench sends no mail; a vault in a database is told where it would go.
+      const services = createServices(vault, { tenancy: outboxTenancyOptions(tmpdir()) });
       const { tenant } = await services.tenants.create({ name: 'bench', withApplication: false }, null);
       const operator = { kind: 'operator' as const, tenantId: tenant.id };
       const app = await services.applications.create(operator, {

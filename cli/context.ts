@@ -64,7 +64,7 @@ export async function requireVault(deps: CliDeps, resolved: ResolvedConfig): Pro
 }
 
 /**
- * For the commands that work on the vault file itself (backup, restore, rekey of the file header):
+ * For the commands that work on the vault file itself (backup, restore, compact, import into it):
  * a usage error (exit 2) naming what to use instead when the vault is on PostgreSQL.
  */
 export function requireEmbedded(resolved: ResolvedConfig, action: string, instead: string): void {

@@ -388,7 +388,6 @@ describe('svc config', () => {
       ['vault', 'backup', path.join(home.dir, 'b.svc')],
       ['vault', 'restore', path.join(home.dir, 'b.svc'), '--force'],
       ['vault', 'compact'],
-      ['vault', 'rekey', '--new-key-file', path.join(home.dir, 'new.key')],
     ]) {
       const result = await runSvc(args, { env });
       expect(result.code, args.join(' ')).toBe(2);

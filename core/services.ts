@@ -32,10 +32,24 @@ export type { ServiceOptions, Services } from './services-contract.ts';
 export const DEFAULT_MAIL_FROM = FIXED_DEFAULTS.mailFrom;
 export const DEFAULT_ACCEPT_BASE_URL = acceptBaseUrlAt(loopbackOrigin(FIXED_DEFAULTS.port));
 
-/** The tenancy options when the caller gives none: an outbox folder next to the vault file. */
-export function defaultTenancyOptions(vaultPath: string): TenancyOptions {
+/**
+ * The tenancy options when the caller gives none: an outbox folder next to the vault file. A vault
+ * in a database has no folder of its own, so there the caller must say where mail goes (the CLI
+ * always does: `<home>/outbox` or SMTP); no folder is ever made from a database URL.
+ */
+export function defaultTenancyOptions(vault: Pick<VaultHandle, 'backend' | 'path'>): TenancyOptions {
+  if (vault.backend !== 'embedded') {
+    throw new RangeError(
+      'A vault in a database has no folder beside it: pass tenancy.mail to createServices',
+    );
+  }
+  return outboxTenancyOptions(dirname(vault.path));
+}
+
+/** Invitation mail as .eml files in `<dir>/outbox`, accept links to the default local server. */
+export function outboxTenancyOptions(dir: string): TenancyOptions {
   return {
-    mail: { kind: 'outbox', dir: outboxIn(dirname(vaultPath)), from: DEFAULT_MAIL_FROM },
+    mail: { kind: 'outbox', dir: outboxIn(dir), from: DEFAULT_MAIL_FROM },
     acceptBaseUrl: DEFAULT_ACCEPT_BASE_URL,
   };
 }
@@ -92,7 +106,7 @@ export function createServices(
   if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs <= 0) {
     throw new RangeError('sessionTtlMs must be a positive number of milliseconds');
   }
-  const tenancy = options.tenancy ?? defaultTenancyOptions(vault.path);
+  const tenancy = options.tenancy ?? defaultTenancyOptions(vault);
   const { included, acceptBaseUrl } = checkTenancyOptions(tenancy);
   const mailer = createMailer(tenancy.mail, () => vault.clock.now());
   // One cache of unwrapped per-tenant keys for the whole services instance.

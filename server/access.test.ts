@@ -9,7 +9,8 @@ import {
   UNKNOWN_KEY,
   type TenantFixture,
 } from './test-support/identity.ts';
-import { createTempVault } from '../core/test-support/temp-vault.ts';
+import { outboxTenancyOptions } from '../core/services.ts';
+import { createTestVault, testBackend } from '../core/test-support/test-vault.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
 
 describe('access declarations', () => {
@@ -281,8 +282,16 @@ describe('session expiry', () => {
 
 describe('buildServer services option', () => {
   it('builds default services from the vault when none are given', async () => {
-    const temp = await createTempVault();
-    const app = await buildServer(temp.vault, { logger: { level: 'silent' } });
+    const temp = await createTestVault();
+    // A vault in a database has no folder to put an outbox beside: it is told where mail goes.
+    if (testBackend() === 'postgres') {
+      await expect(buildServer(temp.vault, { logger: { level: 'silent' } })).rejects.toThrow(
+        /no folder beside it/,
+      );
+    }
+    const serviceOptions =
+      testBackend() === 'postgres' ? { tenancy: outboxTenancyOptions(temp.dir) } : undefined;
+    const app = await buildServer(temp.vault, { logger: { level: 'silent' }, serviceOptions });
     try {
       const response = await app.inject({
         method: 'GET',

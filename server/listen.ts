@@ -23,9 +23,10 @@ export interface StartServerOptions extends ServerOptions {
    */
   readonly sweepIntervalMs?: number | false;
   /**
-   * Writes the operator credential beside the vault's lock file (default true), for CLI commands on
-   * this host to go through this server. A vault in a database has no lock: several servers share it
-   * and CLI commands open it beside them, so its servers write no file (false).
+   * Writes the operator credential beside the vault's lock file, for CLI commands on this host to
+   * go through this server. Default: true for the embedded file; false for a vault in a database,
+   * which has no lock and no folder of its own (several servers share it and CLI commands open it
+   * beside them).
    */
   readonly operatorCredentialFile?: boolean;
 }
@@ -50,7 +51,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
     port,
     allowRemote = false,
     sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS,
-    operatorCredentialFile = true,
+    operatorCredentialFile = vault.backend === 'embedded',
     ...serverOptions
   } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServices } from '../core/services.ts';
+import { createServices, outboxTenancyOptions } from '../core/services.ts';
 import { DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS } from '../core/tenancy/usage-report.ts';
-import { FAST_KDF, createTempVault } from '../core/test-support/temp-vault.ts';
+import { FAST_KDF } from '../core/test-support/temp-vault.ts';
+import { createTestVault } from '../core/test-support/test-vault.ts';
 import { ManualClock } from '../core/vault/clock.ts';
 import { createKey, createTenantFixture, type TenantFixture } from './test-support/identity.ts';
 import { acceptLinkOf, startSmtpSink, type SmtpSink } from '../core/test-support/smtp-sink.ts';
@@ -514,7 +515,7 @@ describe('usage report', () => {
 
 describe('accept links default to the listening server', () => {
   it('startServer without acceptBaseUrl mails links to its own URL, and they work', async () => {
-    const temp = await createTempVault();
+    const temp = await createTestVault();
     const running = await startServer(temp.vault, {
       host: '127.0.0.1',
       port: 0,
@@ -526,7 +527,7 @@ describe('accept links default to the listening server', () => {
     try {
       // Fixtures through other services over the same vault: the server's are its own.
       const fixture = await createTenantFixture(
-        createServices(temp.vault, { passwordKdf: FAST_KDF }),
+        createServices(temp.vault, { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(temp.dir) }),
         'Listening',
       );
       const response = await fetch(`${running.url}/tenants/self/invitations`, {

@@ -1,8 +1,9 @@
 /** The token API over a real listener (fetch, real sockets), and the expiry sweeper startServer runs. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createServices } from '../core/services.ts';
+import { createServices, outboxTenancyOptions } from '../core/services.ts';
 import type { Services } from '../core/services-contract.ts';
-import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
+import { FAST_KDF, type TempVault } from '../core/test-support/temp-vault.ts';
+import { createTestVault } from '../core/test-support/test-vault.ts';
 import { TOKEN_MESSAGES } from '../core/tokens/index.ts';
 import { ManualClock } from '../core/vault/clock.ts';
 import { startServer, type RunningServer, type StartServerOptions } from './listen.ts';
@@ -28,8 +29,8 @@ let running: RunningServer | undefined;
 
 beforeEach(async () => {
   clock = new ManualClock(new Date());
-  temp = await createTempVault({ clock });
-  services = createServices(temp.vault, { passwordKdf: FAST_KDF });
+  temp = await createTestVault({ clock });
+  services = createServices(temp.vault, { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(temp.dir) });
   a = await createTenantFixture(services, 'Tenant A');
   const app = await privateKey(services, a.tenant.id, {
     permissions: TOKEN_PERMISSIONS,

@@ -1,11 +1,13 @@
 /**
  * Token data stays secret: never in a log line (down to trace), never in an error, never in
- * plaintext (or base64) in the vault's files.
+ * plaintext (or base64) in the vault's files or the database's rows.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { testBackend } from '../core/test-support/test-vault.ts';
 import { luhnCheckDigit } from '../core/tokens/luhn.ts';
 import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
@@ -182,28 +184,54 @@ describe('base64Needles', () => {
   });
 });
 
-describe('token data on disk', () => {
-  it('is nowhere in plaintext or base64, neither in the journal nor in the snapshot', async () => {
-    const values = [secret('on-disk-string'), secret('on-disk-nested'), secret('on-disk-tokenized')];
-    const card = cardNumbers().valid;
-    tokenOf(await client.create({ data: values[0], search_indexes: ['{{ data }}'] }), 201);
-    tokenOf(await client.create({ data: { deep: { value: values[1] } } }), 201);
-    tokenOf(await client.create({ type: 'card', data: { number: card, cvc: '987' } }), 201);
-    expect((await client.tokenize({ list: [values[2]] })).statusCode).toBe(200);
-    const all = [...values, card];
+/** Stores token data every way a request can (create, nested, a card, tokenize); returns the values. */
+async function storeSecrets(): Promise<string[]> {
+  const values = [secret('on-disk-string'), secret('on-disk-nested'), secret('on-disk-tokenized')];
+  const card = cardNumbers().valid;
+  tokenOf(await client.create({ data: values[0], search_indexes: ['{{ data }}'] }), 201);
+  tokenOf(await client.create({ data: { deep: { value: values[1] } } }), 201);
+  tokenOf(await client.create({ type: 'card', data: { number: card, cvc: '987' } }), 201);
+  expect((await client.tokenize({ list: [values[2]] })).statusCode).toBe(200);
+  return [...values, card];
+}
 
-    // While open: the acknowledged writes sit in the journal.
-    const { vault } = server.temp;
-    expect((await vault.status()).journalRecords).toBeGreaterThan(0);
-    const whileOpen = await filesOf(server.temp.dir);
-    expect([...whileOpen.keys()]).toEqual(expect.arrayContaining(['vault.svc', 'vault.journal']));
-    expectNowhere(whileOpen, all);
+describe('token data at rest', () => {
+  it.skipIf(testBackend() !== 'embedded')(
+    'is nowhere in plaintext or base64, neither in the journal nor in the snapshot',
+    async () => {
+      const all = await storeSecrets();
 
-    // Closed: everything is in the snapshot.
-    await server.app.close();
-    await vault.close();
-    const closed = await filesOf(server.temp.dir);
-    expect(closed.get('vault.svc')?.length).toBeGreaterThan(0);
-    expectNowhere(closed, all);
-  });
+      // While open: the acknowledged writes sit in the journal.
+      const { vault } = server.temp;
+      expect((await vault.status()).journalRecords).toBeGreaterThan(0);
+      const whileOpen = await filesOf(server.temp.dir);
+      expect([...whileOpen.keys()]).toEqual(expect.arrayContaining(['vault.svc', 'vault.journal']));
+      expectNowhere(whileOpen, all);
+
+      // Closed: everything is in the snapshot.
+      await server.app.close();
+      await vault.close();
+      const closed = await filesOf(server.temp.dir);
+      expect(closed.get('vault.svc')?.length).toBeGreaterThan(0);
+      expectNowhere(closed, all);
+    },
+  );
+
+  it.skipIf(testBackend() !== 'postgres')(
+    'is nowhere in plaintext or base64 in any row of any table of the database',
+    async () => {
+      const all = await storeSecrets();
+      const { db } = server.temp.vault;
+      const tables = await sql<{ name: string }>`
+        select tablename as name from pg_tables where schemaname = current_schema()`.execute(db);
+      expect(tables.rows.map((t) => t.name)).toContain('tokens');
+      const rows = new Map<string, Buffer>();
+      for (const { name } of tables.rows) {
+        const dump = await sql<{ row: string }>`select t::text as row from ${sql.table(name)} t`.execute(db);
+        rows.set(name, Buffer.from(dump.rows.map((r) => r.row).join('\n')));
+      }
+      expect(rows.get('tokens')?.length).toBeGreaterThan(0);
+      expectNowhere(rows, all);
+    },
+  );
 });

@@ -4,7 +4,8 @@
  * (base64). Several of these run on one database, as `svc serve --database` processes do. Prints
  * one JSON line when ready.
  */
-import { createServices } from '../../core/services.ts';
+import { tmpdir } from 'node:os';
+import { createServices, outboxTenancyOptions } from '../../core/services.ts';
 import { openPostgresVault } from '../../core/vault/postgres-vault.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
@@ -20,7 +21,8 @@ const vault = await openPostgresVault({
   url,
   key: { kind: 'key', key: new Uint8Array(Buffer.from(key, 'base64')) },
 });
-const services = createServices(vault);
+// The load sends no mail; a vault in a database is told where it would go.
+const services = createServices(vault, { tenancy: outboxTenancyOptions(tmpdir()) });
 const server = await startServer(vault, {
   host: '127.0.0.1',
   port: 0,

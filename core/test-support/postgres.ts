@@ -47,3 +47,61 @@ async function admin(statement: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * Schemas emptied and kept for the next fixture of the same test file, once `reuseSchemas` has
+ * been called (by the `postgres` project's setup file, which also drops them after the file).
+ * Creating the tables (about forty DDL statements) costs far more than emptying them, and most
+ * tests open a vault of their own: a reused schema keeps its tables and migration ledger, and loses
+ * every row, the keyring included, so the next vault is created in it as in an empty database.
+ */
+let reuse: TempSchema[] | null = null;
+
+export function reuseSchemas(): void {
+  reuse ??= [];
+}
+
+/** Drops the schemas kept for reuse (after a test file). */
+export async function dropReusedSchemas(): Promise<void> {
+  const kept = reuse ?? [];
+  reuse = reuse === null ? null : [];
+  for (const schema of kept) await schema.drop();
+}
+
+/**
+ * A schema for one vault: an emptied one kept from an earlier fixture of this file when there is
+ * one, else a fresh one. `drop` empties and keeps it while reuse is on, and drops it otherwise.
+ */
+export async function takeTempSchema(): Promise<TempSchema> {
+  const fresh = reuse?.pop() ?? (await makeTempSchema());
+  if (reuse === null) return fresh;
+  return {
+    url: fresh.url,
+    schema: fresh.schema,
+    async drop() {
+      if (reuse === null || !(await emptied(fresh.schema))) return fresh.drop();
+      reuse.push(fresh);
+    },
+  };
+}
+
+/** Deletes every row but the migration ledger's; false when the schema cannot be emptied. */
+async function emptied(schema: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  await client.connect();
+  try {
+    const tables = await client.query<{ tablename: string }>(
+      `select tablename from pg_tables where schemaname = $1 and tablename <> 'schema_migrations'`,
+      [schema],
+    );
+    // DELETE, not TRUNCATE: a test leaves a few rows, and TRUNCATE rewrites every table's files.
+    // Every foreign key cascades (or sets null), so the order does not matter.
+    const deletes = tables.rows.map((r) => `delete from ${schema}.${client.escapeIdentifier(r.tablename)}`);
+    if (deletes.length > 0) await client.query(deletes.join('; '));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,29 +1,21 @@
 import type { Principal } from '../access/principal.ts';
 import { isVaultError } from '../errors/catalogue.ts';
-import { createServices } from '../services.ts';
+import { createServices, outboxTenancyOptions } from '../services.ts';
 import type { ServiceInternals } from '../services.ts';
 import type { ServiceOptions, Services } from '../services-contract.ts';
 import type { AuditLogsTable } from '../storage/schema.ts';
 import { ManualClock } from '../vault/clock.ts';
-import { createVault } from '../vault/index.ts';
-import { createPostgresVault } from '../vault/postgres-vault.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { FAST_KDF, makeTempDir } from './temp-vault.ts';
+import { FAST_KDF } from './temp-vault.ts';
 import type { TempDir } from './temp-vault.ts';
-import { unsyncedFs } from './unsynced-fs.ts';
-import { makeTempSchema } from './postgres.ts';
+import { createTestVault } from './test-vault.ts';
+
+export { testBackend, type TestBackend } from './test-vault.ts';
 
 /**
- * The storage backend the fixture opens: the embedded file unless SVC_TEST_BACKEND=postgres (set
- * by the `postgres` test project in vitest.config.ts, which reruns the service tests on a fresh
- * schema of the local PostgreSQL per fixture).
+ * A real vault on the test backend (createTestVault: a temp file without fsync, or a fresh schema
+ * on PostgreSQL) with services over it, fast password hashing and a clock tests move.
  */
-export type TestBackend = 'embedded' | 'postgres';
-export function testBackend(): TestBackend {
-  return process.env.SVC_TEST_BACKEND === 'postgres' ? 'postgres' : 'embedded';
-}
-
-/** A real temp vault (without fsync) with services over it, fast password hashing and a clock tests move. */
 export interface ServicesFixture {
   readonly tmp: TempDir;
   readonly vault: VaultHandle;
@@ -36,23 +28,24 @@ export async function openServicesFixture(
   options: ServiceOptions = {},
   internals: ServiceInternals = {},
 ): Promise<ServicesFixture> {
-  const tmp = await makeTempDir();
   const clock = new ManualClock();
-  const schema = testBackend() === 'postgres' ? await makeTempSchema() : null;
-  const vault = schema
-    ? await createPostgresVault({ url: schema.url, key: tmp.key, clock, pool: { max: 4 } })
-    : await createVault({ path: tmp.vaultPath, key: tmp.key, clock, fs: unsyncedFs });
-  const services = createServices(vault, { passwordKdf: FAST_KDF, ...options }, internals);
+  const temp = await createTestVault({ clock });
+  const { vault } = temp;
+  const tmp: TempDir = {
+    dir: temp.dir,
+    vaultPath: temp.vaultPath,
+    key: temp.key,
+    cleanup: () => temp.dispose(),
+  };
+  // Mail goes to the temp folder's outbox, on either backend.
+  const tenancy = outboxTenancyOptions(temp.dir);
+  const services = createServices(vault, { passwordKdf: FAST_KDF, tenancy, ...options }, internals);
   return {
     tmp,
     vault,
     clock,
     services,
-    async close() {
-      await vault.close();
-      await schema?.drop();
-      await tmp.cleanup();
-    },
+    close: () => temp.dispose(),
   };
 }
 

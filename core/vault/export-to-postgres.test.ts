@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorIn } from '../access/principal.ts';
 import { verifyAuditChains } from '../audit/audit-log.ts';
-import { createServices } from '../services.ts';
+import { createServices, outboxTenancyOptions } from '../services.ts';
 import { makeTempSchema, postgresAvailable, type TempSchema } from '../test-support/postgres.ts';
 import { openServicesFixture, seedTenant, type ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
@@ -64,7 +64,10 @@ describe.skipIf(!available)('exporting an embedded vault to PostgreSQL', () => {
     try {
       expect(copy.id).toBe(f.vault.id);
       expect(copy.keyTerms).toEqual(f.vault.keyTerms);
-      const services = createServices(copy, { passwordKdf: FAST_KDF });
+      const services = createServices(copy, {
+        passwordKdf: FAST_KDF,
+        tenancy: outboxTenancyOptions(f.tmp.dir),
+      });
       // The management key made on the file authenticates on the database (same lookup key).
       const there = await services.auth.authenticateApiKey(key);
       expect(there?.tenantId).toBe(tenantId);

@@ -21,6 +21,7 @@ import {
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { systemClock } from './clock.ts';
 import { checkKeyThenLock } from './key-then-lock.ts';
+import { rekeyPostgresVault } from './postgres-vault.ts';
 import { closeJournals, loadState, openJournals, unlockKeyring } from './load.ts';
 import type { JournalHandles, RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
@@ -229,14 +230,23 @@ async function copyAtomically(from: string, to: string): Promise<void> {
 
 export interface RekeyOptions {
   readonly path: string;
+  /** Set: the vault is in this PostgreSQL database (`path` is not used). */
+  readonly databaseUrl?: string | null;
   readonly key: KeySource;
   readonly newKey: KeySource;
   readonly kdf?: KdfLimits;
   readonly clock?: Clock;
 }
 
-/** Changes the root key: the keyring is re-wrapped and the header rewritten in one atomic rename. */
+/**
+ * Changes the root key: the keyring is re-wrapped and the header rewritten in one atomic rename;
+ * on a database, the keyring row is re-wrapped in one transaction (rekeyPostgresVault).
+ */
 export async function rekeyVault(options: RekeyOptions): Promise<void> {
+  if (options.databaseUrl !== undefined && options.databaseUrl !== null) {
+    const { key, newKey, kdf, clock } = options;
+    return rekeyPostgresVault({ url: options.databaseUrl, key, newKey, kdf, clock });
+  }
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const paths = vaultPaths(options.path);

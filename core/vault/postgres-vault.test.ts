@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAuditChains } from '../audit/audit-log.ts';
-import { createServices } from '../services.ts';
+import { tmpdir } from 'node:os';
+import { createServices, outboxTenancyOptions } from '../services.ts';
 import { operatorIn } from '../access/principal.ts';
 import { makeTempSchema } from '../test-support/postgres.ts';
 import type { TempSchema } from '../test-support/postgres.ts';
 import { codeOf } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { appIn, ALL_TOKEN_PERMISSIONS } from '../test-support/token-kit.ts';
-import { createPostgresVault, openPostgresVault } from './postgres-vault.ts';
+import { createPostgresVault, openPostgresVault, readPostgresVaultStatus } from './postgres-vault.ts';
+import { rekeyVault } from './maintenance.ts';
 import type { KeySource } from './types.ts';
 
 const newKey = (): KeySource => ({ kind: 'key', key: new Uint8Array(randomBytes(32)) });
@@ -79,13 +81,58 @@ describe('PostgreSQL vault', () => {
     }
   });
 
+  it('rekeys in the database: a wrong current key changes nothing, then only the new key opens it and the data reads the same', async () => {
+    const key = newKey();
+    const passphrase: KeySource = { kind: 'passphrase', passphrase: 'the new passphrase' };
+    const vault = await createPostgresVault({ url: schema.url, key });
+    // A server holding the vault while it is rekeyed: it keeps serving with the keyring it holds.
+    const running = createServices(vault, { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(tmpdir()) });
+    try {
+      const { tenant } = await running.tenants.create({ name: 'Acme', withApplication: false }, null);
+      const app = operatorIn(tenant.id);
+      const before = await running.tokens.create(app, { type: 'token', data: 'written before' });
+      const rekey = (current: KeySource) =>
+        rekeyVault({ path: '', databaseUrl: schema.url, key: current, newKey: passphrase, kdf: FAST_KDF });
+
+      expect(await codeOf(rekey(newKey()))).toBe('VAULT_WRONG_KEY');
+      expect((await readPostgresVaultStatus(schema.url))?.keySource).toBe('key');
+      await (await openPostgresVault({ url: schema.url, key })).close();
+
+      await rekey(key);
+      expect((await readPostgresVaultStatus(schema.url))?.keySource).toBe('passphrase');
+      expect(await codeOf(openPostgresVault({ url: schema.url, key }))).toBe('VAULT_WRONG_KEY');
+      const after = await running.tokens.create(app, { type: 'token', data: 'written after' });
+      // What needs the root key is refused with the old one, and works with the new one.
+      expect(await codeOf(vault.addKeyTerm(key))).toBe('VAULT_WRONG_KEY');
+      expect(await vault.addKeyTerm(passphrase)).toBe(2);
+
+      const reopened = await openPostgresVault({ url: schema.url, key: passphrase });
+      try {
+        const services = createServices(reopened, {
+          passwordKdf: FAST_KDF,
+          tenancy: outboxTenancyOptions(tmpdir()),
+        });
+        expect((await services.tokens.get(app, before.token.id)).data).toBe('written before');
+        expect((await services.tokens.get(app, after.token.id)).data).toBe('written after');
+        expect(reopened.keyTerms).toEqual([1, 2]);
+        expect((await verifyAuditChains(reopened.db, reopened)).ok).toBe(true);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await vault.close();
+    }
+  });
+
   it('two vaults on one database under parallel writers: no duplicate ids or tokens, no forked chain', async () => {
     const key = newKey();
     const first = await createPostgresVault({ url: schema.url, key, pool: { max: 4 } });
     const second = await openPostgresVault({ url: schema.url, key, pool: { max: 4 } });
     try {
-      const a = createServices(first, { passwordKdf: FAST_KDF });
-      const b = createServices(second, { passwordKdf: FAST_KDF });
+      // No mail is sent here; a database vault is told where it would go.
+      const options = { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(tmpdir()) };
+      const a = createServices(first, options);
+      const b = createServices(second, options);
       const created = await a.tenants.create({ name: 'Acme', withApplication: false }, null);
       const tenantId = created.tenant.id;
       const app = appIn(tenantId, { permissions: ALL_TOKEN_PERMISSIONS });

@@ -59,7 +59,12 @@ type KeyringDb = Database & { vault_keyring: KeyringRow & { id: number; updated_
  * and every read-then-write that must not interleave takes a row lock or leans on a constraint
  * (docs/architecture.md, "PostgreSQL backend"). Serialization failures and deadlocks are retried.
  */
+<<<<<<< HEAD
 export class PostgresVault extends BarrierBackedVault implements VaultHandle {
+=======
+export class PostgresVault implements VaultHandle {
+  readonly backend = 'postgres';
+>>>>>>> postgres-suite
   readonly db: Kysely<Database>;
   readonly path: string;
   readonly id: string;
@@ -75,7 +80,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
     private readonly sodium: Sodium,
     private readonly pool: Pool,
     url: string,
-    private readonly stored: { vaultId: string; createdAt: string; kdf: KdfHeader },
+    private stored: { vaultId: string; createdAt: string; kdf: KdfHeader },
     keyring: Keyring,
     clock: Clock,
   ) {
@@ -352,6 +357,42 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
     }
   }
 
+  /**
+   * Changes the root key: the keyring row is re-wrapped under `newKey` (with a fresh KDF header) in
+   * one transaction holding the row's lock, after `key` has opened it (VAULT_WRONG_KEY otherwise,
+   * nothing changed). The keyring itself, every data key, stays the same: servers running on the
+   * database keep serving with the keyring they unwrapped at start; what needs the root key later
+   * (their next start, a key rotation) needs the new one, and the old one is refused there with
+   * VAULT_WRONG_KEY. The row lock orders a rekey and a rotation: whichever commits second sees
+   * the first's keyring.
+   */
+  async rekey(key: KeySource, newKey: KeySource, kdf?: KdfLimits): Promise<void> {
+    this.assertUsable();
+    // Derived before the transaction: a passphrase's Argon2id never runs under the row lock.
+    const newKdf = newKdfHeader(this.sodium, newKey, kdf);
+    const newRootKey = deriveRootKey(this.sodium, newKey, newKdf);
+    await this.transaction(async (trx) => {
+      const row = await (trx as unknown as Kysely<KeyringDb>)
+        .selectFrom('vault_keyring')
+        .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      const stored = storedKeyring(row);
+      const keyring = Barrier.unlockKeyring(this.sodium, stored, key);
+      await (trx as unknown as Kysely<KeyringDb>)
+        .updateTable('vault_keyring')
+        .set({
+          kdf: JSON.stringify(newKdf),
+          wrapped: Barrier.wrapKeyring(this.sodium, keyring, newRootKey, stored.vaultId, newKdf),
+          terms: JSON.stringify(keyring.terms),
+          updated_at: this.clock.now().toISOString(),
+        })
+        .where('id', '=', 1)
+        .execute();
+    });
+    this.stored = { ...this.stored, kdf: newKdf };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -448,6 +489,27 @@ export async function readPostgresVaultStatus(url: string): Promise<VaultStatus 
     return postgresStatus(redactedDatabaseUrl(url), stored, JSON.parse(row.terms) as number[], facts.rows[0]);
   } finally {
     await pool.end().catch(() => undefined);
+  }
+}
+
+/** `svc vault rekey` on a database: opens it with `key`, re-wraps the keyring under `newKey`. */
+export async function rekeyPostgresVault(options: {
+  readonly url: string;
+  readonly key: KeySource;
+  readonly newKey: KeySource;
+  readonly kdf?: KdfLimits;
+  readonly clock?: Clock;
+}): Promise<void> {
+  const vault = await PostgresVault.open({
+    url: options.url,
+    key: options.key,
+    pool: { max: 1 },
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  try {
+    await vault.rekey(options.key, options.newKey, options.kdf);
+  } finally {
+    await vault.close();
   }
 }
 

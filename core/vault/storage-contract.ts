@@ -10,6 +10,8 @@ import type { Clock, VaultStatus } from './types.ts';
  * (core services, server, CLI) must not know which backend it runs on.
  */
 export interface VaultStorage {
+  /** Which backend stores the rows: what the operations on the vault file itself (backup) check. */
+  readonly backend: 'embedded' | 'postgres';
   /** Where the vault lives: the vault file's path, or the database URL without its password. */
   readonly path: string;
   readonly id: string;

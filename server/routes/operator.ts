@@ -245,6 +245,12 @@ export function registerOperatorRoutes(app: VaultServer, services: Services): vo
     },
     async (request) => {
       const { file, force = false } = request.body;
+      if (services.vault.backend !== 'embedded') {
+        throw new VaultError(
+          'USAGE',
+          "The backup copies the embedded vault file, but this vault is in a PostgreSQL database; back the database up with PostgreSQL's own tools (pg_dump, or continuous archiving).",
+        );
+      }
       if (!isAbsolute(file)) {
         throw new VaultError('USAGE', 'The backup file must be an absolute path on the server host.');
       }

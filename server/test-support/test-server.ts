@@ -1,6 +1,7 @@
-import { createServices } from '../../core/services.ts';
+import { createServices, outboxTenancyOptions } from '../../core/services.ts';
 import type { ServiceOptions, Services } from '../../core/services-contract.ts';
-import { FAST_KDF, createTempVault, type TempVault } from '../../core/test-support/temp-vault.ts';
+import { FAST_KDF, type TempVault } from '../../core/test-support/temp-vault.ts';
+import { createTestVault } from '../../core/test-support/test-vault.ts';
 import type { Clock } from '../../core/vault/types.ts';
 import { buildServer, type ServerOptions } from '../app.ts';
 import type { VaultServer } from '../types.ts';
@@ -27,14 +28,17 @@ export interface TestServerOptions extends Omit<ServerOptions, 'logger' | 'servi
 }
 
 /**
- * buildServer over a real temp vault and real services, logging into memory. `routes` adds
- * test-only routes before the instance is ready, as any later route module would.
+ * buildServer over a real vault on the test backend (createTestVault: a temp file, or a fresh
+ * schema on PostgreSQL under SVC_TEST_BACKEND=postgres) and real services, logging into memory.
+ * `routes` adds test-only routes before the instance is ready, as any later route module would.
  */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const { routes, clock, serviceOptions, logLevel, ...serverOptions } = options;
-  const temp = await createTempVault({ clock });
+  const temp = await createTestVault({ clock });
   const logs = captureLogs(logLevel);
-  const services = createServices(temp.vault, { passwordKdf: FAST_KDF, ...serviceOptions });
+  // Mail goes to the temp folder's outbox, on either backend.
+  const tenancy = outboxTenancyOptions(temp.dir);
+  const services = createServices(temp.vault, { passwordKdf: FAST_KDF, tenancy, ...serviceOptions });
   let app: VaultServer;
   try {
     app = await buildServer(temp.vault, { ...serverOptions, services, logger: logs.logger });

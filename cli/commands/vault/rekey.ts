@@ -9,7 +9,8 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { KeySource } from '../../../core/vault/types.ts';
 import { retryOnMismatch } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
-import { ensurePrivateDir, keyForVault, loadConfig, requireEmbedded } from '../../context.ts';
+import { ensurePrivateDir, keyForVault, loadConfig, vaultLocation } from '../../context.ts';
+import { describeVaultLocation } from '../../../core/vault/location.ts';
 import { requireNoServer } from '../../connection.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
 import {
@@ -65,12 +66,11 @@ export function newVaultRekeyCommand(
 
 export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  requireEmbedded(
-    resolved,
-    'svc vault rekey',
-    'changing the root key of a vault on PostgreSQL is not supported yet; svc vault rotate (new data keys) works there.',
-  );
+  // On a database there is no lock: servers running on it keep serving (the data keys stay the
+  // same), and need the new key at their next start.
   await requireNoServer(resolved, 'Changing the vault key');
+  const onDatabase = resolved.config.databaseUrl !== null;
+  const where = describeVaultLocation(vaultLocation(resolved));
   const current = await keyForVault(deps, resolved, options.key);
   const oldKeyFile = current.keyFile ?? null;
 
@@ -99,6 +99,7 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
 
   await deps.vault.rekeyVault({
     path: resolved.config.vaultPath,
+    databaseUrl: resolved.config.databaseUrl,
     key: current.key,
     newKey,
     clock: deps.clock,
@@ -108,7 +109,7 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
     writeJson(
       deps.stdout,
       snakeCaseKeys({
-        path: resolved.config.vaultPath,
+        path: where,
         keySource: newKey.kind,
         keyFile: newKeyFile,
         keyFileCreated: created,
@@ -119,14 +120,20 @@ export async function runVaultRekey(deps: CliDeps, options: VaultRekeyOptions): 
   writeLine(
     deps.stdout,
     newKeyFile === null
-      ? `Re-keyed ${resolved.config.vaultPath}: it is now unlocked by the new passphrase`
-      : `Re-keyed ${resolved.config.vaultPath}: it is now unlocked by the key file ${newKeyFile}${created ? ' (generated)' : ''}`,
+      ? `Re-keyed ${where}: it is now unlocked by the new passphrase`
+      : `Re-keyed ${where}: it is now unlocked by the key file ${newKeyFile}${created ? ' (generated)' : ''}`,
   );
   // Rekeying re-wraps the same data keys: say what the old key still opens, and how to end that.
   writeLine(
     deps.stdout,
-    `The data keys are unchanged: the old ${oldKeyFile === null ? 'passphrase' : `key file ${oldKeyFile}`} no longer opens this vault file, but with an old copy of it (a backup) it still reads data written later. Run \`svc vault rotate\` to move the data to new keys.`,
+    `The data keys are unchanged: the old ${oldKeyFile === null ? 'passphrase' : `key file ${oldKeyFile}`} no longer opens this vault${onDatabase ? '' : ' file'}, but with an old copy of it (a backup) it still reads data written later. Run \`svc vault rotate\` to move the data to new keys.`,
   );
+  if (onDatabase) {
+    writeLine(
+      deps.stdout,
+      'Servers running on the database keep serving; give them the new key before their next start.',
+    );
+  }
   if (newKeyFile !== null && newKeyFile !== resolved.config.keyFile) {
     writeLine(
       deps.stdout,
