@@ -52,12 +52,8 @@ export interface EmbeddedVaultParts {
  * One mutex orders every access to the single sql.js connection; an AsyncLocalStorage marks the
  * code running inside a transaction so its queries use the connection the transaction holds.
  */
-<<<<<<< HEAD
 export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
-=======
-export class EmbeddedVault implements VaultHandle {
   readonly backend = 'embedded';
->>>>>>> postgres-suite
   readonly db: Kysely<Database>;
   readonly path: string;
   readonly id: string;

@@ -59,12 +59,8 @@ type KeyringDb = Database & { vault_keyring: KeyringRow & { id: number; updated_
  * and every read-then-write that must not interleave takes a row lock or leans on a constraint
  * (docs/architecture.md, "PostgreSQL backend"). Serialization failures and deadlocks are retried.
  */
-<<<<<<< HEAD
 export class PostgresVault extends BarrierBackedVault implements VaultHandle {
-=======
-export class PostgresVault implements VaultHandle {
   readonly backend = 'postgres';
->>>>>>> postgres-suite
   readonly db: Kysely<Database>;
   readonly path: string;
   readonly id: string;
