@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorIn } from '../access/principal.ts';
-import { createServices } from '../services.ts';
+import { createServices, outboxTenancyOptions } from '../services.ts';
 import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
 import { openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
@@ -125,10 +128,13 @@ describe.skipIf(!postgres)('API keys on PostgreSQL (several servers, one databas
     const key = { kind: 'key' as const, key: new Uint8Array(randomBytes(32)) };
     const first = await createPostgresVault({ url: schema.url, key });
     const second = await openPostgresVault({ url: schema.url, key });
+    const outbox = await mkdtemp(path.join(tmpdir(), 'svc-api-keys-'));
     try {
       expect(second.changes).toBeNull();
-      const a = createServices(first, { passwordKdf: FAST_KDF });
-      const b = createServices(second, { passwordKdf: FAST_KDF });
+      // A vault in a database has no folder beside it for invitation mail: name one.
+      const tenancy = outboxTenancyOptions(outbox);
+      const a = createServices(first, { passwordKdf: FAST_KDF, tenancy });
+      const b = createServices(second, { passwordKdf: FAST_KDF, tenancy });
       const { tenant } = await a.tenants.create({ name: 't', withApplication: false }, null);
       const app = await a.applications.create(operatorIn(tenant.id), {
         name: 'a',
@@ -142,6 +148,7 @@ describe.skipIf(!postgres)('API keys on PostgreSQL (several servers, one databas
       await second.close();
       await first.close();
       await schema.drop();
+      await rm(outbox, { recursive: true, force: true });
     }
   });
 });
