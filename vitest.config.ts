@@ -51,7 +51,7 @@ const POSTGRES_SERVER_SUITES = [
 /** Server tests that stay on the embedded file, each with why. */
 const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/authorization-matrix.test.ts':
-    'who may call what is decided above storage; the routes it walks run on PostgreSQL in the files above, and its ≈ 400 fresh servers would double the suite',
+    'who may call what is decided above storage, the same on either backend; the routes it walks run on PostgreSQL in the files above',
   'server/listen.test.ts': 'the vault lock file and the serving URL it records',
   'server/operator-credential.test.ts': 'the operator credential file beside the vault file',
   'server/health.test.ts': 'a failing journal write (file layer faults) and the health it reports',
@@ -66,6 +66,7 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/expression-attacks.test.ts': 'refused by counted expression limits before storage',
   'server/http/body-parsers.test.ts': 'body parsing, before any route',
   'server/http/pagination.test.ts': 'query parsing of page parameters: no storage path',
+  'server/http/validation.test.ts': 'request checks and response serializers: no storage path',
   'server/http/expression-budget.test.ts': 'the expression budget, counted in memory',
 };
 

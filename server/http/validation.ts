@@ -1,4 +1,5 @@
 import AjvCompiler from '@fastify/ajv-compiler';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
 /**
@@ -22,9 +23,15 @@ type ValidatorFactory = NonNullable<
 
 type PoolOptions = NonNullable<Parameters<ReturnType<typeof AjvCompiler>>[1]>;
 
+/**
+ * One compiler pool for the process: its Ajv instances (one per set of shared schemas and options)
+ * keep what they compiled, so a route schema (a module constant) is compiled once, not again for
+ * every server instance built in this process.
+ */
+const pool = AjvCompiler();
+
 /** The `schemaController` option of `Fastify(...)` that applies the rules above. */
 export function requestValidation(): FastifyServerOptions['schemaController'] {
-  const pool = AjvCompiler();
   const buildValidator: ValidatorFactory = (externalSchemas, ajvOptions) => {
     const shared = ajvOptions as { customOptions?: object; plugins?: PoolOptions['plugins'] } | undefined;
     const compile = (customOptions: object) =>
@@ -36,5 +43,38 @@ export function requestValidation(): FastifyServerOptions['schemaController'] {
     const text = compile(TEXT_OPTIONS);
     return (route) => (route.httpPart === 'body' ? body(route) : text(route));
   };
-  return { compilersFactory: { buildValidator } };
+  return { compilersFactory: { buildValidator, buildSerializer } };
 }
+
+type SerializerFactory = NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']
+>;
+type Serializer = ReturnType<ReturnType<SerializerFactory>>;
+
+const serializerFactory = SerializerSelector();
+/** Compiled response serializers by shared schemas and options, then by route schema (a module constant). */
+const serializers = new Map<string, WeakMap<object, Serializer>>();
+
+/**
+ * Response serializers as Fastify compiles them, kept for the process: a route's response schema is
+ * compiled once however many server instances are built from the same routes.
+ */
+const buildSerializer: SerializerFactory = (externalSchemas, serializerOptions) => {
+  const compile = serializerFactory(externalSchemas, serializerOptions);
+  const key = JSON.stringify([externalSchemas, serializerOptions]);
+  let byRoute = serializers.get(key);
+  if (byRoute === undefined) {
+    byRoute = new WeakMap();
+    serializers.set(key, byRoute);
+  }
+  const cache = byRoute;
+  return (route) => {
+    const schema = route.schema as object;
+    let serializer = cache.get(schema);
+    if (serializer === undefined) {
+      serializer = compile(route);
+      cache.set(schema, serializer);
+    }
+    return serializer;
+  };
+};
