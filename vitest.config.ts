@@ -16,6 +16,12 @@ const POSTGRES_CORE_SUITES = [
   'core/tenancy/tenants.test.ts',
   'core/tenancy/applications.test.ts',
   'core/audit/log-service.test.ts',
+  'core/audit/retention.test.ts',
+  'core/detokenize/detokenizer.test.ts',
+  'core/identity/auth.test.ts',
+  'core/mail/mailer.test.ts',
+  'core/tenancy/admin.test.ts',
+  'core/tenancy/usage-report.test.ts',
   'core/vault/postgres-vault.test.ts',
 ];
 

@@ -4,7 +4,7 @@ import { countTurnsWhile } from '../test-support/event-loop.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { codeOf, fieldErrorsOf, openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
-import { createServices } from '../services.ts';
+import { createServices, outboxTenancyOptions } from '../services.ts';
 import { DEFAULT_SESSION_TTL_MS } from './sessions.ts';
 import { RateLimitedError } from './sign-in-throttle.ts';
 
@@ -108,7 +108,11 @@ describe('sign-in and sessions', () => {
   });
 
   it('honours a configured session lifetime', async () => {
-    const services = createServices(f.vault, { passwordKdf: FAST_KDF, sessionTtlMs: 60_000 });
+    const services = createServices(f.vault, {
+      passwordKdf: FAST_KDF,
+      sessionTtlMs: 60_000,
+      tenancy: outboxTenancyOptions(f.tmp.dir),
+    });
     const { token, expires_at } = await services.auth.signIn(email, password, '127.0.0.1');
     expect(expires_at).toBe(new Date(f.clock.now().getTime() + 60_000).toISOString());
     f.clock.advance(60_000);
@@ -143,7 +147,10 @@ describe('sign-in and sessions', () => {
 
   it('re-hashes a password made with other limits at the next sign-in', async () => {
     const stronger = { opsLimit: FAST_KDF.opsLimit + 1, memLimit: FAST_KDF.memLimit };
-    const services = createServices(f.vault, { passwordKdf: stronger });
+    const services = createServices(f.vault, {
+      passwordKdf: stronger,
+      tenancy: outboxTenancyOptions(f.tmp.dir),
+    });
     const before = await f.vault.db
       .selectFrom('users')
       .select('password_hash')
