@@ -52,6 +52,15 @@ interface KeyringRow {
 
 type KeyringDb = Database & { vault_keyring: KeyringRow & { id: number; updated_at: string } };
 
+/** The keyring row, locked until the transaction ends: rekey and rotation never overwrite each other. */
+function lockedKeyringRow(trx: Kysely<Database>): Promise<KeyringRow> {
+  return (trx as unknown as Kysely<KeyringDb>)
+    .selectFrom('vault_keyring')
+    .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
 /**
  * A vault on PostgreSQL: the rows live in the database, the keyring (wrapped by the root key) in
  * `vault_keyring`, and the barrier in this process's memory. Several processes may hold one
@@ -326,11 +335,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
       return await this.transaction(async (trx) => {
         undo?.();
         undo = undefined;
-        const row = await (trx as unknown as Kysely<KeyringDb>)
-          .selectFrom('vault_keyring')
-          .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
-          .forUpdate()
-          .executeTakeFirstOrThrow();
+        const row = await lockedKeyringRow(trx);
         const stored = storedKeyring(row);
         const rootKey = deriveRootKey(this.sodium, key, stored.kdf);
         const current = Barrier.unlockWithRootKey(this.sodium, stored, rootKey);
@@ -364,15 +369,12 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
    */
   async rekey(key: KeySource, newKey: KeySource, kdf?: KdfLimits): Promise<void> {
     this.assertUsable();
-    // Derived before the transaction: a passphrase's Argon2id never runs under the row lock.
+    // The new root key is derived before the transaction. The current one is checked against the
+    // locked row's KDF header, so it is derived under the lock, which only rotation and rekey take.
     const newKdf = newKdfHeader(this.sodium, newKey, kdf);
     const newRootKey = deriveRootKey(this.sodium, newKey, newKdf);
     await this.transaction(async (trx) => {
-      const row = await (trx as unknown as Kysely<KeyringDb>)
-        .selectFrom('vault_keyring')
-        .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      const row = await lockedKeyringRow(trx);
       const stored = storedKeyring(row);
       const keyring = Barrier.unlockKeyring(this.sodium, stored, key);
       await (trx as unknown as Kysely<KeyringDb>)
