@@ -62,6 +62,18 @@ export async function createTempVault(options: TempVaultOptions = {}): Promise<T
     await tmp.cleanup();
     throw error;
   }
+  return tempVaultIn(tmp, vault);
+}
+
+/**
+ * The TempVault of `vault` opened with `tmp`'s key: dispose closes it, then releases what
+ * `release` names (a database schema, say) and removes the folder, whatever failed before.
+ */
+export function tempVaultIn(
+  tmp: TempDir,
+  vault: VaultHandle,
+  release: () => Promise<void> = async () => undefined,
+): TempVault {
   return {
     vault,
     dir: tmp.dir,
@@ -71,7 +83,11 @@ export async function createTempVault(options: TempVaultOptions = {}): Promise<T
       try {
         await vault.close();
       } finally {
-        await tmp.cleanup();
+        try {
+          await release();
+        } finally {
+          await tmp.cleanup();
+        }
       }
     },
   };

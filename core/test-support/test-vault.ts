@@ -1,7 +1,7 @@
 import type { Clock } from '../vault/types.ts';
 import { createPostgresVault } from '../vault/postgres-vault.ts';
 import { takeTempSchema } from './postgres.ts';
-import { createTempVault, makeTempDir } from './temp-vault.ts';
+import { createTempVault, makeTempDir, tempVaultIn } from './temp-vault.ts';
 import type { TempVault } from './temp-vault.ts';
 
 /**
@@ -36,20 +36,7 @@ export async function createTestVault(options: { readonly clock?: Clock } = {}):
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       pool: { max: TEST_POOL_MAX },
     });
-    return {
-      vault,
-      dir: tmp.dir,
-      vaultPath: tmp.vaultPath,
-      key: tmp.key,
-      async dispose() {
-        try {
-          await vault.close();
-        } finally {
-          await schema.drop();
-          await tmp.cleanup();
-        }
-      },
-    };
+    return tempVaultIn(tmp, vault, () => schema.drop());
   } catch (error) {
     await schema.drop();
     await tmp.cleanup();
