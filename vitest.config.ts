@@ -23,6 +23,8 @@ const POSTGRES_CORE_SUITES = [
   'core/tenancy/admin.test.ts',
   'core/tenancy/usage-report.test.ts',
   'core/vault/postgres-vault.test.ts',
+  'core/proxies/proxy-secrets.test.ts',
+  'core/reactors/reactor-secrets.test.ts',
 ];
 
 /**

@@ -3,7 +3,7 @@ import type { Principal } from '../access/principal.ts';
 import { isSealed } from '../crypto/sealed-text.ts';
 import { openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
-import { decryptedVaultFiles, filesContaining } from '../test-support/vault-at-rest.ts';
+import { placesHolding } from '../test-support/vault-at-rest.ts';
 import { rotateKeys } from '../vault/rotation.ts';
 import { OFFICIAL_FORMULAS } from './official-formulas.ts';
 
@@ -33,7 +33,7 @@ describe('reactor configuration at rest', () => {
       .where('id', '=', created.id)
       .executeTakeFirstOrThrow();
     expect(isSealed(row.configuration)).toBe(true);
-    expect((await decryptedVaultFiles(f.tmp.vaultPath, f.tmp.key)).journal).not.toContain('Okapi');
+    expect(await placesHolding(f.tmp, f.vault.db, 'Okapi')).toEqual([]);
     expect((await f.services.reactors.get(operator, created.id)).configuration).toEqual({
       url: SECRET_URL,
       method: 'POST',
@@ -43,7 +43,6 @@ describe('reactor configuration at rest', () => {
     expect(result.resealedReactors).toBe(1);
     expect((await f.services.reactors.get(operator, created.id)).configuration.url).toBe(SECRET_URL);
     await f.vault.compact();
-    expect((await decryptedVaultFiles(f.tmp.vaultPath, f.tmp.key)).image.includes('Okapi')).toBe(false);
-    expect(await filesContaining(f.tmp.dir, 'Okapi')).toEqual([]);
+    expect(await placesHolding(f.tmp, f.vault.db, 'Okapi')).toEqual([]);
   });
 });
