@@ -1,10 +1,9 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { confirmOrCancel, requireYes } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
+import type { Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
 import { findApplication, withServices } from '../../tenant-scope.ts';
 import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
 
@@ -16,17 +15,16 @@ export function newAppDeleteCommand(
   deps: CliDeps,
   run: Runner<AppDeleteOptions> = (o) => runAppDelete(deps, o),
 ): Command {
-  const command = new Command('delete')
-    .description('Delete an application; its API key stops working at once')
-    .argument('<application-id>', APPLICATION_ID_HELP)
-    .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addTenantOption(command, deps);
-  addVaultOptions(command, deps);
-  addJsonOption(command);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<{ yes?: boolean }>();
-    await run({ ...appIdOptionsFrom(args), yes: raw.yes === true });
-  });
+  return newByIdDeleteCommand(
+    deps,
+    {
+      description: 'Delete an application; its API key stops working at once',
+      argument: '<application-id>',
+      help: APPLICATION_ID_HELP,
+      optionsFrom: appIdOptionsFrom,
+    },
+    run,
+  );
 }
 
 export async function runAppDelete(deps: CliDeps, options: AppDeleteOptions): Promise<void> {
@@ -43,9 +41,10 @@ export async function runAppDelete(deps: CliDeps, options: AppDeleteOptions): Pr
     await services.applications.delete(principal, application.id);
     return application;
   });
-  if (options.json) {
-    writeJson(deps.stdout, { id: deleted.id, tenant_id: deleted.tenant_id, deleted: true });
-    return;
-  }
-  writeLine(deps.stdout, `Deleted application ${deleted.id} (${deleted.name})`);
+  reportDeleted(
+    deps,
+    options.json,
+    { id: deleted.id, tenant_id: deleted.tenant_id },
+    `Deleted application ${deleted.id} (${deleted.name})`,
+  );
 }

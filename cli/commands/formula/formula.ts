@@ -4,7 +4,8 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { ReactorFormula, ReactorFormulaInput } from '../../../core/reactors/contract.ts';
 import type { Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
-import { writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
+import { addYesOption, reportDeleted, yesFrom } from '../../deletion.ts';
+import { writeJson, writeRecord, writeTable } from '../../output.ts';
 import {
   addReactorScopeOptions,
   allPages,
@@ -148,8 +149,7 @@ export async function runFormulaDelete(deps: CliDeps, options: FormulaIdOptions)
     );
     await services.reactors.deleteFormula(principal, formula.id);
   });
-  if (options.json) writeJson(deps.stdout, { id: options.formulaId, deleted: true });
-  else writeLine(deps.stdout, `Deleted formula ${options.formulaId}`);
+  reportDeleted(deps, options.json, { id: options.formulaId }, `Deleted formula ${options.formulaId}`);
 }
 
 export interface FormulaRunners {
@@ -196,11 +196,10 @@ export function newFormulaCommand(deps: CliDeps, runners: Partial<FormulaRunners
   });
   const remove = new Command('delete')
     .description('Delete a private formula (refused while reactors use it)')
-    .argument('<formula-id>', "the formula's id")
-    .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addReactorScopeOptions(remove, deps).action(async (...args: unknown[]) => {
+    .argument('<formula-id>', "the formula's id");
+  addReactorScopeOptions(addYesOption(remove), deps).action(async (...args: unknown[]) => {
     const scope = reactorScopeFrom(args);
-    await r.delete({ ...scope, formulaId: String(args[0]), yes: scope.raw['yes'] === true });
+    await r.delete({ ...scope, formulaId: String(args[0]), yes: yesFrom(args) });
   });
   return new Command('formula')
     .description('Manage reactor formulas (JavaScript run by reactors)')

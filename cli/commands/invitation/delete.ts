@@ -1,10 +1,9 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { confirmOrCancel, requireYes } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
+import type { Runner } from '../../command-kit.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP } from './format.ts';
 import { noInvitation, orNotFound } from '../../tenant-scope.ts';
@@ -17,17 +16,16 @@ export function newInvitationDeleteCommand(
   deps: CliDeps,
   run: Runner<InvitationDeleteOptions> = (o) => runInvitationDelete(deps, o),
 ): Command {
-  const command = new Command('delete')
-    .description('Delete an invitation; its links stop working at once')
-    .argument('<invitation-id>', INVITATION_ID_HELP)
-    .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addTenantOption(command, deps);
-  addVaultOptions(command, deps);
-  addJsonOption(command);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<{ yes?: boolean }>();
-    await run({ ...invitationIdOptionsFrom(args), yes: raw.yes === true });
-  });
+  return newByIdDeleteCommand(
+    deps,
+    {
+      description: 'Delete an invitation; its links stop working at once',
+      argument: '<invitation-id>',
+      help: INVITATION_ID_HELP,
+      optionsFrom: invitationIdOptionsFrom,
+    },
+    run,
+  );
 }
 
 export async function runInvitationDelete(deps: CliDeps, options: InvitationDeleteOptions): Promise<void> {
@@ -52,9 +50,10 @@ export async function runInvitationDelete(deps: CliDeps, options: InvitationDele
       return invitation;
     },
   );
-  if (options.json) {
-    writeJson(deps.stdout, { id: deleted.id, tenant_id: deleted.tenant_id, deleted: true });
-    return;
-  }
-  writeLine(deps.stdout, `Deleted invitation ${deleted.id} (${deleted.email})`);
+  reportDeleted(
+    deps,
+    options.json,
+    { id: deleted.id, tenant_id: deleted.tenant_id },
+    `Deleted invitation ${deleted.id} (${deleted.email})`,
+  );
 }

@@ -7,6 +7,7 @@ import type { Member } from '../../../core/tenancy/contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
+import { addYesOption, yesFrom } from '../../deletion.ts';
 import {
   addJsonOption,
   addTenantOption,
@@ -31,18 +32,18 @@ export function newMemberRemoveCommand(
 ): Command {
   const command = new Command('remove')
     .description("Remove a member; their sessions lose this tenant at once (the owner can't be removed)")
-    .argument('<member-id>', "the member's id (see 'svc member list')")
-    .option('-y, --yes', 'remove without asking (needed when not on a terminal)');
+    .argument('<member-id>', "the member's id (see 'svc member list')");
+  addYesOption(command, 'remove');
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
   addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawOptions & { tenant?: string; yes?: boolean }>();
+    const raw = commandOf(args).opts<RawOptions & { tenant?: string }>();
     await run({
       ...vaultOptionsFrom(raw),
       tenant: raw.tenant,
       memberId: String(args[0]),
-      yes: raw.yes === true,
+      yes: yesFrom(args),
     });
   });
 }

@@ -4,6 +4,7 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Reactor, ReactorInput } from '../../../core/reactors/contract.ts';
 import type { Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
+import { addYesOption, reportDeleted, yesFrom } from '../../deletion.ts';
 import { writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
 import {
   addReactorScopeOptions,
@@ -120,8 +121,7 @@ export async function runReactorDelete(deps: CliDeps, options: ReactorIdOptions)
     );
     await services.reactors.delete(principal, reactor.id);
   });
-  if (options.json) writeJson(deps.stdout, { id: options.reactorId, deleted: true });
-  else writeLine(deps.stdout, `Deleted reactor ${options.reactorId}`);
+  reportDeleted(deps, options.json, { id: options.reactorId }, `Deleted reactor ${options.reactorId}`);
 }
 
 /** Prints the response JSON: `{raw, tokens}`, or `{status, headers, body}` of a custom response. */
@@ -203,11 +203,10 @@ export function newReactorCommand(deps: CliDeps, runners: Partial<ReactorRunners
   });
   const remove = new Command('delete')
     .description('Delete a reactor')
-    .argument('<reactor-id>', "the reactor's id")
-    .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
-  addReactorScopeOptions(remove, deps).action(async (...args: unknown[]) => {
+    .argument('<reactor-id>', "the reactor's id");
+  addReactorScopeOptions(addYesOption(remove), deps).action(async (...args: unknown[]) => {
     const scope = reactorScopeFrom(args);
-    await r.delete({ ...scope, reactorId: String(args[0]), yes: scope.raw['yes'] === true });
+    await r.delete({ ...scope, reactorId: String(args[0]), yes: yesFrom(args) });
   });
   const react = new Command('react')
     .description('Invoke a reactor as the operator; prints the response JSON')

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { confirmOrCancel, requireYes } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { addYesOption, reportDeleted, yesFrom } from '../../deletion.ts';
 import {
   addTokenScopeOptions,
   TOKEN_ID_HELP,
@@ -25,12 +25,12 @@ export function newTokenDeleteCommand(
 ): Command {
   const command = new Command('delete')
     .description('Delete a token: its data is destroyed for good (an audit record stays)')
-    .argument('<token-id>', TOKEN_ID_HELP)
-    .option('-y, --yes', 'delete without asking (needed when not on a terminal)');
+    .argument('<token-id>', TOKEN_ID_HELP);
+  addYesOption(command);
   addTokenScopeOptions(command, deps);
   return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope & { yes?: boolean }>();
-    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), yes: raw.yes === true });
+    const raw = commandOf(args).opts<RawTokenScope>();
+    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), yes: yesFrom(args) });
   });
 }
 
@@ -47,6 +47,10 @@ export async function runTokenDelete(deps: CliDeps, options: TokenDeleteOptions)
     await orNotFound(noToken(options.tokenId), () => tokens.delete(principal, options.tokenId));
     return tenant.id;
   });
-  if (options.json) writeJson(deps.stdout, { id: options.tokenId, tenant_id: tenantId, deleted: true });
-  else writeLine(deps.stdout, `Deleted token ${cell(options.tokenId)}`);
+  reportDeleted(
+    deps,
+    options.json,
+    { id: options.tokenId, tenant_id: tenantId },
+    `Deleted token ${cell(options.tokenId)}`,
+  );
 }
