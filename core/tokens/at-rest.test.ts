@@ -1,15 +1,8 @@
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadSodium } from '../crypto/sodium.ts';
-import { scanJournal } from '../storage/journal.ts';
-import { vaultPaths } from '../storage/paths.ts';
-import { openVaultFile, readHeader, readSnapshot } from '../storage/vault-file.ts';
-import type { TempDir } from '../test-support/temp-vault.ts';
 import { auditRows } from '../test-support/services-fixture.ts';
+import { decryptedVaultFiles, filesContaining } from '../test-support/vault-at-rest.ts';
 import { openVault } from '../vault/index.ts';
-import { unlockKeyring } from '../vault/load.ts';
 import { openTokenFixture } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';
 
@@ -34,43 +27,6 @@ async function everyCell(f: TokenFixture, db = f.vault.db): Promise<string> {
     }
   }
   return parts.join('\n');
-}
-
-async function filesContain(dir: string, needle: string): Promise<string[]> {
-  const hits: string[] = [];
-  for (const name of await readdir(dir)) {
-    const bytes = await readFile(join(dir, name));
-    for (const encoding of ['utf8', 'utf16le'] as const) {
-      if (bytes.includes(Buffer.from(needle, encoding))) hits.push(`${name} (${encoding})`);
-    }
-  }
-  return hits;
-}
-
-/** The vault's own view of its files, decrypted: the snapshot's SQLite image and the journal's statements. */
-async function decrypted(tmp: TempDir): Promise<{ image: Buffer; journal: string }> {
-  const sodium = await loadSodium();
-  const paths = vaultPaths(tmp.vaultPath);
-  const handle = await openVaultFile(paths.vault);
-  try {
-    const read = await readHeader(sodium, handle, paths.vault);
-    const keyring = unlockKeyring(sodium, read.header, tmp.key);
-    const image = Buffer.from(
-      await readSnapshot(sodium, handle, paths.vault, read, keyring.fileKey(read.header.snapshot.term)),
-    );
-    const journalHandle = await openVaultFile(paths.journal);
-    try {
-      const scan = await scanJournal(sodium, journalHandle, paths.journal, (t) => keyring.fileKey(t));
-      const journal = JSON.stringify(scan.entries, (_key, value: unknown) =>
-        value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value,
-      );
-      return { image, journal };
-    } finally {
-      await journalHandle.close();
-    }
-  } finally {
-    await handle.close();
-  }
 }
 
 describe('token data at rest', () => {
@@ -106,16 +62,16 @@ describe('token data at rest', () => {
 
     // Journal (before the snapshot) and vault file (after close) hold only ciphertext, and even
     // decrypted with the file key they hold only field envelopes.
-    expect(await filesContain(f.tmp.dir, SECRET)).toEqual([]);
-    expect(await filesContain(f.tmp.dir, 'Zebra')).toEqual([]);
-    const live = await decrypted(f.tmp);
+    expect(await filesContaining(f.tmp.dir, SECRET)).toEqual([]);
+    expect(await filesContaining(f.tmp.dir, 'Zebra')).toEqual([]);
+    const live = await decryptedVaultFiles(f.tmp.vaultPath, f.tmp.key);
     expect(live.journal).toContain(row.data);
     expect(live.journal).not.toContain('Zebra');
     expect(live.journal.toLowerCase()).not.toContain('zebra');
     await f.vault.close();
-    expect(await filesContain(f.tmp.dir, SECRET)).toEqual([]);
-    expect(await filesContain(f.tmp.dir, 'Zebra')).toEqual([]);
-    const closed = await decrypted(f.tmp);
+    expect(await filesContaining(f.tmp.dir, SECRET)).toEqual([]);
+    expect(await filesContaining(f.tmp.dir, 'Zebra')).toEqual([]);
+    const closed = await decryptedVaultFiles(f.tmp.vaultPath, f.tmp.key);
     expect(closed.image.includes(Buffer.from(row.data))).toBe(true);
     expect(closed.image.includes(Buffer.from('Zebra'))).toBe(false);
     expect(closed.image.includes(Buffer.from('zebra'))).toBe(false);
@@ -138,10 +94,12 @@ describe('token data at rest', () => {
       .where('id', '=', token.id)
       .executeTakeFirstOrThrow();
     await f.vault.compact();
-    expect((await decrypted(f.tmp)).image.includes(Buffer.from(envelope))).toBe(true);
+    expect(
+      (await decryptedVaultFiles(f.tmp.vaultPath, f.tmp.key)).image.includes(Buffer.from(envelope)),
+    ).toBe(true);
     await f.services.tokens.delete(f.app, token.id);
     await f.vault.compact();
-    const after = await decrypted(f.tmp);
+    const after = await decryptedVaultFiles(f.tmp.vaultPath, f.tmp.key);
     expect(after.image.includes(Buffer.from(envelope))).toBe(false);
     expect(after.image.includes(Buffer.from(envelope.slice(-40)))).toBe(false);
   });
