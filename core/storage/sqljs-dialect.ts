@@ -24,6 +24,13 @@ interface Prepared {
   readonly columns: readonly string[];
 }
 
+/**
+ * Prepared statements kept per connection. Multi-row inserts are one statement per row count, and
+ * grouped writes (tokenize) see every count up to their chunk size, for several tables: fewer than
+ * this and the cache is emptied and refilled over and over.
+ */
+const MAX_STATEMENTS = 1024;
+
 export class SqlJsConnection implements DatabaseConnection {
   private readonly statements = new Map<string, Prepared>();
 
@@ -89,7 +96,7 @@ export class SqlJsConnection implements DatabaseConnection {
   private prepare(sql: string): Prepared {
     let prepared = this.statements.get(sql);
     if (!prepared) {
-      if (this.statements.size >= 256) this.forgetStatements();
+      if (this.statements.size >= MAX_STATEMENTS) this.forgetStatements();
       const stmt = this.db.prepare(sql);
       prepared = { stmt, columns: stmt.getColumnNames() };
       this.statements.set(sql, prepared);

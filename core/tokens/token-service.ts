@@ -60,10 +60,12 @@ import {
 } from './token-store.ts';
 import type { TokenRow } from './token-store.ts';
 import { readAuditOf } from './read-audit.ts';
-import { planTokenize } from './tokenize.ts';
+import { MAX_TOKENIZE_TOKENS, planTokenize } from './tokenize.ts';
 import type { PlannedToken } from './tokenize.ts';
 import { checkUpdate } from './token-update.ts';
 import { shownData, viewOf } from './token-view.ts';
+import type { Shown } from './token-view.ts';
+import { WriteGroups, runAlone } from './write-groups.ts';
 
 /** Page size cap of list and search. */
 export const MAX_TOKEN_PAGE_SIZE = 100;
@@ -88,34 +90,48 @@ export interface TokenServiceDeps {
 type Audited = Pick<TokenRow, 'tenant_id' | 'id' | 'type'>;
 type Condition = (eb: ExpressionBuilder<Database, 'tokens'>) => Expression<SqlBool>;
 
+/** A tenant's settings and keyed functions, fetched once per transaction when first needed. */
+interface TenantFunctions {
+  settings?: Record<string, string>;
+  fingerprintFn?: (type: string, input: string) => string;
+  searchFn?: Hasher;
+  sealFn?: (tokenId: string, data: unknown) => string;
+}
+
 /**
  * Per-transaction state of a write: the tenant's settings and hash functions, fetched once, and
  * the audit entries and activity marks of its tokens, written together by `finish` (one chain-head
  * read and multi-row inserts however many tokens the request holds).
  */
 class WriteContext {
-  private settings: Record<string, string> | undefined;
-  private fingerprintFn: ((type: string, input: string) => string) | undefined;
-  private searchFn: Hasher | undefined;
-  private sealFn: ((tokenId: string, data: unknown) => string) | undefined;
   private readonly audits: AuditItem[] = [];
   private readonly created: string[] = [];
   private readonly touched: string[] = [];
+  private readonly keyed: TenantFunctions;
 
+  /** `shared`: the tenant functions of other contexts of the same transaction (a tokenize group). */
   constructor(
     readonly trx: Kysely<Database>,
     readonly principal: Principal,
     readonly now: Date,
     private readonly crypto: TokenCrypto,
-  ) {}
+    shared?: Map<string, TenantFunctions>,
+  ) {
+    let keyed = shared?.get(principal.tenantId);
+    if (!keyed) {
+      keyed = {};
+      shared?.set(principal.tenantId, keyed);
+    }
+    this.keyed = keyed;
+  }
 
   get tenantId(): string {
     return this.principal.tenantId;
   }
 
   async tenantSettings(): Promise<Record<string, string>> {
-    this.settings ??= await tenantSettings(this.trx, this.tenantId);
-    return this.settings;
+    this.keyed.settings ??= await tenantSettings(this.trx, this.tenantId);
+    return this.keyed.settings;
   }
 
   async fingerprint(type: string, input: string | null): Promise<string | null> {
@@ -135,19 +151,19 @@ class WriteContext {
 
   /** The tenant's fingerprint function (its key is created on first need, so ask only then). */
   async fingerprinter(): Promise<(type: string, input: string) => string> {
-    this.fingerprintFn ??= await this.crypto.fingerprinter(this.trx, this.tenantId);
-    return this.fingerprintFn;
+    this.keyed.fingerprintFn ??= await this.crypto.fingerprinter(this.trx, this.tenantId);
+    return this.keyed.fingerprintFn;
   }
 
   /** The tenant's blind-index function (its key is created on first need, so ask only then). */
   async searchHasher(): Promise<Hasher> {
-    this.searchFn ??= await this.crypto.searchHasher(this.trx, this.tenantId);
-    return this.searchFn;
+    this.keyed.searchFn ??= await this.crypto.searchHasher(this.trx, this.tenantId);
+    return this.keyed.searchFn;
   }
 
   async sealer(): Promise<(tokenId: string, data: unknown) => string> {
-    this.sealFn ??= await this.crypto.sealer(this.trx, this.tenantId);
-    return this.sealFn;
+    this.keyed.sealFn ??= await this.crypto.sealer(this.trx, this.tenantId);
+    return this.keyed.sealFn;
   }
 
   /** Queues the audit entry of `token`, written by `finish`. */
@@ -171,10 +187,35 @@ class WriteContext {
 
   /** Writes what was queued; call it last in the transaction. */
   async finish(vault: Pick<VaultHandle, 'keyedHash' | 'clock'>): Promise<void> {
-    await appendAuditBatch(this.trx, vault, this.audits);
-    if (this.created.length > 0)
-      await insertActivity(this.trx, this.tenantId, activityMonth(this.now), this.created);
-    if (this.touched.length > 0) await recordActivity(this.trx, this.tenantId, this.touched, this.now);
+    await WriteContext.finishAll(vault, [this]);
+  }
+
+  /**
+   * Writes what several contexts of one transaction queued (a group of tokenize requests): their
+   * audit entries in context order with one chain-head read per tenant, their activity marks with
+   * one insert per tenant.
+   */
+  static async finishAll(
+    vault: Pick<VaultHandle, 'keyedHash' | 'clock'>,
+    contexts: readonly WriteContext[],
+  ): Promise<void> {
+    const [first] = contexts;
+    if (!first) return;
+    await appendAuditBatch(
+      first.trx,
+      vault,
+      contexts.flatMap((c) => c.audits),
+    );
+    const created = new Map<string, string[]>();
+    for (const c of contexts) {
+      if (c.created.length > 0) created.set(c.tenantId, [...(created.get(c.tenantId) ?? []), ...c.created]);
+    }
+    for (const [tenantId, ids] of created) {
+      await insertActivity(first.trx, tenantId, activityMonth(first.now), ids);
+    }
+    for (const c of contexts) {
+      if (c.touched.length > 0) await recordActivity(c.trx, c.tenantId, c.touched, c.now);
+    }
   }
 }
 
@@ -187,6 +228,31 @@ export type AfterCreate = (trx: Kysely<Database>, result: CreateTokenResult) => 
 /** The service as other token features in core use it: creation may carry follow-up work. */
 export interface TokenServiceWithHooks extends TokenService {
   create(principal: Principal, request: CreateTokenRequest, after?: AfterCreate): Promise<CreateTokenResult>;
+}
+
+/** One request's tokens, prepared for a multi-row insert (see `prepareBatch`). */
+interface PreparedBatch {
+  readonly ctx: WriteContext;
+  readonly rows: ReadonlyArray<Omit<TokenRow, 'row_id'>>;
+  readonly shown: readonly Shown[];
+  readonly digests: ReadonlyArray<readonly Uint8Array[]>;
+}
+
+/** A tokenize request waiting for its group. */
+interface GroupMember {
+  readonly principal: Principal;
+  readonly tokens: readonly PlannedToken[];
+}
+
+/**
+ * What the response of a new token shows of its data. The mask is the value `deriveValues`
+ * evaluated over the same data before the transaction (under the stored-mask budget a read gets):
+ * evaluating it again here would cost a render per token for the same result.
+ */
+function createdData(transform: Transform, token: PlannedToken): Shown {
+  if (transform === 'redact') return undefined;
+  if (transform === 'reveal') return { value: token.checked.data };
+  return token.checked.mask === null ? undefined : { value: token.derived.masked };
 }
 
 export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): TokenServiceWithHooks {
@@ -335,14 +401,15 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
   };
 
   /**
-   * Tokens of one request created together: one multi-row insert of the rows, one of their blind
-   * indexes, then the queued audit entries and marks. Only for tokens that need no lookup before
-   * their insert (random ids, no deduplication); null when any does, and nothing was written.
+   * The rows of one request's tokens, ready to insert together: only for tokens that need no lookup
+   * before their insert (random ids, no deduplication); null when any does, and nothing was done.
+   * Sealing, fingerprints and blind indexes are computed here; nothing is written (but a missing
+   * tenant key, created on first need).
    */
-  const createBatch = async (
+  const prepareBatch = async (
     ctx: WriteContext,
     tokens: readonly PlannedToken[],
-  ): Promise<CreateTokenResult[] | null> => {
+  ): Promise<PreparedBatch | null> => {
     const settings = await ctx.tenantSettings();
     const simple = (t: PlannedToken): boolean => {
       if (t.checked.id.kind !== 'uuid') return false;
@@ -365,15 +432,17 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       ? await ctx.searchHasher()
       : null;
     const seal = await ctx.sealer();
-    const planned: Array<{ row: Omit<TokenRow, 'row_id'>; transform: Transform; token: PlannedToken }> = [];
+    const rows: Array<Omit<TokenRow, 'row_id'>> = [];
+    const shown: Shown[] = [];
+    const digests: Uint8Array[][] = [];
     for (const token of tokens) {
       underPrefixSync(token.path, () => {
-        const { checked } = token;
+        const { checked, derived } = token;
         const transform = transformFor(ctx.principal, 'token:create', checked.container);
         const type = checked.definition.type;
         const input = fingerprintInput(token);
         const id = randomUUID();
-        const row: Omit<TokenRow, 'row_id'> = {
+        rows.push({
           tenant_id: ctx.tenantId,
           id,
           type,
@@ -383,32 +452,87 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           created_at: at,
           modified_by: null,
           modified_at: null,
-        };
-        planned.push({ row, transform, token });
+        });
+        shown.push(createdData(transform, token));
+        digests.push(searchHash === null ? [] : derived.searchValues.map((value) => searchHash(value)));
       });
     }
+    return { ctx, rows, shown, digests };
+  };
+
+  /**
+   * Writes prepared batches of one transaction together: one multi-row insert of every row, one of
+   * their blind indexes, and each token's audit entry and activity mark queued on its context.
+   */
+  const writeBatches = async (
+    trx: Kysely<Database>,
+    batches: readonly PreparedBatch[],
+  ): Promise<CreateTokenResult[][]> => {
     const rowIds = await insertTokenRows(
-      ctx.trx,
-      planned.map((p) => p.row),
+      trx,
+      batches.flatMap((b) => b.rows),
     );
-    const digests = planned.map((p, i) => ({
-      rowId: rowIds[i]!,
-      digests: searchHash === null ? [] : p.token.derived.searchValues.map((value) => searchHash(value)),
-    }));
-    await insertSearchDigests(ctx.trx, ctx.tenantId, digests);
+    let next = 0;
+    const digests: Array<{ tenantId: string; rowId: number; digests: readonly Uint8Array[] }> = [];
+    const results = batches.map((batch) =>
+      batch.rows.map((fields, i): CreateTokenResult => {
+        const row: TokenRow = { row_id: rowIds[next++]!, ...fields };
+        digests.push({ tenantId: row.tenant_id, rowId: row.row_id, digests: batch.digests[i]! });
+        batch.ctx.audit(row, 'create', TOKEN_MESSAGES.create);
+        batch.ctx.active(row.id, true);
+        return { token: viewOf(row, batch.shown[i]), created: true };
+      }),
+    );
+    await insertSearchDigests(trx, digests);
+    return results;
+  };
+
+  /** One tokenize request, in the caller's transaction: its tokens together when they can be. */
+  const tokenizeIn = async (
+    ctx: WriteContext,
+    tokens: readonly PlannedToken[],
+  ): Promise<CreateTokenResult[]> => {
+    await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
+    const batch = await prepareBatch(ctx, tokens);
+    if (batch !== null) return (await writeBatches(ctx.trx, [batch]))[0]!;
     const results: CreateTokenResult[] = [];
-    for (const [i, p] of planned.entries()) {
-      const row: TokenRow = { row_id: rowIds[i]!, ...p.row };
-      ctx.audit(row, 'create', TOKEN_MESSAGES.create);
-      ctx.active(row.id, true);
-      const data = p.token.checked.data;
-      results.push({
-        token: viewOf(row, await shownData(p.transform, row, async () => data)),
-        created: true,
-      });
+    for (const token of tokens) {
+      results.push(await underPrefix(token.path, () => createOne(ctx, token.checked, token.derived)));
     }
     return results;
   };
+
+  /**
+   * Tokenize requests written as one group (write-groups.ts): each member whose tokens can be
+   * written together is prepared under its own principal, then all are inserted together; a member
+   * that needs the one-by-one path runs alone after the group.
+   */
+  const groups = new WriteGroups<GroupMember, CreateTokenResult[]>(
+    (members) =>
+      vault.transaction(async (trx) => {
+        const now = vault.clock.now();
+        const tenants = new Map<string, TenantFunctions>();
+        const batches: PreparedBatch[] = [];
+        const outcomes: Array<PreparedBatch | null> = [];
+        for (const member of members) {
+          const ctx = new WriteContext(trx, member.principal, now, crypto, tenants);
+          const batch = await prepareBatch(ctx, member.tokens);
+          outcomes.push(batch);
+          if (batch !== null) batches.push(batch);
+        }
+        if (batches.length === 0) return members.map(() => runAlone());
+        const written = await writeBatches(trx, batches);
+        await WriteContext.finishAll(
+          vault,
+          batches.map((b) => b.ctx),
+        );
+        let next = 0;
+        return outcomes.map((batch) =>
+          batch === null ? runAlone() : { kind: 'done', value: written[next++]! },
+        );
+      }),
+    MAX_TOKENIZE_TOKENS,
+  );
 
   /** A page of live tokens in the caller's scope, each through `permission`'s transform. */
   const listPage = async (
@@ -469,16 +593,15 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     async tokenize(principal, body) {
       authorize(principal, 'token:create');
       const plan = planTokenize(body, vault.clock.now());
+      // Inside a caller's transaction the request joins it; only a request of its own can wait for
+      // a group, which needs the vault's one writer.
+      if (!vault.inTransaction() && plan.tokens.every((t) => t.checked.id.kind === 'uuid')) {
+        const outcome = await groups.submit({ principal, tokens: plan.tokens }, plan.tokens.length);
+        if (outcome.kind === 'done') return plan.assemble(outcome.value);
+      }
       return vault.transaction(async (trx) => {
         const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
-        await ctx.tenantSettings();
-        let results = await createBatch(ctx, plan.tokens);
-        if (results === null) {
-          results = [];
-          for (const token of plan.tokens) {
-            results.push(await underPrefix(token.path, () => createOne(ctx, token.checked, token.derived)));
-          }
-        }
+        const results = await tokenizeIn(ctx, plan.tokens);
         await ctx.finish(vault);
         return plan.assemble(results);
       });

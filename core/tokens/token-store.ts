@@ -178,21 +178,23 @@ export async function insertTokenRows(
   rows: readonly NewTokenRow[],
 ): Promise<number[]> {
   const ids = new Map<string, number>();
+  const key = (tenantId: string, id: string) => `${tenantId}\u0000${id}`;
   const inserted = await insertRowsCompiled(
     trx,
     {
-      key: 'tokens:insert-returning-ids',
+      key: 'tokens:insert-returning-keys',
       columns: TOKEN_COLUMNS,
       chunk: TOKEN_INSERT_CHUNK,
       template: TOKEN_TEMPLATE,
-      build: (part) => trx.insertInto('tokens').values(part).returning(['row_id', 'id']),
+      build: (part) => trx.insertInto('tokens').values(part).returning(['row_id', 'tenant_id', 'id']),
     },
     rows.map(tokenInsert),
   );
-  // RETURNING's row order is unspecified; token ids are unique within the tenant.
-  for (const r of inserted) ids.set(r.id, r.row_id);
+  // RETURNING's row order is unspecified; token ids are unique within their tenant (the rows of a
+  // grouped tokenize may belong to several tenants).
+  for (const r of inserted) ids.set(key(r.tenant_id, r.id), r.row_id);
   return rows.map((row) => {
-    const rowId = ids.get(row.id);
+    const rowId = ids.get(key(row.tenant_id, row.id));
     if (rowId === undefined) throw new VaultError('INTERNAL', 'An inserted token returned no row id.');
     return rowId;
   });
@@ -222,7 +224,7 @@ export async function replaceSearchDigests(
   replacing: boolean,
 ): Promise<void> {
   if (replacing) await trx.deleteFrom('token_search_indexes').where('token_rowid', '=', rowId).execute();
-  await insertSearchDigests(trx, tenantId, [{ rowId, digests }]);
+  await insertSearchDigests(trx, [{ tenantId, rowId, digests }]);
 }
 
 /** Rows per multi-row insert of blind indexes. */
@@ -231,11 +233,14 @@ const DIGEST_INSERT_CHUNK = 200;
 /** Adds blind indexes of new tokens (each token's duplicates stored once), in few statements. */
 export async function insertSearchDigests(
   trx: Kysely<Database>,
-  tenantId: string,
-  tokens: ReadonlyArray<{ readonly rowId: number; readonly digests: readonly Uint8Array[] }>,
+  tokens: ReadonlyArray<{
+    readonly tenantId: string;
+    readonly rowId: number;
+    readonly digests: readonly Uint8Array[];
+  }>,
 ): Promise<void> {
   const values: Array<{ tenant_id: string; token_rowid: number; digest: Uint8Array }> = [];
-  for (const { rowId, digests } of tokens) {
+  for (const { tenantId, rowId, digests } of tokens) {
     const seen = new Set<string>();
     for (const digest of digests) {
       const hex = Buffer.from(digest).toString('hex');

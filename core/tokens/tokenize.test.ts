@@ -152,6 +152,38 @@ describe('tokenize', () => {
     expect(new Set(ok).size).toBe(1000);
   });
 
+  it('answers requests that arrive together as if each were written alone', async () => {
+    const tokens = await countRows(f, 'tokens');
+    const audits = await countRows(f, 'audit_logs');
+    const pciOnly = appIn(f.tenantId, { rules: [rule(1, '/pci/', ['token:create'], 'mask')] });
+    const card = { type: 'card_number', data: '4242424242424242' };
+    const [plain, forbidden, masked, chosen, many] = await Promise.all([
+      f.services.tokens.tokenize(f.app, ['a', 'b']),
+      codeOf(f.services.tokens.tokenize(pciOnly, { card, other: 'x' })),
+      f.services.tokens.tokenize(pciOnly, { card }),
+      f.services.tokens.tokenize(f.app, { type: 'token', id: 'chosen', data: 'c' }),
+      f.services.tokens.tokenize(
+        f.app,
+        Array.from({ length: 60 }, (_, i) => `v${i}`),
+      ),
+    ]);
+    expect(forbidden).toBe('FORBIDDEN');
+    expect((masked as { card: TokenView }).card).toMatchObject({
+      type: 'card_number',
+      data: 'XXXXXXXXXXXX4242',
+    });
+    expect((chosen as TokenView).id).toBe('chosen');
+    const ids = [...(plain as string[]), ...(many as string[])];
+    expect(new Set(ids).size).toBe(62);
+    const values = await Promise.all(
+      ids.map(async (id) => (await f.services.tokens.get(f.operator, id)).data),
+    );
+    expect(values).toEqual(['a', 'b', ...Array.from({ length: 60 }, (_, i) => `v${i}`)]);
+    expect(await countRows(f, 'tokens')).toBe(tokens + 64);
+    // One create entry per token written (and one read entry per token read back above).
+    expect(await countRows(f, 'audit_logs')).toBe(audits + 64 + 62);
+  });
+
   it('needs token:create', async () => {
     expect(
       await codeOf(f.services.tokens.tokenize(appIn(f.tenantId, { permissions: ['token:read'] }), 'x')),

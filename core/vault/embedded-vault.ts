@@ -109,6 +109,10 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     });
   }
 
+  inTransaction(): boolean {
+    return this.tx.getStore()?.active === true;
+  }
+
   async transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     const outer = this.tx.getStore();
     if (outer?.active) return fn(this.db); // nested: joins the transaction already running

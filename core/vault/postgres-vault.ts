@@ -216,6 +216,10 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
     await migratePostgres(trx, this.clock.now().toISOString());
   }
 
+  inTransaction(): boolean {
+    return this.tx.getStore()?.active === true;
+  }
+
   async transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     const outer = this.tx.getStore();
     if (outer?.active) return fn(this.db);

@@ -23,6 +23,8 @@ export interface VaultStorage {
    * nothing is written and the error is rethrown. A call inside a running transaction joins it.
    */
   transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Whether the caller runs inside a transaction (its `transaction` calls would join it). */
+  inTransaction(): boolean;
   /**
    * Inside a transaction: holds a lock named `name` until the transaction ends, so two writers that
    * check then insert the same thing (e.g. a token deduplicated by fingerprint) run one after the

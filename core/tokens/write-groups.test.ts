@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { WriteGroups, runAlone } from './write-groups.ts';
+import type { GroupOutcome } from './write-groups.ts';
+
+/** A group writer whose writes finish when the test says so. */
+function controlledWriter() {
+  const groups: string[][] = [];
+  const finish: Array<(fail?: boolean) => void> = [];
+  const write = (members: readonly string[]): Promise<ReadonlyArray<GroupOutcome<string>>> => {
+    groups.push([...members]);
+    return new Promise((resolve, reject) =>
+      finish.push((fail) =>
+        fail
+          ? reject(new Error('failed'))
+          : resolve(
+              members.map((m) =>
+                m.startsWith('alone') ? runAlone() : { kind: 'done', value: m.toUpperCase() },
+              ),
+            ),
+      ),
+    );
+  };
+  return { groups, finish, write };
+}
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('WriteGroups', () => {
+  it('writes the first member at once and the ones that queue meanwhile together', async () => {
+    const w = controlledWriter();
+    const groups = new WriteGroups(w.write, 10);
+    const a = groups.submit('a', 1);
+    await tick();
+    const rest = [groups.submit('b', 1), groups.submit('c', 1), groups.submit('alone-d', 1)];
+    await tick();
+    expect(w.groups).toEqual([['a']]);
+    w.finish[0]!();
+    expect(await a).toEqual({ kind: 'done', value: 'A' });
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b', 'c', 'alone-d']]);
+    w.finish[1]!();
+    expect(await Promise.all(rest)).toEqual([
+      { kind: 'done', value: 'B' },
+      { kind: 'done', value: 'C' },
+      { kind: 'alone' },
+    ]);
+  });
+
+  it('keeps a group within its weight, but always takes one member', async () => {
+    const w = controlledWriter();
+    const groups = new WriteGroups(w.write, 5);
+    const all = [
+      groups.submit('big', 8),
+      groups.submit('x', 3),
+      groups.submit('y', 2),
+      groups.submit('z', 1),
+    ];
+    for (let i = 0; i < 3; i++) {
+      await tick();
+      w.finish[i]!();
+    }
+    await Promise.all(all);
+    expect(w.groups).toEqual([['big'], ['x', 'y'], ['z']]);
+  });
+
+  it('sends every member of a failed group to run alone', async () => {
+    const w = controlledWriter();
+    const groups = new WriteGroups(w.write, 10);
+    const first = groups.submit('a', 1);
+    await tick();
+    const later = [groups.submit('b', 1), groups.submit('c', 1)];
+    w.finish[0]!();
+    await first;
+    await tick();
+    w.finish[1]!(true);
+    expect(await Promise.all(later)).toEqual([{ kind: 'alone' }, { kind: 'alone' }]);
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * Writes that arrive while another is being written are written together, in one transaction: the
+ * first caller starts a group at once; callers that arrive while a group is written queue, and the
+ * next group takes them all (up to `maxWeight`). A group costs one transaction, one commit and one
+ * journal record however many callers it answers, and each caller is answered only after the
+ * group's commit is durable, as with a transaction of its own.
+ *
+ * A group that fails is written by nobody: every member is told to run alone (its own transaction,
+ * its own error), so one member's failure never becomes another's. A group's writer may also tell
+ * single members to run alone (work the group does not do).
+ *
+ * Groups are written in the async context the queue was made in, never a caller's: a caller's
+ * request budget or open transaction must not carry over into other callers' work.
+ */
+import { AsyncResource } from 'node:async_hooks';
+
+export type GroupOutcome<R> = { readonly kind: 'done'; readonly value: R } | { readonly kind: 'alone' };
+
+const ALONE: GroupOutcome<never> = { kind: 'alone' };
+
+export function runAlone(): GroupOutcome<never> {
+  return ALONE;
+}
+
+interface Waiting<M, R> {
+  readonly member: M;
+  readonly weight: number;
+  resolve(outcome: GroupOutcome<R>): void;
+}
+
+export class WriteGroups<M, R> {
+  private queue: Array<Waiting<M, R>> = [];
+  private draining = false;
+  private readonly scope = new AsyncResource('svc.write-groups');
+
+  /** `write` writes the members in one transaction, returning one outcome per member in order. */
+  constructor(
+    private readonly write: (members: readonly M[]) => Promise<ReadonlyArray<GroupOutcome<R>>>,
+    private readonly maxWeight: number,
+  ) {}
+
+  /** Queues `member`; resolves with its outcome once its group is durable (or failed). */
+  submit(member: M, weight: number): Promise<GroupOutcome<R>> {
+    return new Promise((resolve) => {
+      this.queue.push({ member, weight, resolve });
+      if (!this.draining) {
+        this.draining = true;
+        this.scope.runInAsyncScope(() => void this.drain());
+      }
+    });
+  }
+
+  private take(): Array<Waiting<M, R>> {
+    let weight = 0;
+    let n = 0;
+    while (n < this.queue.length && (n === 0 || weight + this.queue[n]!.weight <= this.maxWeight)) {
+      weight += this.queue[n]!.weight;
+      n += 1;
+    }
+    return this.queue.splice(0, n);
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const group = this.take();
+        let outcomes: ReadonlyArray<GroupOutcome<R>> | null = null;
+        try {
+          outcomes = await this.write(group.map((w) => w.member));
+        } catch {
+          outcomes = null;
+        }
+        for (const [i, waiting] of group.entries()) waiting.resolve(outcomes?.[i] ?? ALONE);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}
