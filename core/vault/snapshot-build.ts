@@ -36,19 +36,6 @@ export async function buildSnapshotFromFiles(
     return key;
   };
   const { vaultPath, segmentPath, header } = request;
-  const vaultHandle = await openVaultFile(vaultPath, fs);
-  let image: Uint8Array;
-  let onDisk: VaultHeader;
-  try {
-    const read = await readHeader(sodium, vaultHandle, vaultPath);
-    onDisk = read.header;
-    if (onDisk.vault_id !== header.vault_id) {
-      throw new VaultError('VAULT_CORRUPT', `${vaultPath} now holds another vault.`);
-    }
-    image = await readSnapshot(sodium, vaultHandle, vaultPath, read, fileKey(onDisk.snapshot.term));
-  } finally {
-    await vaultHandle.close();
-  }
   const segmentHandle = await fs.open(segmentPath, 'r');
   let segment;
   try {
@@ -56,8 +43,24 @@ export async function buildSnapshotFromFiles(
   } finally {
     await segmentHandle.close();
   }
-  checkSegmentsFollow(onDisk, [segment]);
-  const { sqlite, sequence } = await replaySegments(image, onDisk.snapshot.sequence, [segment]);
+  const vaultHandle = await openVaultFile(vaultPath, fs);
+  let replayed;
+  try {
+    const read = await readHeader(sodium, vaultHandle, vaultPath);
+    if (read.header.vault_id !== header.vault_id) {
+      throw new VaultError('VAULT_CORRUPT', `${vaultPath} now holds another vault.`);
+    }
+    checkSegmentsFollow(read.header, [segment]);
+    // The decrypted image is not kept here: sql.js holds its own copy once loaded.
+    replayed = await replaySegments(
+      await readSnapshot(sodium, vaultHandle, vaultPath, read, fileKey(read.header.snapshot.term)),
+      read.header.snapshot.sequence,
+      [segment],
+    );
+  } finally {
+    await vaultHandle.close();
+  }
+  const { sqlite, sequence } = replayed;
   let db: Uint8Array;
   try {
     if (sequence !== header.snapshot.sequence) {
