@@ -13,6 +13,7 @@ import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { WORKER_ENTRIES } from '../core/threads/start-worker.ts';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLE_DIR = path.join(repo, 'dist', 'svc');
@@ -65,11 +66,8 @@ export async function buildCli(): Promise<void> {
   const started = Date.now();
   const result = await build({
     absWorkingDir: repo,
-    entryPoints: {
-      main: 'cli/main.ts',
-      // core/sandbox/sandbox.ts starts `./worker.js` beside its own module: the chunks sit in one folder.
-      worker: 'core/sandbox/worker.ts',
-    },
+    // Worker threads start from a file beside the module that starts them: the chunks sit in one folder.
+    entryPoints: { main: 'cli/main.ts', ...WORKER_ENTRIES },
     outdir: BUNDLE_DIR,
     chunkNames: '[name]-[hash]',
     bundle: true,

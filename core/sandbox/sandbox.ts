@@ -10,13 +10,10 @@
  * Each worker makes the fresh context of its next run while it is idle (worker.ts), so a run's
  * latency is compiling and calling the formula, not building a runtime and evaluating the prelude.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
+import { startWorker } from '../threads/start-worker.ts';
 import { CODE_CHECK_TIMEOUT_MS, SANDBOX_TERMINATE_GRACE_MS, sandboxLimits } from './limits.ts';
 import type { SandboxLimits } from './limits.ts';
 import { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
@@ -78,26 +75,10 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
 }
 
-/**
- * A new worker thread running worker.ts (or worker.js once built). Under tsx or vitest this file is
- * TypeScript, and Node 20 does not pass loader hooks to workers: a small bootstrap registers tsx's
- * ESM hooks inside the worker first (tsx is a runtime dependency).
- */
+/** A new worker thread running worker.ts (or worker.js once built). */
 function newWorker(data: WorkerData): Worker {
   const resourceLimits = { stackSizeMb: 8, maxOldGenerationSizeMb: 256 };
-  const workerData = data;
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./worker.js', import.meta.url), { resourceLimits, workerData });
-  const target = new URL('./worker.ts', import.meta.url).href;
-  const packageJson = createRequire(import.meta.url).resolve('tsx/package.json');
-  const exportsMap = (JSON.parse(readFileSync(packageJson, 'utf8')) as TsxPackage).exports;
-  const api = pathToFileURL(join(dirname(packageJson), exportsMap['./esm/api'].import.default)).href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
-  return new Worker(bootstrap, { eval: true, resourceLimits, workerData });
-}
-
-interface TsxPackage {
-  readonly exports: { readonly './esm/api': { readonly import: { readonly default: string } } };
+  return startWorker(import.meta.url, 'worker', { resourceLimits, workerData: data });
 }
 
 function hostError(error: unknown): HostCallError {

@@ -14,12 +14,15 @@ import type { Database } from '../storage/schema.ts';
 import { FreeSpaceGauge } from '../storage/free-space.ts';
 import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-guard.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
+import { nodeStorageFs } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
 import { TableChanges } from '../storage/table-changes.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { BarrierBackedVault } from './barrier-vault.ts';
+import { buildSnapshotFromFiles } from './snapshot-build.ts';
+import { buildSnapshotInWorker } from './snapshot-thread.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
 import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
@@ -91,6 +94,12 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
         keyring: () => this.barrier.current,
         underVaultLock: (fn) => this.mutex.run(fn),
         beforeExport: () => this.connection.forgetStatements(),
+        // A file layer other than the real one (tests simulating faults) cannot cross into a
+        // worker thread: the same build then runs here, through that layer.
+        buildFromFiles: (request) =>
+          parts.fs === nodeStorageFs
+            ? buildSnapshotInWorker(request)
+            : buildSnapshotFromFiles(parts.sodium, parts.fs, request),
       },
       parts.header,
       parts.previousSegment ?? false,

@@ -133,11 +133,27 @@ export async function loadState(
   const segments = [
     { scan: previous, path: journals.previousPath },
     { scan, path: journals.path },
-  ].filter((s): s is { scan: JournalScan; path: string } => s.scan !== null);
-  // Each segment must start at or before the last commit of what precedes it: no gap.
-  let reach = read.header.snapshot.sequence;
+  ].filter((s): s is JournalSegment => s.scan !== null);
+  const reach = checkSegmentsFollow(read.header, segments);
+  checkAcknowledged(read.header, scan, reach, journals.path, acknowledged);
+  const { sqlite, sequence } = await replaySegments(image, read.header.snapshot.sequence, segments);
+  return { sqlite, scan, previous, sequence };
+}
+
+/** A journal segment read for replay, with the path its errors name. */
+export interface JournalSegment {
+  readonly scan: JournalScan;
+  readonly path: string;
+}
+
+/**
+ * Checks that the segments (oldest first) belong to the snapshot's vault and leave no gap: each
+ * starts at or before the last commit of what precedes it. Returns the last commit they reach.
+ */
+export function checkSegmentsFollow(header: VaultHeader, segments: readonly JournalSegment[]): number {
+  let reach = header.snapshot.sequence;
   for (const segment of segments) {
-    if (segment.scan.header.vaultId !== read.header.vault_id) {
+    if (segment.scan.header.vaultId !== header.vault_id) {
       throw new VaultError('VAULT_CORRUPT', `The journal ${segment.path} belongs to another vault.`);
     }
     if (segment.scan.header.baseSequence > reach) {
@@ -148,24 +164,36 @@ export async function loadState(
     }
     reach = Math.max(reach, segmentEnd(segment.scan));
   }
-  checkAcknowledged(read.header, scan, reach, journals.path, acknowledged);
+  return reach;
+}
+
+/**
+ * Loads the snapshot image into sql.js and applies the segments' commits after `sequence` (the
+ * snapshot's), oldest first. Returns the database and the last commit applied; frees sql.js when
+ * a commit fails to replay.
+ */
+export async function replaySegments(
+  image: Uint8Array,
+  sequence: number,
+  segments: readonly JournalSegment[],
+): Promise<{ sqlite: SqlJsDatabase; sequence: number }> {
   const SQL = await loadSqlJs();
   const sqlite = new SQL.Database(image);
   applyPragmas(sqlite);
-  let sequence = read.header.snapshot.sequence;
+  let last = sequence;
   try {
     for (const segment of segments) {
       for (const entry of segment.scan.entries) {
-        if (entry.seq <= sequence) continue;
+        if (entry.seq <= last) continue;
         replay(sqlite, entry, segment.path);
-        sequence = entry.seq;
+        last = entry.seq;
       }
     }
   } catch (err) {
     sqlite.close();
     throw err;
   }
-  return { sqlite, scan, previous, sequence };
+  return { sqlite, sequence: last };
 }
 
 /** Sequence of a segment's last complete record (its base when it has none). */

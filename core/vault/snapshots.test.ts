@@ -1,5 +1,12 @@
-import { stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { operatorIn } from '../access/principal.ts';
+import { createServices, outboxTenancyOptions } from '../services.ts';
+import { FAST_KDF } from '../test-support/temp-vault.ts';
+import { appIn } from '../test-support/token-kit.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import { nodeStorageFs } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
@@ -41,6 +48,26 @@ async function snapshotSequence(path: string): Promise<number> {
   } finally {
     await handle.close();
   }
+}
+
+/** Row count and a digest of every table's rows (in a stable order), read through the vault. */
+async function contentDigest(vault: VaultHandle): Promise<Record<string, { rows: number; sha256: string }>> {
+  const tables = await sql<{
+    name: string;
+  }>`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`.execute(vault.db);
+  const digest: Record<string, { rows: number; sha256: string }> = {};
+  for (const { name } of tables.rows) {
+    const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${sql.id(name)}`.execute(vault.db);
+    const lines = rows
+      .map((row) =>
+        JSON.stringify(row, (_k, v: unknown) =>
+          v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v,
+        ),
+      )
+      .sort();
+    digest[name] = { rows: rows.length, sha256: createHash('sha256').update(lines.join('\n')).digest('hex') };
+  }
+  return digest;
 }
 
 /** A file layer whose writes of the new vault file wait until `open()` is called. */
@@ -149,6 +176,47 @@ describe('background snapshots', () => {
     await vault.close({ snapshot: false });
     const again = await openVault({ path: tmp.vaultPath, key: tmp.key });
     expect(await keys(again)).toHaveLength(9);
+    await again.close();
+  });
+
+  it('builds the new snapshot in a worker from the files, equal to the live database under writes', async () => {
+    // The real file system: the snapshot is built in its worker thread.
+    const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
+    const files = vaultPaths(tmp.vaultPath);
+    const services = createServices(vault, { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(tmp.dir) });
+    const { tenant } = await services.tenants.create({ name: 'Acme', withApplication: false }, null);
+    const app = appIn(tenant.id, { permissions: ['token:create', 'token:read'] });
+    const made: Array<{ id: string; data: string }> = [];
+    const tokenize = async (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) {
+        const data = `secret-${i}`;
+        const { token } = await services.tokens.create(app, { type: 'token', data });
+        made.push({ id: token.id, data });
+      }
+    };
+    await tokenize(0, 40);
+    const before = await snapshotSequence(tmp.vaultPath);
+    await Promise.all([vault.compact(), tokenize(40, 40)]);
+    expect(await exists(files.previousJournal)).toBe(false);
+    expect(await snapshotSequence(tmp.vaultPath)).toBeGreaterThan(before);
+
+    // The new vault file plus the current segment, replayed afresh, hold what the live database holds.
+    const copy = join(tmp.dir, 'copy');
+    await mkdir(copy);
+    const copied = vaultPaths(join(copy, 'vault.svc'));
+    await copyFile(files.vault, copied.vault);
+    await copyFile(files.journal, copied.journal);
+    await copyFile(files.acknowledged, copied.acknowledged);
+    const replayed = await openVault({ path: copied.vault, key: tmp.key });
+    expect(await contentDigest(replayed)).toEqual(await contentDigest(vault));
+    await replayed.close({ snapshot: false });
+    await vault.close({ snapshot: false });
+
+    const again = await openVault({ path: tmp.vaultPath, key: tmp.key });
+    const reader = createServices(again, { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(tmp.dir) });
+    expect(made).toHaveLength(80);
+    for (const { id, data } of made)
+      expect((await reader.tokens.get(operatorIn(tenant.id), id)).data).toBe(data);
     await again.close();
   });
 

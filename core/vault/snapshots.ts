@@ -10,6 +10,7 @@ import { errnoOf } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
+import type { SnapshotBuildRequest } from './snapshot-build.ts';
 import type { Clock } from './types.ts';
 
 export interface SnapshotParts {
@@ -25,6 +26,14 @@ export interface SnapshotParts {
   underVaultLock<T>(fn: () => Promise<T>): Promise<T>;
   /** Called under the vault's lock before the export: cached statements are dropped. */
   beforeExport(): void;
+  /** Builds a background snapshot's vault file from the files (a worker thread in production). */
+  buildFromFiles(request: SnapshotBuildRequest): Promise<void>;
+}
+
+/** What a background snapshot notes under the lock: the new header and the keys of its files. */
+interface Plan {
+  readonly header: VaultHeader;
+  readonly fileKeys: ReadonlyArray<readonly [term: number, key: Uint8Array]>;
 }
 
 /** The database image and the header that will describe it, taken at one commit boundary. */
@@ -40,11 +49,14 @@ const NOTHING_LOST =
 /**
  * Writes snapshots of the open vault, one at a time.
  *
- * A background snapshot works like Redis' BGSAVE: under the vault's lock it exports the database
- * and starts a new journal segment (the old one kept as `vault.journal.prev`), then encrypts and
- * writes the vault file outside the lock while commits go to the new segment; once the new vault
- * file is durable the previous segment is deleted. A crash at any step leaves the old snapshot
- * plus both segments, or the new snapshot plus the new segment: every commit stays reachable.
+ * A background snapshot copies nothing under the vault's lock: there it only notes the new header
+ * (the last commit, the keyring) and starts a new journal segment (the old one kept as
+ * `vault.journal.prev`). The new vault file is then built from the files, not from the live
+ * database: the old snapshot plus the closed segment, replayed as opening the vault does, exported,
+ * encrypted and written atomically (in a worker thread, snapshot-build.ts), while commits go to
+ * the new segment; once the new vault file is durable the previous segment is deleted. A crash at
+ * any step leaves the old snapshot plus both segments, or the new snapshot plus the new segment:
+ * every commit stays reachable.
  *
  * A held snapshot (close, compaction of a vault left with a previous segment, key rotation) writes
  * everything under the lock and resets the journal; it is also the fallback while a previous
@@ -75,21 +87,21 @@ export class Snapshots {
     return this.order.run(fn);
   }
 
-  /** A snapshot that lets traffic continue while it is encrypted and written. */
+  /** A snapshot that lets traffic continue while it is built, encrypted and written. */
   async background(): Promise<void> {
     await this.order.run(async () => {
-      let capture: Capture | null = null;
+      let plan: Plan | null = null;
       await this.parts.underVaultLock(async () => {
         if (this.previousSegment) {
           await this.writeHeldLocked();
           return;
         }
-        capture = await this.capture();
+        plan = await this.plan();
         try {
           await this.parts.journal.rotate(
             this.parts.paths.previousJournal,
-            capture.header.snapshot.term,
-            capture.fileKey,
+            plan.header.snapshot.term,
+            this.parts.keyring().fileKey(plan.header.snapshot.term),
           );
         } catch (err) {
           // The rotation may have stopped after the link: a later (held) snapshot cleans up.
@@ -98,8 +110,8 @@ export class Snapshots {
         }
         this.previousSegment = true;
       });
-      if (!capture) return;
-      await this.persist(capture);
+      if (!plan) return;
+      await this.build(plan);
       await this.discardPrevious();
     });
   }
@@ -125,24 +137,57 @@ export class Snapshots {
     await this.discardPrevious();
   }
 
-  /** Exports the database at the last commit; the caller holds the vault's lock. */
-  private async capture(): Promise<Capture> {
-    const { journal, sqlite, clock } = this.parts;
+  /**
+   * The header of a snapshot at the last commit, and the file keys of every term in the keyring
+   * (the snapshot on disk and the segment being closed may be under an older term than the new
+   * snapshot); the caller holds the vault's lock.
+   */
+  private async plan(): Promise<Plan> {
+    const { journal } = this.parts;
     const keyring = this.parts.keyring();
     await journal.idle();
     if (journal.failed) throw journal.failed;
-    const sequence = journal.lastSequence;
+    return {
+      header: this.headerAt(journal.lastSequence, keyring),
+      fileKeys: keyring.terms.map((term) => [term, keyring.fileKey(term)] as const),
+    };
+  }
+
+  private headerAt(sequence: number, keyring: Keyring): VaultHeader {
+    return {
+      ...this.header,
+      terms: keyring.terms,
+      snapshot: { sequence, term: keyring.activeTerm, written_at: this.parts.clock.now().toISOString() },
+      acknowledged_mark: true,
+    };
+  }
+
+  private async build(plan: Plan): Promise<void> {
+    const { paths } = this.parts;
+    try {
+      await this.parts.buildFromFiles({
+        vaultPath: paths.vault,
+        segmentPath: paths.previousJournal,
+        header: plan.header,
+        fileKeys: plan.fileKeys,
+      });
+    } catch (err) {
+      throw explainDiskFull(err, NOTHING_LOST);
+    }
+    this.header = plan.header;
+  }
+
+  /** Exports the database at the last commit; the caller holds the vault's lock. */
+  private async capture(): Promise<Capture> {
+    const { journal, sqlite } = this.parts;
+    const keyring = this.parts.keyring();
+    await journal.idle();
+    if (journal.failed) throw journal.failed;
+    const header = this.headerAt(journal.lastSequence, keyring);
     this.parts.beforeExport();
     const image = sqlite.export();
     applyPragmas(sqlite);
-    const term = keyring.activeTerm;
-    const header: VaultHeader = {
-      ...this.header,
-      terms: keyring.terms,
-      snapshot: { sequence, term, written_at: clock.now().toISOString() },
-      acknowledged_mark: true,
-    };
-    return { image, header, fileKey: keyring.fileKey(term) };
+    return { image, header, fileKey: keyring.fileKey(header.snapshot.term) };
   }
 
   private async persist(capture: Capture): Promise<void> {
