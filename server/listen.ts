@@ -135,6 +135,8 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
         await clearLockUrl(vault);
       } finally {
         await app.close();
+        // Proxy invocations' audit entries wait for a batch to join; write them before the vault closes.
+        await services.proxyInvoker.settled();
       }
     })());
   return { url, app, warnings, close };

@@ -332,16 +332,18 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   /**
    * The invocation's audit entry joins the vault's read-audit batch (core/tokens/read-audit.ts),
    * the group commit that also writes the detokenizer's `use` entries: one transaction and fsync
-   * for everything concurrent requests recorded. The response does not wait for this entry; the
-   * `use` entries were durable before anything was forwarded. `settled()` resolves once every
-   * entry recorded so far is written (tests, shutdown).
+   * for everything concurrent requests recorded. The response does not wait for this entry (the
+   * `use` entries were durable before anything was forwarded), so it starts no commit of its own:
+   * it rides with the next request's `use` entries, or is written within
+   * UNAWAITED_ENTRY_DELAY_MS. `settled()` writes every entry recorded so far and resolves once
+   * they are written (tests, shutdown).
    */
   const reads = readAuditOf(vault);
   const inFlight = new Set<Promise<void>>();
 
   function audit(r: Route, host: string, method: string, status: number): void {
     const written = reads
-      .record({
+      .recordLater({
         entries: [
           {
             principal: r.actor,
@@ -433,7 +435,10 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   return Object.assign(invoke, {
     /** Resolves when every queued invocation audit entry is written. */
     settled: async (): Promise<void> => {
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      while (inFlight.size > 0) {
+        await reads.flush();
+        await Promise.all(inFlight);
+      }
     },
   });
 }

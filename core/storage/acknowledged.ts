@@ -88,7 +88,7 @@ export class AcknowledgedMark {
   ) {}
 
   static async open(sodium: Sodium, fs: StorageFs, path: string, vaultId: string): Promise<AcknowledgedMark> {
-    const handle = await fs.open(path, 'r+');
+    const handle = await fs.open(path, 'r+durable');
     const bytes = await readAt(handle, 0, SLOT_BYTES * SLOTS);
     let best = 0;
     let bestSlot = -1;

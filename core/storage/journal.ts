@@ -218,7 +218,7 @@ export class JournalWriter {
     fileKey: Uint8Array,
     acknowledged: AcknowledgedMark,
   ): Promise<JournalWriter> {
-    const handle = await fs.open(path, 'r+');
+    const handle = await fs.open(path, 'r+durable');
     if (scan.fileBytes > scan.validBytes) {
       await handle.truncate(scan.validBytes);
       await handle.sync();
@@ -292,6 +292,7 @@ export class JournalWriter {
         try {
           if (this.failure) throw this.failure;
           const data = batch.length === 1 ? batch[0]!.record : Buffer.concat(batch.map((p) => p.record));
+          // Opened `r+durable`: the write is durable when it returns, and the datasync costs nothing.
           await writeFully(this.handle, data, this.size);
           await this.handle.datasync();
           this.size += data.length;
@@ -321,7 +322,7 @@ export class JournalWriter {
     const header: JournalHeader = { vaultId: this.header.vaultId, baseSequence, term };
     await createJournalFile(this.sodium, this.path, header, this.fs);
     await this.handle.close();
-    this.handle = await this.fs.open(this.path, 'r+');
+    this.handle = await this.fs.open(this.path, 'r+durable');
     this.header = header;
     this.fileKey = fileKey;
     this.size = JOURNAL_HEADER_BYTES;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { verifyAuditChains } from '../audit/audit-log.ts';
 import { createServices } from '../services.ts';
 import { PowerLossFs, seededRandom } from '../storage/test-support/power-loss-fs.ts';
@@ -9,7 +9,7 @@ import { codeOf } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { createVault, openVault } from '../vault/index.ts';
 import type { KeySource } from '../vault/types.ts';
-import { readAuditOf } from './read-audit.ts';
+import { UNAWAITED_ENTRY_DELAY_MS, readAuditOf } from './read-audit.ts';
 import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';
 
@@ -118,6 +118,79 @@ describe('reads recorded in group-committed batches', () => {
     expect(await codeOf(gone)).toBe('NOT_FOUND');
     expect(await codeOf(kept)).toBe('ok');
     expect((await verifyAuditChains(f.vault.db, f.vault)).ok).toBe(true);
+  });
+});
+
+describe('entries nobody waits for', () => {
+  let f: TokenFixture;
+  beforeEach(async () => {
+    f = await openTokenFixture();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await f.close();
+  });
+
+  const invoked = (tenantId: string) => ({
+    entries: [
+      {
+        principal: null,
+        event: {
+          tenantId,
+          entityType: 'proxy',
+          entityId: 'p',
+          operation: 'invoke' as const,
+          message: 'Proxy invoked',
+        },
+      },
+    ],
+  });
+  const invocations = () =>
+    f.vault.db.selectFrom('audit_logs').select('id').where('operation', '=', 'invoke').execute();
+  /** Lets pending I/O callbacks and promise jobs run; no time passes on the faked timers. */
+  const yieldTurns = async (turns = 20) => {
+    for (let i = 0; i < turns; i++) await new Promise<void>((r) => setImmediate(r));
+  };
+
+  it('start no batch: they ride with the next batch a reader starts', async () => {
+    const { token } = await f.services.tokens.create(f.operator, { type: 'token', data: 'x' });
+    const reads = readAuditOf(f.vault);
+    let written = false;
+    const later = reads.recordLater(invoked(f.tenantId)).then(() => (written = true));
+    await yieldTurns();
+    expect(await invocations()).toHaveLength(0);
+    await f.services.tokens.get(f.app, token.id);
+    // Resolved in the read's batch, before the reader was answered.
+    expect(written).toBe(true);
+    await later;
+    expect(await invocations()).toHaveLength(1);
+    expect((await verifyAuditChains(f.vault.db, f.vault)).ok).toBe(true);
+  });
+
+  it(`are written on their own after ${UNAWAITED_ENTRY_DELAY_MS} ms, or at once by flush()`, async () => {
+    const reads = readAuditOf(f.vault);
+    const first = reads.recordLater(invoked(f.tenantId));
+    await yieldTurns();
+    expect(await invocations()).toHaveLength(0);
+    vi.advanceTimersByTime(UNAWAITED_ENTRY_DELAY_MS);
+    await first;
+    expect(await invocations()).toHaveLength(1);
+
+    const second = reads.recordLater(invoked(f.tenantId));
+    await reads.flush();
+    await second;
+    expect(await invocations()).toHaveLength(2);
+  });
+
+  it('of a deleted tenant are refused without failing the batch they joined', async () => {
+    const { token } = await f.services.tokens.create(f.operator, { type: 'token', data: 'x' });
+    await f.services.tenants.delete(operatorIn(f.otherTenantId));
+    const reads = readAuditOf(f.vault);
+    const gone = reads.recordLater(invoked(f.otherTenantId));
+    await f.services.tokens.get(f.app, token.id);
+    expect(await codeOf(gone)).toBe('NOT_FOUND');
+    expect(await invocations()).toHaveLength(0);
   });
 });
 

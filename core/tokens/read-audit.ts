@@ -14,6 +14,12 @@
  *
  * A batch holding an entry of a tenant deleted since the read answers that reader NOT_FOUND (its
  * read could not be audited), the others normally.
+ *
+ * Entries nobody waits for (`recordLater`: a proxy invocation's entry, recorded after its answer)
+ * start no batch of their own: they join the next batch a waiting reader starts, or get one after
+ * UNAWAITED_ENTRY_DELAY_MS, or at `flush()`. A batch of their own right after each answer would
+ * otherwise be the commit the caller's next read waits behind, one fsync pair per request at one
+ * connection; what no answer waited for was never promised to survive a crash.
  */
 import type { Kysely } from 'kysely';
 import { appendAuditBatch } from '../audit/audit-log.ts';
@@ -23,6 +29,9 @@ import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { activityMonth, insertActivity } from './activity.ts';
+
+/** Longest an entry nobody waits for waits for a batch to join before it gets its own. */
+export const UNAWAITED_ENTRY_DELAY_MS = 20;
 
 /** Activity marks remembered per process before the memory is cleared (≈ 100 bytes each). */
 export const MAX_REMEMBERED_MARKS = 200_000;
@@ -45,6 +54,9 @@ type Vault = Pick<VaultHandle, 'transaction' | 'keyedHash' | 'clock'>;
 
 export class ReadAudit {
   private waiting: Waiting[] = [];
+  /** Recorded with `recordLater`: written with the next batch, which they do not start. */
+  private unawaited: Waiting[] = [];
+  private unawaitedTimer: NodeJS.Timeout | null = null;
   private draining: Promise<void> | null = null;
   /** `tenant \0 token` of marks durably written for `markedMonth`. */
   private marked = new Set<string>();
@@ -54,19 +66,60 @@ export class ReadAudit {
 
   /** Resolves once the record is durable; rejects when it could not be written. */
   record(record: ReadRecord): Promise<void> {
-    if (record.entries.length === 0 && (record.activeTokens?.tokenIds.length ?? 0) === 0)
-      return Promise.resolve();
-    const month = activityMonth(this.vault.clock.now());
-    const done = new Promise<void>((resolve, reject) =>
-      this.waiting.push({ record, month, resolve, reject }),
-    );
+    if (isEmpty(record)) return Promise.resolve();
+    const done = this.enqueue(this.waiting, record);
     this.draining ??= this.drain();
     return done;
   }
 
+  /**
+   * For a record no answer waits for: resolves once it is durable, like `record`, but joins the
+   * next batch instead of starting one (at the latest after UNAWAITED_ENTRY_DELAY_MS).
+   */
+  recordLater(record: ReadRecord): Promise<void> {
+    if (isEmpty(record)) return Promise.resolve();
+    const done = this.enqueue(this.unawaited, record);
+    this.scheduleUnawaited();
+    return done;
+  }
+
+  /** Starts writing every record handed in so far now; resolves once they are written (or failed). */
+  async flush(): Promise<void> {
+    while (this.draining !== null || this.waiting.length > 0 || this.unawaited.length > 0) {
+      this.draining ??= this.drain();
+      await this.draining;
+    }
+  }
+
+  private enqueue(queue: Waiting[], record: ReadRecord): Promise<void> {
+    const month = activityMonth(this.vault.clock.now());
+    return new Promise<void>((resolve, reject) => queue.push({ record, month, resolve, reject }));
+  }
+
+  /** Everything handed in so far, emptied. */
+  private takeAll(): Waiting[] {
+    const all = this.unawaited.length === 0 ? this.waiting : [...this.unawaited, ...this.waiting];
+    this.waiting = [];
+    this.unawaited = [];
+    return all;
+  }
+
+  private scheduleUnawaited(): void {
+    if (this.draining !== null || this.unawaitedTimer !== null || this.unawaited.length === 0) return;
+    this.unawaitedTimer = setTimeout(() => {
+      this.unawaitedTimer = null;
+      if (this.unawaited.length > 0) this.draining ??= this.drain();
+    }, UNAWAITED_ENTRY_DELAY_MS);
+  }
+
   private async drain(): Promise<void> {
+    if (this.unawaitedTimer !== null) {
+      clearTimeout(this.unawaitedTimer);
+      this.unawaitedTimer = null;
+    }
     try {
-      while (this.waiting.length > 0) {
+      // A round starts for waiting readers; entries nobody waits for ride along (or were due).
+      for (let first = true; this.waiting.length > 0 || (first && this.unawaited.length > 0); first = false) {
         let taken = false;
         let batch: Waiting[] = [];
         let refused: Waiting[] = [];
@@ -74,8 +127,7 @@ export class ReadAudit {
         try {
           await this.vault.transaction(async (trx) => {
             // Taken under the lock, so everything that arrived while the last batch synced joins.
-            batch = this.waiting;
-            this.waiting = [];
+            batch = this.takeAll();
             taken = true;
             ({ batch, refused } = await this.splitByLiveTenant(trx, batch));
             await appendAuditBatch(
@@ -87,10 +139,7 @@ export class ReadAudit {
           });
         } catch (err) {
           // Refused before the batch was taken (a full disk, a closed vault): it fails as a whole.
-          if (!taken) {
-            batch = this.waiting;
-            this.waiting = [];
-          }
+          if (!taken) batch = this.takeAll();
           for (const w of batch) w.reject(err);
           continue;
         } finally {
@@ -101,6 +150,7 @@ export class ReadAudit {
       }
     } finally {
       this.draining = null;
+      this.scheduleUnawaited();
     }
   }
 
@@ -172,6 +222,10 @@ export class ReadAudit {
     if (this.marked.size >= MAX_REMEMBERED_MARKS) this.marked = new Set();
     this.marked.add(`${tenant}\u0000${token}`);
   }
+}
+
+function isEmpty(record: ReadRecord): boolean {
+  return record.entries.length === 0 && (record.activeTokens?.tokenIds.length ?? 0) === 0;
 }
 
 const perVault = new WeakMap<object, ReadAudit>();

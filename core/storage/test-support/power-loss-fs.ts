@@ -141,6 +141,10 @@ export class PowerLossFs implements StorageFs {
 
   // StorageFs
 
+  /**
+   * `r+durable` is simulated as `r+`: its writers still call `datasync`, which here makes the write
+   * durable in a step of its own, so a crash can still land between a write and its durability.
+   */
   async open(path: string, flags: OpenFlags): Promise<StorageHandle> {
     await this.step(flags === 'wx' ? 'create' : null, path);
     let id = this.liveNames.get(path);
