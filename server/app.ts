@@ -117,6 +117,11 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
     services = options.services;
   }
 
+  // Proxy invocations' audit entries wait for a batch to join; closing the server writes them, so
+  // they never outlive it into a closed vault.
+  app.addHook('onClose', async () => {
+    await services.proxyInvoker.settled();
+  });
   echoTraceId(app);
   installHostCheck(app, [
     ...(options.allowedHosts ?? []),

@@ -134,9 +134,8 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
         await operator.remove();
         await clearLockUrl(vault);
       } finally {
+        // Also writes the proxy invocations' audit entries still waiting for a batch (server/app.ts).
         await app.close();
-        // Proxy invocations' audit entries wait for a batch to join; write them before the vault closes.
-        await services.proxyInvoker.settled();
       }
     })());
   return { url, app, warnings, close };
