@@ -149,6 +149,14 @@ export function runWithRequestBudget<T>(budget: ExpressionBudget, fn: () => T): 
   return ambient.run(budget, fn);
 }
 
+/**
+ * Runs `fn` with no request budget, whatever context it is called from: for work done on behalf
+ * of several requests at once, which must not charge (or be refused by) any one caller's budget.
+ */
+export function runOutsideRequestBudget<T>(fn: () => T): T {
+  return ambient.exit(fn);
+}
+
 /** The budget of the request being served, if any. */
 export function currentRequestBudget(): ExpressionBudget | undefined {
   return ambient.getStore();

@@ -66,6 +66,7 @@ import { checkUpdate } from './token-update.ts';
 import { shownData, viewOf } from './token-view.ts';
 import type { Shown } from './token-view.ts';
 import { WriteGroups, runAlone } from './write-groups.ts';
+import { runOutsideRequestBudget } from '../expressions/budget.ts';
 
 /** Page size cap of list and search. */
 export const MAX_TOKEN_PAGE_SIZE = 100;
@@ -509,28 +510,30 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
    */
   const groups = new WriteGroups<GroupMember, CreateTokenResult[]>(
     (members) =>
-      vault.transaction(async (trx) => {
-        const now = vault.clock.now();
-        const tenants = new Map<string, TenantFunctions>();
-        const batches: PreparedBatch[] = [];
-        const outcomes: Array<PreparedBatch | null> = [];
-        for (const member of members) {
-          const ctx = new WriteContext(trx, member.principal, now, crypto, tenants);
-          const batch = await prepareBatch(ctx, member.tokens);
-          outcomes.push(batch);
-          if (batch !== null) batches.push(batch);
-        }
-        if (batches.length === 0) return members.map(() => runAlone());
-        const written = await writeBatches(trx, batches);
-        await WriteContext.finishAll(
-          vault,
-          batches.map((b) => b.ctx),
-        );
-        let next = 0;
-        return outcomes.map((batch) =>
-          batch === null ? runAlone() : { kind: 'done', value: written[next++]! },
-        );
-      }),
+      runOutsideRequestBudget(() =>
+        vault.transaction(async (trx) => {
+          const now = vault.clock.now();
+          const tenants = new Map<string, TenantFunctions>();
+          const batches: PreparedBatch[] = [];
+          const outcomes: Array<PreparedBatch | null> = [];
+          for (const member of members) {
+            const ctx = new WriteContext(trx, member.principal, now, crypto, tenants);
+            const batch = await prepareBatch(ctx, member.tokens);
+            outcomes.push(batch);
+            if (batch !== null) batches.push(batch);
+          }
+          if (batches.length === 0) return members.map(() => runAlone());
+          const written = await writeBatches(trx, batches);
+          await WriteContext.finishAll(
+            vault,
+            batches.map((b) => b.ctx),
+          );
+          let next = 0;
+          return outcomes.map((batch) =>
+            batch === null ? runAlone() : { kind: 'done', value: written[next++]! },
+          );
+        }),
+      ),
     MAX_TOKENIZE_TOKENS,
   );
 
