@@ -11,7 +11,6 @@ export const LONGEST_FIRST: readonly string[] = [
   'embedded:e2e/console.test.ts',
   'embedded:e2e/console-tools.test.ts',
   'embedded:e2e/postgres-servers.test.ts',
-  'embedded:core/storage/vault-files.test.ts',
   'embedded:server/authorization-matrix.test.ts',
   'embedded:e2e/identity-and-access.test.ts',
   'embedded:e2e/tenant-administration.test.ts',
