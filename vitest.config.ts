@@ -108,6 +108,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One process per worker for all the files it runs, not one per file: a fresh fork re-imports
+    // the server, sql.js, libsodium and QuickJS for every file and recompiles the routes'
+    // validators, which costs more than most files' tests. Nothing here depends on a fresh module
+    // graph: no file mocks modules, the fake timers and spies are restored after each test, and
+    // the process-wide caches (server/http/validation.ts) are meant to be shared. Vitest still
+    // gives each project and each test environment (jsdom) workers of their own.
+    isolate: false,
     // Vitest's default is one worker per core less one: a single worker on the 2-core machines the
     // suite runs on, with the other core mostly idle while it waits on child processes, a browser,
     // PostgreSQL or the disk. One worker per core. More oversubscribes the cores when the browser

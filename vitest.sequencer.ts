@@ -7,12 +7,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * by an earlier run of the same checkout, which a clean clone (CI) does not have.
  */
 export const LONGEST_FIRST: readonly string[] = [
-  'embedded:server/authorization-matrix.test.ts',
   'embedded:core/storage/crash-consistency.test.ts',
   'embedded:e2e/console.test.ts',
   'embedded:e2e/console-tools.test.ts',
   'embedded:e2e/postgres-servers.test.ts',
-  'embedded:core/storage/vault-files.test.ts',
+  'embedded:server/authorization-matrix.test.ts',
   'embedded:e2e/identity-and-access.test.ts',
   'embedded:e2e/tenant-administration.test.ts',
   'embedded:server/tenant-admin.test.ts',

@@ -25,6 +25,8 @@ export interface TestServerOptions extends Omit<ServerOptions, 'logger' | 'servi
   readonly serviceOptions?: ServiceOptions;
   /** Log level of the capture. Default `info`. */
   readonly logLevel?: Parameters<typeof captureLogs>[0];
+  /** The vault to serve (disposed with the server; `clock` is then its own). Default: a new one on the test backend. */
+  readonly vault?: TempVault;
 }
 
 /**
@@ -33,8 +35,8 @@ export interface TestServerOptions extends Omit<ServerOptions, 'logger' | 'servi
  * `routes` adds test-only routes before the instance is ready, as any later route module would.
  */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const { routes, clock, serviceOptions, logLevel, ...serverOptions } = options;
-  const temp = await createTestVault({ clock });
+  const { routes, clock, serviceOptions, logLevel, vault, ...serverOptions } = options;
+  const temp = vault ?? (await createTestVault({ clock }));
   const logs = captureLogs(logLevel);
   // Mail goes to the temp folder's outbox, on either backend.
   const tenancy = outboxTenancyOptions(temp.dir);

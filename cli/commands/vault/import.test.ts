@@ -94,7 +94,8 @@ describe.skipIf(!available)('svc vault import --from postgres://…', () => {
 
   it('refuses to replace an existing vault file without --force or a yes, and leaves it as it is', async () => {
     expectOk(await runSvc(['vault', 'import', '--from', url], { env: target.env() }));
-    const before = await readFile(path.join(target.dir, 'vault.svc'));
+    // As base64: compared as one string; toEqual walks a Buffer element by element.
+    const before = (await readFile(path.join(target.dir, 'vault.svc'))).toString('base64');
 
     const refused = await runSvc(['vault', 'import', '--from', url], { env: target.env() });
     expectOneLineError(refused, 1, /already exists .*--force/);
@@ -107,7 +108,7 @@ describe.skipIf(!available)('svc vault import --from postgres://…', () => {
     expect(declined.asked[0]).toMatch(/^Replace the vault at .* with postgres:\/\/postgres:\*\*\*@/);
     expect(declined.asked.join('\n')).not.toContain(PASSWORD);
     expectNoSecret(declined, PASSWORD);
-    expect(await readFile(path.join(target.dir, 'vault.svc'))).toEqual(before);
+    expect((await readFile(path.join(target.dir, 'vault.svc'))).toString('base64')).toBe(before);
 
     const confirmed = await runSvc(['vault', 'import', '--from', url], {
       env: target.env(),
