@@ -75,3 +75,10 @@ export function compileSearch(eb: Eb, node: SearchNode, ctx: SearchSqlContext): 
       return range(eb, node);
   }
 }
+
+/** Whether every match of `node` must satisfy one of its `data:` terms (the term itself, or a conjunct of it). */
+export function requiresDataTerm(node: SearchNode): boolean {
+  if (node.kind === 'data') return true;
+  if (node.kind === 'and') return requiresDataTerm(node.left) || requiresDataTerm(node.right);
+  return false;
+}

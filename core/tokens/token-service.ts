@@ -5,6 +5,7 @@
  * the tenant's own keys (token-crypto.ts). Errors never carry token data.
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import { authorize, transformFor } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
@@ -37,7 +38,7 @@ import type { DuplicateOf } from './dedup.ts';
 import { isExpired } from './expiry.ts';
 import { fingerprinted } from './fingerprinting.ts';
 import { checkFilter, filterCondition } from './list-filter.ts';
-import { compileSearch } from './search-sql.ts';
+import { compileSearch, requiresDataTerm } from './search-sql.ts';
 import { countDataTerms, parseSearchQuery } from './search-query.ts';
 import { TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
@@ -544,15 +545,24 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     scope: ContainerScope,
     page: { offset: number; limit: number },
     build: (trx: Kysely<Database>) => Promise<Condition>,
+    drivenBy: 'tenant' | 'search-index' = 'tenant',
   ): Promise<Page<TokenView>> => {
     // The transaction keeps count and page consistent (and may create the tenant's search key);
     // the page's audit entries join the next read-audit batch after it.
     const { result, rows } = await vault.transaction(async (trx) => {
       const now = vault.clock.now();
       const condition = await build(trx);
+      // When every match must carry a blind-index digest, the index's few rows are the ones to
+      // visit: the tenant check is then written as an expression no index serves, or SQLite
+      // (which keeps no statistics) walks the tenant's every token through a (tenant_id, …) index
+      // and tests each against the digest's list. The check itself stays.
+      const tenantColumn =
+        drivenBy === 'search-index'
+          ? sql<string>`${sql.ref('tokens.tenant_id')} || ''`
+          : sql.ref('tokens.tenant_id');
       const filtered = trx
         .selectFrom('tokens')
-        .where('tokens.tenant_id', '=', principal.tenantId)
+        .where(tenantColumn, '=', principal.tenantId)
         .where(condition)
         .where((eb) => notExpired(eb, now))
         .where((eb) => scopeCondition(eb, scope));
@@ -649,11 +659,18 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           "data: terms need 'token:search' with the reveal transform on every container the caller may search.",
         );
       }
-      return listPage(principal, 'token:search', scope, window, async (trx) => {
-        const digest: Hasher =
-          dataTerms > 0 ? await crypto.searchHasher(trx, principal.tenantId) : () => new Uint8Array(0);
-        return (eb) => compileSearch(eb, tree, { tenantId: principal.tenantId, digest });
-      });
+      return listPage(
+        principal,
+        'token:search',
+        scope,
+        window,
+        async (trx) => {
+          const digest: Hasher =
+            dataTerms > 0 ? await crypto.searchHasher(trx, principal.tenantId) : () => new Uint8Array(0);
+          return (eb) => compileSearch(eb, tree, { tenantId: principal.tenantId, digest });
+        },
+        requiresDataTerm(tree) ? 'search-index' : 'tenant',
+      );
     },
 
     async update(principal, id, patch) {
