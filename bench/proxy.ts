@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emit } from './json-lines.ts';
+import { autocannonArgs } from './support/autocannon-cli.ts';
 import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'proxy';
 const servers = fileURLToPath(new URL('./proxy-servers.ts', import.meta.url));
-const autocannonCli = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
 
 function startNode(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -51,10 +51,7 @@ interface Load {
 
 /** Runs autocannon's CLI in its own process and reads its JSON result. */
 function autocannon(load: Load, connections: number, seconds: number): Promise<Record<string, unknown>> {
-  const args = [autocannonCli, '--json', '-c', String(connections), '-d', String(seconds), '-m', load.method];
-  for (const [name, value] of Object.entries(load.headers)) args.push('-H', `${name}=${value}`);
-  if (load.body !== undefined) args.push('-b', load.body);
-  args.push(load.url);
+  const args = autocannonArgs(load, connections, seconds);
   return new Promise((resolve, reject) => {
     // The upstream's certificate comes from the benchmark's own CA; the load generator talks only to loopback.
     const child = spawn(process.execPath, args, {
