@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorIn } from '../access/principal.ts';
 import { createServices, outboxTenancyOptions } from '../services.ts';
 import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
-import { openServicesFixture } from '../test-support/services-fixture.ts';
+import { createExpiringApplication, openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { createPostgresVault, openPostgresVault } from '../vault/postgres-vault.ts';
@@ -66,31 +66,7 @@ describe('API-key principals kept in memory', () => {
 
   it('refuses an expiring key once its time has passed, though it was served a moment before', async () => {
     const { operator } = await newApp();
-    const creator = await f.services.applications.create(operator, {
-      name: 'creator',
-      type: 'private',
-      rules: [
-        { description: '', priority: 1, container: '/', permissions: ['token:read'], transform: 'mask' },
-      ],
-      can_create_expiring_applications: true,
-    });
-    const creatorPrincipal = await f.services.auth.authenticateApiKey(creator.key);
-    if (creatorPrincipal === null) throw new Error('creator key refused');
-    const expiring = await f.services.applications.create(creatorPrincipal, {
-      name: 'short',
-      type: 'expiring',
-      rules: [
-        {
-          description: '',
-          priority: 1,
-          container: '',
-          permissions: ['token:read'],
-          transform: 'mask',
-          conditions: [{ attribute: 'id', operator: 'equals', value: 'tok' }],
-        },
-      ],
-      expires_at: new Date(f.clock.now().getTime() + 30_000).toISOString(),
-    });
+    const { expiring } = await createExpiringApplication(f, operator, 30_000);
     expect(await f.services.auth.authenticateApiKey(expiring.key)).not.toBeNull();
     f.clock.advance(30_000);
     expect(await f.services.auth.authenticateApiKey(expiring.key)).toBeNull();

@@ -6,6 +6,7 @@ import {
   auditCount,
   auditRows,
   codeOf,
+  createExpiringApplication,
   fieldErrorsOf,
   openServicesFixture,
   seedTenant,
@@ -434,29 +435,7 @@ describe('granting is bounded by what the caller holds', () => {
   });
 
   it('an expiring application: its key stops at expires_at, the sweep then removes it with an audit entry', async () => {
-    const creator = await f.services.applications.create(admin, {
-      name: 'Backend',
-      type: 'private',
-      rules: [rule(1, '/', ['token:read'])],
-      can_create_expiring_applications: true,
-    });
-    const creatorPrincipal = await f.services.auth.authenticateApiKey(creator.key);
-    if (creatorPrincipal === null) throw new Error('creator key refused');
-    const expiring = await f.services.applications.create(creatorPrincipal, {
-      name: 'One token',
-      type: 'expiring',
-      rules: [
-        {
-          description: '',
-          priority: 1,
-          container: '',
-          permissions: ['token:read'],
-          transform: 'mask',
-          conditions: [{ attribute: 'id', operator: 'equals', value: 'tok' }],
-        },
-      ],
-      expires_at: new Date(f.clock.now().getTime() + 30_000).toISOString(),
-    });
+    const { creator, expiring } = await createExpiringApplication(f, admin, 30_000);
     expect(expiring.expires_at).toBe(new Date(f.clock.now().getTime() + 30_000).toISOString());
     expect(await f.services.auth.authenticateApiKey(expiring.key)).not.toBeNull();
     expect(await f.services.applications.sweepExpired()).toBe(0);

@@ -128,3 +128,42 @@ export async function auditCount(vault: VaultHandle): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * An application that may create expiring ones (`creator`, token:read on every container), and an
+ * expiring application it made (`expiring`, one rule for the token `tok`) that expires `ttlMs`
+ * after the fixture clock's now.
+ */
+export async function createExpiringApplication(
+  f: ServicesFixture,
+  operator: Principal,
+  ttlMs: number,
+): Promise<{
+  creator: Awaited<ReturnType<Services['applications']['create']>>;
+  expiring: Awaited<ReturnType<Services['applications']['create']>>;
+}> {
+  const creator = await f.services.applications.create(operator, {
+    name: 'creator',
+    type: 'private',
+    rules: [{ description: '', priority: 1, container: '/', permissions: ['token:read'], transform: 'mask' }],
+    can_create_expiring_applications: true,
+  });
+  const creatorPrincipal = await f.services.auth.authenticateApiKey(creator.key);
+  if (creatorPrincipal === null) throw new Error('creator key refused');
+  const expiring = await f.services.applications.create(creatorPrincipal, {
+    name: 'expiring',
+    type: 'expiring',
+    rules: [
+      {
+        description: '',
+        priority: 1,
+        container: '',
+        permissions: ['token:read'],
+        transform: 'mask',
+        conditions: [{ attribute: 'id', operator: 'equals', value: 'tok' }],
+      },
+    ],
+    expires_at: new Date(f.clock.now().getTime() + ttlMs).toISOString(),
+  });
+  return { creator, expiring };
+}
