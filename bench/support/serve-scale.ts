@@ -10,6 +10,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices } from '../../core/services.ts';
+import { MAX_TOKENIZE_TOKENS } from '../../core/tokens/index.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
 import type { VaultHandle } from '../../core/vault/types.ts';
 import { startServer } from '../../server/listen.ts';
@@ -37,15 +38,22 @@ const app = await builder.applications.create(operator, {
 });
 const buildStarted = performance.now();
 let tokenId = '';
+// Built through the tokenize path, a request's worth of values at a time (its batched inserts are
+// several times faster than one create per token), in large transactions.
 for (let done = 0; done < tokens; done += BATCH) {
   const n = Math.min(BATCH, tokens - done);
   await built.transaction(async () => {
-    for (let i = done; i < done + n; i++) {
-      const { token } = await builder.tokens.create(operator, {
-        data: valueOf(i),
-        search_indexes: ['{{ data }}'],
-      });
-      if (i === Math.floor(tokens / 2)) tokenId = token.id;
+    for (let from = done; from < done + n; from += MAX_TOKENIZE_TOKENS) {
+      const indexes = Array.from(
+        { length: Math.min(MAX_TOKENIZE_TOKENS, done + n - from) },
+        (_, k) => from + k,
+      );
+      const created = (await builder.tokens.tokenize(
+        operator,
+        indexes.map((i) => ({ type: 'token', data: valueOf(i), search_indexes: ['{{ data }}'] })),
+      )) as { id: string }[];
+      const middle = indexes.indexOf(Math.floor(tokens / 2));
+      if (middle >= 0) tokenId = created[middle]!.id;
     }
   });
 }
