@@ -24,6 +24,12 @@ export const SANDBOX_STACK_BYTES = 512 * 1024;
 export const SANDBOX_MEMORY_HEADROOM_BYTES = 4 * 1024 * 1024;
 /** Extra time the host waits for a worker past the deadline before it terminates the thread. */
 export const SANDBOX_TERMINATE_GRACE_MS = 1000;
+/**
+ * Extra time a new worker thread has for its first run: it loads its module graph and compiles
+ * QuickJS's WebAssembly before the run's own deadline starts counting, which takes seconds on a
+ * loaded machine. The run's deadline itself is unchanged (the worker's interrupt handler keeps it).
+ */
+export const SANDBOX_WORKER_START_MS = 30_000;
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,

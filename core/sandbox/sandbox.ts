@@ -4,8 +4,8 @@
  * wait in a queue. Host calls from the code (`svc.*`, `fetch`) arrive as messages and are answered
  * here, on the caller's side, through the functions handed in for that run only.
  *
- * A worker that does not report by the deadline plus a grace period is terminated and replaced
- * (the interrupt handler normally ends the run well before).
+ * A worker that does not report by the deadline plus a grace period (plus its start-up, on its first
+ * run) is terminated and replaced (the interrupt handler normally ends the run well before).
  *
  * Each worker makes the fresh context of its next run while it is idle (worker.ts), so a run's
  * latency is compiling and calling the formula, not building a runtime and evaluating the prelude.
@@ -14,7 +14,12 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { startWorker } from '../threads/start-worker.ts';
-import { CODE_CHECK_TIMEOUT_MS, SANDBOX_TERMINATE_GRACE_MS, sandboxLimits } from './limits.ts';
+import {
+  CODE_CHECK_TIMEOUT_MS,
+  SANDBOX_TERMINATE_GRACE_MS,
+  SANDBOX_WORKER_START_MS,
+  sandboxLimits,
+} from './limits.ts';
 import type { SandboxLimits } from './limits.ts';
 import { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
 import type { OutboundFetch, OutboundRequest } from './outbound.ts';
@@ -73,6 +78,8 @@ interface Slot {
   readonly worker: Worker;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** Whether the worker has reported a run (its start-up is behind it). */
+  warm: boolean;
 }
 
 /** A new worker thread running worker.ts (or worker.js once built). */
@@ -160,6 +167,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const job = slot.job;
     if (job === undefined) return;
     clearTimeout(slot.timer);
+    slot.warm = true;
     slot.job = undefined;
     slot.timer = undefined;
     slot.worker.unref();
@@ -176,7 +184,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const spawn = (): Slot => {
     const worker = newWorker({ memoryBytes: limits.memoryBytes });
-    const slot: Slot = { worker, job: undefined, timer: undefined };
+    const slot: Slot = { worker, job: undefined, timer: undefined, warm: false };
     worker.on('message', (message: WorkerToHost) => {
       if (message.type === 'call') answer(slot, message);
       else if (slot.job?.message.runId === message.runId) finish(slot, message.result);
@@ -198,7 +206,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       slot.job = job;
       slot.timer = setTimeout(
         () => replace(slot, { kind: 'timeout' }),
-        job.message.limits.timeoutMs + SANDBOX_TERMINATE_GRACE_MS,
+        job.message.limits.timeoutMs + SANDBOX_TERMINATE_GRACE_MS + (slot.warm ? 0 : SANDBOX_WORKER_START_MS),
       );
       slot.timer.unref();
       slot.worker.ref();
