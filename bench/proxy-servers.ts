@@ -6,14 +6,21 @@
  * - `vault <upstream-port> <ca-dir>`: the vault API over a temp vault, a proxy to the upstream
  *   (reached as `upstream.svc.test`, resolved to 127.0.0.1 and allow-listed), a private
  *   application allowed to use tokens, and one token to detokenize.
+ * - `bare <upstream-port> <ca-dir>`: the runtime's own ceiling for this shape of work: a plain
+ *   `node:http` server (no vault, no Fastify) that forwards each request to the same upstream with
+ *   undici, through an Agent built with the outbound client's own options (`outboundAgentOptions`:
+ *   TLS ≥ 1.2 verified against the CA, the address policy in the socket's lookup, the timeouts),
+ *   and streams the answer back. Nothing is detokenized or audited.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOutboundClient, parseAllowList } from '../core/outbound/index.ts';
+import { Agent, request } from 'undici';
+import { createOutboundClient, outboundAgentOptions, parseAllowList } from '../core/outbound/index.ts';
 import { testPki } from '../core/outbound/test-support/https-destination.ts';
 import { createServices } from '../core/services.ts';
 import { createVault } from '../core/vault/index.ts';
@@ -90,6 +97,52 @@ if (mode === 'upstream') {
       await rm(dir, { recursive: true, force: true });
       process.exit(0);
     })();
+  });
+} else if (mode === 'bare') {
+  enableSignalProfiling();
+  const upstreamPort = Number(process.argv[3]);
+  const caPem = await readFile(join(process.argv[4] as string, 'ca.pem'), 'utf8');
+  const agent = new Agent(
+    outboundAgentOptions({ allow: parseAllowList('127.0.0.1/32'), caPem, timeoutMs: 25_000 }, async () => [
+      { address: '127.0.0.1', family: 4 },
+    ]),
+  );
+  const origin = `https://upstream.svc.test:${upstreamPort}`;
+  // Headers that belong to one connection, or that the transport sets for the new request.
+  const notForwarded = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string' && !notForwarded.has(name)) headers[name] = value;
+      request(`${origin}${req.url ?? '/'}`, {
+        dispatcher: agent,
+        method: (req.method ?? 'GET') as 'GET',
+        headers,
+        body: chunks.length === 0 ? null : Buffer.concat(chunks),
+      }).then(
+        (answer) => {
+          const relayed: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(answer.headers))
+            if (value !== undefined && !notForwarded.has(name)) relayed[name] = value;
+          res.writeHead(answer.statusCode, relayed);
+          answer.body.pipe(res);
+        },
+        () => {
+          res.writeHead(502).end();
+        },
+      );
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+  process.on('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => void agent.close().then(() => process.exit(0)));
   });
 } else {
   throw new Error(`unknown mode ${String(mode)}`);

@@ -1,9 +1,13 @@
 /**
  * Proxy benchmark: requests/s and p50/p99 at 1 and 50 connections against one local HTTPS upstream,
- * (a) direct, (b) through our proxy with one detokenized field, (c) through nginx reverse-proxying
- * the same upstream (Debian package `nginx`: installed with apt-get when missing and running as
- * root, else skipped with a note). Load comes from autocannon's CLI in its own process; upstream,
- * vault and nginx each run in their own process too. JSON lines on stdout.
+ * (a) direct, (b) through a bare Node reverse proxy (node:http + undici with the outbound client's
+ * Agent options: the runtime's own ceiling for this shape of work), (c) through our proxy with one
+ * detokenized field, (d) through nginx reverse-proxying the same upstream (Debian package `nginx`:
+ * installed with apt-get when missing and running as root, else skipped with a note). Our proxy's
+ * req/s is printed as a ratio to (b) and (d). Load comes from autocannon's CLI in its own process;
+ * upstream, vault, bare proxy and nginx each run in their own process too. autocannon's latencies
+ * are whole milliseconds, so each case is also timed at one connection in microseconds by
+ * bench/support/latency-probe.ts (p50, and the added p50 over the direct call). JSON lines on stdout.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +21,7 @@ import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'proxy';
 const servers = fileURLToPath(new URL('./proxy-servers.ts', import.meta.url));
+const probe = fileURLToPath(new URL('./support/latency-probe.ts', import.meta.url));
 
 function startNode(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -72,6 +77,12 @@ function autocannon(load: Load, connections: number, seconds: number): Promise<R
   });
 }
 
+interface Measured {
+  readonly rps: number;
+  /** Whole milliseconds. */
+  readonly p50: number;
+}
+
 async function measure(
   name: string,
   load: Load,
@@ -79,14 +90,15 @@ async function measure(
   seconds: number,
   /** The process whose CPU per request the line reports (nginx's work happens in its worker: none). */
   serverPid?: number,
-): Promise<number> {
+): Promise<Measured> {
   // A short warm-up first (connections, TLS sessions, JIT), as the reactor suite does.
   await autocannon(load, connections, 1);
   const cpuBefore = processCpuMs(serverPid);
   const result = await autocannon(load, connections, seconds);
   const cpuAfter = processCpuMs(serverPid);
   const requests = result.requests as { average: number; total: number };
-  const latency = result.latency as { p50: number; p99: number };
+  // Whole milliseconds: autocannon's histogram truncates each request's time (0.9 ms counts as 0).
+  const latency = result.latency as { p50: number; p99: number; mean: number };
   const non2xx = Number(result.non2xx ?? 0) + Number(result.errors ?? 0);
   emit({
     bench: BENCH,
@@ -96,10 +108,11 @@ async function measure(
     connections,
     latency_p50_ms: latency.p50,
     latency_p99_ms: latency.p99,
+    latency_mean_ms: latency.mean,
     errors: non2xx,
     ...cpuMsPerRequest(cpuBefore, cpuAfter, requests.total),
   });
-  return latency.p50;
+  return { rps: requests.average, p50: latency.p50 };
 }
 
 function freePort(): Promise<number> {
@@ -191,6 +204,33 @@ http {
   throw new Error('nginx did not start');
 }
 
+/** One-connection latency with sub-millisecond resolution (bench/support/latency-probe.ts). */
+function probeLatency(load: Load, seconds: number): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', probe, JSON.stringify(load), String(seconds)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', () => {
+      try {
+        resolve(JSON.parse(out) as Record<string, number>);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+interface Case {
+  readonly name: string;
+  readonly load: Load;
+  /** The process whose CPU per request the line reports (nginx's work happens in its worker: none). */
+  readonly pid?: number;
+}
+
 export async function runProxyBench(options: { seconds: number }): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-proxy-'));
   const upstream = await startNode(['upstream', dir]);
@@ -199,56 +239,42 @@ export async function runProxyBench(options: { seconds: number }): Promise<void>
   try {
     const vault = await startNode(['vault', String(upstreamPort), dir]);
     children.push(vault.child);
+    const bare = await startNode(['bare', String(upstreamPort), dir]);
+    children.push(bare.child);
     const body = (field: string) => JSON.stringify({ amount: 1000, currency: 'usd', card_number: field });
     const json = { 'content-type': 'application/json' };
-    const p50 = new Map<string, number>();
-    for (const connections of [1, 50]) {
-      p50.set(
-        `direct:${connections}`,
-        await measure(
-          'upstream_direct',
-          {
-            url: `https://127.0.0.1:${upstreamPort}/v1/charges`,
-            method: 'POST',
-            headers: json,
-            body: body('4242424242424242'),
+    const plain = body('4242424242424242');
+    const cases: Case[] = [
+      {
+        name: 'upstream_direct',
+        load: {
+          url: `https://127.0.0.1:${upstreamPort}/v1/charges`,
+          method: 'POST',
+          headers: json,
+          body: plain,
+        },
+        pid: upstream.child.pid,
+      },
+      {
+        name: 'bare_node_reverse_proxy',
+        load: { url: `${String(bare.ready.url)}/v1/charges`, method: 'POST', headers: json, body: plain },
+        pid: bare.child.pid,
+      },
+      {
+        name: 'vault_proxy_one_detokenized_field',
+        load: {
+          url: `${String(vault.ready.url)}/proxy/v1/charges`,
+          method: 'POST',
+          headers: {
+            ...json,
+            'svc-api-key': String(vault.ready.key),
+            'svc-proxy-key': String(vault.ready.proxyKey),
           },
-          connections,
-          options.seconds,
-          upstream.child.pid,
-        ),
-      );
-      p50.set(
-        `proxy:${connections}`,
-        await measure(
-          'vault_proxy_one_detokenized_field',
-          {
-            url: `${String(vault.ready.url)}/proxy/v1/charges`,
-            method: 'POST',
-            headers: {
-              ...json,
-              'svc-api-key': String(vault.ready.key),
-              'svc-proxy-key': String(vault.ready.proxyKey),
-            },
-            body: body(`{{ ${String(vault.ready.tokenId)} }}`),
-          },
-          connections,
-          options.seconds,
-          vault.child.pid,
-        ),
-      );
-    }
-    for (const connections of [1, 50]) {
-      const added = (p50.get(`proxy:${connections}`) ?? 0) - (p50.get(`direct:${connections}`) ?? 0);
-      emit({
-        bench: BENCH,
-        metric: 'proxy_added_p50_ms',
-        value: Math.round(added * 100) / 100,
-        unit: 'ms',
-        connections,
-      });
-    }
-
+          body: body(`{{ ${String(vault.ready.tokenId)} }}`),
+        },
+        pid: vault.child.pid,
+      },
+    ];
     const nginx = nginxBinary();
     if ('skipped' in nginx) {
       emit({
@@ -258,22 +284,87 @@ export async function runProxyBench(options: { seconds: number }): Promise<void>
         unit: 'req/s',
         skipped: nginx.skipped,
       });
-      return;
-    }
-    const started = await startNginx(nginx.path, dir, upstreamPort);
-    children.push(started.child);
-    for (const connections of [1, 50]) {
-      await measure(
-        'nginx_reverse_proxy',
-        {
+    } else {
+      const started = await startNginx(nginx.path, dir, upstreamPort);
+      children.push(started.child);
+      cases.push({
+        name: 'nginx_reverse_proxy',
+        load: {
           url: `http://127.0.0.1:${started.port}/v1/charges`,
           method: 'POST',
           headers: json,
-          body: body('4242424242424242'),
+          body: plain,
         },
+      });
+    }
+
+    const results = new Map<string, Measured>();
+    for (const connections of [1, 50]) {
+      for (const c of cases) {
+        results.set(
+          `${c.name}:${connections}`,
+          await measure(c.name, c.load, connections, options.seconds, c.pid),
+        );
+      }
+    }
+    const ours = 'vault_proxy_one_detokenized_field';
+    for (const connections of [1, 50]) {
+      const get = (name: string) => results.get(`${name}:${connections}`);
+      const added = (get(ours)?.p50 ?? 0) - (get('upstream_direct')?.p50 ?? 0);
+      emit({
+        bench: BENCH,
+        metric: 'proxy_added_p50_ms',
+        value: Math.round(added * 100) / 100,
+        unit: 'ms',
         connections,
-        options.seconds,
-      );
+        resolution: "whole milliseconds (autocannon's histogram)",
+      });
+      for (const [against, target] of [
+        ['bare_node_reverse_proxy', null],
+        ['nginx_reverse_proxy', 0.5],
+      ] as const) {
+        const base = get(against)?.rps ?? 0;
+        if (base <= 0) continue;
+        emit({
+          bench: BENCH,
+          metric: `vault_proxy_ratio_to_${against.replace('_reverse_proxy', '')}`,
+          value: Math.round(((get(ours)?.rps ?? 0) / base) * 1000) / 1000,
+          unit: 'ratio',
+          connections,
+          ...(target === null ? {} : { target_ratio: target }),
+        });
+      }
+    }
+
+    // autocannon's latencies are whole milliseconds; one connection, timed in microseconds, instead.
+    const probeSeconds = Math.min(3, options.seconds);
+    const p50us = new Map<string, number>();
+    for (const c of cases) {
+      const probed = await probeLatency(c.load, probeSeconds);
+      p50us.set(c.name, probed.p50_us ?? 0);
+      emit({
+        bench: BENCH,
+        metric: `${c.name}_latency_p50_us`,
+        value: probed.p50_us ?? 0,
+        unit: 'µs',
+        connections: 1,
+        latency_p90_us: probed.p90_us ?? 0,
+        latency_p99_us: probed.p99_us ?? 0,
+        latency_mean_us: probed.mean_us ?? 0,
+        requests: probed.requests ?? 0,
+        errors: probed.errors ?? 0,
+      });
+    }
+    const direct = p50us.get('upstream_direct') ?? 0;
+    for (const c of cases.slice(1)) {
+      emit({
+        bench: BENCH,
+        metric: `${c.name}_added_p50_us`,
+        value: (p50us.get(c.name) ?? 0) - direct,
+        unit: 'µs',
+        connections: 1,
+        ...(c.name === ours ? { target_us: 500 } : {}),
+      });
     }
   } finally {
     for (const child of children.reverse()) await stop(child);

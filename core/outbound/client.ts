@@ -157,11 +157,16 @@ function checkedUrl(input: string | URL): URL {
   return new URL(text);
 }
 
-export function createOutboundClient(
+/**
+ * The undici Agent options of every outbound connection: TLS 1.2 or later, the system's CAs plus
+ * the operator's, the address policy inside the socket's own lookup, and the timeouts. One copy,
+ * so that anything measured against "the same transport" (bench/proxy-servers.ts) uses it too.
+ */
+export function outboundAgentOptions(
   settings: OutboundSettings,
-  options: { resolve?: Resolver } = {},
-): OutboundClient {
-  const agent = new Agent({
+  resolve: Resolver = systemResolver,
+): Agent.Options {
+  return {
     connect: {
       timeout: settings.timeoutMs,
       minVersion: 'TLSv1.2',
@@ -174,11 +179,18 @@ export function createOutboundClient(
               minVersion: 'TLSv1.2',
             }),
           }),
-      lookup: guardedLookup(settings, options.resolve ?? systemResolver),
+      lookup: guardedLookup(settings, resolve),
     },
     headersTimeout: settings.timeoutMs,
     bodyTimeout: settings.timeoutMs,
-  });
+  };
+}
+
+export function createOutboundClient(
+  settings: OutboundSettings,
+  options: { resolve?: Resolver } = {},
+): OutboundClient {
+  const agent = new Agent(outboundAgentOptions(settings, options.resolve));
 
   async function stream(req: OutboundRequest): Promise<OutboundStreamResponse> {
     const url = checkedUrl(req.url);

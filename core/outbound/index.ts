@@ -14,6 +14,7 @@ export {
   DEFAULT_MAX_RESPONSE_BYTES,
   createOutboundClient,
   guardedLookup,
+  outboundAgentOptions,
   outboundError,
   type OutboundClient,
   type OutboundHeaders,
