@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`, `cli`,
+ * `--only storage` (or `commit`, `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`, `cli`,
  * `postgres`) picks one suite.
  */
 import { runCliBench } from './cli.ts';
+import { runCommitBench } from './commit.ts';
 import { runCryptoBench } from './crypto.ts';
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
@@ -23,6 +24,7 @@ const suites: Record<string, () => Promise<void>> = {
     runStorageBench(
       quick ? { sizes: [10_000], commitSeconds: 1 } : { sizes: [100_000, 1_000_000], commitSeconds: 3 },
     ),
+  commit: () => runCommitBench({ operations: quick ? 300 : 3000 }),
   http: () => runHttpBench({ seconds: quick ? 2 : 8 }),
   reactors: () => runReactorsBench({ seconds: quick ? 2 : 8 }),
   proxy: () => runProxyBench({ seconds: quick ? 2 : 8 }),

@@ -1,0 +1,147 @@
+/**
+ * `npm run bench -- --only commit`: what ONE small commit costs on the embedded vault, the cost a
+ * request pays alone at one connection. One operation at a time over a temp vault: an empty
+ * transaction, a transaction with one trivial write (the journal record, its seal, the durable
+ * writes and the acknowledged mark), and one read-audit commit of one entry (chain-head read, keyed
+ * link, insert, head move). Per operation, p50 of the process's CPU (`process.cpuUsage`: the
+ * main thread plus libuv's pool doing the durable writes) and of wall time, and the main thread's
+ * own CPU as a mean over the run (from /proc/self/task/<pid>/stat on Linux: clock ticks, too coarse
+ * for one operation, exact enough over thousands).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReadAudit } from '../core/tokens/read-audit.ts';
+import { createVault } from '../core/vault/index.ts';
+import type { KeySource, VaultHandle } from '../core/vault/types.ts';
+import { emit } from './json-lines.ts';
+
+const BENCH = 'commit';
+const TENANT = '00000000-0000-4000-8000-000000000001';
+
+const cpuNow = () => process.cpuUsage();
+
+/** The main thread's CPU in µs so far, or null off Linux. Field 14/15: utime/stime in ticks (100 Hz). */
+function mainThreadCpuUs(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function timeEach(
+  operations: number,
+  op: (i: number) => Promise<void>,
+): Promise<{ cpuUs: number; wallUs: number; cpuMeanUs: number; mainMeanUs: number | null }> {
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  const c0 = cpuNow();
+  const m0 = mainThreadCpuUs();
+  for (let i = 0; i < operations; i++) {
+    const c = cpuNow();
+    const t = performance.now();
+    await op(i);
+    wall.push((performance.now() - t) * 1000);
+    const d = cpuNow();
+    cpu.push(d.user - c.user + (d.system - c.system));
+  }
+  const cEnd = cpuNow();
+  const m1 = mainThreadCpuUs();
+  const total = cEnd.user - c0.user + (cEnd.system - c0.system);
+  const mainMeanUs = m0 === null || m1 === null ? null : (m1 - m0) / operations;
+  return { cpuUs: median(cpu), wallUs: median(wall), cpuMeanUs: total / operations, mainMeanUs };
+}
+
+async function addTenant(vault: VaultHandle): Promise<void> {
+  await vault.transaction(async (trx) => {
+    await trx
+      .insertInto('tenants')
+      .values({
+        id: TENANT,
+        owner_id: null,
+        name: 'bench',
+        settings: '{}',
+        created_at: new Date().toISOString(),
+        created_by: null,
+        modified_at: null,
+        modified_by: null,
+      })
+      .execute();
+  });
+}
+
+export async function runCommitBench(options: { operations: number }): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-commit-'));
+  const key: KeySource = { kind: 'key', key: new Uint8Array(randomBytes(32)) };
+  try {
+    const vault = await createVault({ path: join(dir, 'commit.svc'), key });
+    await addTenant(vault);
+    const audit = new ReadAudit(vault);
+    const cases: Array<[string, (i: number) => Promise<void>]> = [
+      ['empty_transaction', () => vault.transaction(async () => undefined)],
+      [
+        'one_write_transaction',
+        (i) =>
+          vault.transaction(async (trx) => {
+            await trx
+              .insertInto('vault_meta')
+              .values({ key: `bench-${i}`, value: 'x' })
+              .execute();
+          }),
+      ],
+      [
+        'read_audit_commit',
+        (i) =>
+          audit.record({
+            entries: [
+              {
+                principal: null,
+                event: {
+                  tenantId: TENANT,
+                  entityType: 'token',
+                  entityId: `tok-${i}`,
+                  operation: 'read',
+                  message: 'Token read.',
+                },
+              },
+            ],
+          }),
+      ],
+    ];
+    for (const [name, op] of cases) {
+      // Warm the statement caches and the JIT, then measure.
+      for (let i = 0; i < Math.min(200, options.operations); i++) await op(-1 - i - options.operations);
+      const { cpuUs, wallUs, cpuMeanUs, mainMeanUs } = await timeEach(options.operations, op);
+      emit({
+        bench: BENCH,
+        metric: `${name}_process_cpu_p50`,
+        value: Math.round(cpuUs),
+        unit: 'us',
+        mean: Math.round(cpuMeanUs),
+        operations: options.operations,
+      });
+      if (mainMeanUs !== null) {
+        emit({
+          bench: BENCH,
+          metric: `${name}_main_thread_cpu_mean`,
+          value: Math.round(mainMeanUs),
+          unit: 'us',
+        });
+      }
+      emit({ bench: BENCH, metric: `${name}_wall_p50`, value: Math.round(wallUs), unit: 'us' });
+    }
+    await vault.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
