@@ -19,12 +19,20 @@ const MAGIC = Buffer.from('SVCACK01', 'ascii');
 const SLOT_BYTES = 8 + 16 + 8 + 16;
 const SLOTS = 2;
 
-function encodeSlot(sodium: Sodium, vaultId: string, sequence: number): Buffer {
-  const head = Buffer.alloc(SLOT_BYTES - 16);
-  MAGIC.copy(head, 0);
-  Buffer.from(vaultId.replace(/-/g, ''), 'hex').copy(head, 8);
-  head.writeBigUInt64LE(BigInt(sequence), 24);
-  return Buffer.concat([head, checksum(sodium, head, 16)]);
+/** "SVCACK01" ‖ vault id: the fixed start of every slot of one vault. */
+function slotPrefix(vaultId: string): Buffer {
+  const prefix = Buffer.alloc(24);
+  MAGIC.copy(prefix, 0);
+  Buffer.from(vaultId.replace(/-/g, ''), 'hex').copy(prefix, 8);
+  return prefix;
+}
+
+function encodeSlot(sodium: Sodium, prefix: Buffer, sequence: number): Buffer {
+  const slot = Buffer.alloc(SLOT_BYTES);
+  prefix.copy(slot, 0);
+  slot.writeBigUInt64LE(BigInt(sequence), 24);
+  slot.set(checksum(sodium, slot.subarray(0, SLOT_BYTES - 16), 16), SLOT_BYTES - 16);
+  return slot;
 }
 
 function decodeSlot(sodium: Sodium, slot: Buffer, vaultId: string): number | null {
@@ -72,7 +80,7 @@ export async function createAcknowledged(
   vaultId: string,
   sequence: number,
 ): Promise<void> {
-  const slot = encodeSlot(sodium, vaultId, sequence);
+  const slot = encodeSlot(sodium, slotPrefix(vaultId), sequence);
   await writeFileAtomically(path, (h) => writeFully(h, Buffer.concat([slot, slot]), 0), 0o600, fs);
 }
 
@@ -81,7 +89,8 @@ export class AcknowledgedMark {
   private constructor(
     private readonly sodium: Sodium,
     private readonly handle: StorageHandle,
-    private readonly vaultId: string,
+    /** Computed once: the mark is advanced on every commit. */
+    private readonly prefix: Buffer,
     private value: number,
     /** The slot to write next: never the one holding the newest valid mark. */
     private next: number,
@@ -99,7 +108,7 @@ export class AcknowledgedMark {
         bestSlot = i;
       }
     }
-    return new AcknowledgedMark(sodium, handle, vaultId, best, (bestSlot + 1) % SLOTS);
+    return new AcknowledgedMark(sodium, handle, slotPrefix(vaultId), best, (bestSlot + 1) % SLOTS);
   }
 
   get sequence(): number {
@@ -111,7 +120,7 @@ export class AcknowledgedMark {
     if (sequence <= this.value) return;
     const slot = this.next;
     this.next = (this.next + 1) % SLOTS;
-    await writeFully(this.handle, encodeSlot(this.sodium, this.vaultId, sequence), slot * SLOT_BYTES);
+    await writeFully(this.handle, encodeSlot(this.sodium, this.prefix, sequence), slot * SLOT_BYTES);
     await this.handle.datasync();
     this.value = sequence;
   }

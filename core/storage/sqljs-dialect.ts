@@ -70,12 +70,12 @@ export class SqlJsConnection implements DatabaseConnection {
     }
   }
 
-  /** Runs SQL that the engine itself issues (BEGIN, COMMIT, pragmas, replay): not journaled here. */
+  /**
+   * Runs one statement that the engine itself issues (BEGIN, COMMIT, pragmas): not journaled here.
+   * Prepared once and kept, like every statement: `Database.exec` would parse it on every call,
+   * and BEGIN and COMMIT run on every transaction.
+   */
   exec(sql: string, params: readonly SqlParam[] = []): void {
-    if (params.length === 0) {
-      this.db.exec(sql);
-      return;
-    }
     const { stmt } = this.prepare(sql);
     try {
       stmt.bind(params as SqlParam[]);
