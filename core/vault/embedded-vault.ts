@@ -29,9 +29,6 @@ import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 
-const DATABASE_BYTES_SQL =
-  'SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()';
-
 interface TransactionState {
   readonly statements: JournaledStatement[];
   active: boolean;
@@ -341,9 +338,10 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
 
   /** Size of the SQLite database in memory; the caller holds the mutex. */
   private databaseBytes(): number {
-    // One prepared statement for both pragmas: each statement run takes and drops SQLite's file lock.
-    const bytes = this.connection.run<{ bytes: number }>(DATABASE_BYTES_SQL, []).rows[0]?.bytes;
-    return Number(bytes ?? 0);
+    // Through the connection's prepared statements: `exec` would parse both pragmas every time.
+    const pages = this.connection.run<{ page_count: number }>('PRAGMA page_count', []).rows[0]?.page_count;
+    const size = this.connection.run<{ page_size: number }>('PRAGMA page_size', []).rows[0]?.page_size;
+    return Number(pages ?? 0) * Number(size ?? 0);
   }
 
   private assertUsable(): void {
