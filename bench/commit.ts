@@ -41,25 +41,22 @@ function median(values: number[]): number {
 
 async function timeEach(
   operations: number,
-  op: (i: number) => Promise<void>,
-): Promise<{ cpuUs: number; wallUs: number; cpuMeanUs: number; mainMeanUs: number | null }> {
+  op: () => Promise<void>,
+): Promise<{ cpu: number[]; wall: number[]; mainMeanUs: number | null }> {
   const cpu: number[] = [];
   const wall: number[] = [];
-  const c0 = cpuNow();
   const m0 = mainThreadCpuUs();
   for (let i = 0; i < operations; i++) {
     const c = cpuNow();
     const t = performance.now();
-    await op(i);
+    await op();
     wall.push((performance.now() - t) * 1000);
     const d = cpuNow();
     cpu.push(d.user - c.user + (d.system - c.system));
   }
-  const cEnd = cpuNow();
   const m1 = mainThreadCpuUs();
-  const total = cEnd.user - c0.user + (cEnd.system - c0.system);
   const mainMeanUs = m0 === null || m1 === null ? null : (m1 - m0) / operations;
-  return { cpuUs: median(cpu), wallUs: median(wall), cpuMeanUs: total / operations, mainMeanUs };
+  return { cpu, wall, mainMeanUs };
 }
 
 async function addTenant(vault: VaultHandle): Promise<void> {
@@ -118,27 +115,42 @@ export async function runCommitBench(options: { operations: number }): Promise<v
           }),
       ],
     ];
-    for (const [name, op] of cases) {
-      // Warm the statement caches and the JIT, then measure.
-      for (let i = 0; i < Math.min(200, options.operations); i++) await op(-1 - i - options.operations);
-      const { cpuUs, wallUs, cpuMeanUs, mainMeanUs } = await timeEach(options.operations, op);
+    // Rounds interleave the cases, so that a change in the shared machine's load hits each alike;
+    // per case, the median of the rounds' main-thread means and the p50s over every operation.
+    const rounds = 5;
+    const perRound = Math.max(1, Math.floor(options.operations / rounds));
+    const results = new Map<string, Array<{ cpu: number[]; wall: number[]; mainMeanUs: number | null }>>();
+    let next = 0;
+    let done = 0;
+    for (const [, op] of cases) for (let i = 0; i < 200; i++) await op(--next); // warm the caches and the JIT
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, op] of cases) {
+        const list = results.get(name) ?? [];
+        list.push(await timeEach(perRound, () => op(++done)));
+        results.set(name, list);
+      }
+    }
+    for (const [name, list] of results) {
+      const cpu = list.flatMap((r) => r.cpu);
+      const wall = list.flatMap((r) => r.wall);
+      const means = list.map((r) => r.mainMeanUs).filter((m): m is number => m !== null);
       emit({
         bench: BENCH,
         metric: `${name}_process_cpu_p50`,
-        value: Math.round(cpuUs),
+        value: Math.round(median(cpu)),
         unit: 'us',
-        mean: Math.round(cpuMeanUs),
-        operations: options.operations,
+        operations: cpu.length,
       });
-      if (mainMeanUs !== null) {
+      if (means.length > 0) {
         emit({
           bench: BENCH,
           metric: `${name}_main_thread_cpu_mean`,
-          value: Math.round(mainMeanUs),
+          value: Math.round(median(means)),
           unit: 'us',
+          rounds: means.map((m) => Math.round(m)).join(' '),
         });
       }
-      emit({ bench: BENCH, metric: `${name}_wall_p50`, value: Math.round(wallUs), unit: 'us' });
+      emit({ bench: BENCH, metric: `${name}_wall_p50`, value: Math.round(median(wall)), unit: 'us' });
     }
     await vault.close();
   } finally {

@@ -40,12 +40,39 @@ export function compileOnce<R>(
   return compiled;
 }
 
+/**
+ * Runs a compiled statement on the connection a backend holds right now, or returns null where it
+ * holds none (the statement then goes through Kysely as usual).
+ */
+export type DirectRunner = <R>(sql: string, parameters: readonly unknown[]) => QueryResult<R> | null;
+
+const direct = new WeakMap<Kysely<Database>, DirectRunner>();
+
+/**
+ * Lets `runCompiled` on `db` skip Kysely's executor when `runner` has a connection at hand (the
+ * embedded vault inside a transaction: one synchronous sql.js connection, no plugins). Kysely's
+ * path creates a dozen promises per statement, each paying the async hooks that
+ * AsyncLocalStorage keeps enabled; a small commit runs several such statements.
+ */
+export function runCompiledDirectly(db: Kysely<Database>, runner: DirectRunner): void {
+  direct.set(db, runner);
+}
+
 /** Runs a compiled statement with these parameters (in the order its SQL takes them). */
 export function runCompiled<R>(
   db: Kysely<Database>,
   compiled: CompiledQuery<R>,
   parameters: readonly unknown[],
 ): Promise<QueryResult<R>> {
+  const runner = direct.get(db);
+  if (runner) {
+    try {
+      const result = runner<R>(compiled.sql, parameters);
+      if (result) return Promise.resolve(result);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
   return db.executeQuery<R>({ ...compiled, parameters });
 }
 

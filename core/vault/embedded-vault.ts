@@ -7,6 +7,7 @@ import type { Sodium } from '../crypto/sodium.ts';
 import type { JournalWriter } from '../storage/journal.ts';
 import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
 import type { VaultLock } from '../storage/lock.ts';
+import { runCompiledDirectly } from '../storage/compiled-queries.ts';
 import { SCHEMA_MIGRATIONS_DDL, migrations } from '../storage/migrations.ts';
 import { Mutex } from '../storage/mutex.ts';
 import type { VaultPaths } from '../storage/paths.ts';
@@ -116,6 +117,10 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
         () => this.releaseConnection(),
       ),
     });
+    // Inside a transaction the connection is already held: compiled statements run on it directly.
+    runCompiledDirectly(this.db, (sql, parameters) =>
+      this.tx.getStore()?.active ? this.connection.run(sql, parameters) : null,
+    );
   }
 
   inTransaction(): boolean {
