@@ -6,7 +6,9 @@
  * round inserts `rows` rows in one transaction with one prepared 50-row statement, as a tokenize
  * does, into `tokens` alone, then `audit_logs` alone, then `token_activity` alone, then all three
  * together (one token = one row in each). Prints rows per second of CPU for each, per round, as
- * the database grows. Not part of `npm run bench`.
+ * the database grows. With `AB_SQL='<SQL>'` in the environment it compares instead: two databases,
+ * the second changed by that SQL, alternating rounds of all three tables, CPU µs per token of each.
+ * Not part of `npm run bench`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kysely } from 'kysely';
@@ -127,34 +129,29 @@ function insertAll(sqlite: SqlJsDatabase, tables: readonly Table[], rows: number
 }
 
 const SQL = await loadSqlJs();
-if (process.env.AB_SQL !== undefined) {
-  const make = async (extra: string) => {
-    const sqlite = new SQL.Database();
-    applyPragmas(sqlite);
-    await schema(sqlite);
-    if (extra) sqlite.exec(extra);
-    sqlite.exec(`insert into tenants (id, name, created_at) values ('${TENANT}', 't', '${now()}')`);
-    return sqlite;
-  };
-  const dbs = [await make(''), await make(process.env.AB_SQL)];
-  const cpu = [0, 0];
-  for (let r = 0; r < rounds; r++)
-    for (const k of r % 2 ? [1, 0] : [0, 1])
-      cpu[k]! += (rowsPerRound * 1e6) / insertAll(dbs[k]!, TABLES, rowsPerRound);
-  console.log(
-    JSON.stringify({
-      a_us_per_row: (cpu[0]! * 1e6) / 1e6 / (rounds * rowsPerRound),
-      b_us_per_row: cpu[1]! / (rounds * rowsPerRound),
-    }),
-  );
-  process.exit(0);
-}
-for (const set of [...TABLES.map((t) => [t]), TABLES]) {
+async function database(extra: string | undefined): Promise<SqlJsDatabase> {
   const sqlite = new SQL.Database();
   applyPragmas(sqlite);
   await schema(sqlite);
-  if (extraSql) sqlite.exec(extraSql);
+  if (extra) sqlite.exec(extra);
   sqlite.exec(`insert into tenants (id, name, created_at) values ('${TENANT}', 't', '${now()}')`);
+  return sqlite;
+}
+
+if (process.env.AB_SQL !== undefined) {
+  // Two databases in one process, the second with AB_SQL run after its schema, rounds alternating
+  // which goes first: CPU per token (one row in each of the three tables) of each.
+  const dbs = [await database(undefined), await database(process.env.AB_SQL)];
+  const cpuUs = [0, 0];
+  for (let r = 0; r < rounds; r++)
+    for (const k of r % 2 ? [1, 0] : [0, 1])
+      cpuUs[k]! += (rowsPerRound * 1e6) / insertAll(dbs[k]!, TABLES, rowsPerRound);
+  const perRow = (us: number) => Number((us / (rounds * rowsPerRound)).toFixed(1));
+  console.log(JSON.stringify({ a_us_per_token: perRow(cpuUs[0]!), b_us_per_token: perRow(cpuUs[1]!) }));
+  process.exit(0);
+}
+for (const set of [...TABLES.map((t) => [t]), TABLES]) {
+  const sqlite = await database(extraSql);
   const figures: number[] = [];
   for (let r = 0; r < rounds; r++) figures.push(Math.round(insertAll(sqlite, set, rowsPerRound)));
   const size = sqlite.exec('pragma page_count')[0]?.values[0]?.[0];
