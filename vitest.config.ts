@@ -108,6 +108,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The worker threads' entries compiled once per run: no test boots the TypeScript loader in a thread.
+    globalSetup: ['core/test-support/compiled-workers-setup.ts'],
     // One process per worker for all the files it runs, not one per file: a fresh fork re-imports
     // the server, sql.js, libsodium and QuickJS for every file and recompiles the routes'
     // validators, which costs more than most files' tests. Nothing here depends on a fresh module
