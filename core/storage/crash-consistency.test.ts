@@ -31,6 +31,8 @@ interface PendingWriter {
    * resolves with what it acknowledged.
    */
   run(delayMs: number): Promise<RoundResult>;
+  /** Ends the process if it still runs (a round that failed leaves the next one waiting). */
+  kill(): void;
 }
 
 /**
@@ -85,6 +87,9 @@ function startWriter(tmp: TempDir, round: number): PendingWriter {
       child.stdin.end('open\n');
       return result;
     },
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
   };
 }
 
@@ -108,37 +113,41 @@ describe('crash consistency', () => {
     const everAcknowledged = new Set<string>();
     let totalAcked = 0;
     let next = startWriter(tmp, 0);
-    for (let round = 0; round < ROUNDS; round++) {
-      const delayMs = Math.floor(random() * 250);
-      const running = next.run(delayMs);
-      if (round + 1 < ROUNDS) next = startWriter(tmp, round + 1);
-      const { acknowledged } = await running;
-      for (const k of acknowledged) everAcknowledged.add(k);
-      totalAcked += acknowledged.length;
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const delayMs = Math.floor(random() * 250);
+        const running = next.run(delayMs);
+        if (round + 1 < ROUNDS) next = startWriter(tmp, round + 1);
+        const { acknowledged } = await running;
+        for (const k of acknowledged) everAcknowledged.add(k);
+        totalAcked += acknowledged.length;
 
-      const vault = await openVault({ path: tmp.vaultPath, key: tmp.key });
-      try {
-        const rows = await vault.db.selectFrom('vault_meta').select('key').execute();
-        const present = new Set(rows.map((r) => r.key));
-        const missing = [...everAcknowledged].filter((k) => !present.has(k));
-        expect(
-          missing,
-          `round ${round} (CRASH_SEED=${SEED}, killed ${delayMs} ms after ready): acknowledged commits lost`,
-        ).toEqual([]);
-        const check = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(vault.db);
-        expect(check.rows[0]?.integrity_check, `round ${round} (CRASH_SEED=${SEED})`).toBe('ok');
-        // Each commit inserted its row and moved `last` in the same transaction: never half of it.
-        const last = await vault.db
-          .selectFrom('vault_meta')
-          .select('value')
-          .where('key', '=', 'last')
-          .executeTakeFirst();
-        if (last && last.value)
-          expect(present.has(last.value), `round ${round} (CRASH_SEED=${SEED})`).toBe(true);
-      } finally {
-        // The close snapshots, so later rounds also crash in the middle of replaying a compacted vault.
-        await vault.close();
+        const vault = await openVault({ path: tmp.vaultPath, key: tmp.key });
+        try {
+          const rows = await vault.db.selectFrom('vault_meta').select('key').execute();
+          const present = new Set(rows.map((r) => r.key));
+          const missing = [...everAcknowledged].filter((k) => !present.has(k));
+          expect(
+            missing,
+            `round ${round} (CRASH_SEED=${SEED}, killed ${delayMs} ms after ready): acknowledged commits lost`,
+          ).toEqual([]);
+          const check = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(vault.db);
+          expect(check.rows[0]?.integrity_check, `round ${round} (CRASH_SEED=${SEED})`).toBe('ok');
+          // Each commit inserted its row and moved `last` in the same transaction: never half of it.
+          const last = await vault.db
+            .selectFrom('vault_meta')
+            .select('value')
+            .where('key', '=', 'last')
+            .executeTakeFirst();
+          if (last && last.value)
+            expect(present.has(last.value), `round ${round} (CRASH_SEED=${SEED})`).toBe(true);
+        } finally {
+          // The close snapshots, so later rounds also crash in the middle of replaying a compacted vault.
+          await vault.close();
+        }
       }
+    } finally {
+      next.kill();
     }
     expect(totalAcked).toBeGreaterThan(ROUNDS);
   }, 300_000);
