@@ -108,6 +108,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Compiled once per run: the worker threads' entries (no test boots the TypeScript loader in a
+    // thread) and the `svc` bundle the CLI processes run (as after `npm run build`).
+    globalSetup: ['core/test-support/compiled-workers-setup.ts', 'cli/test-support/cli-bundle-setup.ts'],
     // One process per worker for all the files it runs, not one per file: a fresh fork re-imports
     // the server, sql.js, libsodium and QuickJS for every file and recompiles the routes'
     // validators, which costs more than most files' tests. Nothing here depends on a fresh module

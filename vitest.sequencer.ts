@@ -10,15 +10,14 @@ export const LONGEST_FIRST: readonly string[] = [
   'embedded:core/storage/crash-consistency.test.ts',
   'embedded:e2e/console.test.ts',
   'embedded:e2e/console-tools.test.ts',
-  'embedded:e2e/postgres-servers.test.ts',
   'embedded:server/authorization-matrix.test.ts',
+  'embedded:e2e/postgres-servers.test.ts',
+  'embedded:core/storage/power-loss.test.ts',
+  'embedded:server/tenant-admin.test.ts',
+  'embedded:core/storage/vault-files.test.ts',
   'embedded:e2e/identity-and-access.test.ts',
   'embedded:e2e/tenant-administration.test.ts',
-  'embedded:server/tenant-admin.test.ts',
-  'embedded:cli/bin/svc.test.ts',
-  'embedded:core/storage/power-loss.test.ts',
-  'embedded:e2e/cli-through-server.test.ts',
-  'embedded:e2e/reactors.test.ts',
+  'embedded:e2e/postgres-fault-load.test.ts',
 ];
 
 /**

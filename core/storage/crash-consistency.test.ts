@@ -24,19 +24,35 @@ interface RoundResult {
   acknowledged: string[];
 }
 
-/** Runs the writer, SIGKILLs it a random moment after it starts acknowledging, returns what it acknowledged. */
-function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<RoundResult> {
-  return new Promise((resolve, reject) => {
-    const key = tmp.key.kind === 'key' ? Buffer.from(tmp.key.key).toString('base64') : '';
-    const child = spawn(process.execPath, [writer.path], {
-      env: {
-        ...process.env,
-        CRASH_VAULT_PATH: tmp.vaultPath,
-        CRASH_VAULT_KEY: key,
-        CRASH_ROUND: String(round),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+/** A writer process loading its modules, not yet told to open the vault. */
+interface PendingWriter {
+  /**
+   * Lets the writer open the vault and SIGKILLs it `delayMs` after it reports the vault open;
+   * resolves with what it acknowledged.
+   */
+  run(delayMs: number): Promise<RoundResult>;
+  /** Ends the process if it still runs (a round that failed leaves the next one waiting). */
+  kill(): void;
+}
+
+/**
+ * Starts the writer of `round`. It loads its modules, then waits for `run` before it opens the
+ * vault: the next round's writer starts while this round's runs and is checked, so no round waits
+ * for a process start, and every kill still falls a chosen delay after the vault is open.
+ */
+function startWriter(tmp: TempDir, round: number): PendingWriter {
+  const key = tmp.key.kind === 'key' ? Buffer.from(tmp.key.key).toString('base64') : '';
+  const child = spawn(process.execPath, [writer.path], {
+    env: {
+      ...process.env,
+      CRASH_VAULT_PATH: tmp.vaultPath,
+      CRASH_VAULT_KEY: key,
+      CRASH_ROUND: String(round),
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let delayMs = 0;
+  const result = new Promise<RoundResult>((resolve, reject) => {
     const acknowledged: string[] = [];
     let buffer = '';
     let stderr = '';
@@ -63,6 +79,18 @@ function runAndKill(tmp: TempDir, round: number, delayMs: number): Promise<Round
       else resolve({ acknowledged });
     });
   });
+  // A writer that fails while it waits is reported by the `run` that awaits it.
+  result.catch(() => undefined);
+  return {
+    run(delay) {
+      delayMs = delay;
+      child.stdin.end('open\n');
+      return result;
+    },
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
 }
 
 describe('crash consistency', () => {
@@ -84,35 +112,42 @@ describe('crash consistency', () => {
     const random = seededRandom(SEED);
     const everAcknowledged = new Set<string>();
     let totalAcked = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const delayMs = Math.floor(random() * 250);
-      const { acknowledged } = await runAndKill(tmp, round, delayMs);
-      for (const k of acknowledged) everAcknowledged.add(k);
-      totalAcked += acknowledged.length;
+    let next = startWriter(tmp, 0);
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const delayMs = Math.floor(random() * 250);
+        const running = next.run(delayMs);
+        if (round + 1 < ROUNDS) next = startWriter(tmp, round + 1);
+        const { acknowledged } = await running;
+        for (const k of acknowledged) everAcknowledged.add(k);
+        totalAcked += acknowledged.length;
 
-      const vault = await openVault({ path: tmp.vaultPath, key: tmp.key });
-      try {
-        const rows = await vault.db.selectFrom('vault_meta').select('key').execute();
-        const present = new Set(rows.map((r) => r.key));
-        const missing = [...everAcknowledged].filter((k) => !present.has(k));
-        expect(
-          missing,
-          `round ${round} (CRASH_SEED=${SEED}, killed ${delayMs} ms after ready): acknowledged commits lost`,
-        ).toEqual([]);
-        const check = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(vault.db);
-        expect(check.rows[0]?.integrity_check, `round ${round} (CRASH_SEED=${SEED})`).toBe('ok');
-        // Each commit inserted its row and moved `last` in the same transaction: never half of it.
-        const last = await vault.db
-          .selectFrom('vault_meta')
-          .select('value')
-          .where('key', '=', 'last')
-          .executeTakeFirst();
-        if (last && last.value)
-          expect(present.has(last.value), `round ${round} (CRASH_SEED=${SEED})`).toBe(true);
-      } finally {
-        // The close snapshots, so later rounds also crash in the middle of replaying a compacted vault.
-        await vault.close();
+        const vault = await openVault({ path: tmp.vaultPath, key: tmp.key });
+        try {
+          const rows = await vault.db.selectFrom('vault_meta').select('key').execute();
+          const present = new Set(rows.map((r) => r.key));
+          const missing = [...everAcknowledged].filter((k) => !present.has(k));
+          expect(
+            missing,
+            `round ${round} (CRASH_SEED=${SEED}, killed ${delayMs} ms after ready): acknowledged commits lost`,
+          ).toEqual([]);
+          const check = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(vault.db);
+          expect(check.rows[0]?.integrity_check, `round ${round} (CRASH_SEED=${SEED})`).toBe('ok');
+          // Each commit inserted its row and moved `last` in the same transaction: never half of it.
+          const last = await vault.db
+            .selectFrom('vault_meta')
+            .select('value')
+            .where('key', '=', 'last')
+            .executeTakeFirst();
+          if (last && last.value)
+            expect(present.has(last.value), `round ${round} (CRASH_SEED=${SEED})`).toBe(true);
+        } finally {
+          // The close snapshots, so later rounds also crash in the middle of replaying a compacted vault.
+          await vault.close();
+        }
       }
+    } finally {
+      next.kill();
     }
     expect(totalAcked).toBeGreaterThan(ROUNDS);
   }, 300_000);

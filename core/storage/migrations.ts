@@ -339,6 +339,57 @@ export const migrations: readonly Migration[] = [
       await db.schema.createIndex('applications_expiry').on('applications').column('expires_at').execute();
     },
   },
+  {
+    version: 10,
+    name: 'append-ordered audit and activity',
+    async up(db) {
+      // Every token written adds one audit row and one activity row. Keyed by a random UUID, each
+      // audit row also landed at a random place in the id's own index, which no query reads (entries
+      // are found by (tenant_id, seq) and (tenant_id, created_at)); the id stays a column. The
+      // activity rows were a rowid table plus an index holding the same three columns: as a
+      // WITHOUT ROWID table they are one b-tree, not two. SQLite cannot drop a primary key, so both
+      // tables are rebuilt, rows copied in their stored order (replay yields the same file).
+      await sql`create table audit_logs_next (
+        id text not null,
+        tenant_id text not null,
+        seq integer not null,
+        actor_id text,
+        actor_type text,
+        entity_type text not null,
+        entity_id text not null,
+        operation text not null,
+        message text not null,
+        created_at text not null,
+        prev_hash blob not null,
+        hash blob not null,
+        constraint audit_logs_tenant_seq unique (tenant_id, seq)
+      )`.execute(db);
+      await sql`insert into audit_logs_next (id, tenant_id, seq, actor_id, actor_type, entity_type,
+          entity_id, operation, message, created_at, prev_hash, hash)
+        select id, tenant_id, seq, actor_id, actor_type, entity_type, entity_id, operation, message,
+          created_at, prev_hash, hash
+        from audit_logs order by rowid`.execute(db);
+      await sql`drop table audit_logs`.execute(db);
+      await sql`alter table audit_logs_next rename to audit_logs`.execute(db);
+      await db.schema
+        .createIndex('audit_logs_tenant_created')
+        .on('audit_logs')
+        .columns(['tenant_id', 'created_at'])
+        .execute();
+      await sql`create table token_activity_next (
+        tenant_id text not null references tenants (id) on delete cascade,
+        month text not null,
+        token_id text not null,
+        constraint token_activity_pk primary key (tenant_id, month, token_id)
+      ) without rowid`.execute(db);
+      await sql`insert into token_activity_next (tenant_id, month, token_id)
+        select tenant_id, month, token_id from token_activity order by tenant_id, month, token_id`.execute(
+        db,
+      );
+      await sql`drop table token_activity`.execute(db);
+      await sql`alter table token_activity_next rename to token_activity`.execute(db);
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

@@ -21,10 +21,25 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 export async function compileScript(source: URL): Promise<CompiledScript> {
   const sourcePath = fileURLToPath(source);
   const name = basename(sourcePath, '.ts');
-  const dir = join(repo, 'node_modules', '.cache', 'svc-tests', `${name}-${process.pid}-${Date.now()}`);
+  const dir = await compileEntries(name, { [name]: sourcePath });
+  return { path: join(dir, `${name}.mjs`), remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The worker threads' entries compiled to plain JavaScript, for a test run to start instead of
+ * booting the TypeScript loader inside every new worker (see compiled-workers-setup.ts).
+ */
+export async function compileWorkers(): Promise<{ readonly dir: string; remove(): Promise<void> }> {
+  const dir = await compileEntries('workers', {});
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Bundles `entries` and the worker threads' entries into a new folder under node_modules. */
+async function compileEntries(label: string, entries: Record<string, string>): Promise<string> {
+  const dir = join(repo, 'node_modules', '.cache', 'svc-tests', `${label}-${process.pid}-${Date.now()}`);
   const workers = Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [k, join(repo, v)]));
   await build({
-    entryPoints: { [name]: sourcePath, ...workers },
+    entryPoints: { ...entries, ...workers },
     outdir: dir,
     // Outside any package scope with "type": "module": the extension marks the files as ES modules.
     outExtension: { '.js': '.mjs' },
@@ -35,5 +50,5 @@ export async function compileScript(source: URL): Promise<CompiledScript> {
     target: 'node20',
     logLevel: 'silent',
   });
-  return { path: join(dir, `${name}.mjs`), remove: () => rm(dir, { recursive: true, force: true }) };
+  return dir;
 }

@@ -25,12 +25,16 @@ export type WorkerEntry = keyof typeof WORKER_ENTRIES;
  * A new worker thread running the entry `name` that sits beside the module at `callerUrl` (its
  * `import.meta.url`), with that module's own extension. Under tsx or vitest the caller is
  * TypeScript, and Node 20 does not pass loader hooks to workers: a small bootstrap registers tsx's
- * ESM hooks inside the worker first (tsx is a runtime dependency).
+ * ESM hooks inside the worker first (tsx is a runtime dependency). A test run names a folder of
+ * the entries compiled in advance (SVC_TEST_COMPILED_WORKERS, set by
+ * core/test-support/compiled-workers-setup.ts) and skips that boot; built JavaScript never reads it.
  */
 export function startWorker(callerUrl: string, name: WorkerEntry, options: WorkerOptions = {}): Worker {
   const extension = extname(new URL(callerUrl).pathname);
   const target = new URL(`./${name}${extension}`, callerUrl);
   if (extension !== '.ts') return new Worker(target, options);
+  const compiled = process.env.SVC_TEST_COMPILED_WORKERS;
+  if (compiled !== undefined && compiled !== '') return new Worker(join(compiled, `${name}.mjs`), options);
   const packageJson = createRequire(callerUrl).resolve('tsx/package.json');
   const exportsMap = (JSON.parse(readFileSync(packageJson, 'utf8')) as TsxPackage).exports;
   const api = pathToFileURL(join(dirname(packageJson), exportsMap['./esm/api'].import.default)).href;

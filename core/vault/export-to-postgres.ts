@@ -71,7 +71,7 @@ export async function exportToPostgres(options: ExportToPostgresOptions): Promis
       copied = 0;
       for (const table of COPIED_TABLES) {
         for (let offset = 0; offset < (expected[table.name] ?? 0); offset += COPY_BATCH) {
-          const rows = await readPage(source.db, table.name, [table.embedded], offset);
+          const rows = await readPage(source.db, table.name, table.embedded, offset);
           if (rows.length === 0) break;
           // Rows go as they are: same columns and values on both schemas (blobs as bytea).
           await trx

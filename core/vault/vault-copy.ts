@@ -13,8 +13,11 @@ import type { VaultHandle } from './types.ts';
  */
 export interface CopiedTable {
   readonly name: keyof Database;
-  /** Order on the embedded file: insertion order (rowid) where listings lean on it. */
-  readonly embedded: string;
+  /**
+   * Order on the embedded file: insertion order (rowid) where listings lean on it, else the primary
+   * key (`token_activity` has no rowid).
+   */
+  readonly embedded: readonly string[];
   /**
    * Order on PostgreSQL: the identity column that stands for SQLite's rowid where there is one
    * (`members`, `invitations`, `tokens.row_id`), else the primary key.
@@ -28,24 +31,28 @@ export interface CopiedTable {
  * `schema_migrations` is not copied: each side runs its own list to the same version.
  */
 export const COPIED_TABLES: readonly CopiedTable[] = [
-  { name: 'vault_meta', embedded: 'key', postgres: ['key'] },
-  { name: 'tenants', embedded: 'rowid', postgres: ['id'] },
-  { name: 'users', embedded: 'rowid', postgres: ['id'] },
-  { name: 'applications', embedded: 'rowid', postgres: ['id'] },
-  { name: 'tenant_keys', embedded: 'rowid', postgres: ['tenant_id', 'purpose', 'term'] },
-  { name: 'members', embedded: 'rowid', postgres: ['rowid'] },
-  { name: 'sessions', embedded: 'rowid', postgres: ['id'] },
-  { name: 'invitations', embedded: 'rowid', postgres: ['rowid'] },
-  { name: 'reactor_formulas', embedded: 'rowid', postgres: ['id'] },
-  { name: 'reactors', embedded: 'rowid', postgres: ['id'] },
-  { name: 'proxies', embedded: 'rowid', postgres: ['id'] },
-  { name: 'tokens', embedded: 'row_id', postgres: ['row_id'] },
-  { name: 'token_search_indexes', embedded: 'rowid', postgres: ['token_rowid', 'digest'] },
-  { name: 'token_associations', embedded: 'rowid', postgres: ['parent_rowid', 'child_rowid'] },
-  { name: 'token_activity', embedded: 'rowid', postgres: ['tenant_id', 'month', 'token_id'] },
-  { name: 'audit_logs', embedded: 'rowid', postgres: ['tenant_id', 'seq'] },
-  { name: 'audit_heads', embedded: 'rowid', postgres: ['tenant_id'] },
-  { name: 'audit_checkpoints', embedded: 'rowid', postgres: ['tenant_id', 'first_seq'] },
+  { name: 'vault_meta', embedded: ['key'], postgres: ['key'] },
+  { name: 'tenants', embedded: ['rowid'], postgres: ['id'] },
+  { name: 'users', embedded: ['rowid'], postgres: ['id'] },
+  { name: 'applications', embedded: ['rowid'], postgres: ['id'] },
+  { name: 'tenant_keys', embedded: ['rowid'], postgres: ['tenant_id', 'purpose', 'term'] },
+  { name: 'members', embedded: ['rowid'], postgres: ['rowid'] },
+  { name: 'sessions', embedded: ['rowid'], postgres: ['id'] },
+  { name: 'invitations', embedded: ['rowid'], postgres: ['rowid'] },
+  { name: 'reactor_formulas', embedded: ['rowid'], postgres: ['id'] },
+  { name: 'reactors', embedded: ['rowid'], postgres: ['id'] },
+  { name: 'proxies', embedded: ['rowid'], postgres: ['id'] },
+  { name: 'tokens', embedded: ['row_id'], postgres: ['row_id'] },
+  { name: 'token_search_indexes', embedded: ['rowid'], postgres: ['token_rowid', 'digest'] },
+  { name: 'token_associations', embedded: ['rowid'], postgres: ['parent_rowid', 'child_rowid'] },
+  {
+    name: 'token_activity',
+    embedded: ['tenant_id', 'month', 'token_id'],
+    postgres: ['tenant_id', 'month', 'token_id'],
+  },
+  { name: 'audit_logs', embedded: ['rowid'], postgres: ['tenant_id', 'seq'] },
+  { name: 'audit_heads', embedded: ['rowid'], postgres: ['tenant_id'] },
+  { name: 'audit_checkpoints', embedded: ['rowid'], postgres: ['tenant_id', 'first_seq'] },
 ];
 
 /** Rows per read and per multi-row insert: far below PostgreSQL's 65,535 parameters. */

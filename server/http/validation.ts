@@ -52,28 +52,43 @@ type SerializerFactory = NonNullable<
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 
 const serializerFactory = SerializerSelector();
-/** Compiled response serializers by shared schemas and options, then by route schema (a module constant). */
-const serializers = new Map<string, WeakMap<object, Serializer>>();
+
+/** The serializers of one set of shared schemas and options: by schema object, then by its JSON. */
+interface SerializerCache {
+  readonly bySchema: WeakMap<object, Serializer>;
+  readonly byJson: Map<string, Serializer>;
+}
+
+/** Compiled response serializers by shared schemas and options. */
+const serializers = new Map<string, SerializerCache>();
 
 /**
- * Response serializers as Fastify compiles them, kept for the process: a route's response schema is
- * compiled once however many server instances are built from the same routes.
+ * Response serializers as Fastify compiles them, kept for the process: a response schema is
+ * compiled once however many server instances are built from the same routes. Many routes build
+ * their response schemas when they are registered (`paginated(TokenSchema)`, an inline
+ * `Type.Null(...)`), a new object for each instance, so the schema's JSON, which is all the
+ * serializer is compiled from, finds them; the object is only the quicker path.
  */
 const buildSerializer: SerializerFactory = (externalSchemas, serializerOptions) => {
   const compile = serializerFactory(externalSchemas, serializerOptions);
   const key = JSON.stringify([externalSchemas, serializerOptions]);
-  let byRoute = serializers.get(key);
-  if (byRoute === undefined) {
-    byRoute = new WeakMap();
-    serializers.set(key, byRoute);
+  let cache = serializers.get(key);
+  if (cache === undefined) {
+    cache = { bySchema: new WeakMap(), byJson: new Map() };
+    serializers.set(key, cache);
   }
-  const cache = byRoute;
+  const { bySchema, byJson } = cache;
   return (route) => {
     const schema = route.schema as object;
-    let serializer = cache.get(schema);
+    let serializer = bySchema.get(schema);
     if (serializer === undefined) {
-      serializer = compile(route);
-      cache.set(schema, serializer);
+      const json = JSON.stringify(schema);
+      serializer = byJson.get(json);
+      if (serializer === undefined) {
+        serializer = compile(route);
+        byJson.set(json, serializer);
+      }
+      bySchema.set(schema, serializer);
     }
     return serializer;
   };

@@ -1,6 +1,7 @@
 /**
  * Child process of the crash-consistency test: commits in a loop from several concurrent writers
- * and prints each acknowledged commit's key on its own line. The parent kills it at random.
+ * and prints each acknowledged commit's key on its own line. The parent kills it at random. It opens
+ * the vault when a line arrives on stdin.
  */
 import { openVault } from '../../vault/index.ts';
 
@@ -8,6 +9,9 @@ const path = process.env.CRASH_VAULT_PATH!;
 const key = new Uint8Array(Buffer.from(process.env.CRASH_VAULT_KEY!, 'base64'));
 const round = process.env.CRASH_ROUND!;
 
+// The parent starts each round's process while it checks the round before: the modules load in
+// the meantime, and the vault is opened (and the kill timed) only when the parent says so.
+await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
 const vault = await openVault({ path, key: { kind: 'key', key }, snapshotThresholdBytes: 8 * 1024 });
 process.stdout.write('ready\n');
 
