@@ -54,14 +54,15 @@ interface Load {
   readonly body?: string;
 }
 
-/** Runs autocannon's CLI in its own process and reads its JSON result. */
-function autocannon(load: Load, connections: number, seconds: number): Promise<Record<string, unknown>> {
-  const args = autocannonArgs(load, connections, seconds);
+/** Runs a Node process to its end and parses the one JSON document it prints on stdout. */
+function jsonFromProcess<T>(
+  args: readonly string[],
+  options: { readonly stderr: 'ignore' | 'inherit'; readonly env?: NodeJS.ProcessEnv },
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    // The upstream's certificate comes from the benchmark's own CA; the load generator talks only to loopback.
     const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+      stdio: ['ignore', 'pipe', options.stderr],
+      env: options.env ?? process.env,
     });
     let out = '';
     child.stdout.setEncoding('utf8');
@@ -69,11 +70,20 @@ function autocannon(load: Load, connections: number, seconds: number): Promise<R
     child.on('error', reject);
     child.on('exit', () => {
       try {
-        resolve(JSON.parse(out) as Record<string, unknown>);
+        resolve(JSON.parse(out) as T);
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
+  });
+}
+
+/** Runs autocannon's CLI in its own process and reads its JSON result. */
+function autocannon(load: Load, connections: number, seconds: number): Promise<Record<string, unknown>> {
+  // The upstream's certificate comes from the benchmark's own CA; the load generator talks only to loopback.
+  return jsonFromProcess(autocannonArgs(load, connections, seconds), {
+    stderr: 'ignore',
+    env: { ...process.env, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
   });
 }
 
@@ -206,21 +216,8 @@ http {
 
 /** One-connection latency with sub-millisecond resolution (bench/support/latency-probe.ts). */
 function probeLatency(load: Load, seconds: number): Promise<Record<string, number>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', probe, JSON.stringify(load), String(seconds)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', () => {
-      try {
-        resolve(JSON.parse(out) as Record<string, number>);
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
+  return jsonFromProcess(['--import', 'tsx', probe, JSON.stringify(load), String(seconds)], {
+    stderr: 'inherit',
   });
 }
 
