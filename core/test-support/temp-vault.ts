@@ -32,7 +32,7 @@ export interface TempVault {
   readonly dir: string;
   readonly vaultPath: string;
   readonly key: KeySource;
-  /** Closes the vault (if still open) and removes its directory. */
+  /** Closes the vault (if still open, without writing a snapshot) and removes its directory. */
   dispose(): Promise<void>;
 }
 
@@ -111,7 +111,8 @@ export function tempVaultIn(
     key: tmp.key,
     async dispose() {
       try {
-        await vault.close();
+        // The folder is removed next: a snapshot of what the test committed would be written for nothing.
+        await vault.close({ snapshot: false });
       } finally {
         try {
           await release();
