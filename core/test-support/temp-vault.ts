@@ -17,8 +17,8 @@ export interface TempDir {
   cleanup(): Promise<void>;
 }
 
-export async function makeTempDir(prefix = 'svc-test-'): Promise<TempDir> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+export async function makeTempDir(prefix = 'svc-test-', parent = tmpdir()): Promise<TempDir> {
+  const dir = await mkdtemp(join(parent, prefix));
   return {
     dir,
     vaultPath: join(dir, 'vault.svc'),

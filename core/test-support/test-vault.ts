@@ -1,9 +1,10 @@
-import { rmSync } from 'node:fs';
+import { createVault } from '../vault/index.ts';
 import type { Clock } from '../vault/types.ts';
 import { createPostgresVault } from '../vault/postgres-vault.ts';
 import { takeTempSchema } from './postgres.ts';
 import { copyTempVault, createTempVault, makeTempDir, tempVaultIn } from './temp-vault.ts';
 import type { TempVault } from './temp-vault.ts';
+import { unsyncedFs } from './unsynced-fs.ts';
 
 /**
  * The storage backend the test fixtures open: the embedded file unless SVC_TEST_BACKEND=postgres
@@ -25,7 +26,10 @@ const TEST_POOL_MAX = 4;
  * itself, or that need a vault id or key of their own, use createTempVault directly.
  */
 export async function createTestVault(options: { readonly clock?: Clock } = {}): Promise<TempVault> {
-  if (testBackend() === 'embedded') return copyTempVault(await newVaultFiles(options.clock), options);
+  if (testBackend() === 'embedded') {
+    const files = await newVaultFiles(options.clock);
+    return files === undefined ? createTempVault(options) : copyTempVault(files, options);
+  }
   const tmp = await makeTempDir();
   const schema = await takeTempSchema().catch(async (error: unknown) => {
     await tmp.cleanup();
@@ -48,31 +52,34 @@ export async function createTestVault(options: { readonly clock?: Clock } = {}):
 
 /** The closed new vaults of this process, by the instant they were created at ('system': no clock). */
 const newVaults = new Map<string, Promise<TempVault>>();
-/** Their folders, removed when the process exits (one listener for them all). */
-const newVaultDirs: string[] = [];
-process.once('exit', () => {
-  for (const dir of newVaultDirs) rmSync(dir, { recursive: true, force: true });
-});
 
 /**
  * The files of a new vault, as createVault leaves them (schema migrated, nothing else), created at
- * the instant `clock` reads now, then closed without a snapshot and kept for the rest of the process
- * (removed when it exits). Creating and migrating a vault costs ≈ 100 ms of CPU, opening a copy of
- * its files ≈ 15 ms: each test vault is such a copy, with the rows and timestamps a new vault
- * would have at that instant. Without a clock, the instant is the first such test's in the process
- * (a vault's creation time shows only in its status). The copies share the vault id and keys
- * (random for each new vault), which no test of services or routes looks at.
+ * the instant `clock` reads now, then closed without a snapshot and kept for the rest of the run in
+ * the folder SVC_TEST_NEW_VAULTS names (core/test-support/new-vaults-setup.ts removes it). Creating
+ * and migrating a vault costs ≈ 100 ms of CPU, opening a copy of its files ≈ 15 ms: each test
+ * vault is such a copy, with the rows and timestamps a new vault would have at that instant.
+ * Without a clock, the instant is the first such test's in the process (a vault's creation time
+ * shows only in its status). The copies share the vault id and keys (random for each new vault),
+ * which no test of services or routes looks at. Without the folder, each test creates its own.
  */
-function newVaultFiles(clock: Clock | undefined): Promise<TempVault> {
+async function newVaultFiles(clock: Clock | undefined): Promise<TempVault | undefined> {
+  const root = process.env.SVC_TEST_NEW_VAULTS;
+  if (root === undefined) return undefined;
   const at = clock?.now();
   const instant = at === undefined ? 'system' : at.toISOString();
   let files = newVaults.get(instant);
   if (files === undefined) {
     files = (async () => {
-      const created = await createTempVault(at === undefined ? {} : { clock: { now: () => new Date(at) } });
-      newVaultDirs.push(created.dir);
-      await created.vault.close({ snapshot: false });
-      return created;
+      const tmp = await makeTempDir('vault-', root);
+      const vault = await createVault({
+        path: tmp.vaultPath,
+        key: tmp.key,
+        fs: unsyncedFs,
+        ...(at === undefined ? {} : { clock: { now: () => new Date(at) } }),
+      });
+      await vault.close({ snapshot: false });
+      return tempVaultIn(tmp, vault);
     })();
     newVaults.set(instant, files);
     // A failed creation is not kept: the next test tries again.
