@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { leadingConnectionFlags } from './connection-flags.ts';
+import { deadPid } from '../core/test-support/dead-pid.ts';
 import { run } from './main.ts';
 import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from './test-support/harness.ts';
 
@@ -38,14 +38,6 @@ async function start(): Promise<Running> {
       return exit;
     },
   };
-}
-
-/** A pid that belonged to a process that has exited. */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
-    encoding: 'utf8',
-  });
-  return Number(child.stdout);
 }
 
 describe('leading connection flags', () => {

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { compileScript, type CompiledScript } from '../test-support/compiled-script.ts';
+import { deadPid } from '../test-support/dead-pid.ts';
 import { makeTempDir } from '../test-support/temp-vault.ts';
 import type { TempDir } from '../test-support/temp-vault.ts';
 import { acquireLock, readLockHolder } from './lock.ts';
@@ -55,12 +56,6 @@ class Racer {
   stop(): void {
     this.child.stdin.end();
   }
-}
-
-/** The pid of a process that has exited, as a crashed holder's lock file would name. */
-function deadPid(): number {
-  const done = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-  return Number(done.stdout.toString());
 }
 
 async function writeStaleLock(path: string): Promise<void> {
