@@ -59,9 +59,11 @@ const newVaults = new Map<string, Promise<TempVault>>();
  * the folder SVC_TEST_NEW_VAULTS names (core/test-support/new-vaults-setup.ts removes it). Creating
  * and migrating a vault costs ≈ 100 ms of CPU, opening a copy of its files ≈ 15 ms: each test
  * vault is such a copy, with the rows and timestamps a new vault would have at that instant.
- * Without a clock, the instant is the first such test's in the process (a vault's creation time
- * shows only in its status). The copies share the vault id and keys (random for each new vault),
- * which no test of services or routes looks at. Without the folder, each test creates its own.
+ * Without a clock, the instant is the first such test's in the process (minutes early at most: a
+ * vault's creation time shows only in its status and its first key term's creation time, and keys
+ * rotate only when an operator asks). The copies share the vault id and keys (random for each new
+ * vault), which no test of services or routes looks at. Without the folder, each test creates its
+ * own.
  */
 async function newVaultFiles(clock: Clock | undefined): Promise<TempVault | undefined> {
   const root = process.env.SVC_TEST_NEW_VAULTS;
