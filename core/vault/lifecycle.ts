@@ -229,14 +229,14 @@ async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentit
       baseSequence: 0,
       term: keyring.activeTerm,
     });
-    await writeVaultFile(sodium, paths.vault, header, fileKey, sqlite.export(), fs);
+    const written = await writeVaultFile(sodium, paths.vault, header, fileKey, sqlite.export(), fs);
     applyPragmas(sqlite);
     vault = new EmbeddedVault({
       sodium,
       fs,
       sqlite,
       paths,
-      header,
+      header: written,
       keyring,
       journal,
       lock,
