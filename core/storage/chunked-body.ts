@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { readAt } from './durable-fs.ts';
+import { readAt, readInto } from './durable-fs.ts';
 import type { SnapshotBodyReader } from './snapshot-body.ts';
 
 /**
@@ -95,13 +95,16 @@ export function* encryptChunkedBody(
  */
 export const readChunkedBody: SnapshotBodyReader = async (body, times) => {
   const { handle, start, end, fileKey, vaultId, corrupt, imageBytes } = body;
+  // One buffer holds the chunk being decrypted (grown only for a chunk longer than any before).
+  let frameBuffer = Buffer.alloc(0);
   const readTimed = async (position: number, length: number): Promise<Buffer> => {
     const started = performance.now();
-    const bytes = await readAt(handle, position, length);
+    if (frameBuffer.length < length) frameBuffer = Buffer.allocUnsafe(length);
+    const bytes = await readInto(handle, frameBuffer, position, length);
     times.readMs += performance.now() - started;
     return bytes;
   };
-  const head = await readTimed(start, SALT_BYTES + LENGTH_BYTES);
+  const head = await readAt(handle, start, SALT_BYTES + LENGTH_BYTES);
   if (head.length < SALT_BYTES + LENGTH_BYTES) throw corrupt('truncated');
   const key = chunkKey(fileKey, head.subarray(0, SALT_BYTES));
   try {
