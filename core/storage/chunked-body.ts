@@ -71,8 +71,8 @@ export function* encryptChunkedBody(
     // Every byte of the frame is written below (a stream cipher's output is as long as its input).
     const framed = Buffer.allocUnsafe(LENGTH_BYTES + plain.length + TAG_BYTES);
     framed.writeUInt32LE(plain.length + TAG_BYTES, 0);
-    const written =
-      cipher.update(plain).copy(framed, LENGTH_BYTES) + cipher.final().copy(framed, LENGTH_BYTES);
+    let written = cipher.update(plain).copy(framed, LENGTH_BYTES);
+    written += cipher.final().copy(framed, LENGTH_BYTES + written);
     cipher.getAuthTag().copy(framed, LENGTH_BYTES + written);
     return framed;
   };
