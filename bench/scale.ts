@@ -22,6 +22,8 @@ interface Ready {
   buildMs: number;
   snapshotMs: number;
   openMs: number;
+  /** The open's phases in ms, by field name (`unlock_ms`, `read_ms`, `decrypt_ms`…). */
+  openPhases: Record<string, number>;
   fileMiB: number;
   maxRssMiB: number;
 }
@@ -121,7 +123,15 @@ export async function runScaleBench(options: { sizes: number[]; seconds: number 
         tokens,
         file_mib: ready.fileMiB,
       });
-      emit({ bench: BENCH, metric: 'open_ms', value: ready.openMs, unit: 'ms', tokens, target_ms: 3000 });
+      emit({
+        bench: BENCH,
+        metric: 'open_ms',
+        value: ready.openMs,
+        unit: 'ms',
+        tokens,
+        target_ms: 3000,
+        ...ready.openPhases,
+      });
       const auth = { 'SVC-API-KEY': ready.key };
       const read: Load = {
         url: `${ready.url}/tokens/${encodeURIComponent(ready.tokenId)}`,

@@ -54,12 +54,24 @@ export async function writeFully(handle: StorageHandle, data: Uint8Array, positi
 
 /** Reads exactly `length` bytes at `position`, or fewer if the file ends first. */
 export async function readAt(handle: StorageHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
+  return readInto(handle, Buffer.alloc(length), position, length);
+}
+
+/**
+ * Reads `length` bytes at `position` into the start of `buffer` (at least that long), for a
+ * reader that reuses one buffer; returns the part read, shorter if the file ends first.
+ */
+export async function readInto(
+  handle: StorageHandle,
+  buffer: Buffer,
+  position: number,
+  length: number,
+): Promise<Buffer> {
   let done = 0;
   while (done < length) {
     const { bytesRead } = await handle.read(buffer, done, length - done, position + done);
     if (bytesRead === 0) break;
     done += bytesRead;
   }
-  return done === length ? buffer : buffer.subarray(0, done);
+  return buffer.subarray(0, done);
 }

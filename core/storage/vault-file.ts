@@ -2,17 +2,28 @@ import { VaultError } from '../errors/catalogue.ts';
 import { checksum } from '../crypto/keyed-hash.ts';
 import type { KdfHeader } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
+import { CHUNKED_BODY_FORMAT, encryptChunkedBody, readChunkedBody } from './chunked-body.ts';
 import { readAt, writeFileAtomically, writeFully } from './durable-fs.ts';
+import { secretstreamBodyReader } from './secretstream-body.ts';
+import type { SnapshotBodyReader, SnapshotReadTimes } from './snapshot-body.ts';
 import { errnoOf, nodeStorageFs } from './storage-fs.ts';
 import type { StorageFs, StorageHandle } from './storage-fs.ts';
 
 /**
  * The vault file: a plaintext header (checksummed, holding the KDF parameters and the wrapped
- * keyring) followed by the snapshot, the SQLite image encrypted as a libsodium secretstream in
- * chunks. Layout and rationale: docs/architecture.md, "Storage engine".
+ * keyring) followed by the snapshot body, the SQLite image encrypted in chunks in the format the
+ * header names (chunked-body.ts; files from before that field hold a secretstream body,
+ * secretstream-body.ts). Layout and rationale: docs/architecture.md, "Storage engine".
  */
 export const VAULT_MAGIC = Buffer.from('SVCVAULT', 'ascii');
-export const VAULT_FORMAT_VERSION = 1;
+/**
+ * Format version 2: the header names its body's format (`snapshot.body`). Version 1 headers name
+ * none and hold a secretstream body; they are still read. A header that names a body format is
+ * always written as version 2, so a build that predates the field refuses the file by its version
+ * instead of reporting the body as damaged.
+ */
+export const VAULT_FORMAT_VERSION = 2;
+const SECRETSTREAM_FORMAT_VERSION = 1;
 const PREFIX_BYTES = 8 + 2 + 4;
 const CHECKSUM_BYTES = 32;
 // Small enough that encrypting one chunk keeps the event loop responsive (a background snapshot
@@ -24,6 +35,11 @@ export interface SnapshotInfo {
   readonly sequence: number;
   readonly term: number;
   readonly written_at: string;
+  /**
+   * The body's format (CHUNKED_BODY_FORMAT); absent in files whose body is a secretstream. Set by
+   * `writeVaultFile` and carried over by `rewriteHeader`, never by the caller's header.
+   */
+  readonly body?: string;
 }
 
 export interface VaultHeader {
@@ -44,6 +60,8 @@ export interface VaultHeader {
 
 export interface HeaderRead {
   readonly header: VaultHeader;
+  /** The format version in the file's prefix. */
+  readonly formatVersion: number;
   /** Where the snapshot body starts. */
   readonly bodyOffset: number;
 }
@@ -64,7 +82,8 @@ export function encodeHeader(sodium: Sodium, header: VaultHeader): Buffer {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
   VAULT_MAGIC.copy(prefix, 0);
-  prefix.writeUInt16LE(VAULT_FORMAT_VERSION, 8);
+  const version = header.snapshot.body === undefined ? SECRETSTREAM_FORMAT_VERSION : VAULT_FORMAT_VERSION;
+  prefix.writeUInt16LE(version, 8);
   prefix.writeUInt32LE(json.length, 10);
   const head = Buffer.concat([prefix, json]);
   return Buffer.concat([head, checksum(sodium, head, CHECKSUM_BYTES)]);
@@ -90,7 +109,9 @@ export async function readHeader(sodium: Sodium, handle: StorageHandle, path: st
   const prefix = await readAt(handle, 0, PREFIX_BYTES);
   if (prefix.length < PREFIX_BYTES || !prefix.subarray(0, 8).equals(VAULT_MAGIC)) throw corrupt('bad magic');
   const version = prefix.readUInt16LE(8);
-  if (version !== VAULT_FORMAT_VERSION) throw corrupt(`unknown format version ${version}`);
+  if (version !== VAULT_FORMAT_VERSION && version !== SECRETSTREAM_FORMAT_VERSION) {
+    throw corrupt(`unknown format version ${version}`);
+  }
   const length = prefix.readUInt32LE(10);
   if (length > MAX_HEADER_BYTES) throw corrupt('header too large');
   const rest = await readAt(handle, PREFIX_BYTES, length + CHECKSUM_BYTES);
@@ -105,47 +126,25 @@ export async function readHeader(sodium: Sodium, handle: StorageHandle, path: st
   } catch {
     throw corrupt('header is not JSON');
   }
-  return { header, bodyOffset: PREFIX_BYTES + length + CHECKSUM_BYTES };
-}
-
-function bodyAad(vaultId: string): Uint8Array {
-  return Buffer.from(`svc-snapshot:v1:${vaultId}`, 'utf8');
-}
-
-/** Encrypts the database image as a secretstream: [24-byte stream header] then [u32 length][chunk]… */
-function* encryptBody(
-  sodium: Sodium,
-  fileKey: Uint8Array,
-  header: VaultHeader,
-  db: Uint8Array,
-): Generator<Uint8Array> {
-  const { state, header: streamHeader } = sodium.crypto_secretstream_xchacha20poly1305_init_push(fileKey);
-  yield streamHeader;
-  const aad = bodyAad(header.vault_id);
-  const meta: SnapshotMeta = {
-    vault_id: header.vault_id,
-    sequence: header.snapshot.sequence,
-    term: header.snapshot.term,
-    db_bytes: db.length,
-  };
-  const push = (plain: Uint8Array, final: boolean): Uint8Array => {
-    const tag = final
-      ? sodium.crypto_secretstream_xchacha20poly1305_TAG_FINAL
-      : sodium.crypto_secretstream_xchacha20poly1305_TAG_MESSAGE;
-    const ct = sodium.crypto_secretstream_xchacha20poly1305_push(state, plain, aad, tag);
-    const framed = Buffer.alloc(4 + ct.length);
-    framed.writeUInt32LE(ct.length, 0);
-    framed.set(ct, 4);
-    return framed;
-  };
-  yield push(Buffer.from(JSON.stringify(meta), 'utf8'), db.length === 0);
-  for (let offset = 0; offset < db.length; offset += CHUNK_BYTES) {
-    const end = Math.min(offset + CHUNK_BYTES, db.length);
-    yield push(db.subarray(offset, end), end === db.length);
+  if ((version === VAULT_FORMAT_VERSION) !== (typeof header.snapshot?.body === 'string')) {
+    throw corrupt(`format version ${version} and the body format disagree`);
   }
+  return { header, formatVersion: version, bodyOffset: PREFIX_BYTES + length + CHECKSUM_BYTES };
 }
 
-/** Writes header + encrypted snapshot atomically (temp, fsync, rename, directory fsync). */
+/** The header as written in front of a new body: it names that body's format. */
+export function withNewBody(header: VaultHeader): VaultHeader {
+  return { ...header, snapshot: { ...header.snapshot, body: CHUNKED_BODY_FORMAT } };
+}
+
+/** `header` naming the body format of `from` (absent for a secretstream body). */
+function withBodyOf(header: VaultHeader, from: VaultHeader): VaultHeader {
+  const { body: _ignored, ...snapshot } = header.snapshot;
+  const body = from.snapshot.body;
+  return { ...header, snapshot: body === undefined ? snapshot : { ...snapshot, body } };
+}
+
+/** Writes header + encrypted snapshot atomically (temp, fsync, rename, directory fsync); returns the header written. */
 export async function writeVaultFile(
   sodium: Sodium,
   path: string,
@@ -153,15 +152,23 @@ export async function writeVaultFile(
   fileKey: Uint8Array,
   db: Uint8Array,
   fs: StorageFs = nodeStorageFs,
-): Promise<void> {
+): Promise<VaultHeader> {
+  const written = withNewBody(header);
+  const meta: SnapshotMeta = {
+    vault_id: written.vault_id,
+    sequence: written.snapshot.sequence,
+    term: written.snapshot.term,
+    db_bytes: db.length,
+  };
   await writeFileAtomically(
     path,
     async (handle) => {
       let position = 0;
-      const head = encodeHeader(sodium, header);
+      const head = encodeHeader(sodium, written);
       await writeFully(handle, head, position);
       position += head.length;
-      for (const piece of encryptBody(sodium, fileKey, header, db)) {
+      const metaBytes = Buffer.from(JSON.stringify(meta), 'utf8');
+      for (const piece of encryptChunkedBody(fileKey, written.vault_id, metaBytes, db, CHUNK_BYTES)) {
         await writeFully(handle, piece, position);
         position += piece.length;
       }
@@ -169,14 +176,18 @@ export async function writeVaultFile(
     0o600,
     fs,
   );
+  return written;
 }
 
-/** Writes a new header in front of the existing (unchanged) encrypted body, atomically. */
+/**
+ * Writes a new header in front of the existing (unchanged) encrypted body of `from`, atomically.
+ * The header keeps naming the body's format, whatever `header` says.
+ */
 export async function rewriteHeader(
   sodium: Sodium,
   path: string,
   source: StorageHandle,
-  bodyOffset: number,
+  from: HeaderRead,
   header: VaultHeader,
   fs: StorageFs = nodeStorageFs,
 ): Promise<void> {
@@ -184,10 +195,10 @@ export async function rewriteHeader(
   await writeFileAtomically(
     path,
     async (handle) => {
-      const head = encodeHeader(sodium, header);
+      const head = encodeHeader(sodium, withBodyOf(header, from.header));
       await writeFully(handle, head, 0);
       let position = head.length;
-      for (let offset = bodyOffset; offset < size; offset += CHUNK_BYTES) {
+      for (let offset = from.bodyOffset; offset < size; offset += CHUNK_BYTES) {
         const piece = await readAt(source, offset, Math.min(CHUNK_BYTES, size - offset));
         await writeFully(handle, piece, position);
         position += piece.length;
@@ -198,70 +209,55 @@ export async function rewriteHeader(
   );
 }
 
-/** Decrypts and verifies the snapshot: every chunk authenticated, the final tag present, no trailing bytes. */
+/** Where reading a snapshot spent its time: file reads and decryption, in milliseconds. */
+export type SnapshotTimes = Readonly<SnapshotReadTimes>;
+
+/**
+ * Decrypts and verifies the snapshot in the format its header names: every chunk authenticated, in
+ * order, the last one present and nothing after it, the metadata agreeing with the header. Any
+ * failure is VAULT_CORRUPT. `onTimes` receives where the time went (benchmarks, diagnostics).
+ */
 export async function readSnapshot(
   sodium: Sodium,
   handle: StorageHandle,
   path: string,
   read: HeaderRead,
   fileKey: Uint8Array,
+  onTimes?: (times: SnapshotTimes) => void,
 ): Promise<Uint8Array> {
   const corrupt = (why: string) =>
     new VaultError('VAULT_CORRUPT', `The snapshot in ${path} is damaged: ${why}.`);
+  const format = read.header.snapshot.body;
+  let reader: SnapshotBodyReader;
+  if (format === undefined) reader = secretstreamBodyReader(sodium);
+  else if (format === CHUNKED_BODY_FORMAT) reader = readChunkedBody;
+  else throw corrupt(`unknown body format ${JSON.stringify(format).slice(0, 64)}`);
   const { size } = await handle.stat();
-  const bytes = await readAt(handle, read.bodyOffset, size - read.bodyOffset);
-  const streamHeaderBytes = sodium.crypto_secretstream_xchacha20poly1305_HEADERBYTES;
-  if (bytes.length < streamHeaderBytes) throw corrupt('truncated');
-  let state;
-  try {
-    state = sodium.crypto_secretstream_xchacha20poly1305_init_pull(
-      bytes.subarray(0, streamHeaderBytes),
+  const times: SnapshotReadTimes = { readMs: 0, decryptMs: 0 };
+  const image = await reader(
+    {
+      handle,
+      start: read.bodyOffset,
+      end: size,
       fileKey,
-    );
-  } catch {
-    throw corrupt('bad stream header');
-  }
-  const aad = bodyAad(read.header.vault_id);
-  let offset = streamHeaderBytes;
-  const pull = (): { message: Uint8Array; final: boolean } => {
-    if (offset + 4 > bytes.length) throw corrupt('truncated');
-    const length = bytes.readUInt32LE(offset);
-    if (offset + 4 + length > bytes.length) throw corrupt('truncated');
-    const chunk = bytes.subarray(offset + 4, offset + 4 + length);
-    offset += 4 + length;
-    let result;
-    try {
-      result = sodium.crypto_secretstream_xchacha20poly1305_pull(state, chunk, aad);
-    } catch {
-      result = false;
-    }
-    if (!result || result === true) throw corrupt('a chunk failed authentication');
-    return {
-      message: result.message,
-      final: result.tag === sodium.crypto_secretstream_xchacha20poly1305_TAG_FINAL,
-    };
-  };
-  const first = pull();
-  let meta: SnapshotMeta;
-  try {
-    meta = JSON.parse(Buffer.from(first.message).toString('utf8')) as SnapshotMeta;
-  } catch {
-    throw corrupt('unreadable metadata');
-  }
-  if (meta.vault_id !== read.header.vault_id || meta.sequence !== read.header.snapshot.sequence) {
-    throw corrupt('header and snapshot disagree');
-  }
-  const db = new Uint8Array(meta.db_bytes);
-  let filled = 0;
-  let final = first.final;
-  while (!final) {
-    const next = pull();
-    if (filled + next.message.length > db.length) throw corrupt('more data than announced');
-    db.set(next.message, filled);
-    filled += next.message.length;
-    final = next.final;
-  }
-  if (filled !== db.length) throw corrupt('less data than announced');
-  if (offset !== bytes.length) throw corrupt('trailing bytes after the final chunk');
-  return db;
+      vaultId: read.header.vault_id,
+      corrupt,
+      imageBytes: (metaBytes) => {
+        let meta: SnapshotMeta;
+        try {
+          meta = JSON.parse(Buffer.from(metaBytes).toString('utf8')) as SnapshotMeta;
+        } catch {
+          throw corrupt('unreadable metadata');
+        }
+        if (meta.vault_id !== read.header.vault_id || meta.sequence !== read.header.snapshot.sequence) {
+          throw corrupt('header and snapshot disagree');
+        }
+        if (!Number.isSafeInteger(meta.db_bytes) || meta.db_bytes < 0) throw corrupt('unreadable metadata');
+        return meta.db_bytes;
+      },
+    },
+    times,
+  );
+  onTimes?.(times);
+  return image;
 }

@@ -318,7 +318,7 @@ describe('vault files', () => {
     const read = await readHeader(sodium, handle, files.vault);
     const { acknowledged_mark: _flag, ...older } = read.header;
     const olderPath = join(tmp.dir, 'older.svc');
-    await rewriteHeader(sodium, olderPath, handle, read.bodyOffset, older);
+    await rewriteHeader(sodium, olderPath, handle, read, older);
     await handle.close();
     await rename(olderPath, files.vault);
     await unlink(files.acknowledged);

@@ -21,6 +21,7 @@ import { systemClock } from './clock.ts';
 import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from './embedded-vault.ts';
 import { checkKeyThenLock } from './key-then-lock.ts';
 import { closeJournals, loadState, openJournals, segmentEnd, unlockKeyring } from './load.ts';
+import type { LoadTimes } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import type { AdoptedIdentity, CreateVaultOptions, OpenVaultOptions } from './types.ts';
 
@@ -37,6 +38,7 @@ export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVaul
 }
 
 async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
+  const started = performance.now();
   const sodium = await loadSodium();
   const clock = options.clock ?? systemClock;
   const fs = options.fs ?? nodeStorageFs;
@@ -45,6 +47,8 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
   const { lock, memo } = await checkKeyThenLock(sodium, paths, options.key, () => clock.now(), fs);
   let state: Awaited<ReturnType<typeof loadState>> | undefined;
   let vault: EmbeddedVault | undefined;
+  let unlockMs = 0;
+  let loadTimes: LoadTimes = { readMs: 0, decryptMs: 0, sqlLoadMs: 0, journalMs: 0 };
   try {
     // Read again under the lock: the holder we waited for may have written a new snapshot.
     const handle = await openVaultFile(paths.vault, fs);
@@ -54,13 +58,20 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
     try {
       read = await readHeader(sodium, handle, paths.vault);
       keyring = unlockKeyring(sodium, read.header, options.key, memo);
+      unlockMs = performance.now() - started;
       acknowledged = await readAcknowledged(sodium, fs, paths.acknowledged, read.header.vault_id);
       const journals = await openJournals(fs, paths);
       try {
-        state = await loadState(sodium, paths.vault, handle, read, keyring, journals, {
-          path: paths.acknowledged,
-          sequence: acknowledged,
-        });
+        state = await loadState(
+          sodium,
+          paths.vault,
+          handle,
+          read,
+          keyring,
+          journals,
+          { path: paths.acknowledged, sequence: acknowledged },
+          (times) => (loadTimes = times),
+        );
       } finally {
         await closeJournals(journals);
       }
@@ -117,9 +128,11 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
       previousSegment,
     });
+    const migrationsStarted = performance.now();
     await vault.migrate();
     // A vault from before the mark starts keeping it (and saying so in its header) right away.
     if (header.acknowledged_mark !== true || previousSegment) await vault.compact();
+    options.onOpenTimes?.({ unlockMs, ...loadTimes, migrationsMs: performance.now() - migrationsStarted });
     return vault;
   } catch (err) {
     if (vault) await vault.close({ snapshot: false }).catch(() => undefined);
@@ -229,14 +242,14 @@ async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentit
       baseSequence: 0,
       term: keyring.activeTerm,
     });
-    await writeVaultFile(sodium, paths.vault, header, fileKey, sqlite.export(), fs);
+    const written = await writeVaultFile(sodium, paths.vault, header, fileKey, sqlite.export(), fs);
     applyPragmas(sqlite);
     vault = new EmbeddedVault({
       sodium,
       fs,
       sqlite,
       paths,
-      header,
+      header: written,
       keyring,
       journal,
       lock,

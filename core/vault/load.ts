@@ -10,7 +10,7 @@ import { applyPragmas } from '../storage/pragmas.ts';
 import { errnoOf } from '../storage/storage-fs.ts';
 import type { StorageFs, StorageHandle } from '../storage/storage-fs.ts';
 import { keyringAad, readSnapshot } from '../storage/vault-file.ts';
-import type { HeaderRead, VaultHeader } from '../storage/vault-file.ts';
+import type { HeaderRead, SnapshotTimes, VaultHeader } from '../storage/vault-file.ts';
 import { loadSqlJs } from './sqljs.ts';
 import type { KeySource } from './types.ts';
 
@@ -118,14 +118,18 @@ export async function loadState(
   keyring: Keyring,
   journals: JournalHandles,
   acknowledged: AcknowledgedRead,
+  onTimes?: (times: LoadTimes) => void,
 ): Promise<LoadedState> {
+  let snapshotTimes: SnapshotTimes = { readMs: 0, decryptMs: 0 };
   const image = await readSnapshot(
     sodium,
     vaultHandle,
     vaultPath,
     read,
     keyring.fileKey(read.header.snapshot.term),
+    (times) => (snapshotTimes = times),
   );
+  const scanStarted = performance.now();
   const scanOf = (handle: StorageHandle | null, path: string) =>
     handle ? scanJournal(sodium, handle, path, (t) => keyring.fileKey(t)) : Promise.resolve(null);
   const previous = await scanOf(journals.previous, journals.previousPath);
@@ -136,8 +140,33 @@ export async function loadState(
   ].filter((s): s is JournalSegment => s.scan !== null);
   const reach = checkSegmentsFollow(read.header, segments);
   checkAcknowledged(read.header, scan, reach, journals.path, acknowledged);
-  const { sqlite, sequence } = await replaySegments(image, read.header.snapshot.sequence, segments);
+  const scanMs = performance.now() - scanStarted;
+  let replayTimes: ReplayTimes = { sqlLoadMs: 0, replayMs: 0 };
+  const { sqlite, sequence } = await replaySegments(
+    image,
+    read.header.snapshot.sequence,
+    segments,
+    (times) => (replayTimes = times),
+  );
+  onTimes?.({
+    ...snapshotTimes,
+    sqlLoadMs: replayTimes.sqlLoadMs,
+    journalMs: scanMs + replayTimes.replayMs,
+  });
   return { sqlite, scan, previous, sequence };
+}
+
+/** Where `loadState` spent its time, in milliseconds. */
+export interface LoadTimes extends SnapshotTimes {
+  readonly sqlLoadMs: number;
+  /** Reading and checking the journal segments, and replaying their commits. */
+  readonly journalMs: number;
+}
+
+/** Where `replaySegments` spent its time, in milliseconds. */
+export interface ReplayTimes {
+  readonly sqlLoadMs: number;
+  readonly replayMs: number;
 }
 
 /** A journal segment read for replay, with the path its errors name. */
@@ -176,10 +205,13 @@ export async function replaySegments(
   image: Uint8Array,
   sequence: number,
   segments: readonly JournalSegment[],
+  onTimes?: (times: ReplayTimes) => void,
 ): Promise<{ sqlite: SqlJsDatabase; sequence: number }> {
+  const loadStarted = performance.now();
   const SQL = await loadSqlJs();
   const sqlite = new SQL.Database(image);
   applyPragmas(sqlite);
+  const replayStarted = performance.now();
   let last = sequence;
   try {
     for (const segment of segments) {
@@ -193,6 +225,7 @@ export async function replaySegments(
     sqlite.close();
     throw err;
   }
+  onTimes?.({ sqlLoadMs: replayStarted - loadStarted, replayMs: performance.now() - replayStarted });
   return { sqlite, sequence: last };
 }
 

@@ -263,7 +263,7 @@ export async function rekeyVault(options: RekeyOptions): Promise<void> {
         kdf,
         keyring: Buffer.from(keyring.wrap(rootKey, keyringAad(read.header.vault_id, kdf))).toString('base64'),
       };
-      await rewriteHeader(sodium, paths.vault, handle, read.bodyOffset, header);
+      await rewriteHeader(sodium, paths.vault, handle, read, header);
     } finally {
       await handle.close();
     }

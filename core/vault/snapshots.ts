@@ -8,7 +8,7 @@ import type { VaultPaths } from '../storage/paths.ts';
 import { explainDiskFull } from '../storage/space-guard.ts';
 import { errnoOf } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
-import { writeVaultFile } from '../storage/vault-file.ts';
+import { withNewBody, writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import type { SnapshotBuildRequest } from './snapshot-build.ts';
 import type { Clock } from './types.ts';
@@ -174,7 +174,7 @@ export class Snapshots {
     } catch (err) {
       throw explainDiskFull(err, NOTHING_LOST);
     }
-    this.header = plan.header;
+    this.header = withNewBody(plan.header);
   }
 
   /** Exports the database at the last commit; the caller holds the vault's lock. */
@@ -193,11 +193,17 @@ export class Snapshots {
   private async persist(capture: Capture): Promise<void> {
     const { sodium, paths, fs } = this.parts;
     try {
-      await writeVaultFile(sodium, paths.vault, capture.header, capture.fileKey, capture.image, fs);
+      this.header = await writeVaultFile(
+        sodium,
+        paths.vault,
+        capture.header,
+        capture.fileKey,
+        capture.image,
+        fs,
+      );
     } catch (err) {
       throw explainDiskFull(err, NOTHING_LOST);
     }
-    this.header = capture.header;
   }
 
   /**

@@ -3,7 +3,7 @@ import { loadSodium } from '../crypto/sodium.ts';
 import { countJournalRecords } from '../storage/journal.ts';
 import { readLockHolder } from '../storage/lock.ts';
 import { vaultPaths } from '../storage/paths.ts';
-import { VAULT_FORMAT_VERSION, openVaultFile, readHeader } from '../storage/vault-file.ts';
+import { openVaultFile, readHeader } from '../storage/vault-file.ts';
 import type { VaultStatus } from './types.ts';
 
 /** Reads what can be known without the key (header, sizes, record count, lock holder). */
@@ -12,7 +12,7 @@ export async function readVaultStatus(path: string): Promise<VaultStatus> {
   const paths = vaultPaths(path);
   const handle = await openVaultFile(paths.vault);
   try {
-    const { header } = await readHeader(sodium, handle, paths.vault);
+    const { header, formatVersion } = await readHeader(sodium, handle, paths.vault);
     const { size } = await handle.stat();
     const journal = await countJournalRecords(paths.journal);
     return {
@@ -20,7 +20,7 @@ export async function readVaultStatus(path: string): Promise<VaultStatus> {
       journalPath: paths.journal,
       vaultId: header.vault_id,
       createdAt: header.created_at,
-      formatVersion: VAULT_FORMAT_VERSION,
+      formatVersion,
       keySource: header.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
       keyTerms: header.terms,
       snapshotBytes: size,

@@ -32,6 +32,24 @@ export interface OpenVaultOptions {
   readonly fs?: StorageFs;
   /** Headroom below which writes are refused (VAULT_DISK_FULL). Defaults: DEFAULT_STORAGE_LIMITS. */
   readonly limits?: Partial<StorageLimits>;
+  /** Called once a vault has opened, with where the open spent its time (benchmarks, diagnostics). */
+  readonly onOpenTimes?: (times: OpenTimes) => void;
+}
+
+/** Where opening a vault spent its time, by phase, in milliseconds of wall-clock time. */
+export interface OpenTimes {
+  /** Checking the key, taking the lock, reading the header and unwrapping the keyring. */
+  readonly unlockMs: number;
+  /** Reading the snapshot body from the file. */
+  readonly readMs: number;
+  /** Authenticating and decrypting it into the database image. */
+  readonly decryptMs: number;
+  /** Loading the image into sql.js. */
+  readonly sqlLoadMs: number;
+  /** Reading and checking the journal segments and replaying their commits. */
+  readonly journalMs: number;
+  /** Running pending migrations (and the snapshot a vault that needs one is given at open). */
+  readonly migrationsMs: number;
 }
 
 export interface CreateVaultOptions extends OpenVaultOptions {
