@@ -67,7 +67,7 @@ export async function findToken(
 ): Promise<TokenRow | undefined> {
   if (typeof id !== 'string' || id === '') return undefined;
   const query = findTokenQuery(db);
-  const result = await db.executeQuery<TokenRow>({ ...query, parameters: [tenantId, id, now.toISOString()] });
+  const result = await runCompiled(db, query, [tenantId, id, now.toISOString()]);
   return result.rows[0];
 }
 

@@ -118,9 +118,14 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
       ),
     });
     // Inside a transaction the connection is already held: compiled statements run on it directly.
-    runCompiledDirectly(this.db, (sql, parameters) =>
-      this.tx.getStore()?.active ? this.connection.run(sql, parameters) : null,
-    );
+    // Outside one, a statement runs at once when nobody holds or waits for the lock (a synchronous
+    // run is then the same as taking and releasing it around the statement); otherwise it queues
+    // for the lock through Kysely.
+    runCompiledDirectly(this.db, (sql, parameters) => {
+      if (this.tx.getStore()?.active) return this.connection.run(sql, parameters);
+      if (this.closed || this.parts.journal.failed) return null; // Kysely's path gives the error
+      return this.mutex.runIfFree(() => this.connection.run(sql, parameters)) ?? null;
+    });
   }
 
   inTransaction(): boolean {
