@@ -569,9 +569,9 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     page: { offset: number; limit: number },
     condition: Condition,
   ): Promise<Page<TokenView>> => {
-    // The transaction keeps count and page consistent; the page's audit entries join the next
+    // One read keeps count and page consistent; the page's audit entries join the next
     // read-audit batch after it.
-    const { result, rows } = await vault.transaction(async (trx) => {
+    const { result, rows } = await vault.read(async (trx) => {
       const now = vault.clock.now();
       const filtered = trx
         .selectFrom('tokens')
@@ -659,9 +659,9 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           "data: terms need 'token:search' with the reveal transform on every container the caller may search.",
         );
       }
-      // The transaction keeps count and page consistent (and may create the tenant's search key);
-      // the page's audit entries join the next read-audit batch after it.
-      const { result, rows } = await vault.transaction(async (trx) => {
+      // One read keeps count and page consistent; a transaction when a `data:` term may create the
+      // tenant's search key. The page's audit entries join the next read-audit batch after it.
+      const searchIn = async (trx: Kysely<Database>) => {
         const digest: Hasher =
           dataTerms > 0 ? await crypto.searchHasher(trx, principal.tenantId) : () => new Uint8Array(0);
         const run = searchStatements(vault.db, tree, {
@@ -677,7 +677,8 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const { rows } = await runCompiled(trx, run.page, run.pageParameters);
         const items = await viewsOf(trx, principal, 'token:search', rows);
         return { result: { total: Number(count.rows[0]!.n), items }, rows };
-      });
+      };
+      const { result, rows } = dataTerms > 0 ? await vault.transaction(searchIn) : await vault.read(searchIn);
       await auditPage(principal, rows);
       return result;
     },

@@ -33,6 +33,8 @@ export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 interface TransactionState {
   readonly statements: JournaledStatement[];
   active: boolean;
+  /** A `read`: it holds the connection, and a write statement throws before it runs. */
+  readonly readOnly?: boolean;
 }
 
 export interface EmbeddedVaultParts {
@@ -170,6 +172,24 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     await durable;
     this.maybeSnapshot();
     return result;
+  }
+
+  /**
+   * Holds the lock for `fn`'s statements without BEGIN, COMMIT, the headroom checks or a journal
+   * record: every statement runs on the one connection, so nothing else runs between them.
+   */
+  async read<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.tx.getStore()?.active) return fn(this.db);
+    this.assertUsable();
+    const release = await this.mutex.acquire();
+    const state: TransactionState = { statements: [], active: true, readOnly: true };
+    try {
+      this.assertUsable();
+      return await this.tx.run(state, () => fn(this.db));
+    } finally {
+      state.active = false;
+      release();
+    }
   }
 
   /** One writer runs at a time here: every named lock is already held by the transaction. */
@@ -375,7 +395,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
 
   private recordWrite(sql: string, params: readonly SqlParam[]): void {
     const state = this.tx.getStore();
-    if (!state?.active) {
+    if (!state?.active || state.readOnly) {
       throw new VaultError('INTERNAL', 'Writes must go through vault.transaction().');
     }
     assertDeterministic(sql);
