@@ -13,6 +13,7 @@
  * slot value may only ever be bound as a parameter; a marker found anywhere but in the parameters
  * (inlined into the SQL, or changed on its way) is an internal error, never a wrong query.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { CompiledQuery, Kysely } from 'kysely';
 import { VaultError } from '../errors/catalogue.ts';
@@ -49,7 +50,11 @@ interface Shaped {
   readonly dataSlots: number[];
 }
 
-const MARK = '\u0000svc-slot\u0000';
+/**
+ * Random per process, so that no stored value (a rule condition, say, which the shape keeps as a
+ * constant) can spell a marker and be taken for a slot.
+ */
+const MARK = `\u0000svc-slot-${randomUUID()}\u0000`;
 const marker = (slot: number): string => `${MARK}${slot}`;
 
 /** Fixed slots, after the tree's own. */
