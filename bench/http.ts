@@ -22,7 +22,7 @@ export function startChild(
 }
 
 /** Targets as ratios to our server's JSON echo at the same connection count (issue targets). */
-const TARGET_RATIO: Record<string, number> = { tokenize: 0.3, token_read: 0.5 };
+const TARGET_RATIO: Record<string, number> = { tokenize: 0.3, token_read: 0.5, token_search: 0.2 };
 /** Tokens per request of the batch tokenize case, and its target in tokens per second. */
 const BATCH_VALUES = 1000;
 const BATCH_TARGET_TOKENS_PER_SECOND = 50_000;
@@ -58,6 +58,15 @@ export const TOKENIZE_PAYLOAD = JSON.stringify({
   name: 'Jane Doe',
   card: { type: 'card_number', data: '4242424242424242' },
 });
+
+/**
+ * The search request body of the HTTP figures: the bench vault's one stored card by id, type and
+ * container prefix, a page of 10. The id keeps the match to one token however many the tokenize
+ * cases wrote before, so the figure is the request's own cost, not the vault's size.
+ */
+export function searchBody(tokenId: string): string {
+  return JSON.stringify({ query: `id:"${tokenId}" AND type:card_number AND container:"/pci/*"`, size: 10 });
+}
 
 export async function runHttpBench(options: { seconds: number }): Promise<void> {
   const payload = TOKENIZE_PAYLOAD;
@@ -101,6 +110,18 @@ export async function runHttpBench(options: { seconds: number }): Promise<void> 
           url: `${vault.ready.url}/tokens/${encodeURIComponent(vault.ready.tokenId!)}`,
           method: 'GET',
           headers: auth,
+        },
+        connections,
+        options.seconds,
+        ceilings.get(connections),
+      );
+      await measure(
+        'token_search',
+        {
+          url: `${vault.ready.url}/tokens/search`,
+          method: 'POST',
+          headers: { ...json, ...auth },
+          body: searchBody(vault.ready.tokenId!),
         },
         connections,
         options.seconds,

@@ -1,6 +1,6 @@
 /**
  * Profiles the vault server under one kind of load, for finding where request CPU goes:
- * `node --import tsx bench/profile.ts <read|tokenize|batch|echo|react|proxy> [seconds] [connections] [out.cpuprofile]`.
+ * `node --import tsx bench/profile.ts <read|search|tokenize|batch|echo|react|proxy> [seconds] [connections] [out.cpuprofile]`.
  * The server runs in its own process (bench/support/serve.ts; serve-reactors.ts for `react`, a
  * trivial formula; proxy-servers.ts for `proxy`, one detokenized field forwarded to a local HTTPS
  * upstream) and load comes from this one, with autocannon. After a warm-up, the server's sampling
@@ -22,6 +22,7 @@ import autocannon from 'autocannon';
 import { formatSummary, summariseProfile } from './cpuprofile-summary.ts';
 import type { CpuProfile } from './cpuprofile-summary.ts';
 import { stopChild } from './support/child.ts';
+import { searchBody } from './http.ts';
 
 const [route = 'read', secondsArg = '10', connectionsArg = '50', outArg] = process.argv.slice(2);
 const seconds = Number(secondsArg);
@@ -97,28 +98,35 @@ try {
   const options =
     route === 'read'
       ? { url: `${ready.url}/tokens/${encodeURIComponent(ready.tokenId!)}`, method: 'GET', headers: auth }
-      : route === 'echo'
-        ? { url: `${ready.url}/echo`, method: 'POST', headers: json, body: card }
-        : route === 'react'
-          ? {
-              url: `${ready.url}/reactors/${ready.trivial!}/react`,
-              method: 'POST',
-              headers: { ...json, ...auth },
-              body: '{"args":{"a":"x"}}',
-            }
-          : route === 'proxy'
+      : route === 'search'
+        ? {
+            url: `${ready.url}/tokens/search`,
+            method: 'POST',
+            headers: { ...json, ...auth },
+            body: searchBody(ready.tokenId!),
+          }
+        : route === 'echo'
+          ? { url: `${ready.url}/echo`, method: 'POST', headers: json, body: card }
+          : route === 'react'
             ? {
-                url: `${ready.url}/proxy/v1/charges`,
-                method: 'POST',
-                headers: { ...json, ...auth, 'svc-proxy-key': ready.proxyKey! },
-                body: charge(`{{ ${ready.tokenId!} }}`),
-              }
-            : {
-                url: `${ready.url}/tokenize`,
+                url: `${ready.url}/reactors/${ready.trivial!}/react`,
                 method: 'POST',
                 headers: { ...json, ...auth },
-                body: route === 'batch' ? batch : card,
-              };
+                body: '{"args":{"a":"x"}}',
+              }
+            : route === 'proxy'
+              ? {
+                  url: `${ready.url}/proxy/v1/charges`,
+                  method: 'POST',
+                  headers: { ...json, ...auth, 'svc-proxy-key': ready.proxyKey! },
+                  body: charge(`{{ ${ready.tokenId!} }}`),
+                }
+              : {
+                  url: `${ready.url}/tokenize`,
+                  method: 'POST',
+                  headers: { ...json, ...auth },
+                  body: route === 'batch' ? batch : card,
+                };
   await autocannon({ ...options, connections, duration: Math.min(3, seconds) }); // warm-up
   child.kill('SIGUSR2');
   const result = await autocannon({ ...options, connections, duration: seconds });

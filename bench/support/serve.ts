@@ -55,7 +55,7 @@ if (mode === 'echo') {
   const app = await services.applications.create(operator, {
     name: 'bench',
     type: 'private',
-    permissions: ['token:create', 'token:read'],
+    permissions: ['token:create', 'token:read', 'token:search'],
   });
   const { token } = await services.tokens.create(operator, { type: 'card_number', data: '4242424242424242' });
   const server = await startServer(vault, {

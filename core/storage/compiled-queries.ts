@@ -41,8 +41,8 @@ export function compileOnce<R>(
 }
 
 /**
- * Runs a compiled statement on the connection a backend holds right now, or returns null where it
- * holds none (the statement then goes through Kysely as usual).
+ * Runs a compiled statement on the connection a backend holds right now or can take at once, or
+ * returns null where it can do neither (the statement then goes through Kysely as usual).
  */
 export type DirectRunner = <R>(sql: string, parameters: readonly unknown[]) => QueryResult<R> | null;
 
@@ -50,7 +50,8 @@ const direct = new WeakMap<Kysely<Database>, DirectRunner>();
 
 /**
  * Lets `runCompiled` on `db` skip Kysely's executor when `runner` has a connection at hand (the
- * embedded vault inside a transaction: one synchronous sql.js connection, no plugins). Kysely's
+ * embedded vault inside a transaction, or outside one while nobody holds or waits for its lock:
+ * one synchronous sql.js connection, no plugins). Kysely's
  * path creates a dozen promises per statement, each paying the async hooks that
  * AsyncLocalStorage keeps enabled; a small commit runs several such statements.
  */

@@ -5,7 +5,6 @@
  * the tenant's own keys (token-crypto.ts). Errors never carry token data.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import { authorize, transformFor } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
@@ -18,6 +17,7 @@ import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { ALIAS_ATTEMPTS } from '../expressions/index.ts';
 import type { Page } from '../common-types.ts';
+import { runCompiled } from '../storage/compiled-queries.ts';
 import type { Database } from '../storage/schema.ts';
 import { checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -38,7 +38,8 @@ import type { DuplicateOf } from './dedup.ts';
 import { isExpired } from './expiry.ts';
 import { fingerprinted } from './fingerprinting.ts';
 import { checkFilter, filterCondition } from './list-filter.ts';
-import { compileSearch, requiresDataTerm } from './search-sql.ts';
+import { requiresDataTerm } from './search-sql.ts';
+import { searchStatements } from './search-statements.ts';
 import { countDataTerms, parseSearchQuery } from './search-query.ts';
 import { TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
@@ -538,31 +539,43 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     MAX_TOKENIZE_TOKENS,
   );
 
+  /** The page's rows as the caller sees them, each through `permission`'s transform. */
+  const viewsOf = async (
+    trx: Kysely<Database>,
+    principal: Principal,
+    permission: 'token:read' | 'token:search',
+    rows: readonly TokenRow[],
+  ): Promise<TokenView[]> => {
+    const items: TokenView[] = [];
+    for (const row of rows) {
+      const transform = transformFor(principal, permission, row);
+      items.push(viewOf(row, await shownData(transform, row, opener(trx, row))));
+    }
+    return items;
+  };
+
+  /** The page's audit entries and activity marks, in the next read-audit batch. */
+  const auditPage = (principal: Principal, rows: readonly TokenRow[]): Promise<void> =>
+    reads.record({
+      entries: rows.map((row) => ({ principal, event: readEvent(row, TOKEN_MESSAGES.read) })),
+      activeTokens: { tenantId: principal.tenantId, tokenIds: rows.map((r) => r.id) },
+    });
+
   /** A page of live tokens in the caller's scope, each through `permission`'s transform. */
   const listPage = async (
     principal: Principal,
     permission: 'token:read' | 'token:search',
     scope: ContainerScope,
     page: { offset: number; limit: number },
-    build: (trx: Kysely<Database>) => Promise<Condition>,
-    drivenBy: 'tenant' | 'search-index' = 'tenant',
+    condition: Condition,
   ): Promise<Page<TokenView>> => {
-    // The transaction keeps count and page consistent (and may create the tenant's search key);
-    // the page's audit entries join the next read-audit batch after it.
-    const { result, rows } = await vault.transaction(async (trx) => {
+    // One read keeps count and page consistent; the page's audit entries join the next
+    // read-audit batch after it.
+    const { result, rows } = await vault.read(async (trx) => {
       const now = vault.clock.now();
-      const condition = await build(trx);
-      // When every match must carry a blind-index digest, the index's few rows are the ones to
-      // visit: the tenant check is then written as an expression no index serves, or SQLite
-      // (which keeps no statistics) walks the tenant's every token through a (tenant_id, …) index
-      // and tests each against the digest's list. The check itself stays.
-      const tenantColumn =
-        drivenBy === 'search-index'
-          ? sql<string>`${sql.ref('tokens.tenant_id')} || ''`
-          : sql.ref('tokens.tenant_id');
       const filtered = trx
         .selectFrom('tokens')
-        .where(tenantColumn, '=', principal.tenantId)
+        .where('tokens.tenant_id', '=', principal.tenantId)
         .where(condition)
         .where((eb) => notExpired(eb, now))
         .where((eb) => scopeCondition(eb, scope));
@@ -573,17 +586,10 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         .limit(page.limit)
         .offset(page.offset)
         .execute();
-      const items: TokenView[] = [];
-      for (const row of rows) {
-        const transform = transformFor(principal, permission, row);
-        items.push(viewOf(row, await shownData(transform, row, opener(trx, row))));
-      }
+      const items = await viewsOf(trx, principal, permission, rows);
       return { result: { total: Number(count.n), items }, rows };
     });
-    await reads.record({
-      entries: rows.map((row) => ({ principal, event: readEvent(row, TOKEN_MESSAGES.read) })),
-      activeTokens: { tenantId: principal.tenantId, tokenIds: rows.map((r) => r.id) },
-    });
+    await auditPage(principal, rows);
     return result;
   };
 
@@ -638,13 +644,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       const scope = containerScope(principal, 'token:read');
       const window = checkPage(page, MAX_TOKEN_PAGE_SIZE);
       checkFilter(filter);
-      return listPage(
-        principal,
-        'token:read',
-        scope,
-        window,
-        async () => (eb) => filterCondition(eb, filter),
-      );
+      return listPage(principal, 'token:read', scope, window, (eb) => filterCondition(eb, filter));
     },
 
     async search(principal, request) {
@@ -659,18 +659,28 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           "data: terms need 'token:search' with the reveal transform on every container the caller may search.",
         );
       }
-      return listPage(
-        principal,
-        'token:search',
-        scope,
-        window,
-        async (trx) => {
-          const digest: Hasher =
-            dataTerms > 0 ? await crypto.searchHasher(trx, principal.tenantId) : () => new Uint8Array(0);
-          return (eb) => compileSearch(eb, tree, { tenantId: principal.tenantId, digest });
-        },
-        requiresDataTerm(tree) ? 'search-index' : 'tenant',
-      );
+      // One read keeps count and page consistent; a transaction when a `data:` term may create the
+      // tenant's search key. The page's audit entries join the next read-audit batch after it.
+      const searchIn = async (trx: Kysely<Database>) => {
+        const digest: Hasher =
+          dataTerms > 0 ? await crypto.searchHasher(trx, principal.tenantId) : () => new Uint8Array(0);
+        const run = searchStatements(vault.db, tree, {
+          tenantId: principal.tenantId,
+          scope,
+          driver: requiresDataTerm(tree) ? 'search-index' : 'tenant',
+          now: vault.clock.now(),
+          limit: window.limit,
+          offset: window.offset,
+          digest,
+        });
+        const count = await runCompiled(trx, run.count, run.countParameters);
+        const { rows } = await runCompiled(trx, run.page, run.pageParameters);
+        const items = await viewsOf(trx, principal, 'token:search', rows);
+        return { result: { total: Number(count.rows[0]!.n), items }, rows };
+      };
+      const { result, rows } = dataTerms > 0 ? await vault.transaction(searchIn) : await vault.read(searchIn);
+      await auditPage(principal, rows);
+      return result;
     },
 
     async update(principal, id, patch) {

@@ -28,7 +28,12 @@ export function tokenNotFound(): VaultError {
 
 /** Tokens that have not expired at `now` (expired ones are invisible before the sweeper runs). */
 export function notExpired(eb: ExpressionBuilder<Database, 'tokens'>, now: Date): Expression<SqlBool> {
-  return eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now.toISOString())]);
+  return notExpiredAt(eb, now.toISOString());
+}
+
+/** `notExpired` at a time given as its ISO text (a statement compiled once binds it later). */
+export function notExpiredAt(eb: ExpressionBuilder<Database, 'tokens'>, now: string): Expression<SqlBool> {
+  return eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now)]);
 }
 
 /**
@@ -62,7 +67,7 @@ export async function findToken(
 ): Promise<TokenRow | undefined> {
   if (typeof id !== 'string' || id === '') return undefined;
   const query = findTokenQuery(db);
-  const result = await db.executeQuery<TokenRow>({ ...query, parameters: [tenantId, id, now.toISOString()] });
+  const result = await runCompiled(db, query, [tenantId, id, now.toISOString()]);
   return result.rows[0];
 }
 

@@ -33,6 +33,8 @@ export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 interface TransactionState {
   readonly statements: JournaledStatement[];
   active: boolean;
+  /** A `read`: it holds the connection, and a write statement throws before it runs. */
+  readonly readOnly?: boolean;
 }
 
 export interface EmbeddedVaultParts {
@@ -118,9 +120,14 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
       ),
     });
     // Inside a transaction the connection is already held: compiled statements run on it directly.
-    runCompiledDirectly(this.db, (sql, parameters) =>
-      this.tx.getStore()?.active ? this.connection.run(sql, parameters) : null,
-    );
+    // Outside one, a statement runs at once when nobody holds or waits for the lock (a synchronous
+    // run is then the same as taking and releasing it around the statement); otherwise it queues
+    // for the lock through Kysely.
+    runCompiledDirectly(this.db, (sql, parameters) => {
+      if (this.tx.getStore()?.active) return this.connection.run(sql, parameters);
+      if (this.closed || this.parts.journal.failed) return null; // Kysely's path gives the error
+      return this.mutex.runIfFree(() => this.connection.run(sql, parameters)) ?? null;
+    });
   }
 
   inTransaction(): boolean {
@@ -165,6 +172,24 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     await durable;
     this.maybeSnapshot();
     return result;
+  }
+
+  /**
+   * Holds the lock for `fn`'s statements without BEGIN, COMMIT, the headroom checks or a journal
+   * record: every statement runs on the one connection, so nothing else runs between them.
+   */
+  async read<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.tx.getStore()?.active) return fn(this.db);
+    this.assertUsable();
+    const release = await this.mutex.acquire();
+    const state: TransactionState = { statements: [], active: true, readOnly: true };
+    try {
+      this.assertUsable();
+      return await this.tx.run(state, () => fn(this.db));
+    } finally {
+      state.active = false;
+      release();
+    }
   }
 
   /** One writer runs at a time here: every named lock is already held by the transaction. */
@@ -370,7 +395,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
 
   private recordWrite(sql: string, params: readonly SqlParam[]): void {
     const state = this.tx.getStore();
-    if (!state?.active) {
+    if (!state?.active || state.readOnly) {
       throw new VaultError('INTERNAL', 'Writes must go through vault.transaction().');
     }
     assertDeterministic(sql);

@@ -249,6 +249,10 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
     }
   }
 
+  read<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
   async lockFor(name: string): Promise<void> {
     if (!this.tx.getStore()?.active) {
       throw new VaultError('INTERNAL', 'A named lock is taken inside vault.transaction().');

@@ -23,6 +23,13 @@ export interface VaultStorage {
    * nothing is written and the error is rethrown. A call inside a running transaction joins it.
    */
   transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn`'s reads together, for answers that must agree with each other (a page and its
+   * total), without a write transaction where the backend can: embedded, `fn` holds the one
+   * connection (no other statement runs until it ends) and a write inside it throws; PostgreSQL,
+   * a transaction. A call inside a running transaction joins it.
+   */
+  read<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Whether the caller runs inside a transaction (its `transaction` calls would join it). */
   inTransaction(): boolean;
   /**
