@@ -46,28 +46,11 @@ function invalid(message: string, position?: number): VaultError {
 }
 
 /**
- * Queries parsed lately, by their text: a tree depends on the text alone and is never changed, and
- * parsing costs more than running a small search. Only valid queries are kept; at most this many,
- * the oldest first out.
+ * Parsed anew for every request: a tree kept by its text would answer a repeated query faster,
+ * and a caller timing its own guess (`data:<a card number>`) would learn whether another caller
+ * searched for it lately.
  */
-const PARSED_KEPT = 256;
-const parsed = new Map<string, SearchNode>();
-
 export function parseSearchQuery(query: string): SearchNode {
-  const kept = parsed.get(query);
-  if (kept !== undefined) {
-    // Most recently used last, so the oldest is the first to go.
-    parsed.delete(query);
-    parsed.set(query, kept);
-    return kept;
-  }
-  const tree = parseUncached(query);
-  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
-  parsed.set(query, tree);
-  return tree;
-}
-
-function parseUncached(query: string): SearchNode {
   if (query.trim().length === 0) throw invalid('the query is empty');
   if (query.length > MAX_QUERY_LENGTH)
     throw invalid(`the query is longer than ${MAX_QUERY_LENGTH} characters`);
