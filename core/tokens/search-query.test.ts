@@ -116,3 +116,11 @@ describe('data: terms', () => {
     });
   });
 });
+
+describe('parseSearchQuery', () => {
+  it('parses every request anew: no tree is kept from an earlier caller', () => {
+    expect(parseSearchQuery('data:a')).not.toBe(parseSearchQuery('data:a'));
+    expect(parseSearchQuery('data:a')).toEqual(parseSearchQuery('data:a'));
+    expect(() => parseSearchQuery('type:')).toThrow();
+  });
+});
