@@ -1,6 +1,7 @@
 /**
  * A one-connection latency probe with sub-millisecond resolution, run in a process of its own:
- * `node --import tsx bench/support/latency-probe.ts <load-json> <seconds>` (SIGTERM ends it sooner), where the load is
+ * `node --import tsx bench/support/latency-probe.ts <load-json> <seconds> [--warm-line]` (SIGTERM ends it sooner),
+ * where the load is
  * `{url, method, headers, body}`. It sends one request at a time over one kept-alive connection
  * (closed loop, like autocannon at 1 connection) and prints one JSON line: requests, errors (non-2xx
  * or failed), and the p50/p90/p99/max/mean of each request's time from sending to the last byte of the
@@ -20,6 +21,8 @@ interface Load {
 
 const load = JSON.parse(process.argv[2] ?? '{}') as Load;
 const seconds = Number(process.argv[3] ?? '3');
+/** `--warm-line`: print `{"warm":true}` once warmed up, before the timed requests. */
+const warmLine = process.argv[4] === '--warm-line';
 const url = new URL(load.url);
 const https = url.protocol === 'https:';
 const agent = https
@@ -54,6 +57,7 @@ const until = Date.now() + seconds * 1000;
 // SIGTERM ends the run early, with the figures so far.
 let stopped = false;
 process.on('SIGTERM', () => (stopped = true));
+if (warmLine) process.stdout.write('{"warm":true}\n');
 while (Date.now() < until && !stopped) {
   const { ok, ns } = await once();
   if (ok) times.push(Number(ns) / 1000);

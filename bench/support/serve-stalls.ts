@@ -4,7 +4,9 @@
  * real API over it, its invitation mail going to the SMTP server at `SVC_BENCH_SMTP_URL`. Prints
  * one JSON line when ready (URL, API key, a token id, the tenant, the owner's credentials, the file
  * size); on SIGUSR1 it compacts the vault (a background snapshot) and prints
- * `{"event":"compacted",...}`.
+ * `{"event":"compacted",...}`; on SIGUSR2 it prints the longest main-thread CPU time between two
+ * turns of its event loop since the last SIGUSR2 (`{"event":"blocked","longestMs":…}`, clock ticks:
+ * 10 ms resolution).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { createServices } from '../../core/services.ts';
 import type { ServiceOptions } from '../../core/services-contract.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
+import { mainThreadCpuMs } from './process-cpu.ts';
 import { tokenizeScaleTokens } from './scale-tokens.ts';
 
 const tokens = Number(process.argv[2] ?? '10000');
@@ -56,6 +59,20 @@ const server = await startServer(vault, {
 process.stdout.write(
   `${JSON.stringify({ url: server.url, key: app.key, tokenId, tenantId: tenant.id, email, password, tokens, fileMiB })}\n`,
 );
+
+// The longest the event loop ran without a turn, counted in its thread's own CPU time: a timer
+// every 5 ms reads it, so on a shared machine the time other processes held the cores is not counted.
+let longestBlockMs = 0;
+let lastCpuMs = mainThreadCpuMs();
+setInterval(() => {
+  const cpuMs = mainThreadCpuMs();
+  if (cpuMs !== null && lastCpuMs !== null) longestBlockMs = Math.max(longestBlockMs, cpuMs - lastCpuMs);
+  lastCpuMs = cpuMs;
+}, 5).unref();
+process.on('SIGUSR2', () => {
+  process.stdout.write(`${JSON.stringify({ event: 'blocked', longestMs: longestBlockMs })}\n`);
+  longestBlockMs = 0;
+});
 
 process.on('SIGUSR1', () => {
   const started = performance.now();
