@@ -78,13 +78,26 @@ export function growFile(contents: Uint8Array | null, used: number, needed: numb
     next = new Uint8Array(Math.max(needed, 256, (contents?.length ?? 0) * 2));
   } else if (needed <= MAX_IN_PLACE_FILE_BYTES) {
     const capacity = grownCapacity(contents?.length ?? 0, needed, MAX_IN_PLACE_FILE_BYTES);
-    next = new Uint8Array(new ResizableArrayBuffer(capacity, { maxByteLength: MAX_IN_PLACE_FILE_BYTES }));
+    next = reserveInPlace(capacity) ?? new Uint8Array(capacity);
   } else {
     next = new Uint8Array(needed); // past what a resizable buffer reserves: Emscripten's own growth
   }
   if (contents && used > 0) next.set(contents.subarray(0, used));
   if (used >= SMALL_FILE_BYTES) copies += 1;
   return next;
+}
+
+/**
+ * A resizable array of `capacity` bytes reserving address space for the largest file, or null where
+ * that reservation is refused (a capped address space, `ulimit -v`): the file then grows by copying.
+ */
+function reserveInPlace(capacity: number): Uint8Array | null {
+  try {
+    return new Uint8Array(new ResizableArrayBuffer(capacity, { maxByteLength: MAX_IN_PLACE_FILE_BYTES }));
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }
 
 function resizableBufferOf(contents: Uint8Array | null): ResizableArrayBuffer | null {
