@@ -9,7 +9,6 @@
  * for one operation, exact enough over thousands).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,21 +16,17 @@ import { ReadAudit } from '../core/tokens/read-audit.ts';
 import { createVault } from '../core/vault/index.ts';
 import type { KeySource, VaultHandle } from '../core/vault/types.ts';
 import { emit } from './json-lines.ts';
+import { mainThreadCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'commit';
 const TENANT = '00000000-0000-4000-8000-000000000001';
 
 const cpuNow = () => process.cpuUsage();
 
-/** The main thread's CPU in µs so far, or null off Linux. Field 14/15: utime/stime in ticks (100 Hz). */
+/** The main thread's CPU in µs so far, or null off Linux (clock ticks: 10 ms resolution). */
 function mainThreadCpuUs(): number | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return null;
-  }
+  const ms = mainThreadCpuMs();
+  return ms === null ? null : ms * 1000;
 }
 
 function median(values: number[]): number {

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emit } from './json-lines.ts';
 import { autocannonArgs } from './support/autocannon-cli.ts';
+import { jsonFromProcess } from './support/child.ts';
 import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'proxy';
@@ -52,30 +53,6 @@ interface Load {
   readonly method: string;
   readonly headers: Record<string, string>;
   readonly body?: string;
-}
-
-/** Runs a Node process to its end and parses the one JSON document it prints on stdout. */
-function jsonFromProcess<T>(
-  args: readonly string[],
-  options: { readonly stderr: 'ignore' | 'inherit'; readonly env?: NodeJS.ProcessEnv },
-): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', options.stderr],
-      env: options.env ?? process.env,
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', () => {
-      try {
-        resolve(JSON.parse(out) as T);
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  });
 }
 
 /** Runs autocannon's CLI in its own process and reads its JSON result. */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
- * `--only storage` (or `commit`, `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`, `cli`,
- * `postgres`) picks one suite.
+ * `--only storage` (or `commit`, `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`,
+ * `stalls`, `cli`, `postgres`) picks one suite.
  */
 import { runCliBench } from './cli.ts';
 import { runCommitBench } from './commit.ts';
@@ -12,6 +12,7 @@ import { runPostgresBench } from './postgres.ts';
 import { runProxyBench } from './proxy.ts';
 import { runReactorsBench } from './reactors.ts';
 import { runScaleBench } from './scale.ts';
+import { runStallsBench } from './stalls.ts';
 import { runStorageBench } from './storage.ts';
 
 const args = process.argv.slice(2);
@@ -32,6 +33,7 @@ const suites: Record<string, () => Promise<void>> = {
   crypto: () => runCryptoBench({ rounds: quick ? 10 : 50 }),
   scale: () =>
     runScaleBench(quick ? { sizes: [10_000], seconds: 2 } : { sizes: [100_000, 1_000_000], seconds: 8 }),
+  stalls: () => runStallsBench(quick ? { tokens: 10_000, seconds: 3 } : { tokens: 100_000, seconds: 8 }),
   cli: () => runCliBench({ runs: quick ? 5 : 20 }),
   postgres: () => runPostgresBench({ seconds: quick ? 2 : 8 }),
 };

@@ -33,3 +33,27 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
+
+/** Runs a Node process to its end and parses the one JSON document it prints on stdout. */
+export function jsonFromProcess<T>(
+  args: readonly string[],
+  options: { readonly stderr: 'ignore' | 'inherit'; readonly env?: NodeJS.ProcessEnv },
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'pipe', options.stderr],
+      env: options.env ?? process.env,
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', () => {
+      try {
+        resolve(JSON.parse(out) as T);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}

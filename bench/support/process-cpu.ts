@@ -6,9 +6,17 @@ import { readFileSync } from 'node:fs';
  * load, while the server's CPU per request barely does, so the benchmarks print both.
  */
 export function processCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+  return pid === undefined ? null : cpuMsOf(`/proc/${pid}/stat`);
+}
+
+/** CPU time of this process's main thread alone (its event loop), in ms; null where /proc is missing. */
+export function mainThreadCpuMs(): number | null {
+  return cpuMsOf(`/proc/self/task/${process.pid}/stat`);
+}
+
+function cpuMsOf(statPath: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(statPath, 'utf8');
     // Fields after the command name, which sits in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)

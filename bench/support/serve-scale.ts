@@ -10,18 +10,16 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices } from '../../core/services.ts';
-import { MAX_TOKENIZE_TOKENS } from '../../core/tokens/index.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
 import type { OpenTimes, VaultHandle } from '../../core/vault/types.ts';
 import { startServer } from '../../server/listen.ts';
+import { scaleValueOf, tokenizeScaleTokens } from './scale-tokens.ts';
 
 const tokens = Number(process.argv[2] ?? '10000');
-const BATCH = 5_000;
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-scale-'));
 const path = join(dir, 'vault.svc');
 const key = { kind: 'key' as const, key: new Uint8Array(randomBytes(32)) };
 const maxRssMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
-const valueOf = (i: number) => `scale-value-${i}`;
 
 const built = await createVault({ path, key, snapshotThresholdBytes: Number.MAX_SAFE_INTEGER });
 const builder = createServices(built);
@@ -37,26 +35,7 @@ const app = await builder.applications.create(operator, {
   ],
 });
 const buildStarted = performance.now();
-let tokenId = '';
-// Built through the tokenize path, a request's worth of values at a time (its batched inserts are
-// several times faster than one create per token), in large transactions.
-for (let done = 0; done < tokens; done += BATCH) {
-  const n = Math.min(BATCH, tokens - done);
-  await built.transaction(async () => {
-    for (let from = done; from < done + n; from += MAX_TOKENIZE_TOKENS) {
-      const indexes = Array.from(
-        { length: Math.min(MAX_TOKENIZE_TOKENS, done + n - from) },
-        (_, k) => from + k,
-      );
-      const created = (await builder.tokens.tokenize(
-        operator,
-        indexes.map((i) => ({ type: 'token', data: valueOf(i), search_indexes: ['{{ data }}'] })),
-      )) as { id: string }[];
-      const middle = indexes.indexOf(Math.floor(tokens / 2));
-      if (middle >= 0) tokenId = created[middle]!.id;
-    }
-  });
-}
+const tokenId = await tokenizeScaleTokens(built, builder, operator, tokens);
 const buildMs = performance.now() - buildStarted;
 let t0 = performance.now();
 await built.close();
@@ -86,7 +65,7 @@ process.stdout.write(
     url: server.url,
     key: app.key,
     tokenId,
-    searchValue: valueOf(Math.floor(tokens / 3)),
+    searchValue: scaleValueOf(Math.floor(tokens / 3)),
     tokens,
     buildMs: Math.round(buildMs),
     snapshotMs: Math.round(snapshotMs),

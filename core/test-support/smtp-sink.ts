@@ -35,8 +35,14 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
+export interface SmtpSinkOptions {
+  /** Waits this long before answering each message's data (a slow SMTP server); 0 by default. */
+  readonly answerDelayMs?: number;
+}
+
 /** A real SMTP server in this process on 127.0.0.1, port 0, no TLS, no auth: it keeps every message. */
-export async function startSmtpSink(): Promise<SmtpSink> {
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const answerDelayMs = options.answerDelayMs ?? 0;
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   let refuse = false;
@@ -61,6 +67,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
             held.arrived();
             await held.released;
           }
+          if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
           received.push({ to: session.envelope.rcptTo.map((r) => r.address), parsed });
           for (const wake of waiters.splice(0)) wake();
           callback();

@@ -1,10 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { runInThisContext } from 'node:vm';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 
 let loading: Promise<SqlJsStatic> | undefined;
 
-/** The sql.js WASM module, loaded once per process. */
+/** The sql.js WASM module, loaded once per process, with its in-memory files grown in place. */
 export function loadSqlJs(): Promise<SqlJsStatic> {
-  loading ??= initSqlJs();
+  loading ??= (inPlaceGrowthBuild() ?? initSqlJs)();
   return loading;
+}
+
+/**
+ * The largest in-memory file grown in place: the most a resizable ArrayBuffer may reserve here, and
+ * the most Emscripten's file arithmetic (`>>> 0`) handles. Only address space is reserved: pages
+ * are backed when SQLite first writes them.
+ */
+export const MAX_IN_PLACE_FILE_BYTES = 2 ** 32;
+
+/** Below this a file is a plain array that doubles, as Emscripten grows it. */
+const SMALL_FILE_BYTES = 1024 * 1024;
+
+let copies = 0;
+
+/** An ES2024 resizable ArrayBuffer: Node 20 has them; the TypeScript lib this project targets predates them. */
+export interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly resizable: boolean;
+  readonly maxByteLength: number;
+  resize(byteLength: number): void;
+}
+
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (
+  byteLength: number,
+  options: { maxByteLength: number },
+) => ResizableArrayBuffer;
+
+/**
+ * How many times a file of 1 MiB or more was copied to grow it since the process started (its
+ * first move into a resizable buffer). A file that grows in place is never copied again.
+ */
+export function fileGrowthCopies(): number {
+  return copies;
+}
+
+/**
+ * The storage of an in-memory file of `used` bytes that must hold `needed`: the same array when
+ * its resizable buffer can grow in place, else a new one holding the first `used` bytes.
+ *
+ * Emscripten's MEMFS grows a file by allocating a new array at most 1.125 times as large and
+ * copying the whole file into it. sql.js keeps the database in such a file and SQLite extends it
+ * on commit, so a vault that grows (every read writes audit rows) copied its whole database on the
+ * event loop every 12.5 % of growth: on a 100,000-token vault (≈ 130 MiB) each copy stalled every
+ * request for hundreds of milliseconds, mostly first-touch page faults on the new array. Here a
+ * file over 1 MiB lives in a resizable ArrayBuffer that reserves address space for the largest
+ * file and grows in place (geometrically, so resizes are rare): its bytes are copied once, when it
+ * leaves a plain array (on load that is the copy the load made anyway). Bytes past `used` are
+ * zero: a fresh or grown buffer is zeroed, and Emscripten's truncation replaces the array.
+ */
+export function growFile(contents: Uint8Array | null, used: number, needed: number): Uint8Array {
+  const buffer = resizableBufferOf(contents);
+  if (
+    contents &&
+    buffer &&
+    contents.byteOffset === 0 &&
+    contents.length === buffer.byteLength &&
+    needed <= buffer.maxByteLength
+  ) {
+    if (contents.length < needed)
+      buffer.resize(grownCapacity(buffer.byteLength, needed, buffer.maxByteLength));
+    // A length-tracking view: it now spans the grown buffer.
+    return contents;
+  }
+  let next: Uint8Array;
+  if (needed < SMALL_FILE_BYTES) {
+    next = new Uint8Array(Math.max(needed, 256, (contents?.length ?? 0) * 2));
+  } else if (needed <= MAX_IN_PLACE_FILE_BYTES) {
+    const capacity = grownCapacity(contents?.length ?? 0, needed, MAX_IN_PLACE_FILE_BYTES);
+    next = reserveInPlace(capacity) ?? new Uint8Array(capacity);
+  } else {
+    next = new Uint8Array(needed); // past what a resizable buffer reserves: Emscripten's own growth
+  }
+  if (contents && used > 0) next.set(contents.subarray(0, used));
+  if (used >= SMALL_FILE_BYTES) copies += 1;
+  return next;
+}
+
+/**
+ * A resizable array of `capacity` bytes reserving address space for the largest file, or null where
+ * that reservation is refused (a capped address space, `ulimit -v`): the file then grows by copying.
+ */
+function reserveInPlace(capacity: number): Uint8Array | null {
+  try {
+    return new Uint8Array(new ResizableArrayBuffer(capacity, { maxByteLength: MAX_IN_PLACE_FILE_BYTES }));
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
+function resizableBufferOf(contents: Uint8Array | null): ResizableArrayBuffer | null {
+  const buffer = contents?.buffer;
+  return buffer instanceof ArrayBuffer && (buffer as Partial<ResizableArrayBuffer>).resizable === true
+    ? (buffer as ResizableArrayBuffer)
+    : null;
+}
+
+/** 1/8 more than now (at least 1 MiB more), never less than needed nor more than the limit. */
+function grownCapacity(current: number, needed: number, limit: number): number {
+  return Math.min(limit, Math.max(needed, current + Math.max(current / 8, SMALL_FILE_BYTES))) >>> 0 || limit;
+}
+
+/**
+ * Growth of MEMFS files, in this sql.js build's file `write`: a write past the end copies the file
+ * into a larger array; the first write into an empty file (the image a database is opened from)
+ * copies the bytes into an array of their exact size. Both go through `growFile` instead. The
+ * texts are this build's; another build leaves the stock module in use (a test pins the build).
+ */
+const GROWTH_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  [
+    'm>=g||(g=Math.max(g,m*(m<1048576?2:1.125)>>>0),m&&(g=\nMath.max(g,256)),m=a.Ua.subarray(0,a.Wa),a.Ua=new Uint8Array(g),a.Ua.set(m));',
+    'm>=g||(a.Ua=__growFile(a.Ua,a.Wa,g));',
+  ],
+  [
+    'else a.Ua=b.slice(d,d+c),a.Wa=c;return c}',
+    'else a.Ua=__growFile(a.Ua,0,c),a.Ua.set(b.subarray(d,d+c)),a.Wa=c;return c}',
+  ],
+];
+
+/** The installed sql.js source with `GROWTH_PATCHES` applied, or null when a text is not found once. */
+export function patchedSqlJsSource(source: string): string | null {
+  let patched = source;
+  for (const [from, to] of GROWTH_PATCHES) {
+    if (patched.split(from).length !== 2) return null;
+    patched = patched.replace(from, () => to);
+  }
+  return patched;
+}
+
+/**
+ * sql.js's `initSqlJs` evaluated from its installed file with the growth patches, as Node would
+ * load it (CommonJS, its own directory for the .wasm file); null when the build differs.
+ */
+function inPlaceGrowthBuild(): typeof initSqlJs | null {
+  const require = createRequire(import.meta.url);
+  const file = require.resolve('sql.js');
+  const source = patchedSqlJsSource(readFileSync(file, 'utf8'));
+  if (source === null) return null;
+  const module: { exports: unknown } = { exports: {} };
+  const factory = runInThisContext(
+    `(function (exports, require, module, __filename, __dirname, __growFile) {${source}\n})`,
+    { filename: file },
+  ) as (...args: unknown[]) => void;
+  factory(module.exports, createRequire(file), module, file, dirname(file), growFile);
+  return module.exports as typeof initSqlJs;
 }
