@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { newDatabaseImage } from './database-image.ts';
 import { readAt, readInto } from './durable-fs.ts';
 import type { SnapshotBodyReader } from './snapshot-body.ts';
 
@@ -123,7 +124,7 @@ export const readChunkedBody: SnapshotBodyReader = async (body, times) => {
       const started = performance.now();
       const plain = openChunk(key, binding.at(index, final), frame.subarray(0, length), corrupt);
       if (image === null) {
-        image = new Uint8Array(imageBytes(plain));
+        image = newDatabaseImage(imageBytes(plain));
       } else {
         if (filled + plain.length > image.length) throw corrupt('more data than announced');
         image.set(plain, filled);

@@ -1,4 +1,5 @@
 import type { Sodium } from '../crypto/sodium.ts';
+import { newDatabaseImage } from './database-image.ts';
 import { readAt } from './durable-fs.ts';
 import type { SnapshotBodyReader } from './snapshot-body.ts';
 
@@ -49,7 +50,7 @@ export function secretstreamBodyReader(sodium: Sodium): SnapshotBodyReader {
       };
     };
     const first = pull();
-    const db = new Uint8Array(body.imageBytes(first.message));
+    const db = newDatabaseImage(body.imageBytes(first.message));
     let filled = 0;
     let final = first.final;
     while (!final) {

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { newDatabaseImage } from '../storage/database-image.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
 import {
   MAX_IN_PLACE_FILE_BYTES,
   fileGrowthCopies,
+  firstWrite,
   growFile,
   loadSqlJs,
   patchedSqlJsSource,
@@ -94,5 +96,51 @@ describe('loadSqlJs', () => {
     expect(reopened.exec('PRAGMA integrity_check')[0]?.values).toEqual([['ok']]);
     reopened.close();
     db.close();
+  });
+
+  it('opens a database from a handed-over image without copying it, and the database stays whole', async () => {
+    const SQL = await loadSqlJs();
+    const built = new SQL.Database();
+    applyPragmas(built);
+    built.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)');
+    built.exec('BEGIN');
+    const statement = built.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 3000; i += 1) statement.run([new Uint8Array(1000).fill(5)]);
+    statement.free();
+    built.exec('COMMIT');
+    const exported = built.export();
+    built.close();
+
+    const image = newDatabaseImage(exported.length);
+    image.set(exported);
+    const db = new SQL.Database(image);
+    applyPragmas(db);
+    db.exec('BEGIN');
+    const more = db.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 3000; i += 1) more.run([new Uint8Array(1000).fill(6)]);
+    more.free();
+    db.exec('COMMIT');
+    expect(db.exec('SELECT count(*), sum(length(v)) FROM t')[0]?.values).toEqual([[6000, 6_000_000]]);
+    expect(db.exec('PRAGMA integrity_check')[0]?.values).toEqual([['ok']]);
+    // The file the database grew into is the image's own buffer: it was kept, not copied.
+    expect(image.length).toBeGreaterThan(exported.length);
+    db.close();
+  });
+});
+
+describe('firstWrite', () => {
+  it('keeps a handed-over image written whole, once; copies anything else', () => {
+    const image = newDatabaseImage(2 * MiB).fill(3);
+    expect(firstWrite(null, image, 0, image.length) === image).toBe(true);
+    const again = firstWrite(null, image, 0, image.length);
+    expect(again === image).toBe(false);
+    expect(again[2 * MiB - 1]).toBe(3);
+
+    const part = newDatabaseImage(2 * MiB);
+    expect(firstWrite(null, part, 0, MiB) === part).toBe(false);
+    const plain = new Uint8Array(2 * MiB);
+    expect(firstWrite(null, plain, 0, plain.length) === plain).toBe(false);
+    const small = newDatabaseImage(1000);
+    expect(firstWrite(null, small, 0, small.length) === small).toBe(false);
   });
 });

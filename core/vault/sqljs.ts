@@ -3,6 +3,12 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import initSqlJs from 'sql.js';
+import {
+  MAX_IN_PLACE_FILE_BYTES,
+  ResizableArrayBuffer,
+  SMALL_FILE_BYTES,
+  takeDatabaseImage,
+} from '../storage/database-image.ts';
 import type { SqlJsStatic } from 'sql.js';
 
 let loading: Promise<SqlJsStatic> | undefined;
@@ -13,29 +19,10 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
   return loading;
 }
 
-/**
- * The largest in-memory file grown in place: the most a resizable ArrayBuffer may reserve here, and
- * the most Emscripten's file arithmetic (`>>> 0`) handles. Only address space is reserved: pages
- * are backed when SQLite first writes them.
- */
-export const MAX_IN_PLACE_FILE_BYTES = 2 ** 32;
-
-/** Below this a file is a plain array that doubles, as Emscripten grows it. */
-const SMALL_FILE_BYTES = 1024 * 1024;
+export { MAX_IN_PLACE_FILE_BYTES } from '../storage/database-image.ts';
+export type { ResizableArrayBuffer } from '../storage/database-image.ts';
 
 let copies = 0;
-
-/** An ES2024 resizable ArrayBuffer: Node 20 has them; the TypeScript lib this project targets predates them. */
-export interface ResizableArrayBuffer extends ArrayBuffer {
-  readonly resizable: boolean;
-  readonly maxByteLength: number;
-  resize(byteLength: number): void;
-}
-
-const ResizableArrayBuffer = ArrayBuffer as unknown as new (
-  byteLength: number,
-  options: { maxByteLength: number },
-) => ResizableArrayBuffer;
 
 /**
  * How many times a file of 1 MiB or more was copied to grow it since the process started (its
@@ -107,6 +94,24 @@ function resizableBufferOf(contents: Uint8Array | null): ResizableArrayBuffer | 
     : null;
 }
 
+/**
+ * The storage of an empty file after its first write of `length` bytes from `source` at `offset`
+ * (how sql.js opens a database from an image): the image itself when it was allocated to be handed
+ * over (core/storage/database-image.ts), so opening a vault copies and faults in its database once
+ * instead of twice; else a copy, in storage `growFile` can grow.
+ */
+export function firstWrite(
+  contents: Uint8Array | null,
+  source: Uint8Array,
+  offset: number,
+  length: number,
+): Uint8Array {
+  if (takeDatabaseImage(source, offset, length)) return source;
+  const file = growFile(contents, 0, length);
+  file.set(source.subarray(offset, offset + length));
+  return file;
+}
+
 /** 1/8 more than now (at least 1 MiB more), never less than needed nor more than the limit. */
 function grownCapacity(current: number, needed: number, limit: number): number {
   return Math.min(limit, Math.max(needed, current + Math.max(current / 8, SMALL_FILE_BYTES))) >>> 0 || limit;
@@ -115,7 +120,7 @@ function grownCapacity(current: number, needed: number, limit: number): number {
 /**
  * Growth of MEMFS files, in this sql.js build's file `write`: a write past the end copies the file
  * into a larger array; the first write into an empty file (the image a database is opened from)
- * copies the bytes into an array of their exact size. Both go through `growFile` instead. The
+ * copies the bytes into an array of their exact size. They go through `growFile` and `firstWrite` instead. The
  * texts are this build's; another build leaves the stock module in use (a test pins the build).
  */
 const GROWTH_PATCHES: ReadonlyArray<readonly [string, string]> = [
@@ -123,10 +128,7 @@ const GROWTH_PATCHES: ReadonlyArray<readonly [string, string]> = [
     'm>=g||(g=Math.max(g,m*(m<1048576?2:1.125)>>>0),m&&(g=\nMath.max(g,256)),m=a.Ua.subarray(0,a.Wa),a.Ua=new Uint8Array(g),a.Ua.set(m));',
     'm>=g||(a.Ua=__growFile(a.Ua,a.Wa,g));',
   ],
-  [
-    'else a.Ua=b.slice(d,d+c),a.Wa=c;return c}',
-    'else a.Ua=__growFile(a.Ua,0,c),a.Ua.set(b.subarray(d,d+c)),a.Wa=c;return c}',
-  ],
+  ['else a.Ua=b.slice(d,d+c),a.Wa=c;return c}', 'else a.Ua=__firstWrite(a.Ua,b,d,c),a.Wa=c;return c}'],
 ];
 
 /** The installed sql.js source with `GROWTH_PATCHES` applied, or null when a text is not found once. */
@@ -150,9 +152,9 @@ function inPlaceGrowthBuild(): typeof initSqlJs | null {
   if (source === null) return null;
   const module: { exports: unknown } = { exports: {} };
   const factory = runInThisContext(
-    `(function (exports, require, module, __filename, __dirname, __growFile) {${source}\n})`,
+    `(function (exports, require, module, __filename, __dirname, __growFile, __firstWrite) {${source}\n})`,
     { filename: file },
   ) as (...args: unknown[]) => void;
-  factory(module.exports, createRequire(file), module, file, dirname(file), growFile);
+  factory(module.exports, createRequire(file), module, file, dirname(file), growFile, firstWrite);
   return module.exports as typeof initSqlJs;
 }
