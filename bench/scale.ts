@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -7,7 +6,7 @@ import type { Result } from 'autocannon';
 import { startChild } from './http.ts';
 import { emit } from './json-lines.ts';
 import { autocannonArgs } from './support/autocannon-cli.ts';
-import { startBenchServer, stopChild } from './support/child.ts';
+import { nextEvent, startBenchServer, stopChild } from './support/child.ts';
 
 const BENCH = 'scale';
 const serveScript = fileURLToPath(new URL('./support/serve-scale.ts', import.meta.url));
@@ -37,21 +36,6 @@ interface Load {
 
 async function rate(load: Load, seconds: number): Promise<Result> {
   return autocannon({ ...load, connections: CONNECTIONS, duration: seconds });
-}
-
-/** The next JSON event line the child prints (after its ready line). */
-function nextEvent(child: ChildProcess): Promise<Record<string, unknown>> {
-  return new Promise((resolve) => {
-    let buffer = '';
-    const onData = (chunk: string) => {
-      buffer += chunk;
-      const nl = buffer.indexOf('\n');
-      if (nl < 0) return;
-      child.stdout!.off('data', onData);
-      resolve(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
-    };
-    child.stdout!.on('data', onData);
-  });
 }
 
 interface Probe {

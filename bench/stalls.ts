@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { startSmtpSink } from '../core/test-support/smtp-sink.ts';
 import { emit } from './json-lines.ts';
 import { autocannonArgs } from './support/autocannon-cli.ts';
-import { startBenchServer, stopChild } from './support/child.ts';
+import { nextEvent, startBenchServer, stopChild } from './support/child.ts';
 import type { ChildProcess } from 'node:child_process';
 
 const BENCH = 'stalls';
@@ -60,21 +60,6 @@ interface ProbeResult {
 
 /** Background work run until `done()` says the window is over; returns its counts. */
 type Activity = (done: () => boolean) => Promise<Record<string, number>>;
-
-/** The next `compacted` (or `failed`) line the server prints. */
-function nextEvent(child: ChildProcess): Promise<Record<string, unknown>> {
-  return new Promise((resolve) => {
-    let buffer = '';
-    const onData = (chunk: string) => {
-      buffer += chunk;
-      const nl = buffer.indexOf('\n');
-      if (nl < 0) return;
-      child.stdout!.off('data', onData);
-      resolve(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
-    };
-    child.stdout!.on('data', onData);
-  });
-}
 
 /** The server's longest event-loop block in main-thread CPU ms since the last call (and resets it). */
 async function blocked(child: ChildProcess): Promise<number> {

@@ -57,3 +57,18 @@ export function jsonFromProcess<T>(
     });
   });
 }
+
+/** The next JSON event line a bench server prints after its ready line (one line per event). */
+export function nextEvent(child: ChildProcess): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    let buffer = '';
+    const onData = (chunk: string) => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl < 0) return;
+      child.stdout!.off('data', onData);
+      resolve(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
+    };
+    child.stdout!.on('data', onData);
+  });
+}

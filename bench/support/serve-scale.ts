@@ -6,13 +6,14 @@
  * serving and prints `{"event":"compacted",...}`. Peak memory is the process's maxRSS.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices } from '../../core/services.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
 import type { OpenTimes, VaultHandle } from '../../core/vault/types.ts';
 import { startServer } from '../../server/listen.ts';
+import { answerBenchSignals } from './bench-signals.ts';
 import { scaleValueOf, tokenizeScaleTokens } from './scale-tokens.ts';
 
 const tokens = Number(process.argv[2] ?? '10000');
@@ -76,21 +77,4 @@ process.stdout.write(
   })}\n`,
 );
 
-process.on('SIGUSR1', () => {
-  const started = performance.now();
-  void vault.compact().then(
-    () =>
-      process.stdout.write(
-        `${JSON.stringify({ event: 'compacted', ms: Math.round(performance.now() - started), maxRssMiB: maxRssMiB() })}\n`,
-      ),
-    (err: unknown) => process.stdout.write(`${JSON.stringify({ event: 'failed', error: String(err) })}\n`),
-  );
-});
-process.on('SIGTERM', () => {
-  void (async () => {
-    await server.close();
-    await vault.close({ snapshot: false });
-    await rm(dir, { recursive: true, force: true });
-    process.exit(0);
-  })();
-});
+answerBenchSignals(server, vault, dir, () => ({ maxRssMiB: maxRssMiB() }));

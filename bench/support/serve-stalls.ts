@@ -9,13 +9,14 @@
  * 10 ms resolution).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices } from '../../core/services.ts';
 import type { ServiceOptions } from '../../core/services-contract.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
+import { answerBenchSignals } from './bench-signals.ts';
 import { mainThreadCpuMs } from './process-cpu.ts';
 import { tokenizeScaleTokens } from './scale-tokens.ts';
 
@@ -74,21 +75,4 @@ process.on('SIGUSR2', () => {
   longestBlockMs = 0;
 });
 
-process.on('SIGUSR1', () => {
-  const started = performance.now();
-  void vault.compact().then(
-    () =>
-      process.stdout.write(
-        `${JSON.stringify({ event: 'compacted', ms: Math.round(performance.now() - started) })}\n`,
-      ),
-    (err: unknown) => process.stdout.write(`${JSON.stringify({ event: 'failed', error: String(err) })}\n`),
-  );
-});
-process.on('SIGTERM', () => {
-  void (async () => {
-    await server.close();
-    await vault.close({ snapshot: false });
-    await rm(dir, { recursive: true, force: true });
-    process.exit(0);
-  })();
-});
+answerBenchSignals(server, vault, dir);
