@@ -35,6 +35,14 @@ export function startWorker(callerUrl: string, name: WorkerEntry, options: Worke
   if (extension !== '.ts') return new Worker(target, options);
   const compiled = process.env.SVC_TEST_COMPILED_WORKERS;
   if (compiled !== undefined && compiled !== '') return new Worker(join(compiled, `${name}.mjs`), options);
+  return startTypeScriptWorker(callerUrl, target, options);
+}
+
+/**
+ * A new worker thread running the TypeScript module `target`: a small bootstrap registers tsx's
+ * ESM hooks inside the worker (Node 20 does not pass loader hooks to workers), then imports it.
+ */
+export function startTypeScriptWorker(callerUrl: string, target: URL, options: WorkerOptions = {}): Worker {
   const packageJson = createRequire(callerUrl).resolve('tsx/package.json');
   const exportsMap = (JSON.parse(readFileSync(packageJson, 'utf8')) as TsxPackage).exports;
   const api = pathToFileURL(join(dirname(packageJson), exportsMap['./esm/api'].import.default)).href;

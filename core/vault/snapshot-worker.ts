@@ -5,6 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { loadSodium } from '../crypto/sodium.ts';
+import { lowerThisThreadPriority } from '../threads/background-priority.ts';
 import { nodeStorageFs } from '../storage/storage-fs.ts';
 import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import type { SnapshotBuildRequest } from './snapshot-build.ts';
@@ -13,6 +14,9 @@ import type { SnapshotBuildOutcome } from './snapshot-thread.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('core/vault/snapshot-worker.ts must run in a worker thread');
+
+// The build competes for the cores with the thread that answers requests: it yields to it.
+lowerThisThreadPriority();
 
 port.once('message', (request: SnapshotBuildRequest) => {
   void build(request).then((outcome) => {
