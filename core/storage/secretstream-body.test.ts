@@ -1,6 +1,6 @@
-import { copyFile, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { loadSodium } from '../crypto/sodium.ts';
@@ -11,14 +11,11 @@ import type { KeySource, VaultHandle } from '../vault/types.ts';
 import { CHUNKED_BODY_FORMAT } from './chunked-body.ts';
 import { vaultPaths } from './paths.ts';
 import { openVaultFile, readHeader, rewriteHeader } from './vault-file.ts';
+import { createSecretstreamVault } from './test-support/secretstream-vault.ts';
 import type { HeaderRead } from './vault-file.ts';
 
-/**
- * A vault written by the build before the chunked body format (its snapshot is a secretstream,
- * header format version 1), unlocked with 32 bytes of 0x07; it holds the row written-by below.
- */
-const FIXTURE = fileURLToPath(new URL('./test-support/secretstream-vault/', import.meta.url));
-const KEY: KeySource = { kind: 'key', key: new Uint8Array(32).fill(7) };
+/** The key of the vault each test writes as the build before the chunked body format did. */
+const KEY: KeySource = { kind: 'key', key: new Uint8Array(randomBytes(32)) };
 
 async function rows(vault: VaultHandle): Promise<Record<string, string>> {
   const found = await vault.db.selectFrom('vault_meta').select(['key', 'value']).execute();
@@ -39,10 +36,7 @@ describe('secretstream snapshot body (vaults written before the chunked format)'
   let tmp: TempDir;
   beforeEach(async () => {
     tmp = await makeTempDir();
-    const files = vaultPaths(tmp.vaultPath);
-    await copyFile(join(FIXTURE, 'vault.svc'), files.vault);
-    await copyFile(join(FIXTURE, 'vault.journal'), files.journal);
-    await copyFile(join(FIXTURE, 'vault.ack'), files.acknowledged);
+    await createSecretstreamVault(tmp.vaultPath, KEY, { 'written-by': 'secretstream-format' });
   });
   afterEach(() => tmp.cleanup());
 
