@@ -2,14 +2,25 @@ import { rm } from 'node:fs/promises';
 import type { VaultHandle } from '../../core/vault/types.ts';
 
 /**
- * The signals a bench server answers: SIGUSR1 starts a background snapshot (`vault.compact()`) and
- * prints a `compacted` (with `extra()`'s fields) or `failed` line when it ends; SIGTERM closes the
- * server and the vault without a snapshot, removes `dir` and exits.
+ * On SIGTERM a bench server runs `closers` in order (its server, then its vault, …), removes its
+ * temp folder `dir` when it has one, and exits.
  */
-export function answerBenchSignals(
-  server: { close(): Promise<void> },
+export function stopOnSigterm(dir: string | null, ...closers: ReadonlyArray<() => Promise<unknown>>): void {
+  process.on('SIGTERM', () => {
+    void (async () => {
+      for (const close of closers) await close();
+      if (dir !== null) await rm(dir, { recursive: true, force: true });
+      process.exit(0);
+    })();
+  });
+}
+
+/**
+ * On SIGUSR1 a bench server starts a background snapshot (`vault.compact()`) and prints a
+ * `compacted` line (with `extra()`'s fields) or a `failed` line when it ends.
+ */
+export function compactOnSigusr1(
   vault: VaultHandle,
-  dir: string,
   extra: () => Record<string, unknown> = () => ({}),
 ): void {
   process.on('SIGUSR1', () => {
@@ -21,13 +32,5 @@ export function answerBenchSignals(
         ),
       (err: unknown) => process.stdout.write(`${JSON.stringify({ event: 'failed', error: String(err) })}\n`),
     );
-  });
-  process.on('SIGTERM', () => {
-    void (async () => {
-      await server.close();
-      await vault.close({ snapshot: false });
-      await rm(dir, { recursive: true, force: true });
-      process.exit(0);
-    })();
   });
 }

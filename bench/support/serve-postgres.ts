@@ -9,6 +9,7 @@ import { createServices, outboxTenancyOptions } from '../../core/services.ts';
 import { openPostgresVault } from '../../core/vault/postgres-vault.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
+import { stopOnSigterm } from './bench-signals.ts';
 
 enableSignalProfiling();
 
@@ -32,10 +33,8 @@ const server = await startServer(vault, {
   operatorCredentialFile: false,
 });
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
-process.on('SIGTERM', () => {
-  void (async () => {
-    await server.close();
-    await vault.close();
-    process.exit(0);
-  })();
-});
+stopOnSigterm(
+  null,
+  () => server.close(),
+  () => vault.close(),
+);

@@ -4,13 +4,14 @@
  * Prints one JSON line when ready.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices } from '../../core/services.ts';
 import { createVault } from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
+import { stopOnSigterm } from './bench-signals.ts';
 
 enableSignalProfiling();
 
@@ -48,12 +49,9 @@ const server = await startServer(vault, {
   logger: { level: 'silent' },
 });
 process.stdout.write(`${JSON.stringify({ url: server.url, key: app.key, trivial, tokenizing })}\n`);
-process.on('SIGTERM', () => {
-  void (async () => {
-    await server.close();
-    await services.reactors.close();
-    await vault.close({ snapshot: false });
-    await rm(dir, { recursive: true, force: true });
-    process.exit(0);
-  })();
-});
+stopOnSigterm(
+  dir,
+  () => server.close(),
+  () => services.reactors.close(),
+  () => vault.close({ snapshot: false }),
+);

@@ -13,7 +13,7 @@ import { createServices } from '../../core/services.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
 import type { OpenTimes, VaultHandle } from '../../core/vault/types.ts';
 import { startServer } from '../../server/listen.ts';
-import { answerBenchSignals } from './bench-signals.ts';
+import { compactOnSigusr1, stopOnSigterm } from './bench-signals.ts';
 import { scaleValueOf, tokenizeScaleTokens } from './scale-tokens.ts';
 
 const tokens = Number(process.argv[2] ?? '10000');
@@ -77,4 +77,9 @@ process.stdout.write(
   })}\n`,
 );
 
-answerBenchSignals(server, vault, dir, () => ({ maxRssMiB: maxRssMiB() }));
+compactOnSigusr1(vault, () => ({ maxRssMiB: maxRssMiB() }));
+stopOnSigterm(
+  dir,
+  () => server.close(),
+  () => vault.close({ snapshot: false }),
+);

@@ -16,7 +16,7 @@ import { createServices } from '../../core/services.ts';
 import type { ServiceOptions } from '../../core/services-contract.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
-import { answerBenchSignals } from './bench-signals.ts';
+import { compactOnSigusr1, stopOnSigterm } from './bench-signals.ts';
 import { mainThreadCpuMs } from './process-cpu.ts';
 import { tokenizeScaleTokens } from './scale-tokens.ts';
 
@@ -75,4 +75,9 @@ process.on('SIGUSR2', () => {
   longestBlockMs = 0;
 });
 
-answerBenchSignals(server, vault, dir);
+compactOnSigusr1(vault);
+stopOnSigterm(
+  dir,
+  () => server.close(),
+  () => vault.close({ snapshot: false }),
+);

@@ -6,7 +6,7 @@
  * application and one token to read. Prints one JSON line when ready.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -15,6 +15,7 @@ import { createVault } from '../../core/vault/index.ts';
 import { buildServer } from '../../server/app.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
+import { stopOnSigterm } from './bench-signals.ts';
 
 enableSignalProfiling();
 
@@ -35,14 +36,11 @@ if (mode === 'echo') {
   app.post('/echo', { config: { access: 'public' } }, async (request) => request.body);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ url })}\n`);
-  process.on('SIGTERM', () => {
-    void (async () => {
-      await app.close();
-      await vault.close({ snapshot: false });
-      await rm(dir, { recursive: true, force: true });
-      process.exit(0);
-    })();
-  });
+  stopOnSigterm(
+    dir,
+    () => app.close(),
+    () => vault.close({ snapshot: false }),
+  );
 } else {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-http-'));
   const vault = await createVault({
@@ -65,11 +63,9 @@ if (mode === 'echo') {
     logger: { level: 'silent' },
   });
   process.stdout.write(`${JSON.stringify({ url: server.url, key: app.key, tokenId: token.id })}\n`);
-  const stop = async () => {
-    await server.close();
-    await vault.close({ snapshot: false });
-    await rm(dir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
+  stopOnSigterm(
+    dir,
+    () => server.close(),
+    () => vault.close({ snapshot: false }),
+  );
 }
