@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
 import { newDatabaseImage } from '../storage/database-image.ts';
 import { applyPragmas } from '../storage/pragmas.ts';
@@ -10,6 +11,8 @@ import {
   growFile,
   loadSqlJs,
   patchedSqlJsSource,
+  utf8LengthOf,
+  utf8WriterOf,
 } from './sqljs.ts';
 import type { ResizableArrayBuffer } from './sqljs.ts';
 
@@ -142,5 +145,69 @@ describe('firstWrite', () => {
     expect(firstWrite(null, plain, 0, plain.length) === plain).toBe(false);
     const small = newDatabaseImage(1000);
     expect(firstWrite(null, small, 0, small.length) === small).toBe(false);
+  });
+});
+
+describe('UTF-8 of bound text', () => {
+  const texts = [
+    '',
+    'short',
+    'v1.1.' + 'QUJD'.repeat(40),
+    'Jäne Döe, ünïcødé and 😀 emoji '.repeat(3),
+    'a lone \ud800 surrogate in a long enough string',
+    'a lone trailing surrogate at the end of a long string \udc00',
+    'NUL \u0000 inside a long enough string, and after it',
+    '€'.repeat(100),
+  ];
+
+  it('binds the same bytes as the stock build, long strings and lone surrogates alike', async () => {
+    const patched = await loadSqlJs();
+    const stock = await initSqlJs();
+    const bytes = (SQL: typeof stock) => {
+      const db = new SQL.Database();
+      const statement = db.prepare('SELECT hex(CAST(? AS BLOB)) AS h, ? AS v');
+      const out = texts.map((text) => {
+        statement.bind([text, text]);
+        statement.step();
+        const row = statement.getAsObject();
+        statement.reset();
+        return row;
+      });
+      statement.free();
+      db.close();
+      return out;
+    };
+    expect(bytes(patched)).toEqual(bytes(stock));
+    expect(bytes(patched)[2]).toEqual({
+      h: Buffer.from(texts[2]!).toString('hex').toUpperCase(),
+      v: texts[2],
+    });
+  });
+
+  it('counts and writes well-formed long strings natively, with the NUL and truncation of the loop', () => {
+    const slowLength = () => -1;
+    const slowWrite = () => -1;
+    const length = utf8LengthOf(slowLength);
+    const write = utf8WriterOf(slowWrite);
+    const text = 'Jäne Döe, ünïcødé and 😀 emoji '.repeat(2);
+    const utf8 = Buffer.from(text);
+    expect(length(text)).toBe(utf8.length);
+    expect(length('short')).toBe(-1);
+    expect(length(texts[4]!)).toBe(-1);
+
+    const heap = new Uint8Array(200).fill(0xff);
+    expect(write(text, heap, 10, utf8.length + 1)).toBe(utf8.length);
+    expect(Buffer.from(heap.subarray(10, 10 + utf8.length)).equals(utf8)).toBe(true);
+    expect(heap[10 + utf8.length]).toBe(0);
+    expect(heap[9]).toBe(0xff);
+
+    // Room for "Jä" and half of "n": only whole characters, then the NUL.
+    const short = new Uint8Array(8).fill(0xff);
+    expect(write(text, short, 0, 4)).toBe(3);
+    expect([...short.subarray(0, 5)]).toEqual([0x4a, 0xc3, 0xa4, 0, 0xff]);
+
+    expect(write(texts[4]!, heap, 0, 100)).toBe(-1);
+    expect(write(text, [], 0, 100)).toBe(-1);
+    expect(write(text, heap, 0, 0)).toBe(-1);
   });
 });

@@ -117,11 +117,62 @@ function grownCapacity(current: number, needed: number, limit: number): number {
   return Math.min(limit, Math.max(needed, current + Math.max(current / 8, SMALL_FILE_BYTES))) >>> 0 || limit;
 }
 
+/** This build's `lengthBytesUTF8` and `stringToUTF8Array`, as they appear in its source. */
+const EMSCRIPTEN_UTF8_LENGTH =
+  'l=a=>{for(var b=0,d=0;d<a.length;++d){var c=a.codePointAt(d);c<=127?b++:c<=2047?b+=2:c<=65535?b+=3:(b+=4,d++)}return b},';
+const EMSCRIPTEN_UTF8_WRITE =
+  'L=(a,b,d,c)=>{if(!(c>0))return 0;var e=d;c=d+c-1;for(var g=0;g<a.length;++g){var m=a.codePointAt(g);if(m<=127){if(d>=c)break;b[d++]=m}else if(m<=2047){if(d+1>=c)break;b[d++]=192|m>>6;b[d++]=128|m&63}else if(m<=65535){if(d+2>=c)break;b[d++]=224|m>>12;b[d++]=128|m>>6&63;b[d++]=128|m&63}else{if(d+3>=c)break;b[d++]=240|m>>18;b[d++]=128|m>>12&63;b[d++]=128|m>>6&63;b[d++]=128|m&63;g++}}b[d]=0;return d-e},';
+
+/**
+ * Strings at least this long are measured and encoded natively. Emscripten does both in a
+ * JavaScript loop over code points (≈ 6 ns a character); below this length the native call costs
+ * more than the loop saves.
+ */
+const NATIVE_UTF8_FROM = 32;
+
+/** `String.prototype.isWellFormed` (Node 20), not yet in the ES2023 typings. */
+interface WellFormedCheck {
+  isWellFormed(): boolean;
+}
+
+/**
+ * A well-formed string's UTF-8 is the same whoever encodes it; a string with a lone surrogate is
+ * left to Emscripten, whose loop encodes the surrogate itself where the native encoders write
+ * U+FFFD.
+ */
+function encodesNatively(text: string): boolean {
+  return text.length >= NATIVE_UTF8_FROM && (text as unknown as WellFormedCheck).isWellFormed();
+}
+
+/** Emscripten's `lengthBytesUTF8`, native for long strings (the same count). */
+export function utf8LengthOf(slow: (text: string) => number): (text: string) => number {
+  return (text) => (encodesNatively(text) ? Buffer.byteLength(text, 'utf8') : slow(text));
+}
+
+type Utf8Writer = (text: string, heap: Uint8Array | number[], at: number, max: number) => number;
+
+/**
+ * Emscripten's `stringToUTF8Array`, native for long strings into a byte array: the same bytes, the
+ * same truncation at a character boundary when `max` (which counts the terminating NUL) is short,
+ * the same NUL after them and the same count of bytes written.
+ */
+export function utf8WriterOf(slow: Utf8Writer): Utf8Writer {
+  const encoder = new TextEncoder();
+  return (text, heap, at, max) => {
+    if (!(max > 0) || !(heap instanceof Uint8Array) || !encodesNatively(text))
+      return slow(text, heap, at, max);
+    const { written } = encoder.encodeInto(text, heap.subarray(at, at + max - 1));
+    heap[at + written] = 0;
+    return written;
+  };
+}
+
 /**
  * Growth of MEMFS files, in this sql.js build's file `write`: a write past the end copies the file
  * into a larger array; the first write into an empty file (the image a database is opened from)
  * copies the bytes into an array of their exact size. They go through `growFile` and `firstWrite` instead. The
- * texts are this build's; another build leaves the stock module in use (a test pins the build).
+ * UTF-8 length and encoder of strings go through `utf8LengthOf` and `utf8WriterOf`. The texts are
+ * this build's; another build leaves the stock module in use (a test pins the build).
  */
 const GROWTH_PATCHES: ReadonlyArray<readonly [string, string]> = [
   [
@@ -129,6 +180,10 @@ const GROWTH_PATCHES: ReadonlyArray<readonly [string, string]> = [
     'm>=g||(a.Ua=__growFile(a.Ua,a.Wa,g));',
   ],
   ['else a.Ua=b.slice(d,d+c),a.Wa=c;return c}', 'else a.Ua=__firstWrite(a.Ua,b,d,c),a.Wa=c;return c}'],
+  // Emscripten's UTF-8 length and encoder of a JavaScript string (every text bound to a statement,
+  // every SQL text), wrapped by `utf8LengthOf` and `utf8WriterOf`.
+  [EMSCRIPTEN_UTF8_LENGTH, `l=__utf8LengthOf(${EMSCRIPTEN_UTF8_LENGTH.slice(2, -1)}),`],
+  [EMSCRIPTEN_UTF8_WRITE, `L=__utf8WriterOf(${EMSCRIPTEN_UTF8_WRITE.slice(2, -1)}),`],
 ];
 
 /** The installed sql.js source with `GROWTH_PATCHES` applied, or null when a text is not found once. */
@@ -142,7 +197,7 @@ export function patchedSqlJsSource(source: string): string | null {
 }
 
 /**
- * sql.js's `initSqlJs` evaluated from its installed file with the growth patches, as Node would
+ * sql.js's `initSqlJs` evaluated from its installed file with the patches above, as Node would
  * load it (CommonJS, its own directory for the .wasm file); null when the build differs.
  */
 function inPlaceGrowthBuild(): typeof initSqlJs | null {
@@ -152,9 +207,19 @@ function inPlaceGrowthBuild(): typeof initSqlJs | null {
   if (source === null) return null;
   const module: { exports: unknown } = { exports: {} };
   const factory = runInThisContext(
-    `(function (exports, require, module, __filename, __dirname, __growFile, __firstWrite) {${source}\n})`,
+    `(function (exports, require, module, __filename, __dirname, __growFile, __firstWrite, __utf8LengthOf, __utf8WriterOf) {${source}\n})`,
     { filename: file },
   ) as (...args: unknown[]) => void;
-  factory(module.exports, createRequire(file), module, file, dirname(file), growFile, firstWrite);
+  factory(
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    dirname(file),
+    growFile,
+    firstWrite,
+    utf8LengthOf,
+    utf8WriterOf,
+  );
   return module.exports as typeof initSqlJs;
 }
