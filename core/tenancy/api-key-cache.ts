@@ -76,6 +76,6 @@ export async function principalForKeyHash(vault: VaultHandle, hash: Uint8Array):
     cache?.set(id, version, known);
   }
   // An expired key is refused at once; the sweep removes its row later.
-  if (isExpired(known.expiresAt, vault.clock.now())) return null;
+  if (known.expiresAt !== null && isExpired(known.expiresAt, vault.clock.now())) return null;
   return known.principal;
 }

@@ -50,10 +50,14 @@ async function loadFor(
   return row;
 }
 
-/** The principal an API key stands for, or null. */
-export async function authenticateApiKey(vault: VaultHandle, apiKey: string): Promise<Principal | null> {
-  if (typeof apiKey !== 'string' || !looksLikeApiKey(apiKey)) return null;
-  return principalForKeyHash(vault, vault.hashApiKey(apiKey));
+/** The principal an API key stands for, or null. Not `async`: one promise fewer per request. */
+export function authenticateApiKey(vault: VaultHandle, apiKey: string): Promise<Principal | null> {
+  if (typeof apiKey !== 'string' || !looksLikeApiKey(apiKey)) return Promise.resolve(null);
+  try {
+    return principalForKeyHash(vault, vault.hashApiKey(apiKey));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** Expired applications removed per transaction of the sweep. */

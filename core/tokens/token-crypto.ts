@@ -10,7 +10,8 @@
 import type { Kysely } from 'kysely';
 import { envelopeTerm, openField, sealField } from '../crypto/field-envelope.ts';
 import { keyedHash } from '../crypto/keyed-hash.ts';
-import { loadSodium } from '../crypto/sodium.ts';
+import { loadSodium, loadedSodium } from '../crypto/sodium.ts';
+import type { Sodium } from '../crypto/sodium.ts';
 import type { TenantKey, TenantKeys } from '../crypto/tenant-keys.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Database } from '../storage/schema.ts';
@@ -22,6 +23,17 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** Keyed hashes with a key fetched once (per transaction), so many values cost one lookup. */
 export interface Hasher {
   (value: string): Uint8Array;
+}
+
+/** What `TokenCrypto.openNow` returns when the envelope needs the awaited `open`. */
+export const NOT_OPENED: unique symbol = Symbol('not opened');
+
+function parseData(plain: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(plain)) as unknown;
+  } catch {
+    throw new VaultError('VAULT_CORRUPT', 'Stored token data is not valid JSON.');
+  }
 }
 
 export class TokenCrypto {
@@ -48,29 +60,45 @@ export class TokenCrypto {
   /** Opens an envelope sealed by `seal` (under whichever term it names). */
   async open(db: Kysely<Database>, tenantId: string, tokenId: string, envelope: string): Promise<unknown> {
     const sodium = await loadSodium();
-    const term = envelopeTerm(envelope);
-    // The key seen last for this term saves a query per read; one that does not open the envelope
-    // (it came from a rolled-back transaction) counts as a miss, and the stored key decides.
-    const recent = this.keys.recent(tenantId, 'data', term);
-    let plain: Uint8Array | null = null;
-    if (recent) {
-      try {
-        plain = openField(sodium, recent, tenantId, tokenId, envelope);
-      } catch {
-        plain = null;
-      }
-    }
-    plain ??= openField(
-      sodium,
-      await this.keys.forTerm(db, tenantId, 'data', term),
-      tenantId,
-      tokenId,
-      envelope,
-    );
+    const plain =
+      this.openWithRecent(sodium, tenantId, tokenId, envelope) ??
+      openField(
+        sodium,
+        await this.keys.forTerm(db, tenantId, 'data', envelopeTerm(envelope)),
+        tenantId,
+        tokenId,
+        envelope,
+      );
+    return parseData(plain);
+  }
+
+  /**
+   * `open` without awaiting anything, where it needs no query: libsodium loaded and the key seen
+   * last for the envelope's term opens it. NOT_OPENED otherwise: the caller then awaits `open`,
+   * where the stored key decides (and a corrupt envelope fails as it always does).
+   */
+  openNow(tenantId: string, tokenId: string, envelope: string): unknown {
+    const sodium = loadedSodium();
+    const plain = sodium && this.openWithRecent(sodium, tenantId, tokenId, envelope);
+    return plain ? parseData(plain) : NOT_OPENED;
+  }
+
+  /**
+   * The key seen last for this term saves a query per read; one that does not open the envelope
+   * (it came from a rolled-back transaction) counts as a miss (null), and the stored key decides.
+   */
+  private openWithRecent(
+    sodium: Sodium,
+    tenantId: string,
+    tokenId: string,
+    envelope: string,
+  ): Uint8Array | null {
+    const recent = this.keys.recent(tenantId, 'data', envelopeTerm(envelope));
+    if (!recent) return null;
     try {
-      return JSON.parse(decoder.decode(plain)) as unknown;
+      return openField(sodium, recent, tenantId, tokenId, envelope);
     } catch {
-      throw new VaultError('VAULT_CORRUPT', 'Stored token data is not valid JSON.');
+      return null;
     }
   }
 

@@ -41,7 +41,7 @@ import { checkFilter, filterCondition } from './list-filter.ts';
 import { requiresDataTerm } from './search-sql.ts';
 import { searchStatements } from './search-statements.ts';
 import { countDataTerms, parseSearchQuery } from './search-query.ts';
-import { TokenCrypto } from './token-crypto.ts';
+import { NOT_OPENED, TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
 import { ID_CONTAINS_DATA, idDataCheck, resolveTokenId } from './token-id.ts';
 import { checkCreateRequest, deriveValues, underPrefix, underPrefixSync } from './token-input.ts';
@@ -50,6 +50,7 @@ import {
   deleteTokenRow,
   findDuplicate,
   findToken,
+  findTokenNow,
   findTokenRow,
   insertSearchDigests,
   insertTokenRow,
@@ -65,7 +66,7 @@ import { readAuditOf } from './read-audit.ts';
 import { MAX_TOKENIZE_TOKENS, planTokenize } from './tokenize.ts';
 import type { PlannedToken } from './tokenize.ts';
 import { checkUpdate } from './token-update.ts';
-import { shownData, viewOf } from './token-view.ts';
+import { needsData, shownData, shownOf, viewOf } from './token-view.ts';
 import type { Shown } from './token-view.ts';
 import { WriteGroups, runAlone } from './write-groups.ts';
 import { runOutsideRequestBudget } from '../expressions/budget.ts';
@@ -629,10 +630,20 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     async get(principal, id) {
       authorize(principal, 'token:read');
       // No write transaction: one locked SELECT, then the entry joins the next read-audit batch.
-      const row = await findToken(vault.db, principal.tenantId, id, vault.clock.now());
+      // The SELECT and the opening run without awaiting where they can (the lock free, the data
+      // key at hand): which path runs depends on the lock and the key cache, not on the token.
+      const now = vault.clock.now();
+      const found = findTokenNow(vault.db, principal.tenantId, id, now);
+      const row = found === null ? await findToken(vault.db, principal.tenantId, id, now) : found;
       if (!row) throw tokenNotFound();
       const transform = transformOnExisting(principal, 'token:read', row);
-      const view = viewOf(row, await shownData(transform, row, opener(vault.db, row)));
+      let shown: Shown;
+      if (needsData(transform, row)) {
+        let data = crypto.openNow(row.tenant_id, row.id, row.data);
+        if (data === NOT_OPENED) data = await crypto.open(vault.db, row.tenant_id, row.id, row.data);
+        shown = shownOf(transform, row, data);
+      }
+      const view = viewOf(row, shown);
       await reads.record({
         entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read) }],
         activeTokens: { tenantId: row.tenant_id, tokenIds: [row.id] },

@@ -13,7 +13,7 @@ import type {
   Updateable,
 } from 'kysely';
 import { VaultError } from '../errors/catalogue.ts';
-import { compileOnce, insertRowsCompiled, runCompiled } from '../storage/compiled-queries.ts';
+import { compileOnce, insertRowsCompiled, runCompiled, runCompiledNow } from '../storage/compiled-queries.ts';
 import type { Database, TokensTable } from '../storage/schema.ts';
 import { parseSettings } from '../tenancy/settings.ts';
 
@@ -69,6 +69,21 @@ export async function findToken(
   const query = findTokenQuery(db);
   const result = await runCompiled(db, query, [tenantId, id, now.toISOString()]);
   return result.rows[0];
+}
+
+/**
+ * `findToken` run at once where the store can (the embedded vault with its lock free): the row or
+ * undefined, or null when it could not run now and the caller must await `findToken`.
+ */
+export function findTokenNow(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: unknown,
+  now: Date,
+): TokenRow | undefined | null {
+  if (typeof id !== 'string' || id === '') return undefined;
+  const result = runCompiledNow(db, findTokenQuery(db), [tenantId, id, now.toISOString()]);
+  return result === null ? null : (result.rows[0] ?? undefined);
 }
 
 /** Any row with this id, expired or not (an expired one still holds its id until it is swept). */

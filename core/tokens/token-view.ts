@@ -51,11 +51,18 @@ export async function shownData(
   row: TokenRow,
   open: () => Promise<unknown>,
 ): Promise<Shown> {
-  if (transform === 'redact') return undefined;
-  if (transform === 'reveal') return { value: await open() };
-  const mask = maskOf(row);
-  if (mask === null) return undefined;
-  return { value: evaluateMask(mask, await open()) };
+  return needsData(transform, row) ? shownOf(transform, row, await open()) : undefined;
+}
+
+/** Whether `transform` shows anything of the data (so it must be opened). */
+export function needsData(transform: Transform, row: TokenRow): boolean {
+  return transform === 'reveal' || (transform === 'mask' && maskOf(row) !== null);
+}
+
+/** What `transform` shows of `data`, the opened plaintext, where `needsData` holds. */
+export function shownOf(transform: Transform, row: TokenRow, data: unknown): Shown {
+  if (transform === 'reveal') return { value: data };
+  return { value: evaluateMask(maskOf(row), data) };
 }
 
 /** Every field of the token; `data` only when shown. */

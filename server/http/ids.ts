@@ -48,12 +48,10 @@ export function uuidPathParams(
  * tell a caller which ids exist elsewhere.
  */
 export function notFoundAs(notFoundDetail: string): <T>(work: Promise<T>) => Promise<T> {
-  return async (work) => {
-    try {
-      return await work;
-    } catch (error) {
-      if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', notFoundDetail);
-      throw error;
-    }
+  const rename = (error: unknown): never => {
+    if (isVaultError(error, 'NOT_FOUND')) throw new VaultError('NOT_FOUND', notFoundDetail);
+    throw error;
   };
+  // `catch` rather than an async wrapper: one promise per request instead of two.
+  return (work) => work.catch(rename);
 }

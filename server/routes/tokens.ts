@@ -1,4 +1,4 @@
-import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preValidationAsyncHookHandler, preValidationHookHandler } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { VaultError, validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
@@ -252,12 +252,17 @@ const NO_SUCH_TOKEN = 'No such token.';
 
 const byId = notFoundAs(NO_SUCH_TOKEN);
 
-/** A path id longer than any token id names nothing: 404 like an unknown id, not 400. */
-const checkId: preValidationAsyncHookHandler = async (request) => {
+/**
+ * A path id longer than any token id names nothing: 404 like an unknown id, not 400. A callback
+ * hook (no promise per request); code points are counted only when the UTF-16 length could exceed.
+ */
+const checkId: preValidationHookHandler = (request, _reply, done) => {
   const { id } = request.params as { id?: string };
-  if (id === undefined || id.length === 0 || Array.from(id).length > TOKEN_ID_MAX_LENGTH) {
-    throw new VaultError('NOT_FOUND', NO_SUCH_TOKEN);
-  }
+  const tooLong =
+    id !== undefined && id.length > TOKEN_ID_MAX_LENGTH && Array.from(id).length > TOKEN_ID_MAX_LENGTH;
+  done(
+    id === undefined || id.length === 0 || tooLong ? new VaultError('NOT_FOUND', NO_SUCH_TOKEN) : undefined,
+  );
 };
 
 const METADATA_DOT = 'metadata.';
