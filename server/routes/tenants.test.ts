@@ -5,8 +5,8 @@ import {
   createTenantFixture,
   signIn,
   type TenantFixture,
-} from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+} from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 let server: TestServer;
 let a: TenantFixture;
