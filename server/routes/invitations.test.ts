@@ -4,14 +4,8 @@ import { acceptLinkOf } from '../../core/test-support/smtp-sink.ts';
 import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
 import { createTestVault } from '../../core/test-support/test-vault.ts';
 import { startServer } from '../listen.ts';
-import { createKey, createTenantFixture } from '../test-support/identity.ts';
-import {
-  ACCEPT_BASE,
-  NEW_USER,
-  asMember,
-  useInvitationsWorld,
-  withKey,
-} from '../test-support/invitations.ts';
+import { asMember, createKey, createTenantFixture, withKey } from '../test-support/identity.ts';
+import { ACCEPT_BASE, NEW_USER, useInvitationsWorld } from '../test-support/invitations.ts';
 
 const HOUR = 3_600_000;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptLinkOf } from '../../core/test-support/smtp-sink.ts';
-import { NEW_USER, asMember, useInvitationsWorld, withKey } from '../test-support/invitations.ts';
+import { asMember, withKey } from '../test-support/identity.ts';
+import { NEW_USER, useInvitationsWorld } from '../test-support/invitations.ts';
 
 const world = useInvitationsWorld();
 const { invite, accept } = world;

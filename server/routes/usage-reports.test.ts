@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_INCLUDED_MONTHLY_ACTIVE_TOKENS } from '../../core/tenancy/usage-report.ts';
-import { useInvitationsWorld, withKey } from '../test-support/invitations.ts';
+import { withKey } from '../test-support/identity.ts';
+import { useInvitationsWorld } from '../test-support/invitations.ts';
 import { TOKEN_PERMISSIONS, privateKey, rule } from '../test-support/tokens.ts';
 
 const world = useInvitationsWorld();

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../../core/test-support/smtp-sink.ts';
 import { ManualClock } from '../../core/vault/clock.ts';
-import { createTenantFixture, type TenantFixture } from './identity.ts';
+import { createTenantFixture, withKey, type TenantFixture } from './identity.ts';
 import { createTestServer, type TestServer } from './test-server.ts';
 
 /** The base of the links mailed by the world's server (a fixed one: it does not listen). */
@@ -14,14 +14,6 @@ export const NEW_USER = {
   last_name: 'Lovelace',
   password: 'correct horse battery staple',
 };
-
-export const withKey = (key: string) => ({ 'svc-api-key': key });
-
-/** A signed-in user acting in a tenant. */
-export const asMember = (token: string, tenantId: string) => ({
-  authorization: `Bearer ${token}`,
-  'svc-tenant-id': tenantId,
-});
 
 /**
  * The tests of the invitation, member and usage routes share one world: a real SMTP server for the
