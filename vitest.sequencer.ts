@@ -13,7 +13,7 @@ export const LONGEST_FIRST: readonly string[] = [
   'embedded:server/authorization-matrix.test.ts',
   'embedded:e2e/postgres-servers.test.ts',
   'embedded:core/storage/power-loss.test.ts',
-  'embedded:server/tenant-admin.test.ts',
+  'embedded:server/routes/invitations.test.ts',
   'embedded:core/storage/vault-files.test.ts',
   'embedded:e2e/identity-and-access.test.ts',
   'embedded:e2e/tenant-administration.test.ts',

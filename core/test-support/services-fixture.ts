@@ -71,6 +71,17 @@ export async function fieldErrorsOf(promise: Promise<unknown>): Promise<Record<s
   throw new Error('expected VALIDATION_FAILED, but the call succeeded');
 }
 
+/** `CODE status: message` of the VaultError a promise rejects with; 'ok' when it resolves. */
+export async function detailOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isVaultError(error)) return `${error.code} ${error.status}: ${error.message}`;
+    throw error;
+  }
+  return 'ok';
+}
+
 /** A tenant with an owner (password set) and its first management application. */
 export async function seedTenant(
   services: Services,

@@ -17,6 +17,15 @@ export interface TenantFixture {
   readonly admin: ApplicationWithKey;
 }
 
+/** The headers of a call with an API key. */
+export const withKey = (key: string) => ({ 'svc-api-key': key });
+
+/** The headers of a signed-in user acting in a tenant. */
+export const asMember = (token: string, tenantId: string) => ({
+  authorization: `Bearer ${token}`,
+  'svc-tenant-id': tenantId,
+});
+
 /** A tenant with an owner (who can sign in) and a management application with every management permission. */
 export async function createTenantFixture(services: Services, name: string): Promise<TenantFixture> {
   const slug = randomUUID().slice(0, 8);

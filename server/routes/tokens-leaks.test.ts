@@ -3,10 +3,10 @@
  * HTTP: each must teach the attacker nothing. See docs/security.md, "Token data leaks".
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApplicationWithKey } from '../core/services-contract.ts';
-import { luhnValid } from '../core/tokens/luhn.ts';
-import { createTenantFixture, operator, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import type { ApplicationWithKey } from '../../core/services-contract.ts';
+import { luhnValid } from '../../core/tokens/luhn.ts';
+import { createTenantFixture, operator, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 import {
   pageOf,
   privateKey,
@@ -15,7 +15,7 @@ import {
   TokenClient,
   tokenOf,
   type TokenJson,
-} from './test-support/tokens.ts';
+} from '../test-support/tokens.ts';
 
 const CARD_NUMBER = '4111111111111111';
 const SSN = '078-05-1120';

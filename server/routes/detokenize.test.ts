@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenantFixture, operator } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import { privateKey, rule } from './test-support/tokens.ts';
+import { createTenantFixture, operator } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { privateKey, rule } from '../test-support/tokens.ts';
 
 let server: TestServer;
 let cardId: string;

@@ -4,9 +4,10 @@ import {
   createLoneUser,
   createTenantFixture,
   signIn,
+  withKey,
   type TenantFixture,
-} from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+} from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 let server: TestServer;
 let a: TenantFixture;
@@ -21,8 +22,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.dispose();
 });
-
-const withKey = (key: string) => ({ 'svc-api-key': key });
 
 describe('/tenants/self', () => {
   it('GET answers the tenant of the key', async () => {

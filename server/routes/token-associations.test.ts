@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 import {
   pageOf,
   privateKey,
@@ -9,7 +9,7 @@ import {
   TokenClient,
   tokenOf,
   tokenUrl,
-} from './test-support/tokens.ts';
+} from '../test-support/tokens.ts';
 
 let server: TestServer;
 let a: TenantFixture;

@@ -1,17 +1,17 @@
 import type { LookupAddress } from 'node:dns';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../core/access/principal.ts';
-import { createOutboundClient, parseAllowList } from '../core/outbound/index.ts';
+import type { Principal } from '../../core/access/principal.ts';
+import { createOutboundClient, parseAllowList } from '../../core/outbound/index.ts';
 import {
   startTestDestination,
   testPki,
   type TestDestination,
-} from '../core/outbound/test-support/https-destination.ts';
-import { auditRows } from '../core/test-support/services-fixture.ts';
-import { createKey, createTenantFixture, operator, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import { rule } from './test-support/tokens.ts';
+} from '../../core/outbound/test-support/https-destination.ts';
+import { auditRows } from '../../core/test-support/services-fixture.ts';
+import { createKey, createTenantFixture, operator, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { rule } from '../test-support/tokens.ts';
 
 const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030 };
 

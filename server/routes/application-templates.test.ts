@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { APPLICATION_TEMPLATES } from '../core/tenancy/application-templates.ts';
-import { createTenantFixture, UNKNOWN_KEY, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { APPLICATION_TEMPLATES } from '../../core/tenancy/application-templates.ts';
+import { createTenantFixture, UNKNOWN_KEY, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 let server: TestServer;
 let a: TenantFixture;

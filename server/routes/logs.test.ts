@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENTITY_TYPES } from '../core/audit/entity-types.ts';
-import { ManualClock } from '../core/vault/clock.ts';
-import { normalizeInstant } from './routes/logs.ts';
-import { createKey, createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { ENTITY_TYPES } from '../../core/audit/entity-types.ts';
+import { ManualClock } from '../../core/vault/clock.ts';
+import { normalizeInstant } from './logs.ts';
+import { createKey, createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 interface LogJson {
   id: string;

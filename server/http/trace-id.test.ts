@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isAcceptableTraceId } from './http/trace-id.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { isAcceptableTraceId } from './trace-id.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -2,13 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ONE_TIME_LINK_TTL_MS } from '../core/identity/one-time-sign-in.ts';
-import { bootstrapEmbeddedDefault } from '../core/tenancy/bootstrap.ts';
-import { FAST_KDF } from '../core/test-support/temp-vault.ts';
-import { ManualClock } from '../core/vault/clock.ts';
-import { consoleSignInLink } from './routes/console-sessions.ts';
-import { createTenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { ONE_TIME_LINK_TTL_MS } from '../../core/identity/one-time-sign-in.ts';
+import { bootstrapEmbeddedDefault } from '../../core/tenancy/bootstrap.ts';
+import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
+import { ManualClock } from '../../core/vault/clock.ts';
+import { consoleSignInLink } from './console-sessions.ts';
+import { createTenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 let root: string;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listQueryFrom } from './routes/tokens.ts';
-import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { listQueryFrom } from './tokens.ts';
+import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 import {
   MERGE_PATCH,
   pageOf,
@@ -11,7 +11,7 @@ import {
   TokenClient,
   tokenOf,
   type TokenJson,
-} from './test-support/tokens.ts';
+} from '../test-support/tokens.ts';
 
 const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030, cvc: '123' };
 const MASKED_CARD = { number: 'XXXXXXXXXXXX4242', expiration_month: 12, expiration_year: 2030 };

@@ -4,10 +4,10 @@
  * that an expired key is refused at once and swept later.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/vault/clock.ts';
-import { auditRows } from '../core/test-support/services-fixture.ts';
-import { createTenantFixture, operator, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { ManualClock } from '../../core/vault/clock.ts';
+import { auditRows } from '../../core/test-support/services-fixture.ts';
+import { createTenantFixture, operator, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 const clock = new ManualClock(new Date('2030-01-01T00:00:00.000Z'));
 let server: TestServer;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listQueryFrom } from './routes/tokens.ts';
-import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import { pageOf, privateKey, TOKEN_PERMISSIONS, TokenClient, tokenOf } from './test-support/tokens.ts';
+import { listQueryFrom } from './tokens.ts';
+import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { pageOf, privateKey, TOKEN_PERMISSIONS, TokenClient, tokenOf } from '../test-support/tokens.ts';
 
 let server: TestServer;
 let a: TenantFixture;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OFFICIAL_FORMULAS } from '../core/reactors/official-formulas.ts';
-import { createKey, createTenantFixture, operator, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import { rule } from './test-support/tokens.ts';
+import { OFFICIAL_FORMULAS } from '../../core/reactors/official-formulas.ts';
+import { createKey, createTenantFixture, operator, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { rule } from '../test-support/tokens.ts';
 
 let server: TestServer;
 let tenant: TenantFixture;

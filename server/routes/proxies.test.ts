@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditRows } from '../core/test-support/services-fixture.ts';
-import { createKey, createTenantFixture, operator, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { auditRows } from '../../core/test-support/services-fixture.ts';
+import { createKey, createTenantFixture, operator, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 let server: TestServer;
 let fx: TenantFixture;

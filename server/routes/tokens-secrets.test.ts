@@ -7,11 +7,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testBackend } from '../core/test-support/test-vault.ts';
-import { luhnCheckDigit } from '../core/tokens/luhn.ts';
-import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import { pageOf, privateKey, rule, TOKEN_PERMISSIONS, TokenClient, tokenOf } from './test-support/tokens.ts';
+import { testBackend } from '../../core/test-support/test-vault.ts';
+import { luhnCheckDigit } from '../../core/tokens/luhn.ts';
+import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { pageOf, privateKey, rule, TOKEN_PERMISSIONS, TokenClient, tokenOf } from '../test-support/tokens.ts';
 
 let server: TestServer;
 let a: TenantFixture;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PERMISSIONS } from '../core/access/permissions.ts';
-import { createKey, createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { PERMISSIONS } from '../../core/access/permissions.ts';
+import { createKey, createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 let server: TestServer;
 let a: TenantFixture;

@@ -1,14 +1,14 @@
 /** The token API over a real listener (fetch, real sockets), and the expiry sweeper startServer runs. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createServices, outboxTenancyOptions } from '../core/services.ts';
-import type { Services } from '../core/services-contract.ts';
-import { FAST_KDF, type TempVault } from '../core/test-support/temp-vault.ts';
-import { createTestVault } from '../core/test-support/test-vault.ts';
-import { TOKEN_MESSAGES } from '../core/tokens/index.ts';
-import { ManualClock } from '../core/vault/clock.ts';
-import { startServer, type RunningServer, type StartServerOptions } from './listen.ts';
-import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { captureLogs } from './test-support/log-capture.ts';
+import { createServices, outboxTenancyOptions } from '../../core/services.ts';
+import type { Services } from '../../core/services-contract.ts';
+import { FAST_KDF, type TempVault } from '../../core/test-support/temp-vault.ts';
+import { createTestVault } from '../../core/test-support/test-vault.ts';
+import { TOKEN_MESSAGES } from '../../core/tokens/index.ts';
+import { ManualClock } from '../../core/vault/clock.ts';
+import { startServer, type RunningServer, type StartServerOptions } from '../listen.ts';
+import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { captureLogs } from '../test-support/log-capture.ts';
 import {
   MERGE_PATCH,
   privateKey,
@@ -16,7 +16,7 @@ import {
   TOKEN_PERMISSIONS,
   type TokenJson,
   type TokenPageJson,
-} from './test-support/tokens.ts';
+} from '../test-support/tokens.ts';
 
 const HOUR = 60 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTenantFixture, type TenantFixture } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import { pageOf, privateKey, rule, TOKEN_PERMISSIONS, TokenClient, tokenOf } from './test-support/tokens.ts';
+import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { pageOf, privateKey, rule, TOKEN_PERMISSIONS, TokenClient, tokenOf } from '../test-support/tokens.ts';
 
 const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030 };
 const MASKED_CARD = { number: 'XXXXXXXXXXXX4242', expiration_month: 12, expiration_year: 2030 };

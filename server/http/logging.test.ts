@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { pino } from 'pino';
-import { buildServer } from './app.ts';
-import { pathOf } from './http/logging.ts';
-import { createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import type { VaultServer } from './types.ts';
+import { buildServer } from '../app.ts';
+import { pathOf } from './logging.ts';
+import { createTempVault, type TempVault } from '../../core/test-support/temp-vault.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import type { VaultServer } from '../types.ts';
 
 const SECRETS = {
   apiKey: 'key_SECRET_API_KEY_1234',

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
-import { pageQuery, paginated } from './http/pagination.ts';
+import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { pageQuery, paginated } from '../http/pagination.ts';
 
 interface OpenApiDocument {
   openapi: string;
