@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { loadSodium } from '../crypto/sodium.ts';
 import { lowerThisThreadPriority } from '../threads/background-priority.ts';
-import { nodeStorageFs } from '../storage/storage-fs.ts';
+import { callingThreadStorageFs } from '../storage/storage-fs.ts';
 import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import type { SnapshotBuildRequest } from './snapshot-build.ts';
 import { failureOutcome } from './snapshot-thread.ts';
@@ -27,7 +27,8 @@ port.once('message', (request: SnapshotBuildRequest) => {
 
 async function build(request: SnapshotBuildRequest): Promise<SnapshotBuildOutcome> {
   try {
-    await buildSnapshotFromFiles(await loadSodium(), nodeStorageFs, request);
+    // File reads and writes on this (lowered) thread, not on the process's I/O pool.
+    await buildSnapshotFromFiles(await loadSodium(), callingThreadStorageFs, request);
     return { ok: true };
   } catch (err) {
     return failureOutcome(err);
