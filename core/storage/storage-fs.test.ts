@@ -2,12 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callingThreadStorageFs, nodeStorageFs } from './storage-fs.ts';
+import { nodeStorageFs } from './storage-fs.ts';
 
-describe.each([
-  ['the I/O pool', nodeStorageFs],
-  ['the calling thread', callingThreadStorageFs],
-])('a file opened r+durable, its calls on %s', (_where, fs) => {
+describe('a file opened r+durable', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-storage-fs-'));
@@ -17,7 +14,7 @@ describe.each([
   it('reads, writes, truncates and syncs like r+', async () => {
     const path = join(dir, 'f');
     await writeFile(path, 'hello world');
-    const handle = await fs.open(path, 'r+durable');
+    const handle = await nodeStorageFs.open(path, 'r+durable');
     try {
       await handle.write(Buffer.from('HELLO'), 0, 5, 0);
       await handle.datasync();
@@ -37,37 +34,8 @@ describe.each([
   });
 
   it('does not create a missing file', async () => {
-    await expect(fs.open(join(dir, 'missing'), 'r+durable')).rejects.toMatchObject({
+    await expect(nodeStorageFs.open(join(dir, 'missing'), 'r+durable')).rejects.toMatchObject({
       code: 'ENOENT',
     });
-  });
-});
-
-describe('file operations on the calling thread', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-storage-fs-'));
-  });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
-
-  it('creates exclusively, renames, links, syncs and reports errors as the I/O pool does', async () => {
-    const fs = callingThreadStorageFs;
-    const path = join(dir, 'new');
-    const handle = await fs.open(path, 'wx', 0o600);
-    try {
-      await handle.write(Buffer.from('abc'), 0, 3, 0);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await expect(fs.open(path, 'wx', 0o600)).rejects.toMatchObject({ code: 'EEXIST' });
-    await fs.rename(path, join(dir, 'renamed'));
-    await fs.link(join(dir, 'renamed'), join(dir, 'linked'));
-    await fs.syncDirectory(dir);
-    expect((await fs.stat(join(dir, 'linked'))).size).toBe(3);
-    expect((await fs.readFile(join(dir, 'renamed'))).toString()).toBe('abc');
-    await fs.unlink(join(dir, 'renamed'));
-    await expect(fs.stat(join(dir, 'renamed'))).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(await fs.freeBytes(dir)).toBeGreaterThan(0);
   });
 });

@@ -1,22 +1,4 @@
-import {
-  closeSync,
-  constants,
-  fdatasyncSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  statfsSync,
-  unlinkSync,
-  write,
-  writeSync,
-} from 'node:fs';
+import { constants, write } from 'node:fs';
 import { link, mkdir, open, readFile, rename, stat, statfs, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 
@@ -144,59 +126,6 @@ export const nodeStorageFs: StorageFs = {
     }
   },
 };
-
-/**
- * The same operations, each run on the calling thread (Node's synchronous file calls) instead of
- * the I/O thread pool. For a background thread that has nothing else to do meanwhile (the snapshot
- * worker): there the copies into and out of the page cache run at that thread's lowered priority,
- * while the pool's threads run at the process's own and compete with the thread answering requests.
- */
-export const callingThreadStorageFs: StorageFs = {
-  open: async (path, flags, mode) => {
-    const fd =
-      flags === 'r+durable'
-        ? openSync(path, constants.O_RDWR | (constants.O_DSYNC ?? 0))
-        : openSync(path, flags, mode);
-    return callingThreadHandle(fd);
-  },
-  rename: async (from, to) => renameSync(from, to),
-  unlink: async (path) => unlinkSync(path),
-  link: async (existing, to) => linkSync(existing, to),
-  stat: async (path) => statSync(path),
-  readFile: async (path) => readFileSync(path),
-  mkdir: async (path, mode) => {
-    mkdirSync(path, { recursive: true, mode });
-  },
-  freeBytes: async (dir) => {
-    const s = statfsSync(dir);
-    return s.bavail * s.bsize;
-  },
-  syncDirectory: async (dir) => {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  },
-};
-
-function callingThreadHandle(fd: number): StorageHandle {
-  return {
-    read: async (buffer, offset, length, position) => ({
-      bytesRead: readSync(fd, buffer, offset, length, position),
-    }),
-    write: async (buffer, offset, length, position) => ({
-      bytesWritten: writeSync(fd, buffer, offset, length, position),
-    }),
-    readFile: async () => readFileSync(fd),
-    truncate: async (length) => ftruncateSync(fd, length),
-    sync: async () => fsyncSync(fd),
-    datasync: async () => fdatasyncSync(fd),
-    stat: async () => fstatSync(fd),
-    close: async () => closeSync(fd),
-  };
-}
 
 export function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code;

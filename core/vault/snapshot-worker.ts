@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { loadSodium } from '../crypto/sodium.ts';
 import { lowerThisThreadPriority } from '../threads/background-priority.ts';
-import { callingThreadStorageFs } from '../storage/storage-fs.ts';
+import { nodeStorageFs } from '../storage/storage-fs.ts';
 import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import type { SnapshotBuildRequest } from './snapshot-build.ts';
 import { failureOutcome } from './snapshot-thread.ts';
@@ -27,8 +27,7 @@ port.once('message', (request: SnapshotBuildRequest) => {
 
 async function build(request: SnapshotBuildRequest): Promise<SnapshotBuildOutcome> {
   try {
-    // File reads and writes on this (lowered) thread, not on the process's I/O pool.
-    await buildSnapshotFromFiles(await loadSodium(), callingThreadStorageFs, request);
+    await buildSnapshotFromFiles(await loadSodium(), nodeStorageFs, request);
     return { ok: true };
   } catch (err) {
     return failureOutcome(err);
