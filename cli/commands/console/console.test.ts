@@ -1,16 +1,15 @@
 import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configureTree, run } from '../../main.ts';
-import { expectOk } from '../../test-support/expect.ts';
-import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from '../../test-support/harness.ts';
+import { makeTestIo, type TempHome, type TestIo } from '../../test-support/harness.ts';
+import { makeInitHome } from '../../test-support/tenant-home.ts';
 import { newConsoleCommand } from './console.ts';
 
 /** `svc console` in-process on port 0, with a recording opener instead of a browser. */
 
 let home: TempHome;
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
+  home = await makeInitHome();
 });
 afterEach(() => home.cleanup());
 
