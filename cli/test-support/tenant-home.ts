@@ -38,23 +38,29 @@ async function runSteps(home: TempHome, steps: readonly HomeStep[]): Promise<str
  * in a home under the folder SVC_TEST_NEW_VAULTS names (core/test-support/new-vaults-setup.ts
  * removes it), and every test gets a copy of that home's files: a folder, vault and lock of its own,
  * with the same rows and the same key file as the others. The copies share the vault id, key and
- * the ids and secrets the steps made, which no command test compares across homes; tests about
- * `svc init` itself, or needing a key of their own, run the commands. Without the folder, each test
- * runs the steps in its own home.
+ * the ids and secrets the steps made, which no command test compares across homes, and the steps'
+ * times (minutes early at most), which no command test looks at; tests about `svc init` itself, or
+ * needing a key of their own, run the commands. Without the folder, each test runs the steps in its
+ * own home.
  */
 export async function preparedHome(steps: readonly HomeStep[]): Promise<PreparedHome> {
   const home = await makeTempHome();
   try {
-    const root = process.env.SVC_TEST_NEW_VAULTS;
-    if (root === undefined) return { home, outputs: await runSteps(home, steps) };
-    const template = await templateHome(root, steps);
-    // A closed vault leaves no lock; a stale one would name this process as the holder.
-    await cp(template.dir, home.dir, { recursive: true, filter: (source) => !source.endsWith('.lock') });
-    return { home, outputs: template.outputs };
+    return { home, outputs: await prepareHome(home, steps) };
   } catch (error) {
     await home.cleanup();
     throw error;
   }
+}
+
+/** Brings `home`, made by makeTempHome and not used yet, to the state `steps` leave it in (see preparedHome). */
+export async function prepareHome(home: TempHome, steps: readonly HomeStep[]): Promise<readonly string[]> {
+  const root = process.env.SVC_TEST_NEW_VAULTS;
+  if (root === undefined) return runSteps(home, steps);
+  const template = await templateHome(root, steps);
+  // A closed vault leaves no lock; a stale one would name this process as the holder.
+  await cp(template.dir, home.dir, { recursive: true, filter: (source) => !source.endsWith('.lock') });
+  return template.outputs;
 }
 
 function templateHome(
@@ -109,6 +115,11 @@ export interface TenantHomeOptions {
 /** A temp home after `svc init` (a generated key file), with no tenant yet. */
 export async function makeInitHome(): Promise<TempHome> {
   return (await preparedHome([INIT])).home;
+}
+
+/** `home` (made by makeTempHome, not used yet) as `svc init` leaves it, with a generated key file. */
+export async function initHome(home: TempHome): Promise<void> {
+  await prepareHome(home, [INIT]);
 }
 
 /**
