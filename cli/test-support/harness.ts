@@ -33,8 +33,10 @@ export interface TestIo {
   readonly rejected: string[];
   /** Plays the part of SIGINT for a running `svc start`. */
   shutdown(signal?: string): void;
-  /** Polls until `predicate(stdout)` holds (the server is up, say). */
+  /** Resolves with stdout once `predicate(stdout)` holds (the server is up, say), checked at each write. */
   waitForStdout(predicate: (text: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** The same for stderr (a warning printed while a command keeps running). */
+  waitForStderr(predicate: (text: string) => boolean, timeoutMs?: number): Promise<string>;
 }
 
 export interface TestIoOptions {
@@ -50,16 +52,41 @@ export interface TestIoOptions {
   readonly sleep?: CliDeps['sleep'];
 }
 
-function capture(isTTY: boolean): { writer: Writer; text(): string } {
+interface Captured {
+  readonly writer: Writer;
+  text(): string;
+  /** Resolves once `predicate` holds for the text written so far; rejects after `timeoutMs`. */
+  waitFor(predicate: (text: string) => boolean, timeoutMs: number, context: () => string): Promise<string>;
+}
+
+function capture(isTTY: boolean): Captured {
   let buffer = '';
+  const waiters = new Set<() => void>();
   return {
     writer: {
       write: (text) => {
         buffer += text;
+        for (const check of [...waiters]) check();
       },
       isTTY,
     },
     text: () => buffer,
+    // Checked at each write, not polled: the test goes on as soon as the line is out.
+    waitFor: (predicate, timeoutMs, context) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out; ${context()}`));
+        }, timeoutMs);
+        const check = () => {
+          if (!predicate(buffer)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(buffer);
+        };
+        waiters.add(check);
+        check();
+      }),
   };
 }
 
@@ -139,6 +166,7 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
   const isTTY = options.isTTY ?? false;
   const out = capture(false);
   const err = capture(false);
+  const outputs = () => `stdout: ${out.text()} stderr: ${err.text()}`;
   const asked: string[] = [];
   const rejected: string[] = [];
   let release: (signal: string) => void = () => undefined;
@@ -168,14 +196,8 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
     asked,
     rejected,
     shutdown: (signal = 'SIGINT') => release(signal),
-    waitForStdout: async (predicate, timeoutMs = 20_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(out.text())) {
-        if (Date.now() > deadline) throw new Error(`timed out; stdout: ${out.text()} stderr: ${err.text()}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return out.text();
-    },
+    waitForStdout: (predicate, timeoutMs = 20_000) => out.waitFor(predicate, timeoutMs, outputs),
+    waitForStderr: (predicate, timeoutMs = 20_000) => err.waitFor(predicate, timeoutMs, outputs),
   };
 }
 

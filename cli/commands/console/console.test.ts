@@ -27,15 +27,16 @@ function recordingOpener(): Opened & { open(url: string): Promise<void> } {
       urls.push(url);
       wake();
     },
+    // Woken by the next open, not polled; after 20 s without one, says so.
     next: async () => {
       const seen = urls.length;
-      const deadline = Date.now() + 20_000;
-      while (urls.length === seen && Date.now() < deadline) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, 50);
-        });
-      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 20_000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
       const url = urls[seen];
       if (url === undefined) throw new Error('nothing was opened');
       return url;
@@ -93,10 +94,7 @@ describe('svc console', () => {
       throw new Error('no opener here');
     });
     await io.waitForStdout((t) => t.includes('Console (one-time sign-in link'));
-    const deadline = Date.now() + 20_000;
-    while (!io.stderr().includes('could not open a browser') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await io.waitForStderr((t) => t.includes('could not open a browser'));
     expect(io.stderr()).toContain('warning: could not open a browser (no opener here); open the link above');
     io.shutdown('SIGTERM');
     expect(await exit).toBe(0);
