@@ -9,8 +9,8 @@ import {
   expectShownOnce,
   withHomeVault,
 } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
-import { INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
+import { runSvc, type TempHome } from '../../test-support/harness.ts';
+import { INIT, makeInitHome, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 
 /** `svc app …` through the services, against a real vault with one tenant (and later a second). */
 
@@ -423,9 +423,8 @@ describe('svc app list, show, update, regenerate, delete', () => {
 
 describe('without tenants', () => {
   it('app list says how to create one', async () => {
-    const other = await makeTempHome();
+    const other = await makeInitHome();
     try {
-      expectOk(await runSvc(['init'], { env: other.env() }));
       expectOneLineError(await runSvc(['app', 'list'], { env: other.env() }), 2, /no tenants yet/);
     } finally {
       await other.cleanup();
