@@ -4,6 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Env } from '../../core/config/index.ts';
 import { VaultError } from '../../core/errors/catalogue.ts';
+import {
+  createOutboundClient,
+  DEFAULT_OUTBOUND_SETTINGS,
+  sandboxFetchFrom,
+} from '../../core/outbound/index.ts';
+import { createSandbox, type Sandbox } from '../../core/sandbox/index.ts';
 import { createServices } from '../../core/services.ts';
 import * as tenancy from '../../core/tenancy/bootstrap.ts';
 import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
@@ -90,9 +96,31 @@ function capture(isTTY: boolean): Captured {
   };
 }
 
-/** The services with fast password hashing (production keeps libsodium INTERACTIVE). */
+/**
+ * The sandbox of every in-process command in this process, with the default outbound settings as in
+ * production (the CLI passes its services no sandbox or outbound options): each
+ * command's services would start a pool of worker threads (≈ 0.25 s of CPU) for its first formula
+ * check or run (≈ 20 ms on a started pool). Every run starts from fresh code in a worker either way.
+ * A command closes its services' sandbox when it ends; this one's close() leaves the pool running,
+ * and the test worker's exit ends its threads.
+ */
+let sharedSandbox: Sandbox | undefined;
+function commandSandbox(): Sandbox {
+  sharedSandbox ??= createSandbox({
+    fetch: sandboxFetchFrom(createOutboundClient(DEFAULT_OUTBOUND_SETTINGS)),
+  });
+  const pool = sharedSandbox;
+  return {
+    limits: pool.limits,
+    checkModuleCode: (code) => pool.checkModuleCode(code),
+    runModule: (request) => pool.runModule(request),
+    close: async () => undefined,
+  };
+}
+
+/** The services with fast password hashing (production keeps libsodium INTERACTIVE) and the shared sandbox. */
 export const fastServices: ServicesFactory = async (vault, options = {}) =>
-  createServices(vault, { ...options, passwordKdf: FAST_KDF });
+  createServices(vault, { ...options, passwordKdf: FAST_KDF }, { sandbox: commandSandbox() });
 
 /** Resolves after `ms` or when `signal` aborts, like the real one. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
