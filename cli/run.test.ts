@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VaultError } from '../core/errors/catalogue.ts';
 import { expectNoSecret, expectOk, expectOneLineError } from './test-support/expect.ts';
 import { makeTempHome, randomBase64Key, runSvc, type TempHome } from './test-support/harness.ts';
+import { initHome } from './test-support/tenant-home.ts';
 
 /** Running layer: real commands against a real vault in a temp SVC_HOME passed through deps. */
 
@@ -69,7 +70,7 @@ describe('svc init + svc vault status', () => {
 
 describe('keys', () => {
   it('wrong SVC_VAULT_KEY → exit 4 with one line, and the key is never printed', async () => {
-    expectOk(await runSvc(['init'], { env: home.env() }));
+    await initHome(home);
     const wrong = randomBase64Key();
     const result = await runSvc(['vault', 'compact'], { env: home.env({ SVC_VAULT_KEY: wrong }) });
     expectOneLineError(result, 4);
@@ -205,7 +206,7 @@ describe('missing vault → exit 1', () => {
 
 describe('backup, restore, rekey', () => {
   it('backs up, refuses to restore over a vault without --force or confirmation, then restores', async () => {
-    expectOk(await runSvc(['init'], { env: home.env() }));
+    await initHome(home);
     const backup = path.join(home.dir, 'b.svcbak');
     const made = await runSvc(['vault', 'backup', backup, '--json'], { env: home.env() });
     expectOk(made);
@@ -243,7 +244,7 @@ describe('backup, restore, rekey', () => {
   });
 
   it('restore names a missing file, a file that is no backup, and needs --replace-vault for another vault', async () => {
-    expectOk(await runSvc(['init'], { env: home.env() }));
+    await initHome(home);
     const missing = path.join(home.dir, 'nope.svcbak');
     expectOneLineError(
       await runSvc(['vault', 'restore', missing, '--force'], { env: home.env() }),
@@ -281,7 +282,7 @@ describe('backup, restore, rekey', () => {
   });
 
   it('rekeys from the key file to a passphrase and on to a new key file', async () => {
-    expectOk(await runSvc(['init'], { env: home.env() }));
+    await initHome(home);
     const newPassphrase = 'a brand new passphrase';
     const toPassphrase = await runSvc(['vault', 'rekey', '--new-passphrase'], {
       env: home.env({ SVC_NEW_VAULT_PASSPHRASE: newPassphrase }),
@@ -428,7 +429,7 @@ describe('unexpected errors', () => {
 
 describe('--jq', () => {
   it('filters any --json output with jq (strings raw), implies --json, and reports a bad filter as usage', async () => {
-    expectOk(await runSvc(['init'], { env: home.env() }));
+    await initHome(home);
     for (const name of ['Acme', 'Beta']) {
       expectOk(
         await runSvc(

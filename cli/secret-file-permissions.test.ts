@@ -2,7 +2,8 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectOk, expectOneLineError } from './test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from './test-support/harness.ts';
+import { runSvc, type TempHome } from './test-support/harness.ts';
+import { makeInitHome } from './test-support/tenant-home.ts';
 
 /** What another local user could read: the key file decrypts everything, so it is refused. */
 describe.skipIf(process.platform === 'win32')('permissions of secret files', () => {
@@ -10,8 +11,7 @@ describe.skipIf(process.platform === 'win32')('permissions of secret files', () 
   const svc = (args: string[], extra: Record<string, string> = {}) => runSvc(args, { env: home.env(extra) });
 
   beforeEach(async () => {
-    home = await makeTempHome();
-    expectOk(await svc(['init']));
+    home = await makeInitHome();
   });
   afterEach(() => home.cleanup());
 

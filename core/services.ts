@@ -13,7 +13,7 @@ import { FIXED_DEFAULTS } from './config/fields.ts';
 import { checkSmtpUrl, createMailer } from './mail/mailer.ts';
 import { outboxIn } from './mail/outbox-location.ts';
 import { createReactorService } from './reactors/reactor-service.ts';
-import { createSandbox } from './sandbox/index.ts';
+import { createSandbox, type Sandbox } from './sandbox/index.ts';
 import type { ServiceOptions, Services } from './services-contract.ts';
 import { acceptBaseUrlAt, loopbackOrigin } from './tenancy/accept-link.ts';
 import type { TenancyOptions } from './tenancy/contract.ts';
@@ -90,6 +90,12 @@ function checkTenancyOptions(tenancy: TenancyOptions): { included: number; accep
 /** Knobs for tests only; not part of the contract the routes and the CLI code against. */
 export interface ServiceInternals {
   readonly throttle?: SignInThrottle;
+  /**
+   * The sandbox to use instead of a new one made from `options.sandbox` (the CLI command tests share
+   * one per process: a new pool's threads cost ≈ 0.25 s of CPU to start). Closing the reactor
+   * service closes it, so the caller passes one whose close() it decides on.
+   */
+  readonly sandbox?: Sandbox;
 }
 
 /**
@@ -117,7 +123,8 @@ export function createServices(
   const detokenizer = createDetokenizer(vault, tenantKeys);
   const outbound = options.outbound ?? createOutboundClient(DEFAULT_OUTBOUND_SETTINGS);
   // One sandbox for reactors and proxy transforms; its worker threads start on first use.
-  const sandbox = createSandbox({ fetch: sandboxFetchFrom(outbound), ...options.sandbox });
+  const sandbox =
+    internals.sandbox ?? createSandbox({ fetch: sandboxFetchFrom(outbound), ...options.sandbox });
   return {
     vault,
     tokens,

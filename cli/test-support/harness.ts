@@ -4,6 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Env } from '../../core/config/index.ts';
 import { VaultError } from '../../core/errors/catalogue.ts';
+import {
+  createOutboundClient,
+  DEFAULT_OUTBOUND_SETTINGS,
+  sandboxFetchFrom,
+} from '../../core/outbound/index.ts';
+import { createSandbox, type Sandbox } from '../../core/sandbox/index.ts';
 import { createServices } from '../../core/services.ts';
 import * as tenancy from '../../core/tenancy/bootstrap.ts';
 import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
@@ -33,8 +39,10 @@ export interface TestIo {
   readonly rejected: string[];
   /** Plays the part of SIGINT for a running `svc start`. */
   shutdown(signal?: string): void;
-  /** Polls until `predicate(stdout)` holds (the server is up, say). */
+  /** Resolves with stdout once `predicate(stdout)` holds (the server is up, say), checked at each write. */
   waitForStdout(predicate: (text: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** The same for stderr (a warning printed while a command keeps running). */
+  waitForStderr(predicate: (text: string) => boolean, timeoutMs?: number): Promise<string>;
 }
 
 export interface TestIoOptions {
@@ -50,22 +58,69 @@ export interface TestIoOptions {
   readonly sleep?: CliDeps['sleep'];
 }
 
-function capture(isTTY: boolean): { writer: Writer; text(): string } {
+interface Captured {
+  readonly writer: Writer;
+  text(): string;
+  /** Resolves once `predicate` holds for the text written so far; rejects after `timeoutMs`. */
+  waitFor(predicate: (text: string) => boolean, timeoutMs: number, context: () => string): Promise<string>;
+}
+
+function capture(isTTY: boolean): Captured {
   let buffer = '';
+  const waiters = new Set<() => void>();
   return {
     writer: {
       write: (text) => {
         buffer += text;
+        for (const check of [...waiters]) check();
       },
       isTTY,
     },
     text: () => buffer,
+    // Checked at each write, not polled: the test goes on as soon as the line is out.
+    waitFor: (predicate, timeoutMs, context) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out; ${context()}`));
+        }, timeoutMs);
+        const check = () => {
+          if (!predicate(buffer)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(buffer);
+        };
+        waiters.add(check);
+        check();
+      }),
   };
 }
 
-/** The services with fast password hashing (production keeps libsodium INTERACTIVE). */
+/**
+ * The sandbox of every in-process command in this process, with the default outbound settings as in
+ * production (the CLI passes its services no sandbox or outbound options): each
+ * command's services would start a pool of worker threads (≈ 0.25 s of CPU) for its first formula
+ * check or run (≈ 20 ms on a started pool). Every run starts from fresh code in a worker either way.
+ * A command closes its services' sandbox when it ends; this one's close() leaves the pool running,
+ * and the test worker's exit ends its threads.
+ */
+let sharedSandbox: Sandbox | undefined;
+function commandSandbox(): Sandbox {
+  sharedSandbox ??= createSandbox({
+    fetch: sandboxFetchFrom(createOutboundClient(DEFAULT_OUTBOUND_SETTINGS)),
+  });
+  const pool = sharedSandbox;
+  return {
+    limits: pool.limits,
+    checkModuleCode: (code) => pool.checkModuleCode(code),
+    runModule: (request) => pool.runModule(request),
+    close: async () => undefined,
+  };
+}
+
+/** The services with fast password hashing (production keeps libsodium INTERACTIVE) and the shared sandbox. */
 export const fastServices: ServicesFactory = async (vault, options = {}) =>
-  createServices(vault, { ...options, passwordKdf: FAST_KDF });
+  createServices(vault, { ...options, passwordKdf: FAST_KDF }, { sandbox: commandSandbox() });
 
 /** Resolves after `ms` or when `signal` aborts, like the real one. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -139,6 +194,7 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
   const isTTY = options.isTTY ?? false;
   const out = capture(false);
   const err = capture(false);
+  const outputs = () => `stdout: ${out.text()} stderr: ${err.text()}`;
   const asked: string[] = [];
   const rejected: string[] = [];
   let release: (signal: string) => void = () => undefined;
@@ -168,14 +224,8 @@ export function makeTestIo(options: TestIoOptions = {}): TestIo {
     asked,
     rejected,
     shutdown: (signal = 'SIGINT') => release(signal),
-    waitForStdout: async (predicate, timeoutMs = 20_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(out.text())) {
-        if (Date.now() > deadline) throw new Error(`timed out; stdout: ${out.text()} stderr: ${err.text()}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return out.text();
-    },
+    waitForStdout: (predicate, timeoutMs = 20_000) => out.waitFor(predicate, timeoutMs, outputs),
+    waitForStderr: (predicate, timeoutMs = 20_000) => err.waitFor(predicate, timeoutMs, outputs),
   };
 }
 

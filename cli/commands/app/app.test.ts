@@ -9,7 +9,8 @@ import {
   expectShownOnce,
   withHomeVault,
 } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { runSvc, type TempHome } from '../../test-support/harness.ts';
+import { INIT, makeInitHome, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 
 /** `svc app …` through the services, against a real vault with one tenant (and later a second). */
 
@@ -22,14 +23,18 @@ async function createTenant(name: string, email: string): Promise<{ tenant: Tena
     env: home.env(),
   });
   expectOk(result);
-  const created = JSON.parse(result.stdout) as { tenant: Tenant; application: ApplicationWithKey };
+  return createdWithKey(result.stdout);
+}
+
+function createdWithKey(stdout: string): { tenant: Tenant; key: string } {
+  const created = JSON.parse(stdout) as { tenant: Tenant; application: ApplicationWithKey };
   return { tenant: created.tenant, key: created.application.key };
 }
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  ({ tenant, key: managementKey } = await createTenant('Acme', 'owner@example.com'));
+  const prepared = await preparedHome([INIT, tenantCreate('Acme', 'owner@example.com')]);
+  home = prepared.home;
+  ({ tenant, key: managementKey } = createdWithKey(prepared.outputs[1] ?? ''));
 });
 afterEach(() => home.cleanup());
 
@@ -418,9 +423,8 @@ describe('svc app list, show, update, regenerate, delete', () => {
 
 describe('without tenants', () => {
   it('app list says how to create one', async () => {
-    const other = await makeTempHome();
+    const other = await makeInitHome();
     try {
-      expectOk(await runSvc(['init'], { env: other.env() }));
       expectOneLineError(await runSvc(['app', 'list'], { env: other.env() }), 2, /no tenants yet/);
     } finally {
       await other.cleanup();

@@ -1,16 +1,15 @@
 import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configureTree, run } from '../../main.ts';
-import { expectOk } from '../../test-support/expect.ts';
-import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from '../../test-support/harness.ts';
+import { makeTestIo, type TempHome, type TestIo } from '../../test-support/harness.ts';
+import { makeInitHome } from '../../test-support/tenant-home.ts';
 import { newConsoleCommand } from './console.ts';
 
 /** `svc console` in-process on port 0, with a recording opener instead of a browser. */
 
 let home: TempHome;
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
+  home = await makeInitHome();
 });
 afterEach(() => home.cleanup());
 
@@ -28,15 +27,16 @@ function recordingOpener(): Opened & { open(url: string): Promise<void> } {
       urls.push(url);
       wake();
     },
+    // Woken by the next open, not polled; after 20 s without one, says so.
     next: async () => {
       const seen = urls.length;
-      const deadline = Date.now() + 20_000;
-      while (urls.length === seen && Date.now() < deadline) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, 50);
-        });
-      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 20_000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
       const url = urls[seen];
       if (url === undefined) throw new Error('nothing was opened');
       return url;
@@ -94,10 +94,7 @@ describe('svc console', () => {
       throw new Error('no opener here');
     });
     await io.waitForStdout((t) => t.includes('Console (one-time sign-in link'));
-    const deadline = Date.now() + 20_000;
-    while (!io.stderr().includes('could not open a browser') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await io.waitForStderr((t) => t.includes('could not open a browser'));
     expect(io.stderr()).toContain('warning: could not open a browser (no opener here); open the link above');
     io.shutdown('SIGTERM');
     expect(await exit).toBe(0);

@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => smtp.close());
 
 beforeEach(async () => {
-  ({ home, tenant } = await makeTenantHome(OWNER_PASSWORD));
+  ({ home, tenant } = await makeTenantHome({ ownerPassword: OWNER_PASSWORD }));
 });
 afterEach(() => home.cleanup());
 

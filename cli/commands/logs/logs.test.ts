@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationWithKey, LogEntry, Services, Tenant } from '../../../core/services-contract.ts';
 import { run } from '../../main.ts';
 import { expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
-import { fastServices, makeTempHome, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 import { operatorIn } from '../../tenant-scope.ts';
 import { appendAudit } from '../../../core/audit/audit-log.ts';
 
@@ -15,32 +16,26 @@ let app: ApplicationWithKey;
 const svc = (...args: string[]) => runSvc(args, { env: home.env() });
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await svc('init'));
-  const created = await svc(
-    'tenant',
-    'create',
-    '--name',
-    'Acme',
-    '--owner-email',
-    'owner@example.com',
-    '--json',
-  );
-  expectOk(created);
-  tenant = (JSON.parse(created.stdout) as { tenant: Tenant }).tenant;
-  const made = await svc(
-    'app',
-    'create',
-    '--name',
-    'Backend',
-    '--type',
-    'private',
-    '--permission',
-    'token:read',
-    '--json',
-  );
-  expectOk(made);
-  app = JSON.parse(made.stdout) as ApplicationWithKey;
+  const prepared = await preparedHome([
+    INIT,
+    tenantCreate('Acme', 'owner@example.com'),
+    {
+      args: [
+        'app',
+        'create',
+        '--name',
+        'Backend',
+        '--type',
+        'private',
+        '--permission',
+        'token:read',
+        '--json',
+      ],
+    },
+  ]);
+  home = prepared.home;
+  tenant = createdTenant(prepared.outputs[1] ?? '');
+  app = JSON.parse(prepared.outputs[2] ?? '') as ApplicationWithKey;
   expectOk(await svc('app', 'update', app.id, '--name', 'Renamed'));
 });
 afterEach(() => home.cleanup());

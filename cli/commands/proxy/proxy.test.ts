@@ -3,18 +3,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Proxy } from '../../../core/proxies/index.ts';
 import { expectOk, expectOneLineError } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { runSvc, type TempHome } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 
 let home: TempHome;
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  expectOk(
-    await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com', '--json'], {
-      env: home.env(),
-    }),
-  );
+  ({ home } = await makeTenantHome({ ownerEmail: 'o@example.com' }));
 });
 afterEach(() => home.cleanup());
 

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reactor, ReactorFormula } from '../../../core/reactors/contract.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
 import { expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { runSvc, type TempHome } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 import { operatorIn } from '../../tenant-scope.ts';
 
 /** `svc formula`, `svc reactor` and `svc detokenize` against a real vault. */
@@ -16,19 +17,7 @@ let tokenId: string;
 const run = (args: string[]) => runSvc(args, { env: home.env(), cwd: home.dir });
 
 beforeAll(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  const created = await run([
-    'tenant',
-    'create',
-    '--name',
-    'Acme',
-    '--owner-email',
-    'o@example.com',
-    '--json',
-  ]);
-  expectOk(created);
-  tenant = (JSON.parse(created.stdout) as { tenant: Tenant }).tenant;
+  ({ home, tenant } = await makeTenantHome({ ownerEmail: 'o@example.com' }));
   tokenId = await withHomeVault(home, async (_vault, services) => {
     const { token } = await services.tokens.create(operatorIn(tenant.id), { data: 'Ada Lovelace' });
     return token.id;

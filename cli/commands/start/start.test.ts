@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../main.ts';
 import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from '../../test-support/harness.ts';
+import { initHome } from '../../test-support/tenant-home.ts';
 
 /** `svc start` in-process on port 0: the embedded default's first and later runs. */
 
@@ -213,7 +214,7 @@ describe('svc serve', () => {
   });
 
   it('serves an existing vault and warns when bound to every interface', async () => {
-    expect((await runSvc(['init'], { env: home.env() })).code).toBe(0);
+    await initHome(home);
     const running = await start(['serve', '--host', '0.0.0.0', '--port', '0', '--allow-remote']);
     try {
       expect((await fetch(`${running.url}/healthz`)).status).toBe(200);

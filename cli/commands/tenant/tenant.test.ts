@@ -10,14 +10,14 @@ import {
   expectShownOnce,
   withHomeVault,
 } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { runSvc, type TempHome } from '../../test-support/harness.ts';
+import { makeInitHome } from '../../test-support/tenant-home.ts';
 
 /** `svc tenant create|list|show` against a real vault in a temp home. */
 
 let home: TempHome;
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
+  home = await makeInitHome();
 });
 afterEach(() => home.cleanup());
 

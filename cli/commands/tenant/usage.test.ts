@@ -2,19 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UsageReport } from '../../../core/tenancy/contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
 import { expectOk } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { runSvc, type TempHome } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 
 /** `svc tenant usage` against a real vault: tokens created and read through the CLI this month. */
 
 let home: TempHome;
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  expectOk(
-    await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com'], {
-      env: home.env(),
-    }),
-  );
+  ({ home } = await makeTenantHome({ ownerEmail: 'o@example.com' }));
 });
 afterEach(() => home.cleanup());
 

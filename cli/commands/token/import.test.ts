@@ -8,12 +8,12 @@ import { run as runCli } from '../../main.ts';
 import { expectNoSecret, expectOk, expectOneLineError } from '../../test-support/expect.ts';
 import {
   fastServices,
-  makeTempHome,
   makeTestIo,
   runSvc,
   type TempHome,
   type TestIoOptions,
 } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 import type { ImportSummary } from './import.ts';
 
 /** `svc token import` against a real vault: batches, duplicates, rejected lines, the summary. */
@@ -21,13 +21,7 @@ import type { ImportSummary } from './import.ts';
 let home: TempHome;
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  expectOk(
-    await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com'], {
-      env: home.env(),
-    }),
-  );
+  ({ home } = await makeTenantHome({ ownerEmail: 'o@example.com' }));
 });
 afterEach(() => home.cleanup());
 

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenView } from '../../../core/tokens/contract.ts';
 import { expectNoSecret, expectOk, expectOneLineError } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { runSvc, type TempHome } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 
 /** `svc token associate | dissociate | children` against a real vault, as the tenant's operator. */
 
@@ -9,13 +10,7 @@ let home: TempHome;
 const CARD_NUMBER = '4242424242424242';
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  expectOk(
-    await runSvc(['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com'], {
-      env: home.env(),
-    }),
-  );
+  ({ home } = await makeTenantHome({ ownerEmail: 'o@example.com' }));
 });
 afterEach(() => home.cleanup());
 

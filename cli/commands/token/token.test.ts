@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../../core/services-contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
 import { expectNoSecret, expectOk, expectOneLineError } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
+import { runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 
 /** `svc token …` against a real vault with one tenant, acting as its operator. */
 
@@ -18,16 +19,7 @@ const SSN = '123-45-6789';
 const PLAIN = 'plain-secret-value';
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  const created = await runSvc(
-    ['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com', '--json'],
-    {
-      env: home.env(),
-    },
-  );
-  expectOk(created);
-  tenant = (JSON.parse(created.stdout) as { tenant: Tenant }).tenant;
+  ({ home, tenant } = await makeTenantHome({ ownerEmail: 'o@example.com' }));
 });
 afterEach(() => home.cleanup());
 

@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../../core/services-contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
 import { expectNoSecret, expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
-import { makeTempHome, runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
+import { runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
+import { makeTenantHome } from '../../test-support/tenant-home.ts';
 import { operatorIn } from '../../tenant-scope.ts';
 
 /** `svc tokenize` against a real vault: JSON from an argument, a file, stdin, or prompts. */
@@ -13,16 +14,7 @@ let home: TempHome;
 let tenant: Tenant;
 
 beforeEach(async () => {
-  home = await makeTempHome();
-  expectOk(await runSvc(['init'], { env: home.env() }));
-  const created = await runSvc(
-    ['tenant', 'create', '--name', 'Acme', '--owner-email', 'o@example.com', '--json'],
-    {
-      env: home.env(),
-    },
-  );
-  expectOk(created);
-  tenant = (JSON.parse(created.stdout) as { tenant: Tenant }).tenant;
+  ({ home, tenant } = await makeTenantHome({ ownerEmail: 'o@example.com' }));
 });
 afterEach(() => home.cleanup());
 

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempSchema, postgresAvailable, type TempSchema } from '../../../core/test-support/postgres.ts';
 import { expectNoSecret, expectOk, expectOneLineError } from '../../test-support/expect.ts';
 import { makeTempHome, randomBase64Key, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 
 const available = await postgresAvailable();
 if (!available) {
@@ -29,26 +30,19 @@ describe.skipIf(!available)('svc vault import --from postgres://…', () => {
   let ids: string[];
 
   beforeEach(async () => {
-    source = await makeTempHome();
+    // A file vault with two tokens (the same for every test: a copy), exported to the database.
+    const prepared = await preparedHome([
+      INIT,
+      tenantCreate('Moved', 'o@moved.test'),
+      ...data.map((d) => ({
+        args: ['token', 'create', '--type', d.startsWith('{') ? 'card' : 'token', '--data', d, '--json'],
+      })),
+    ]);
+    source = prepared.home;
+    ids = prepared.outputs.slice(2).map((out) => (JSON.parse(out) as { id: string }).id);
     target = await makeTempHome();
     schema = await makeTempSchema();
     url = withPassword(schema.url);
-    // A file vault with two tokens, exported to the database.
-    expectOk(await runSvc(['init'], { env: source.env() }));
-    expectOk(
-      await runSvc(['tenant', 'create', '--name', 'Moved', '--owner-email', 'o@moved.test'], {
-        env: source.env(),
-      }),
-    );
-    ids = [];
-    for (const d of data) {
-      const made = await runSvc(
-        ['token', 'create', '--type', d.startsWith('{') ? 'card' : 'token', '--data', d, '--json'],
-        { env: source.env() },
-      );
-      expectOk(made);
-      ids.push((JSON.parse(made.stdout) as { id: string }).id);
-    }
     expectOk(await runSvc(['vault', 'export', '--to', url], { env: source.env() }));
     // The other home has the same key file, and no vault yet.
     await mkdir(target.dir, { recursive: true, mode: 0o700 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectOk } from '../../test-support/expect.ts';
 import { makeTempHome, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { initHome } from '../../test-support/tenant-home.ts';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -10,7 +11,7 @@ afterEach(() => home.cleanup());
 
 describe('svc vault rotate', () => {
   it('moves the vault to a new key term and retires the old one, each time it runs', async () => {
-    expectOk(await runSvc(['init'], { env: home.env() }));
+    await initHome(home);
     const first = await runSvc(['vault', 'rotate', '--json'], { env: home.env() });
     expectOk(first);
     expect(JSON.parse(first.stdout)).toMatchObject({ term: 2, retired: [1], resealed: 0 });
