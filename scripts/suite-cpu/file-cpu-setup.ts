@@ -1,0 +1,46 @@
+/**
+ * Appends one JSON line per test file to the file named by SVC_SUITE_CPU_OUT: the CPU seconds the
+ * worker process spent on the file (user + system, its threads and the children it reaped, from
+ * /proc/self/stat) and its wall seconds. Workers keep their process between files (`isolate:
+ * false`) and run one file at a time, so the difference across a file is that file's, except the
+ * imports Vitest does before its first hook. Linux only; elsewhere it records nothing.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect } from 'vitest';
+
+const out = process.env.SVC_SUITE_CPU_OUT;
+/** Clock ticks per second of /proc's times: 100 on every Linux this runs on (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+function cpuSeconds(): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/self/stat', 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name's closing parenthesis: utime, stime, cutime, cstime are 14–17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return ticks / TICKS_PER_SECOND;
+}
+
+let cpuAtStart: number | undefined;
+let wallAtStart = 0;
+
+beforeAll(() => {
+  cpuAtStart = cpuSeconds();
+  wallAtStart = performance.now();
+});
+
+afterAll(() => {
+  const cpu = cpuSeconds();
+  if (out === undefined || cpu === undefined || cpuAtStart === undefined) return;
+  const line = {
+    file: expect.getState().testPath,
+    backend: process.env.SVC_TEST_BACKEND ?? 'embedded',
+    cpuSeconds: Math.round((cpu - cpuAtStart) * 100) / 100,
+    wallSeconds: Math.round(performance.now() - wallAtStart) / 1000,
+  };
+  appendFileSync(out, `${JSON.stringify(line)}\n`);
+});
