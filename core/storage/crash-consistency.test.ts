@@ -96,8 +96,9 @@ function startWriter(tmp: TempDir, round: number): PendingWriter {
 describe('crash consistency', () => {
   let tmp: TempDir;
   beforeAll(async () => {
-    // Compiled once: fifty rounds of the TypeScript loader's start would be most of the test.
-    writer = await compileScript(writerSource);
+    // Compiled once, packages and all: fifty rounds of the TypeScript loader's start, or of
+    // loading each package's modules, would be most of the test.
+    writer = await compileScript(writerSource, { bundlePackages: true });
     tmp = await makeTempDir();
     const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
     await vault.close();
