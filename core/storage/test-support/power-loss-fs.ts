@@ -38,17 +38,40 @@ interface Inode {
 export interface CrashImage {
   readonly inodes: ReadonlyMap<number, Buffer>;
   readonly names: ReadonlyMap<string, number>;
+  /** The next inode number, so files made after the reboot never reuse a dropped file's number. */
+  readonly nextInode: number;
 }
 
-function applyData(base: Buffer, op: DataOp): Buffer {
-  if (op.kind === 'truncate') {
-    if (op.length <= base.length) return Buffer.from(base.subarray(0, op.length));
-    return Buffer.concat([base, Buffer.alloc(op.length - base.length)]);
+/**
+ * `base` with `ops` applied in order (a truncate cuts, a write past the end zero-fills the gap).
+ * One buffer grown by doubling and written in place, not a copy of the file per operation: a
+ * snapshot writes a vault file in many chunks before its fsync, and every read, stat and sync
+ * between them asks for the current bytes. `base` is never modified.
+ */
+function applyData(base: Buffer, ops: readonly DataOp[]): Buffer {
+  if (ops.length === 0) return base;
+  let out = Buffer.from(base);
+  let length = out.length;
+  const reserve = (needed: number) => {
+    if (needed <= out.length) return;
+    const grown = Buffer.alloc(Math.max(needed, out.length * 2));
+    out.copy(grown, 0, 0, length);
+    out = grown;
+  };
+  for (const op of ops) {
+    const end = op.kind === 'truncate' ? op.length : op.position + op.bytes.length;
+    if (end > length) {
+      reserve(end);
+      // Bytes past the file's end may hold what an earlier truncate cut off: a file reads zeros there.
+      out.fill(0, length, op.kind === 'truncate' ? end : op.position);
+    }
+    if (op.kind === 'truncate') length = op.length;
+    else {
+      op.bytes.copy(out, op.position);
+      length = Math.max(length, end);
+    }
   }
-  const end = op.position + op.bytes.length;
-  const out = end > base.length ? Buffer.concat([base, Buffer.alloc(end - base.length)]) : Buffer.from(base);
-  op.bytes.copy(out, op.position);
-  return out;
+  return out.subarray(0, length);
 }
 
 function errno(code: string, message: string): NodeJS.ErrnoException {
@@ -82,6 +105,7 @@ export class PowerLossFs implements StorageFs {
         this.inodes.set(id, { durable: Buffer.from(bytes), pending: [] });
         this.nextInode = Math.max(this.nextInode, id + 1);
       }
+      this.nextInode = Math.max(this.nextInode, from.nextInode);
       this.durableNames = new Map(from.names);
       this.liveNames = new Map(from.names);
     }
@@ -103,28 +127,33 @@ export class PowerLossFs implements StorageFs {
   /** Loses power now. */
   crash(): CrashImage {
     if (this.image) return this.image;
-    const inodes = new Map<number, Buffer>();
+    // What survives of each file is drawn first, for every file in order (the draws a seed
+    // replays), and applied only to the files a surviving name reaches: a deleted journal segment
+    // or vault file can never be opened after the reboot, and copying every file the run ever
+    // made at each reboot grew with the number of trials.
+    const survivors: Array<[number, Inode, DataOp[]]> = [];
     for (const [id, inode] of this.inodes) {
-      let data = inode.durable;
+      let kept: DataOp[] = [];
       if (!this.strict && inode.pending.length > 0) {
         const keep = Math.floor(this.rng() * (inode.pending.length + 1));
-        for (let i = 0; i < keep; i++) data = applyData(data, inode.pending[i]!);
+        kept = inode.pending.slice(0, keep);
         const torn = inode.pending[keep];
         if (torn?.kind === 'write' && this.rng() < 0.5) {
           const part = Math.floor(this.rng() * torn.bytes.length);
-          data = applyData(data, {
-            kind: 'write',
-            position: torn.position,
-            bytes: torn.bytes.subarray(0, part),
-          });
+          kept.push({ kind: 'write', position: torn.position, bytes: torn.bytes.subarray(0, part) });
         }
       }
-      inodes.set(id, data);
+      survivors.push([id, inode, kept]);
     }
     const names = new Map(this.durableNames);
     const keepNames = this.strict ? 0 : Math.floor(this.rng() * (this.pendingNames.length + 1));
     for (let i = 0; i < keepNames; i++) applyName(names, this.pendingNames[i]!);
-    this.image = { inodes, names };
+    const named = new Set(names.values());
+    const inodes = new Map<number, Buffer>();
+    for (const [id, inode, kept] of survivors) {
+      if (named.has(id)) inodes.set(id, applyData(inode.durable, kept));
+    }
+    this.image = { inodes, names, nextInode: this.nextInode };
     return this.image;
   }
 
@@ -217,9 +246,7 @@ export class PowerLossFs implements StorageFs {
   // internals
 
   private current(inode: Inode): Buffer {
-    let data = inode.durable;
-    for (const op of inode.pending) data = applyData(data, op);
-    return data;
+    return applyData(inode.durable, inode.pending);
   }
 
   private nameOp(op: NameOp): void {
