@@ -27,10 +27,12 @@ function cpuSeconds(): number | undefined {
 
 let cpuAtStart: number | undefined;
 let wallAtStart = 0;
+let startedAt = 0;
 
 beforeAll(() => {
   cpuAtStart = cpuSeconds();
   wallAtStart = performance.now();
+  startedAt = Date.now();
 });
 
 afterAll(() => {
@@ -41,6 +43,9 @@ afterAll(() => {
     backend: process.env.SVC_TEST_BACKEND ?? 'embedded',
     cpuSeconds: Math.round((cpu - cpuAtStart) * 100) / 100,
     wallSeconds: Math.round(performance.now() - wallAtStart) / 1000,
+    // When and in which worker process, for drawing the run's timeline.
+    startedAt,
+    pid: process.pid,
   };
   appendFileSync(out, `${JSON.stringify(line)}\n`);
 });
