@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptLinkOf } from '../../core/test-support/smtp-sink.ts';
 import { asMember, withKey } from '../test-support/identity.ts';
-import { NEW_USER, useInvitationsWorld } from '../test-support/invitations.ts';
+import { NEW_USER, itAnswersGets, useInvitationsWorld } from '../test-support/invitations.ts';
 
 const world = useInvitationsWorld();
 const { invite, accept } = world;
@@ -174,13 +174,5 @@ describe('pagination bounds', () => {
     ['/tenants/self/members?page=0', 400],
     ['/tenants/self/members?user_id=not-a-uuid', 400],
   ];
-  it.each(cases)('%s → %i', async (url, status) => {
-    const response = await world.server.app.inject({
-      method: 'GET',
-      url,
-      headers: withKey(world.a.admin.key),
-    });
-    expect(response.statusCode, response.body).toBe(status);
-    if (status === 400) expect(response.headers['content-type']).toContain('application/problem+json');
-  });
+  itAnswersGets(world, cases);
 });

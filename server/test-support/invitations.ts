@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../../core/test-support/smtp-sink.ts';
 import { ManualClock } from '../../core/vault/clock.ts';
 import { createTenantFixture, withKey, type TenantFixture } from './identity.ts';
@@ -28,6 +28,25 @@ export interface InvitationsWorld {
   invite(email: string, key?: string): Promise<LightMyRequestResponse>;
   /** POST /invitations/accept. */
   accept(payload: Record<string, unknown>): Promise<LightMyRequestResponse>;
+}
+
+/**
+ * One test per `[url, status]`: a GET with tenant a's management key answers that status, and a 400
+ * is a problem+json body (the page-parameter bounds of the invitation and member lists).
+ */
+export function itAnswersGets(
+  world: InvitationsWorld,
+  cases: ReadonlyArray<readonly [string, number]>,
+): void {
+  it.each(cases)('%s → %i', async (url, status) => {
+    const response = await world.server.app.inject({
+      method: 'GET',
+      url,
+      headers: withKey(world.a.admin.key),
+    });
+    expect(response.statusCode, response.body).toBe(status);
+    if (status === 400) expect(response.headers['content-type']).toContain('application/problem+json');
+  });
 }
 
 /** Registers the world's hooks in the calling test file and answers the world of the current test. */
