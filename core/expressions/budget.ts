@@ -12,9 +12,11 @@
  *   stored is the cost of every later read.
  * - `memory`: the allocation units liquidjs and our filters charge (string and array sizes, rendered
  *   text, copies of whole values). Deterministic too.
- * - `ms`: wall-clock time spent inside renders (not the time between them, e.g. waiting for the
- *   database). A backstop only: a garbage-collection pause must not turn a valid request into a 400,
- *   so the step and memory limits are the bounds that matter and these limits are generous.
+ * - `ms`: time spent inside renders (not the time between them, e.g. waiting for the database):
+ *   wall-clock time, or the process's CPU time when that is smaller (engine.ts, RenderMeter), so
+ *   waiting for a core on a loaded machine does not count. A backstop only: a garbage-collection
+ *   pause must not turn a valid request into a 400, so the step and memory limits are the bounds
+ *   that matter and these limits are generous.
  *
  * A request's budget is ambient (AsyncLocalStorage): the HTTP edge opens one per request
  * (`runWithRequestBudget`) and every render in that request charges it, wherever in core it runs.
@@ -122,6 +124,11 @@ export class ExpressionBudget {
       this.refuse(`${this.scope} exceeded their total memory of ${this.limits.memory} units`);
     }
     this.memoryUsed += units;
+  }
+
+  /** Whether `runningMs` (the current render so far) fits the time left, without refusing. */
+  fitsTime(runningMs: number): boolean {
+    return this.msUsed + runningMs <= this.limits.ms;
   }
 
   /** Fails when `runningMs` (the current render so far) would take the budget past its time limit. */

@@ -2,9 +2,10 @@
  * The engine: whole-object output versus mixed templates, the parsed-template LRU, size and work
  * limits, the missing file system, and error messages that never carry token data.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import type { FieldErrors } from '../errors/catalogue.ts';
+import { ExpressionBudget } from './budget.ts';
 import { LruCache } from './lru.ts';
 import {
   ExpressionEngine,
@@ -183,6 +184,51 @@ describe('limits', () => {
     );
     expect(errors['expression']).toEqual(['the expression exceeded the render time limit']);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('render time on a loaded machine', () => {
+  // A controllable clock: every reading of the wall clock is 40 ms after the last, as when the
+  // thread keeps losing its core; the process's CPU clock moves only if `cpuStep` says so.
+  function withClocks<T>(cpuStepMs: number, fn: () => T): T {
+    let wall = performance.now();
+    let cpu = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (wall += 40));
+    const usage = vi.spyOn(process, 'cpuUsage').mockImplementation((previous?: NodeJS.CpuUsage) => {
+      cpu += cpuStepMs * 1000;
+      return { user: cpu - (previous?.user ?? 0), system: -(previous?.system ?? 0) };
+    });
+    try {
+      return fn();
+    } finally {
+      now.mockRestore();
+      usage.mockRestore();
+    }
+  }
+  const LOOP = '{% for i in (1..30) %}{{ i }}{% endfor %}';
+  const RENDERED = Array.from({ length: 30 }, (_, i) => i + 1).join('');
+
+  it('does not count time the thread waited for a core', () => {
+    const engine = new ExpressionEngine({ renderTimeLimitMs: 100 });
+    expect(withClocks(0.01, () => engine.evaluate(LOOP, { data: 1 }))).toBe(RENDERED);
+    // The same render under a token's budget of 100 ms books its CPU time, not the wall's 1.2 s.
+    const budget = new ExpressionBudget({ steps: 10_000, memory: 100_000, ms: 100 }, 'the budget');
+    expect(withClocks(0.01, () => engine.evaluate(LOOP, { data: 1 }, 'expression', budget))).toBe(RENDERED);
+    expect(budget.used.ms).toBeLessThan(100);
+  });
+
+  it('still stops a render whose own work passes the limit', () => {
+    const engine = new ExpressionEngine({ renderTimeLimitMs: 100 });
+    expect(fieldErrors(() => withClocks(40, () => engine.evaluate(LOOP, { data: 1 })))['expression']).toEqual(
+      ['the expression exceeded the render time limit'],
+    );
+    const budget = new ExpressionBudget({ steps: 10_000, memory: 100_000, ms: 100 }, 'the budget');
+    const unlimited = new ExpressionEngine({ renderTimeLimitMs: 600_000 });
+    expect(
+      fieldErrors(() => withClocks(40, () => unlimited.evaluate(LOOP, { data: 1 }, 'expression', budget)))[
+        'expression'
+      ],
+    ).toEqual(['the budget exceeded their total time of 100 ms']);
   });
 });
 

@@ -97,15 +97,28 @@ class CaptureEmitter implements Emitter {
 class RenderLimitError extends Error {}
 
 /**
+ * Wall-clock time a render counts in full before its CPU time is consulted: far above a normal
+ * render (microseconds), far below every time limit.
+ */
+const CPU_ANCHOR_MS = 5;
+
+/**
  * Stands in for both of liquidjs' per-render Limiters: `check(now)` runs before every template node
  * (a step), `use(units)` on every allocation liquidjs or a filter charges (memory). Each is counted
  * against this render's own limits and charged to the shared budgets (`budgets`: a token's, a
  * request's). Counting steps gives a bound a GC pause cannot trip; the time checks are backstops.
+ *
+ * A render's time is wall-clock time, except that past its first `CPU_ANCHOR_MS` it is the smaller
+ * of wall-clock time and the process's CPU time: both are upper bounds of the render's own work,
+ * and only the CPU time leaves out the time the thread waited for a core on a loaded machine, which
+ * must not turn a valid request into a 400. The CPU is read only when the wall-clock time alone would
+ * exceed a limit (and once at the anchor), so a normal render never pays for it.
  */
 class RenderMeter {
   private steps = 0;
   private memory = 0;
   private readonly started = performance.now();
+  private anchor: { readonly wall: number; readonly cpu: NodeJS.CpuUsage } | undefined;
 
   constructor(
     private readonly limits: { readonly steps: number; readonly memory: number; readonly ms: number },
@@ -115,9 +128,27 @@ class RenderMeter {
   /** liquidjs' render limiter: one template node. */
   check(now: number): void {
     this.work(1);
-    const running = now - this.started;
+    const wall = now - this.started;
+    if (this.anchor === undefined && wall > CPU_ANCHOR_MS)
+      this.anchor = { wall: now, cpu: process.cpuUsage() };
+    if (this.fits(wall)) return;
+    const running = this.elapsed(now);
     if (running > this.limits.ms) throw new RenderLimitError('the expression exceeded the render time limit');
     for (const budget of this.budgets) budget.checkTime(running);
+  }
+
+  private fits(running: number): boolean {
+    if (running > this.limits.ms) return false;
+    for (const budget of this.budgets) if (!budget.fitsTime(running)) return false;
+    return true;
+  }
+
+  /** The render's time so far (see the class comment). */
+  private elapsed(now: number): number {
+    const wall = now - this.started;
+    if (this.anchor === undefined) return wall;
+    const cpu = process.cpuUsage(this.anchor.cpu);
+    return this.anchor.wall - this.started + Math.min(now - this.anchor.wall, (cpu.user + cpu.system) / 1000);
   }
 
   /** liquidjs' memory limiter. */
@@ -140,7 +171,7 @@ class RenderMeter {
 
   /** Books the render's time on the shared budgets. */
   finish(): void {
-    const ms = performance.now() - this.started;
+    const ms = this.elapsed(performance.now());
     for (const budget of this.budgets) budget.addTime(ms);
   }
 }
