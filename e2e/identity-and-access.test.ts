@@ -7,7 +7,7 @@ import { openVault } from '../core/vault/index.ts';
 import { api, stop, svc, svcServe } from './support.ts';
 
 /**
- * The identity issue's acceptance path, as a user walks it: the CLI makes tenants and keys, a real
+ * Identity and access as a user walks it: the CLI makes tenants and keys, a real
  * server answers over HTTP, the audit log verifies, and a changed entry is caught.
  */
 describe('identity and access, end to end', () => {

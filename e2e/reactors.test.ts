@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, stop, svc, svcServe } from './support.ts';
 
 /**
- * The reactors issue's acceptance path over real HTTP: a formula from a file, a reactor with an
+ * Reactors as a user walks them over real HTTP: a formula from a file, a reactor with an
  * application, an invocation with token expressions that returns `raw` and new `tokens`, a code
  * error mapped to its problem, and the audit log.
  */

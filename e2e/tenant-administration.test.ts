@@ -7,7 +7,7 @@ import type { SmtpSink } from '../core/test-support/smtp-sink.ts';
 import { api, stop, svc, svcServe } from './support.ts';
 
 /**
- * The tenant-administration issue's acceptance path: an invitation from the CLI arrives at a local
+ * Tenant administration as an operator and a member walk it: an invitation from the CLI arrives at a local
  * SMTP server, only the newest link is accepted over HTTP, the member signs in and acts, and the
  * usage report counts this month's tokens.
  */
