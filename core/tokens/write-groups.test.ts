@@ -75,4 +75,34 @@ describe('WriteGroups', () => {
     w.finish[1]!(true);
     expect(await Promise.all(later)).toEqual([{ kind: 'alone' }, { kind: 'alone' }]);
   });
+
+  it('groups every caller that arrives while a group is written; callers it answers wait for the next', async () => {
+    // The rule behind the two alternating groups seen at 50 connections (docs/performance.md,
+    // "Grouped writes: how full the groups are"): a group closes when the one before it is durable.
+    const w = controlledWriter();
+    const groups = new WriteGroups(w.write, 1000);
+    const callers = Array.from({ length: 50 }, (_, i) => `m${i}`);
+    const first = groups.submit(callers[0]!, 1);
+    await tick();
+    const rest = callers.slice(1).map((m) => groups.submit(m, 1));
+    await tick();
+    expect(w.groups).toEqual([['m0']]);
+    w.finish[0]!();
+    await first;
+    // m0 calls again at once, but the 49 that arrived meanwhile were taken when its group finished.
+    const again = groups.submit('m0-again', 1);
+    await tick();
+    expect(w.groups.map((g) => g.length)).toEqual([1, 49]);
+    w.finish[1]!();
+    await Promise.all(rest);
+    const restAgain = callers.slice(1).map((m) => groups.submit(`${m}-again`, 1));
+    await tick();
+    expect(w.groups.slice(2)).toEqual([['m0-again']]);
+    w.finish[2]!();
+    await again;
+    await tick();
+    expect(w.groups.map((g) => g.length)).toEqual([1, 49, 1, 49]);
+    w.finish[3]!();
+    expect((await Promise.all(restAgain)).every((o) => o.kind === 'done')).toBe(true);
+  });
 });
