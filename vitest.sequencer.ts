@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -20,10 +21,51 @@ export const LONGEST_FIRST: readonly string[] = [
   'embedded:e2e/postgres-fault-load.test.ts',
 ];
 
+/** The environment a file asks for in a comment (`// @vitest-environment jsdom`), read as Vitest reads it. */
+async function environmentOf(spec: TestSpecification): Promise<string> {
+  const code = await readFile(spec.moduleId, 'utf8').catch(() => '');
+  const asked = /@(?:vitest|jest)-environment\s+([\w-]+)\b/.exec(code)?.[1];
+  return asked ?? spec.project.config.environment ?? 'node';
+}
+
+/**
+ * Moves the files whose environment differs from their project's (the jsdom files of the console)
+ * after the last file of their project, together and in their order; every other file keeps its
+ * place. A worker is kept for the next file in the queue only when that file has the same project
+ * and environment, otherwise it is stopped and a new one started: scattered among the short node
+ * files at the end of the run, each jsdom file cost a worker start, and so did the node file after
+ * it. Together at the end of the project, one jsdom worker runs them back to back while the others
+ * finish their last node files.
+ */
+export async function otherEnvironmentsLast(
+  files: readonly TestSpecification[],
+): Promise<TestSpecification[]> {
+  const environments = await Promise.all(files.map(environmentOf));
+  const moved = new Map<string, TestSpecification[]>();
+  const lastOfProject = new Map<string, number>();
+  files.forEach((spec, i) => {
+    lastOfProject.set(spec.project.name, i);
+    if (environments[i] === (spec.project.config.environment ?? 'node')) return;
+    const key = `${spec.project.name}\0${environments[i]}`;
+    moved.set(key, [...(moved.get(key) ?? []), spec]);
+  });
+  const movedSet = new Set([...moved.values()].flat());
+  const out: TestSpecification[] = [];
+  files.forEach((spec, i) => {
+    if (!movedSet.has(spec)) out.push(spec);
+    if (lastOfProject.get(spec.project.name) !== i) return;
+    for (const [key, group] of moved) {
+      if (key.startsWith(`${spec.project.name}\0`)) out.push(...group);
+    }
+  });
+  return out;
+}
+
 /**
  * Runs LONGEST_FIRST in its order, then every other file in Vitest's own order (cached timings
- * when there are some, larger files first otherwise). The files of every project share the one
- * pool of workers.
+ * when there are some, larger files first otherwise), the files of another environment last in
+ * their project (`otherEnvironmentsLast`). The files of every project share the one pool of
+ * workers.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -33,9 +75,11 @@ export class LongestFirstSequencer extends BaseSequencer {
       const listed = LONGEST_FIRST.indexOf(`${spec.project.name}:${path}`);
       return listed === -1 ? LONGEST_FIRST.length : listed;
     };
-    return ordered
-      .map((spec, position) => ({ spec, position, rank: rank(spec) }))
-      .sort((a, b) => a.rank - b.rank || a.position - b.position)
-      .map(({ spec }) => spec);
+    return otherEnvironmentsLast(
+      ordered
+        .map((spec, position) => ({ spec, position, rank: rank(spec) }))
+        .sort((a, b) => a.rank - b.rank || a.position - b.position)
+        .map(({ spec }) => spec),
+    );
   }
 }

@@ -1,12 +1,12 @@
-import { AxeBuilder } from '@axe-core/playwright';
+import type axe from 'axe-core';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
 
 /** Debian's Chromium (`apt-get install chromium`); CI installs it, Playwright's own browsers are never downloaded. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -103,6 +103,8 @@ export async function buildConsole(): Promise<{ root: string; dispose(): Promise
   try {
     if (!existsSync(root)) {
       const staging = await mkdtemp(join(BUILD_CACHE, 'building-'));
+      // Loaded only to build: most runs find the build in the cache.
+      const { build } = await import('vite');
       await build({
         configFile: fileURLToPath(new URL('../desktop/renderer/vite.config.ts', import.meta.url)),
         logLevel: 'warn',
@@ -125,8 +127,53 @@ export async function buildConsole(): Promise<{ root: string; dispose(): Promise
 interface AxeViolation {
   readonly id: string;
   readonly help: string;
-  readonly impact?: string | null;
+  readonly impact: string | null;
   readonly nodes: readonly { readonly target: readonly unknown[] }[];
+}
+
+/**
+ * axe-core's browser build, read once per process: the file its documentation injects into a page
+ * (the minified form of `axe.source`, the same rules).
+ */
+let axeScript: Promise<string> | undefined;
+function axeSource(): Promise<string> {
+  axeScript ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  return axeScript;
+}
+
+/**
+ * axe-core's default rules on the whole page. Violations are reported in full; the other result
+ * groups (passes, incomplete, inapplicable) keep one node each instead of every node (axe-core's
+ * `resultTypes`): the same rules run on the same elements, only the describing of what passed is
+ * skipped, and only violations are read here.
+ */
+const AXE_RUN_OPTIONS: axe.RunOptions = { resultTypes: ['violations'] };
+
+/**
+ * The page's axe violations. axe-core is put into a document once and reused by the later checks
+ * of that document (the console changes screens without loading a new one); a reload or a new page
+ * gets it again. The check runs `axe.run` in the page itself, which covers one document: a page with
+ * frames would need axe-core in each frame, so one is refused rather than half checked.
+ */
+async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (page.frames().length > 1) {
+    throw new Error('screenProblems checks pages without frames: this one has frames axe would not see.');
+  }
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(await axeSource());
+  return page.evaluate(async (options) => {
+    // Browser globals, named through globalThis: this file is type-checked without the DOM library.
+    const { axe: inPage, document } = globalThis as unknown as {
+      axe: typeof axe;
+      document: axe.ElementContext;
+    };
+    const results = await inPage.run(document, options);
+    return results.violations.map((v) => ({
+      id: v.id,
+      help: v.help,
+      impact: v.impact ?? null,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }));
+  }, AXE_RUN_OPTIONS);
 }
 
 /**
@@ -135,8 +182,7 @@ interface AxeViolation {
  */
 export async function screenProblems(page: Page, dir: string, name: string): Promise<string[]> {
   await page.screenshot({ path: join(dir, `${name}.png`), mask: [page.getByTestId('api-key')] });
-  const axe = await new AxeBuilder({ page }).analyze();
-  const violations: readonly AxeViolation[] = axe.violations;
+  const violations = await axeViolations(page);
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
