@@ -61,11 +61,36 @@ export function reuseSchemas(): void {
   reuse ??= [];
 }
 
-/** Drops the schemas kept for reuse (after a test file). */
+/** Drops the schemas kept for reuse and ends the connection that emptied them (after a test file). */
 export async function dropReusedSchemas(): Promise<void> {
   const kept = reuse ?? [];
   reuse = reuse === null ? null : [];
+  const client = emptier;
+  emptier = undefined;
+  await client?.then((c) => c.end()).catch(() => undefined);
   for (const schema of kept) await schema.drop();
+}
+
+/**
+ * The connection that empties reused schemas, opened by the first fixture of a file that releases
+ * one and ended after the file: a new connection for each test cost ≈ 2 ms of CPU here and ≈ 6 ms
+ * in a new PostgreSQL server process. A lost connection is forgotten; the next fixture opens another.
+ */
+let emptier: Promise<pg.Client> | undefined;
+
+function emptyingClient(): Promise<pg.Client> {
+  if (emptier === undefined) {
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 });
+    const opening = client.connect().then(() => client);
+    const forget = () => {
+      if (emptier === opening) emptier = undefined;
+      void client.end().catch(() => undefined);
+    };
+    client.on('error', forget);
+    opening.catch(forget);
+    emptier = opening;
+  }
+  return emptier;
 }
 
 /**
@@ -87,9 +112,8 @@ export async function takeTempSchema(): Promise<TempSchema> {
 
 /** Deletes every row but the migration ledger's; false when the schema cannot be emptied. */
 async function emptied(schema: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 });
-  await client.connect();
   try {
+    const client = await emptyingClient();
     const tables = await client.query<{ tablename: string }>(
       `select tablename from pg_tables where schemaname = $1 and tablename <> 'schema_migrations'`,
       [schema],
@@ -101,7 +125,5 @@ async function emptied(schema: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  } finally {
-    await client.end();
   }
 }
