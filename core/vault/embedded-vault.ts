@@ -313,13 +313,19 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
         const changed = journal.lastSequence > this.openedAt || this.snapshots.hasPreviousSegment;
         if ((options.snapshot ?? true) && !journal.failed && changed) await this.snapshots.writeHeldLocked();
       } finally {
-        await this.parts.journal.close().catch(() => undefined);
-        this.connection.forgetStatements();
-        this.parts.sqlite.close();
-        this.barrier.seal();
-        await this.parts.lock.release();
-        release();
-        this.tx.disable();
+        try {
+          await this.parts.journal.close().catch(() => undefined);
+          this.connection.forgetStatements();
+          this.parts.sqlite.close();
+          this.barrier.seal();
+          await this.parts.lock.release();
+        } finally {
+          // Also when the lock file cannot be read or removed (a failed disk): the error reaches
+          // the caller, but the closed vault must not keep its store enabled, which every later
+          // promise of the process would pay for.
+          release();
+          this.tx.disable();
+        }
       }
     });
   }
