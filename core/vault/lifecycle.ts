@@ -258,7 +258,8 @@ async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentit
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
     });
     await vault.migrate();
-    await vault.compact();
+    // The migrations' records folded into the first snapshot, written here: nothing else has the vault yet.
+    await vault.compactHeld();
     return vault;
   } catch (err) {
     if (vault) await vault.close({ snapshot: false }).catch(() => undefined);

@@ -403,9 +403,13 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
     if (this.closed) return;
     this.closed = true;
     this.barrier.seal();
-    await this.db.destroy();
-    // As EmbeddedVault's: an enabled AsyncLocalStorage costs every later await in the process.
-    this.tx.disable();
+    try {
+      await this.db.destroy();
+    } finally {
+      // As EmbeddedVault's: an enabled AsyncLocalStorage costs every later await in the process,
+      // so it is disabled even when the pool fails to end.
+      this.tx.disable();
+    }
   }
 
   private assertUsable(): void {
