@@ -132,7 +132,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
     fill?: (trx: Kysely<Database>) => Promise<void>,
   ): Promise<PostgresVault> {
     const clock = options.clock ?? systemClock;
-    const pool = createPostgresPool(options.url, options.pool);
+    const pool = await createPostgresPool(options.url, options.pool);
     try {
       const { vaultId, createdAt, kdf, keyring } = identity;
       const wrapped = Barrier.wrapKeyring(
@@ -183,7 +183,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   static async open(options: PostgresVaultOptions): Promise<PostgresVault> {
     const sodium = await loadSodium();
     const clock = options.clock ?? systemClock;
-    const pool = createPostgresPool(options.url, options.pool);
+    const pool = await createPostgresPool(options.url, options.pool);
     try {
       const row = await readKeyringRow(pool);
       if (!row) {
@@ -482,7 +482,7 @@ function postgresStatus(
  * database holds no vault. An unreachable database is SERVICE_UNAVAILABLE.
  */
 export async function readPostgresVaultStatus(url: string): Promise<VaultStatus | null> {
-  const pool = createPostgresPool(url, { max: 1 });
+  const pool = await createPostgresPool(url, { max: 1 });
   try {
     const row = await readKeyringRow(pool);
     if (!row) return null;

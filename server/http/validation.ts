@@ -30,6 +30,17 @@ type PoolOptions = NonNullable<Parameters<ReturnType<typeof AjvCompiler>>[1]>;
  */
 const pool = AjvCompiler();
 
+type Validator = ReturnType<ReturnType<ValidatorFactory>>;
+
+/**
+ * Compiled request validators by shared schemas and options, then by the part's rules (body or
+ * text) and the schema's JSON. Ajv keeps what it compiled by schema object, but many routes build
+ * their request schemas when they are registered (an inline `Type.Object(...)`, a schema Fastify
+ * rewrites for headers), a new object for each server instance: every test server recompiled them.
+ * Ajv compiles from the schema's JSON-visible content only, so the same JSON is the same validator.
+ */
+const validators = new Map<string, Map<string, Validator>>();
+
 /** The `schemaController` option of `Fastify(...)` that applies the rules above. */
 export function requestValidation(): FastifyServerOptions['schemaController'] {
   const buildValidator: ValidatorFactory = (externalSchemas, ajvOptions) => {
@@ -41,7 +52,25 @@ export function requestValidation(): FastifyServerOptions['schemaController'] {
       });
     const body = compile(BODY_OPTIONS);
     const text = compile(TEXT_OPTIONS);
-    return (route) => (route.httpPart === 'body' ? body(route) : text(route));
+    // Plugins are functions, which JSON leaves out: a set of options with plugins is not cached.
+    const cacheable = (shared?.plugins ?? []).length === 0;
+    const key = JSON.stringify([externalSchemas, shared?.customOptions]);
+    let cache = validators.get(key);
+    if (cache === undefined && cacheable) {
+      cache = new Map();
+      validators.set(key, cache);
+    }
+    return (route) => {
+      const isBody = route.httpPart === 'body';
+      if (cache === undefined) return isBody ? body(route) : text(route);
+      const json = `${isBody ? 'body' : 'text'} ${JSON.stringify(route.schema)}`;
+      let validator = cache.get(json);
+      if (validator === undefined) {
+        validator = isBody ? body(route) : text(route);
+        cache.set(json, validator);
+      }
+      return validator;
+    };
   };
   return { compilersFactory: { buildValidator, buildSerializer } };
 }
