@@ -66,7 +66,18 @@ describe('the CLI through a running server, end to end', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let followed = '';
-      follower.stdout.on('data', (chunk: Buffer) => (followed += chunk.toString()));
+      // Resolved at the write that prints `text`, not found by polling.
+      const seen: Array<{ text: string; done: () => void }> = [];
+      follower.stdout.on('data', (chunk: Buffer) => {
+        followed += chunk.toString();
+        for (const wait of seen) if (followed.includes(wait.text)) wait.done();
+      });
+      const printed = (text: string, timeoutMs: number) =>
+        new Promise<void>((resolve) => {
+          if (followed.includes(text)) return resolve();
+          const timer = setTimeout(resolve, timeoutMs);
+          seen.push({ text, done: () => (clearTimeout(timer), resolve()) });
+        });
       try {
         const tokenized = await svc(['tokenize', '--tenant', 'Acme', '{"card":"4242 4242 4242 4242"}'], env);
         expect(tokenized.code, tokenized.stderr).toBe(0);
@@ -90,10 +101,7 @@ describe('the CLI through a running server, end to end', () => {
         });
         expect(JSON.stringify(invitations.body)).toContain('new@acme.test');
 
-        const deadline = Date.now() + 30_000;
-        while (!followed.includes(tokenId) && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
+        await printed(tokenId, 30_000);
         expect(followed).toContain(tokenId);
       } finally {
         await stop(follower);

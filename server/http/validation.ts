@@ -30,6 +30,24 @@ type PoolOptions = NonNullable<Parameters<ReturnType<typeof AjvCompiler>>[1]>;
  */
 const pool = AjvCompiler();
 
+type Validator = ReturnType<ReturnType<ValidatorFactory>>;
+
+/** The validators of one set of shared schemas and options, per part's rules: by schema object, then by its JSON. */
+interface ValidatorCache {
+  readonly bySchema: { readonly body: WeakMap<object, Validator>; readonly text: WeakMap<object, Validator> };
+  readonly byJson: Map<string, Validator>;
+}
+
+/**
+ * Compiled request validators by shared schemas and options, then by the part's rules (body or
+ * text) and the schema. Ajv keeps what it compiled by schema object, but many routes build their
+ * request schemas when they are registered (an inline `Type.Object(...)`, a schema Fastify rewrites
+ * for headers), a new object for each server instance: every test server recompiled them. Ajv
+ * compiles from the schema's JSON-visible content only, so the same JSON is the same validator; the
+ * object is only the quicker path.
+ */
+const validators = new Map<string, ValidatorCache>();
+
 /** The `schemaController` option of `Fastify(...)` that applies the rules above. */
 export function requestValidation(): FastifyServerOptions['schemaController'] {
   const buildValidator: ValidatorFactory = (externalSchemas, ajvOptions) => {
@@ -39,9 +57,38 @@ export function requestValidation(): FastifyServerOptions['schemaController'] {
         plugins: shared?.plugins ?? [],
         customOptions: { ...shared?.customOptions, ...customOptions },
       });
-    const body = compile(BODY_OPTIONS);
-    const text = compile(TEXT_OPTIONS);
-    return (route) => (route.httpPart === 'body' ? body(route) : text(route));
+    // Looked up in the pool at the first schema not already compiled (the pool keys its Ajv
+    // instances by the JSON of the shared schemas and options, dear to compute for every server).
+    let body: ReturnType<typeof compile> | undefined;
+    let text: ReturnType<typeof compile> | undefined;
+    const compiled: ReturnType<ValidatorFactory> = (route) =>
+      route.httpPart === 'body'
+        ? (body ??= compile(BODY_OPTIONS))(route)
+        : (text ??= compile(TEXT_OPTIONS))(route);
+    // Plugins are functions, which JSON leaves out: a set of options with plugins is not cached.
+    if ((shared?.plugins ?? []).length > 0) return compiled;
+    const key = JSON.stringify([externalSchemas, shared?.customOptions]);
+    let cache = validators.get(key);
+    if (cache === undefined) {
+      cache = { bySchema: { body: new WeakMap(), text: new WeakMap() }, byJson: new Map() };
+      validators.set(key, cache);
+    }
+    const { bySchema, byJson } = cache;
+    return (route) => {
+      const part = route.httpPart === 'body' ? 'body' : 'text';
+      const schema = route.schema as object;
+      let validator = bySchema[part].get(schema);
+      if (validator === undefined) {
+        const json = `${part} ${JSON.stringify(schema)}`;
+        validator = byJson.get(json);
+        if (validator === undefined) {
+          validator = compiled(route);
+          byJson.set(json, validator);
+        }
+        bySchema[part].set(schema, validator);
+      }
+      return validator;
+    };
   };
   return { compilersFactory: { buildValidator, buildSerializer } };
 }
