@@ -125,6 +125,12 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
       })
     : async () => undefined;
 
+  // The destinations' HTTP client loads now, while no request is waiting, not inside the first
+  // proxy request or reactor fetch; a failure to load is that request's error again later.
+  void services.outbound
+    .warm()
+    .catch((error: unknown) => app.log.warn({ err: error }, 'outbound client did not load'));
+
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {

@@ -239,6 +239,19 @@ describe('TLS and timeouts', () => {
     expect(seen?.body.equals(body)).toBe(true);
   });
 
+  it('can be warmed before its first request, and closes whether or not it was used', async () => {
+    await withClient(createOutboundClient(settings('127.0.0.0/8'), { resolve }), async (client) => {
+      await client.warm();
+      await client.warm();
+      const response = await client.request({
+        url: `https://api.svc.test:${destination.port}/w`,
+        method: 'GET',
+      });
+      expect(response.status).toBe(200);
+    });
+    await createOutboundClient(settings()).close();
+  });
+
   it('caps buffered response bodies', async () => {
     destination.handle((_req, res) => res.end(Buffer.alloc(4096)));
     try {

@@ -55,6 +55,11 @@ export interface OutboundClient {
   stream(req: OutboundRequest): Promise<OutboundStreamResponse>;
   /** Sends a request and reads the whole body, refusing one above `maxBytes` (DESTINATION_UNREACHABLE). */
   request(req: OutboundRequest, options?: { maxBytes?: number }): Promise<OutboundResponse>;
+  /**
+   * Loads the HTTP client now instead of at the first request: a server calls it once it listens,
+   * so no request waits while the client's modules load (≈ 0.1 s on the event loop).
+   */
+  warm(): Promise<void>;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -246,6 +251,9 @@ export function createOutboundClient(
         throw outboundError(error, host);
       }
       return { status: response.status, headers: response.headers, body: Buffer.concat(chunks) };
+    },
+    warm: async () => {
+      await connect();
     },
     close: async () => {
       if (undici !== undefined) await (await undici).agent.close();
