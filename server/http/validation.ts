@@ -32,21 +32,45 @@ const pool = AjvCompiler();
 
 type Validator = ReturnType<ReturnType<ValidatorFactory>>;
 
-/** The validators of one set of shared schemas and options, per part's rules: by schema object, then by its JSON. */
-interface ValidatorCache {
-  readonly bySchema: { readonly body: WeakMap<object, Validator>; readonly text: WeakMap<object, Validator> };
-  readonly byJson: Map<string, Validator>;
+/**
+ * What a compiler made from route schemas, kept for the process: by schema object, then by the
+ * schema's JSON. Ajv and fast-json-stringify compile from a schema's JSON-visible content only, but
+ * many routes build their schemas when they are registered (an inline `Type.Object(...)`,
+ * `paginated(TokenSchema)`, a schema Fastify rewrites for headers), a new object for each server
+ * instance: the JSON finds what an earlier instance compiled; the object is only the quicker path.
+ */
+interface CompiledCache<T> {
+  readonly bySchema: WeakMap<object, T>;
+  readonly byJson: Map<string, T>;
 }
 
-/**
- * Compiled request validators by shared schemas and options, then by the part's rules (body or
- * text) and the schema. Ajv keeps what it compiled by schema object, but many routes build their
- * request schemas when they are registered (an inline `Type.Object(...)`, a schema Fastify rewrites
- * for headers), a new object for each server instance: every test server recompiled them. Ajv
- * compiles from the schema's JSON-visible content only, so the same JSON is the same validator; the
- * object is only the quicker path.
- */
-const validators = new Map<string, ValidatorCache>();
+/** The cache kept under `key` (the compiler's shared schemas and options), made on first use. */
+function cacheUnder<T>(caches: Map<string, CompiledCache<T>>, key: string): CompiledCache<T> {
+  let cache = caches.get(key);
+  if (cache === undefined) {
+    cache = { bySchema: new WeakMap(), byJson: new Map() };
+    caches.set(key, cache);
+  }
+  return cache;
+}
+
+/** What `cache` holds for `schema`, compiled now only when neither its object nor its JSON is there. */
+function compiledFor<T>(cache: CompiledCache<T>, schema: object, compile: () => T): T {
+  let compiled = cache.bySchema.get(schema);
+  if (compiled === undefined) {
+    const json = JSON.stringify(schema);
+    compiled = cache.byJson.get(json);
+    if (compiled === undefined) {
+      compiled = compile();
+      cache.byJson.set(json, compiled);
+    }
+    cache.bySchema.set(schema, compiled);
+  }
+  return compiled;
+}
+
+/** Request validators by shared schemas, options and the part's rules (body or text). */
+const validators = new Map<string, CompiledCache<Validator>>();
 
 /** The `schemaController` option of `Fastify(...)` that applies the rules above. */
 export function requestValidation(): FastifyServerOptions['schemaController'] {
@@ -59,36 +83,19 @@ export function requestValidation(): FastifyServerOptions['schemaController'] {
       });
     // Looked up in the pool at the first schema not already compiled (the pool keys its Ajv
     // instances by the JSON of the shared schemas and options, dear to compute for every server).
-    let body: ReturnType<typeof compile> | undefined;
-    let text: ReturnType<typeof compile> | undefined;
+    let bodyCompiler: ReturnType<typeof compile> | undefined;
+    let textCompiler: ReturnType<typeof compile> | undefined;
     const compiled: ReturnType<ValidatorFactory> = (route) =>
       route.httpPart === 'body'
-        ? (body ??= compile(BODY_OPTIONS))(route)
-        : (text ??= compile(TEXT_OPTIONS))(route);
+        ? (bodyCompiler ??= compile(BODY_OPTIONS))(route)
+        : (textCompiler ??= compile(TEXT_OPTIONS))(route);
     // Plugins are functions, which JSON leaves out: a set of options with plugins is not cached.
     if ((shared?.plugins ?? []).length > 0) return compiled;
     const key = JSON.stringify([externalSchemas, shared?.customOptions]);
-    let cache = validators.get(key);
-    if (cache === undefined) {
-      cache = { bySchema: { body: new WeakMap(), text: new WeakMap() }, byJson: new Map() };
-      validators.set(key, cache);
-    }
-    const { bySchema, byJson } = cache;
-    return (route) => {
-      const part = route.httpPart === 'body' ? 'body' : 'text';
-      const schema = route.schema as object;
-      let validator = bySchema[part].get(schema);
-      if (validator === undefined) {
-        const json = `${part} ${JSON.stringify(schema)}`;
-        validator = byJson.get(json);
-        if (validator === undefined) {
-          validator = compiled(route);
-          byJson.set(json, validator);
-        }
-        bySchema[part].set(schema, validator);
-      }
-      return validator;
-    };
+    const body = cacheUnder(validators, `body ${key}`);
+    const text = cacheUnder(validators, `text ${key}`);
+    return (route) =>
+      compiledFor(route.httpPart === 'body' ? body : text, route.schema as object, () => compiled(route));
   };
   return { compilersFactory: { buildValidator, buildSerializer } };
 }
@@ -100,43 +107,15 @@ type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 
 const serializerFactory = SerializerSelector();
 
-/** The serializers of one set of shared schemas and options: by schema object, then by its JSON. */
-interface SerializerCache {
-  readonly bySchema: WeakMap<object, Serializer>;
-  readonly byJson: Map<string, Serializer>;
-}
-
 /** Compiled response serializers by shared schemas and options. */
-const serializers = new Map<string, SerializerCache>();
+const serializers = new Map<string, CompiledCache<Serializer>>();
 
 /**
- * Response serializers as Fastify compiles them, kept for the process: a response schema is
- * compiled once however many server instances are built from the same routes. Many routes build
- * their response schemas when they are registered (`paginated(TokenSchema)`, an inline
- * `Type.Null(...)`), a new object for each instance, so the schema's JSON, which is all the
- * serializer is compiled from, finds them; the object is only the quicker path.
+ * Response serializers as Fastify compiles them, kept for the process (`CompiledCache`): a response
+ * schema is compiled once however many server instances are built from the same routes.
  */
 const buildSerializer: SerializerFactory = (externalSchemas, serializerOptions) => {
   const compile = serializerFactory(externalSchemas, serializerOptions);
-  const key = JSON.stringify([externalSchemas, serializerOptions]);
-  let cache = serializers.get(key);
-  if (cache === undefined) {
-    cache = { bySchema: new WeakMap(), byJson: new Map() };
-    serializers.set(key, cache);
-  }
-  const { bySchema, byJson } = cache;
-  return (route) => {
-    const schema = route.schema as object;
-    let serializer = bySchema.get(schema);
-    if (serializer === undefined) {
-      const json = JSON.stringify(schema);
-      serializer = byJson.get(json);
-      if (serializer === undefined) {
-        serializer = compile(route);
-        byJson.set(json, serializer);
-      }
-      bySchema.set(schema, serializer);
-    }
-    return serializer;
-  };
+  const cache = cacheUnder(serializers, JSON.stringify([externalSchemas, serializerOptions]));
+  return (route) => compiledFor(cache, route.schema as object, () => compile(route));
 };
