@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestValidation } from './validation.ts';
+import { createTestServer } from '../test-support/test-server.ts';
+import { compileDeferredSchemas, requestValidation } from './validation.ts';
 
 type App = ReturnType<typeof Fastify>;
 const apps: App[] = [];
@@ -72,5 +73,27 @@ describe('request validation and response serialization', () => {
     const app = serverWith(narrower);
     const ok = await app.inject({ method: 'POST', url: '/items?size=2', payload: { count: 7 } });
     expect(ok.json()).toEqual({ count: 7 });
+  });
+
+  it('compiles a schema at its first use: one that cannot compile is a 500 there, and is reported', async () => {
+    // Unique to this test, so no earlier compilation in this process is found for it.
+    const broken = { body: { type: 'object', properties: { n: { type: 'no such type' } } } };
+    const app = serverWith(broken);
+    await app.ready();
+    expect(() => compileDeferredSchemas()).toThrow(/schema is invalid/);
+    const first = await app.inject({ method: 'POST', url: '/items', payload: { n: 1 } });
+    expect(first.statusCode).toBe(500);
+    const again = await app.inject({ method: 'POST', url: '/items', payload: { n: 1 } });
+    expect(again.statusCode).toBe(500);
+  });
+
+  it('compiles every request and response schema of the API', async () => {
+    const server = await createTestServer();
+    try {
+      await server.app.ready();
+      expect(() => compileDeferredSchemas()).not.toThrow();
+    } finally {
+      await server.dispose();
+    }
   });
 });
