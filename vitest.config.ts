@@ -80,6 +80,8 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/http/pagination.test.ts': 'query parsing of page parameters: no storage path',
   'server/http/validation.test.ts': 'request checks and response serializers: no storage path',
   'server/http/expression-budget.test.ts': 'the expression budget, counted in memory',
+  'server/routes/reactors-hostile.test.ts':
+    'hostile code stopped by the sandbox, above storage; the reactor routes run on PostgreSQL in reactors.test.ts',
 };
 
 /** Every server test file is in one list or the other, so a new one is placed on purpose. */
