@@ -109,7 +109,11 @@ export class QuickJsEngine {
   private spent: Prepared | undefined;
   private readonly active = new Map<number, (reply: ReplyMessage) => void>();
 
-  constructor(private readonly post: (message: CallMessage) => void) {}
+  /** `quickJs`: QuickJS compiled by the host (quickjs-wasm.ts); without it, compiled from the package. */
+  constructor(
+    private readonly post: (message: CallMessage) => void,
+    private readonly quickJs?: WebAssembly.Module,
+  ) {}
 
   /** Routes a host reply to its run; replies for finished runs are dropped. */
   reply(message: ReplyMessage): void {
@@ -122,7 +126,10 @@ export class QuickJsEngine {
     const pages = memoryBytes / PAGE;
     const wasmMemory = new WasmMemory({ initial: pages, maximum: pages });
     // Shared by whoever asks while it loads (the idle preparation and a run arriving meanwhile).
-    const module = newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory }));
+    const wasmModule = this.quickJs;
+    const module = newQuickJSWASMModuleFromVariant(
+      newVariant(RELEASE_SYNC, wasmModule === undefined ? { wasmMemory } : { wasmMemory, wasmModule }),
+    );
     this.module = { memoryBytes, module };
     module.catch(() => {
       if (this.module?.module === module) this.module = undefined;

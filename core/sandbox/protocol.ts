@@ -7,6 +7,8 @@ export type HostTarget = `svc.${SvcMethod}` | 'fetch';
 /** What a worker is started with: the memory of the context it prepares before its first run. */
 export interface WorkerData {
   readonly memoryBytes: number;
+  /** The process's compiled QuickJS (quickjs-wasm.ts); absent: the worker compiles its own. */
+  readonly quickJs?: WebAssembly.Module;
 }
 
 export interface RunMessage {

@@ -21,6 +21,7 @@ import {
   sandboxLimits,
 } from './limits.ts';
 import type { SandboxLimits } from './limits.ts';
+import { compiledQuickJs } from './quickjs-wasm.ts';
 import { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
 import type { OutboundFetch, OutboundRequest } from './outbound.ts';
 import { checkProblem, outcomeOf } from './outcome.ts';
@@ -109,6 +110,21 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const queue: Job[] = [];
   let nextRunId = 1;
   let closed = false;
+  // Workers start with the process's compiled QuickJS, looked up when the first one is needed (a
+  // vault that never runs code never compiles it); runs wait in the queue meanwhile.
+  let quickJs: { readonly module: WebAssembly.Module | undefined } | undefined;
+  let lookingUpQuickJs = false;
+  const quickJsReady = (): boolean => {
+    if (quickJs !== undefined) return true;
+    if (!lookingUpQuickJs) {
+      lookingUpQuickJs = true;
+      void compiledQuickJs().then((module) => {
+        quickJs = { module };
+        dispatch();
+      });
+    }
+    return false;
+  };
 
   const answer = (slot: Slot, call: CallMessage): void => {
     const job = slot.job;
@@ -183,7 +199,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   const spawn = (): Slot => {
-    const worker = newWorker({ memoryBytes: limits.memoryBytes });
+    const module = quickJs?.module;
+    const worker = newWorker(
+      module === undefined
+        ? { memoryBytes: limits.memoryBytes }
+        : { memoryBytes: limits.memoryBytes, quickJs: module },
+    );
     const slot: Slot = { worker, job: undefined, timer: undefined, warm: false };
     worker.on('message', (message: WorkerToHost) => {
       if (message.type === 'call') answer(slot, message);
@@ -200,7 +221,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const dispatch = (): void => {
     while (queue.length > 0 && !closed) {
-      const slot = slots.find((s) => s.job === undefined) ?? (slots.length < size ? spawn() : undefined);
+      const slot =
+        slots.find((s) => s.job === undefined) ??
+        (slots.length < size && quickJsReady() ? spawn() : undefined);
       if (slot === undefined) return;
       const job = queue.shift() as Job;
       slot.job = job;

@@ -12,8 +12,9 @@ const port = parentPort;
 if (port === null) throw new Error('core/sandbox/worker.ts must run in a worker thread');
 
 const send = (message: WorkerToHost): void => port.postMessage(message);
-const engine = new QuickJsEngine(send);
-let memoryBytes = (workerData as WorkerData).memoryBytes;
+const data = workerData as WorkerData;
+const engine = new QuickJsEngine(send, data.quickJs);
+let memoryBytes = data.memoryBytes;
 
 /** After the current macrotask, so a message already waiting is taken first. */
 const prepareSoon = (): void => {
