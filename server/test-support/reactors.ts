@@ -11,9 +11,12 @@ export interface ReactorResponse {
   readonly headers: Record<string, unknown>;
 }
 
+/** Wall-clock budget of one invocation in a ReactorWorld, unless the test chooses another. */
+export const REACTOR_TEST_TIMEOUT_MS = 1500;
+
 /**
- * A test server with a tenant for reactor tests: a small sandbox (two workers, 1.5 s and 16 MiB per
- * invocation), three tokens (a card, a name `Ada`, a secret in `/secret/`), an application that may
+ * A test server with a tenant for reactor tests: a small sandbox (two workers, `timeoutMs`, default
+ * REACTOR_TEST_TIMEOUT_MS, and 16 MiB per invocation), three tokens (a card, a name `Ada`, a secret in `/secret/`), an application that may
  * use tokens in `/pci/` and `/general/`, and a reactor application that creates and reads tokens but
  * may not delete them.
  */
@@ -32,9 +35,9 @@ export class ReactorWorld {
     readonly secretId: string,
   ) {}
 
-  static async create(): Promise<ReactorWorld> {
+  static async create(timeoutMs = REACTOR_TEST_TIMEOUT_MS): Promise<ReactorWorld> {
     const server = await createTestServer({
-      serviceOptions: { sandbox: { workers: 2, limits: { timeoutMs: 1500, memoryBytes: 16 * 1024 * 1024 } } },
+      serviceOptions: { sandbox: { workers: 2, limits: { timeoutMs, memoryBytes: 16 * 1024 * 1024 } } },
     });
     const tenant = await createTenantFixture(server.services, 'Reactors');
     const op = operator(tenant.tenant.id);
