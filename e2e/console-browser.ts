@@ -1,5 +1,4 @@
 import type axe from 'axe-core';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -7,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CONSOLE_BUILD, consoleInputsDigest, recordedDigest } from '../scripts/console-build-digest.ts';
 
 /** Debian's Chromium (`apt-get install chromium`); CI installs it, Playwright's own browsers are never downloaded. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -45,43 +45,23 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** What the console's build is made of: its sources, the typed client it imports, the lockfile. */
-const CONSOLE_INPUTS = ['desktop/renderer', 'client', 'package-lock.json'];
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_CACHE = join(REPO, 'node_modules', '.cache', 'svc-console');
 /** A lock older than this was left by a run that died: the next build takes it over. */
 const STALE_LOCK_MS = 10 * 60_000;
 const LOCK_POLL_MS = 250;
 
-/** A digest of every input file's path and bytes (the renderer's own build output left out). */
-async function consoleInputsDigest(): Promise<string> {
-  const hash = createHash('sha256');
-  const visit = async (relative: string): Promise<void> => {
-    const path = join(REPO, relative);
-    if ((await stat(path)).isDirectory()) {
-      for (const entry of (await readdir(path)).sort()) {
-        if (entry === 'dist' || entry === 'node_modules') continue;
-        await visit(join(relative, entry));
-      }
-      return;
-    }
-    hash
-      .update(`${relative}\0`)
-      .update(await readFile(path))
-      .update('\0');
-  };
-  for (const input of CONSOLE_INPUTS) await visit(input);
-  return hash.digest('hex').slice(0, 16);
-}
-
 /**
- * The console built from its current sources, so a test never serves a stale build. The build is
- * kept under node_modules/.cache/svc-console/<digest of its inputs>: the browser test files of a
+ * The console built from its current sources, so a test never serves a stale build: the one
+ * `npm run build:console` made when it records the same sources' digest (as after `npm run build`),
+ * else a build of its own, kept under node_modules/.cache/svc-console/<digest of its inputs>: the browser test files of a
  * run (and later runs over the same sources) share one build instead of each building its own.
  * While one file builds (holding `<digest>.lock`), another waits for it; older builds are removed.
  */
 export async function buildConsole(): Promise<{ root: string; dispose(): Promise<void> }> {
   const digest = await consoleInputsDigest();
+  if ((await recordedDigest(CONSOLE_BUILD)) === digest)
+    return { root: CONSOLE_BUILD, dispose: async () => {} };
   const root = join(BUILD_CACHE, digest);
   const lock = `${root}.lock`;
   await mkdir(BUILD_CACHE, { recursive: true });
