@@ -267,8 +267,15 @@ describe('error classes → problems', () => {
 
   it('a timeout is 408 REACTOR_TIMEOUT, and the event loop keeps turning meanwhile', async () => {
     // A loop on this thread would allow no turn until the timeout; in a worker the loop turns freely.
+    // A shorter deadline than the sandbox's: the loop burns a core until it.
     const { result: outcome, turns } = await countTurnsWhile(() =>
-      run('module.exports = async () => { for (;;) {} };'),
+      sandbox.runModule({
+        code: 'module.exports = async () => { for (;;) {} };',
+        args: {},
+        configuration: {},
+        svc: null,
+        limits: { timeoutMs: 500 },
+      }),
     );
     const p = problem(outcome);
     expect(p.code).toBe('REACTOR_TIMEOUT');
