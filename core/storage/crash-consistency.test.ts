@@ -42,10 +42,7 @@ interface PendingWriter {
  */
 function startWriter(tmp: TempDir, round: number): PendingWriter {
   const key = tmp.key.kind === 'key' ? Buffer.from(tmp.key.key).toString('base64') : '';
-  // Baseline wasm code only: optimizing sql.js's and libsodium's wasm in the background cost
-  // ≈ 0.18 s of CPU in each short-lived writer, more than its whole open. The SQL and the files
-  // written are the same; only how fast the wasm runs differs.
-  const child = spawn(process.execPath, ['--liftoff-only', writer.path], {
+  const child = spawn(process.execPath, writer.args, {
     env: {
       ...process.env,
       CRASH_VAULT_PATH: tmp.vaultPath,
@@ -101,7 +98,16 @@ describe('crash consistency', () => {
   beforeAll(async () => {
     // Compiled once, packages and all: fifty rounds of the TypeScript loader's start, or of
     // loading each package's modules, would be most of the test.
-    writer = await compileScript(writerSource, { bundlePackages: true });
+    writer = await compileScript(writerSource, {
+      bundlePackages: true,
+      // Each of the fifty writers would parse and compile the same megabyte of bundle: V8 compiles
+      // it once here, and every writer starts from that code.
+      codeCache: true,
+      // Baseline wasm code only: optimizing sql.js's and libsodium's wasm in the background cost
+      // ≈ 0.18 s of CPU in each short-lived writer, more than its whole open. The SQL and the files
+      // written are the same; only how fast the wasm runs differs.
+      nodeOptions: ['--liftoff-only'],
+    });
     tmp = await makeTempDir();
     const vault = await createVault({ path: tmp.vaultPath, key: tmp.key });
     await vault.close();

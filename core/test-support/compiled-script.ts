@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -7,6 +8,8 @@ import { WORKER_ENTRIES } from '../threads/start-worker.ts';
 /** A test's child-process script compiled to plain JavaScript, and how to remove it. */
 export interface CompiledScript {
   readonly path: string;
+  /** What to start `node` with: the Node options it was compiled for, then `path`. */
+  readonly args: readonly string[];
   remove(): Promise<void>;
 }
 
@@ -21,6 +24,18 @@ export interface CompileOptions {
    * its wasm file from the package's folder.
    */
   readonly bundlePackages?: boolean;
+  /**
+   * Compile it as CommonJS and start it through a launcher that hands V8 the code it compiled in a
+   * first run (a code cache made once here, by a run that only loads the script), for a script
+   * started many times: each start then skips parsing and compiling the bundle. The script must
+   * not await at its top level, nor read its inputs before it is run (the first run has none).
+   */
+  readonly codeCache?: boolean;
+  /**
+   * Node options every start uses (`args`). V8 refuses a code cache made under other flags, so
+   * the run that makes it uses them too.
+   */
+  readonly nodeOptions?: readonly string[];
 }
 
 /**
@@ -32,8 +47,79 @@ export interface CompileOptions {
 export async function compileScript(source: URL, options: CompileOptions = {}): Promise<CompiledScript> {
   const sourcePath = fileURLToPath(source);
   const name = basename(sourcePath, '.ts');
-  const dir = await compileEntries(name, { [name]: sourcePath }, options.bundlePackages === true);
-  return { path: join(dir, `${name}.mjs`), remove: () => rm(dir, { recursive: true, force: true }) };
+  const bundlePackages = options.bundlePackages === true;
+  const nodeOptions = options.nodeOptions ?? [];
+  const dir = await compileEntries(name, options.codeCache ? {} : { [name]: sourcePath }, bundlePackages);
+  const remove = (): Promise<void> => rm(dir, { recursive: true, force: true });
+  if (!options.codeCache) {
+    const path = join(dir, `${name}.mjs`);
+    return { path, args: [...nodeOptions, path], remove };
+  }
+  await build({
+    ...bundleOptions(bundlePackages, 'cjs'),
+    entryPoints: { [name]: sourcePath },
+    outdir: dir,
+    outExtension: { '.js': '.cjs' },
+    // The bundled modules resolve their packages and find the worker entries (`${name}.mjs`
+    // beside it, see core/threads/start-worker.ts) from their `import.meta.url`: the same folder.
+    define: { 'import.meta.url': '__svcImportMetaUrl' },
+    banner: {
+      js: `const __svcImportMetaUrl = require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(`${name}.mjs`)})).href;`,
+    },
+  });
+  const path = join(dir, `${name}.launch.cjs`);
+  await writeFile(path, launcherSource(`${name}.cjs`));
+  await makeCodeCache(path, nodeOptions);
+  return { path, args: [...nodeOptions, path], remove };
+}
+
+/** The environment variable that asks a launcher to write the code cache and exit. */
+const MAKE_CODE_CACHE = 'SVC_TEST_MAKE_CODE_CACHE';
+
+/**
+ * A CommonJS launcher of the bundle `file` beside it: compiles it as Node would a CommonJS module,
+ * with the code cache `${file}.v8cache` when there is one; with MAKE_CODE_CACHE set, writes that
+ * cache once the bundle has loaded and exits. Its source is read as Latin-1: esbuild writes ASCII.
+ */
+function launcherSource(file: string): string {
+  return `'use strict';
+const { readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { Script } = require('node:vm');
+const filename = join(__dirname, ${JSON.stringify(file)});
+const cacheFile = filename + '.v8cache';
+const making = process.env.${MAKE_CODE_CACHE} === '1';
+delete process.env.${MAKE_CODE_CACHE};
+let cachedData;
+if (!making) cachedData = readFileSync(cacheFile);
+const script = new Script(
+  '(function (exports, require, module, __filename, __dirname) {' + readFileSync(filename, 'latin1') + '\\n})',
+  { filename, cachedData },
+);
+if (!making && script.cachedDataRejected) throw new Error('V8 rejected the code cache of ' + filename);
+const m = { exports: {} };
+script.runInThisContext()(m.exports, require, m, filename, __dirname);
+if (making) {
+  writeFileSync(cacheFile, script.createCachedData());
+  process.exit(0);
+}
+`;
+}
+
+/** Runs the launcher at `path` once to write its code cache, under the Node options of every start. */
+function makeCodeCache(path: string, nodeOptions: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeOptions, path], {
+      env: { ...process.env, [MAKE_CODE_CACHE]: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`making the code cache failed (${code}): ${stderr}`)),
+    );
+  });
 }
 
 /**
@@ -54,24 +140,31 @@ async function compileEntries(
   const dir = join(repo, 'node_modules', '.cache', 'svc-tests', `${label}-${process.pid}-${Date.now()}`);
   const workers = Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [k, join(repo, v)]));
   await build({
+    ...bundleOptions(bundlePackages, 'esm'),
     entryPoints: { ...entries, ...workers },
     outdir: dir,
     // Outside any package scope with "type": "module": the extension marks the files as ES modules.
     outExtension: { '.js': '.mjs' },
-    bundle: true,
     ...(bundlePackages
       ? {
-          external: ['sql.js'],
           // The bundled CommonJS packages require Node's own modules; an ES module has no `require`.
           banner: {
             js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
           },
         }
-      : { packages: 'external' as const }),
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
+      : {}),
   });
   return dir;
+}
+
+/** What every bundle here shares: Node 20, packages bundled or left external. */
+function bundleOptions(bundlePackages: boolean, format: 'esm' | 'cjs') {
+  return {
+    bundle: true,
+    ...(bundlePackages ? { external: ['sql.js'] } : { packages: 'external' as const }),
+    platform: 'node' as const,
+    format,
+    target: 'node20',
+    logLevel: 'silent' as const,
+  };
 }
