@@ -58,8 +58,6 @@ type Scenario = (typeof SCENARIOS)[number];
 
 /** Resources of tenant A that requests can name, and the callers, created on first use. */
 class World {
-  private readonly memo = new Map<string, Promise<unknown>>();
-
   private constructor(
     readonly server: TestServer,
     readonly a: TenantFixture,
@@ -67,6 +65,8 @@ class World {
     readonly target: ApplicationWithKey,
     /** A token of tenant A that path parameters name (its id needs URL-encoding). */
     readonly token: TokenView,
+    /** The resources and callers made so far, by name (a fresh world starts with the seed's). */
+    private readonly memo = new Map<string, Promise<unknown>>(),
   ) {}
 
   static async create(): Promise<World> {
@@ -88,9 +88,10 @@ class World {
 
   /**
    * A world of its own, for a request that changes state. On the embedded backend it is a copy of
-   * the files of one seeded vault (the tenant, application and token World.create makes) behind a
-   * new server: the same starting rows as a world made from scratch, without creating, migrating
-   * and filling a vault for each case.
+   * the files of one seeded vault (World.create's tenant, application and token, and every resource
+   * and caller a state-changing case asks for) behind a new server: every case starts from the same
+   * rows, without creating, migrating and filling a vault, hashing passwords, making keys and
+   * signing in for each case.
    */
   static async fresh(): Promise<World> {
     if (testBackend() !== 'embedded') return World.create();
@@ -99,14 +100,19 @@ class World {
       operatorCredential: operatorCredentialOf(OPERATOR_SECRET),
       vault: await copyTempVault(seed.temp),
     });
-    return new World(server, seed.a, seed.target, seed.token);
+    // The seed's resources and callers are rows of the copy: its memo holds for the copy as well.
+    return new World(server, seed.a, seed.target, seed.token, new Map(seed.memo));
   }
 
-  /** A world made from scratch whose server is closed and whose vault is closed and kept, to be copied. */
+  /**
+   * A world made from scratch holding everything the state-changing cases use, whose server is
+   * closed and whose vault is closed and kept, to be copied.
+   */
   private static async seed(): Promise<Seed> {
     const world = await World.create();
     const { app, services, temp } = world.server;
     try {
+      await makeEveryFixture(world);
       await app.close();
       await services.reactors.close();
       // Closing writes every row into the snapshot, so a copy opens without replaying a journal.
@@ -115,7 +121,7 @@ class World {
       await temp.dispose();
       throw error;
     }
-    return { temp, a: world.a, target: world.target, token: world.token };
+    return { temp, a: world.a, target: world.target, token: world.token, memo: world.memo };
   }
 
   private once<T>(key: string, make: () => Promise<T>): Promise<T> {
@@ -156,9 +162,9 @@ class World {
     });
   }
 
-  /** A private reactor formula of tenant A. */
-  formula(): Promise<ReactorFormula> {
-    return this.once('formula', () =>
+  /** A private reactor formula of tenant A; the one named 'formula' is used by no reactor. */
+  formula(key = 'formula'): Promise<ReactorFormula> {
+    return this.once(key, () =>
       this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
         name: 'matrix formula',
         type: 'private',
@@ -172,10 +178,47 @@ class World {
     return this.once('reactor', async () =>
       this.server.services.reactors.create(operator(this.a.tenant.id), {
         name: 'matrix reactor',
-        formula: { id: (await this.formula()).id },
+        formula: { id: (await this.formula('formula of the reactor')).id },
         configuration: {},
       }),
     );
+  }
+
+  /** A proxy of tenant A. */
+  proxy(): Promise<{ id: string }> {
+    return this.once('proxy', async () => ({
+      id: (
+        await this.server.services.proxies.create(operator(this.a.tenant.id), {
+          name: 'matrix proxy',
+          destination_url: 'https://api.example.test/',
+        })
+      ).id,
+    }));
+  }
+
+  /** The matrix token as parent and a second token of tenant A as its (not yet linked) child. */
+  childLink(): Promise<{ parentId: string; childId: string }> {
+    return this.once('child link', async () => {
+      const { token } = await this.server.services.tokens.create(operator(this.a.tenant.id), {
+        data: 'matrix child data',
+      });
+      return { parentId: this.token.id, childId: token.id };
+    });
+  }
+
+  /** Another such pair, linked. */
+  linkedChild(): Promise<{ parentId: string; childId: string }> {
+    return this.once('linked child', async () => {
+      const { token } = await this.server.services.tokens.create(operator(this.a.tenant.id), {
+        data: 'matrix linked child data',
+      });
+      await this.server.services.tokenAssociations.associate(
+        operator(this.a.tenant.id),
+        this.token.id,
+        token.id,
+      );
+      return { parentId: this.token.id, childId: token.id };
+    });
   }
 
   tenantB(): Promise<TenantFixture> {
@@ -268,6 +311,7 @@ interface Seed {
   readonly a: TenantFixture;
   readonly target: ApplicationWithKey;
   readonly token: TokenView;
+  readonly memo: ReadonlyMap<string, Promise<unknown>>;
 }
 let seeded: Promise<Seed> | undefined;
 
@@ -308,34 +352,12 @@ const oneTimeSecret = (app: TestServer['app']) => consoleSignInLink(app, 'http:/
 const tokenId = (world: World) => ({ id: world.token.id });
 const memberId = async (world: World) => ({ id: (await world.member()).id });
 const invitationId = async (world: World) => ({ id: (await world.invitation()).invitation.id });
-/** The matrix token as parent and a second token of tenant A as its (not yet linked) child. */
-const childLink = async (world: World) => {
-  const { token } = await world.server.services.tokens.create(operator(world.a.tenant.id), {
-    data: 'matrix child data',
-  });
-  return { parentId: world.token.id, childId: token.id };
-};
-/** The same pair, linked. */
-const linkedChild = async (world: World) => {
-  const ids = await childLink(world);
-  await world.server.services.tokenAssociations.associate(
-    operator(world.a.tenant.id),
-    ids.parentId,
-    ids.childId,
-  );
-  return ids;
-};
+const childLink = (world: World) => world.childLink();
+const linkedChild = (world: World) => world.linkedChild();
 const formulaId = async (world: World) => ({ id: (await world.formula()).id });
 const reactorId = async (world: World) => ({ id: (await world.reactor()).id });
 const formulaBody = () => ({ name: 'matrix', type: 'private', code: 'module.exports = async () => ({});' });
-const proxyId = async (world: World) => ({
-  id: (
-    await world.server.services.proxies.create(operator(world.a.tenant.id), {
-      name: 'matrix proxy',
-      destination_url: 'https://api.example.test/',
-    })
-  ).id,
-});
+const proxyId = (world: World) => world.proxy();
 const proxyBody = () => ({ name: 'matrix proxy', destination_url: 'https://api.example.test/v1' });
 
 /**
@@ -581,6 +603,27 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
  */
 const changesState = (route: DeclaredRoute, expectation: Check) =>
   !['GET', 'HEAD', 'OPTIONS'].includes(route.method) && !refusals.has(expectation);
+
+/**
+ * Makes in the seed world every resource and caller a state-changing case may ask for (fixtures
+ * and keys are memoized, so the case finds them made).
+ */
+async function makeEveryFixture(world: World): Promise<void> {
+  await world.invitation();
+  await world.member();
+  await world.reactor();
+  await world.proxy();
+  await world.childLink();
+  await world.linkedChild();
+  await world.memberToken();
+  await world.nonMemberToken();
+  for (const route of routes) {
+    if (ROUTE_FIXTURES[fixtureKey(route)] === undefined) continue;
+    for (const scenario of SCENARIOS) {
+      if (changesState(route, expectationFor(route, scenario))) await headersFor(world, route, scenario);
+    }
+  }
+}
 
 let shared: World | undefined;
 afterAll(async () => {
