@@ -35,13 +35,34 @@ import {
 } from './test-support/identity.ts';
 import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
 import { consoleSignInLink } from './routes/console-sessions.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { createTestServer, type TestServer, type TestServerOptions } from './test-support/test-server.ts';
+import { createSandbox, type Sandbox } from '../core/sandbox/index.ts';
+import { createOutboundClient, DEFAULT_OUTBOUND_SETTINGS, sandboxFetchFrom } from '../core/outbound/index.ts';
 import { copyTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { testBackend } from '../core/test-support/test-vault.ts';
 import { operatorCredentialOf } from './operator-credential.ts';
 
 /** The operator credential of the matrix's servers. */
 const OPERATOR_SECRET = 'matrix-operator-credential';
+
+/**
+ * One sandbox for every server of the file: each server's services would start a pool of worker
+ * threads (≈ 0.25 s of CPU) for its first formula check or run, and every run starts from fresh
+ * code in a worker either way. Closing a server's reactor service leaves it running; the file
+ * closes it at the end.
+ */
+let sandboxPool: Sandbox | undefined;
+function serverOptions(): TestServerOptions {
+  sandboxPool ??= createSandbox({ fetch: sandboxFetchFrom(createOutboundClient(DEFAULT_OUTBOUND_SETTINGS)) });
+  const pool = sandboxPool;
+  const sandbox: Sandbox = {
+    limits: pool.limits,
+    checkModuleCode: (code) => pool.checkModuleCode(code),
+    runModule: (request) => pool.runModule(request),
+    close: async () => undefined,
+  };
+  return { operatorCredential: operatorCredentialOf(OPERATOR_SECRET), internals: { sandbox } };
+}
 import { MERGE_PATCH } from './test-support/tokens.ts';
 
 const SCENARIOS = [
@@ -70,7 +91,7 @@ class World {
   ) {}
 
   static async create(): Promise<World> {
-    const server = await createTestServer({ operatorCredential: operatorCredentialOf(OPERATOR_SECRET) });
+    const server = await createTestServer(serverOptions());
     try {
       const a = await createTenantFixture(server.services, 'Tenant A');
       const target = await createKey(server.services, a.tenant.id, 'private', ['token:read'], 'target');
@@ -96,10 +117,7 @@ class World {
   static async fresh(): Promise<World> {
     if (testBackend() !== 'embedded') return World.create();
     const seed = await (seeded ??= World.seed());
-    const server = await createTestServer({
-      operatorCredential: operatorCredentialOf(OPERATOR_SECRET),
-      vault: await copyTempVault(seed.temp),
-    });
+    const server = await createTestServer({ ...serverOptions(), vault: await copyTempVault(seed.temp) });
     // The seed's resources and callers are rows of the copy: its memo holds for the copy as well.
     return new World(server, seed.a, seed.target, seed.token, new Map(seed.memo));
   }
@@ -611,6 +629,7 @@ const changesState = (route: DeclaredRoute, expectation: Check) =>
 async function makeEveryFixture(world: World): Promise<void> {
   await world.invitation();
   await world.member();
+  await world.formula();
   await world.reactor();
   await world.proxy();
   await world.childLink();
@@ -629,6 +648,7 @@ let shared: World | undefined;
 afterAll(async () => {
   await shared?.dispose();
   await (await seeded)?.temp.dispose();
+  await sandboxPool?.close();
 });
 
 describe('authorization matrix', () => {
