@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   PERMISSIONS,
@@ -318,6 +319,20 @@ class World {
     });
   }
 
+  /** Every row of every table of the vault, once the proxy invocations' audit entries are written. */
+  async allRows(): Promise<string> {
+    await this.server.services.proxyInvoker.settled();
+    const { db } = this.server.temp.vault;
+    const tables = await this.once('tables', async () =>
+      (await db.introspection.getTables()).map((t) => t.name),
+    );
+    const rows: Record<string, unknown[]> = {};
+    for (const table of tables) rows[table] = (await sql.raw(`SELECT * FROM "${table}"`).execute(db)).rows;
+    return JSON.stringify(rows, (_key, value: unknown) =>
+      value instanceof Uint8Array ? Buffer.from(value).toString('hex') : value,
+    );
+  }
+
   dispose(): Promise<void> {
     return this.server.dispose();
   }
@@ -363,6 +378,11 @@ interface RouteFixture {
   readonly query?: Record<string, string>;
   readonly body?: (world: World) => unknown;
   readonly headers?: Record<string, string>;
+  /**
+   * Answered without writing to the vault, whoever calls: the callers that would each get a world
+   * of their own share one instead, and each of their cases checks that no row of it changed.
+   */
+  readonly writesNothing?: true;
 }
 
 const targetId = (world: World) => ({ id: world.target.id });
@@ -460,11 +480,12 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /proxies/:id': { params: proxyId },
   'PUT /proxies/:id': { params: proxyId, body: proxyBody },
   'DELETE /proxies/:id': { params: proxyId },
-  // Proxy invocation authenticates inside (require_auth may be off); without a route it is a 400.
+  // Proxy invocation authenticates inside (require_auth may be off); without a route it is a 400,
+  // before any proxy or key is looked up.
   ...Object.fromEntries(
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].flatMap((m) => [
-      [`${m} /proxy`, {}],
-      [`${m} /proxy/*`, {}],
+      [`${m} /proxy`, { writesNothing: true }],
+      [`${m} /proxy/*`, { writesNothing: true }],
     ]),
   ),
   'GET /invitations/accept': {},
@@ -645,8 +666,11 @@ async function makeEveryFixture(world: World): Promise<void> {
 }
 
 let shared: World | undefined;
+/** The world of the state-changing callers of routes that write nothing (see RouteFixture.writesNothing). */
+let unwritten: World | undefined;
 afterAll(async () => {
   await shared?.dispose();
+  await unwritten?.dispose();
   await (await seeded)?.temp.dispose();
   await sandboxPool?.close();
 });
@@ -703,9 +727,13 @@ describe('authorization matrix', () => {
     describe(`${name} (${declared})`, () => {
       it.each(SCENARIOS)('%s', async (scenario) => {
         const expectation = expectationFor(route, scenario);
-        const world = changesState(route, expectation)
-          ? await World.fresh()
-          : (shared ??= await World.create());
+        const ownWorld = changesState(route, expectation);
+        const world = !ownWorld
+          ? (shared ??= await World.create())
+          : fixture.writesNothing === true
+            ? (unwritten ??= await World.fresh())
+            : await World.fresh();
+        const rowsBefore = world === unwritten ? await world.allRows() : undefined;
         try {
           // The request first: its fixtures may create resources of tenant A.
           const request: InjectOptions = {
@@ -724,8 +752,10 @@ describe('authorization matrix', () => {
           await expectation({ status: response.statusCode, body: response.body }, world);
           // Whatever it was answered, a request with another tenant's key left tenant A as it was.
           if (before !== undefined) expect(await world.digestOfA()).toBe(before);
+          // A request said to write nothing wrote nothing: the next caller finds the same world.
+          if (rowsBefore !== undefined) expect(await world.allRows()).toBe(rowsBefore);
         } finally {
-          if (world !== shared) await world.dispose();
+          if (world !== shared && world !== unwritten) await world.dispose();
         }
       });
     });
