@@ -109,11 +109,11 @@ class World {
   }
 
   /**
-   * A world of its own, for a request that changes state. On the embedded backend it is a copy of
-   * the files of one seeded vault (World.create's tenant, application and token, and every resource
-   * and caller a state-changing case asks for) behind a new server: every case starts from the same
-   * rows, without creating, migrating and filling a vault, hashing passwords, making keys and
-   * signing in for each case.
+   * A world of its own: a state-changing request's, or the one the reads share. On the embedded
+   * backend it is a copy of the files of one seeded vault (World.create's tenant, application and
+   * token, and every resource and caller a state-changing case asks for) behind a new server: every
+   * world starts from the same rows, without creating, migrating and filling a vault, hashing
+   * passwords, making keys and signing in for each case.
    */
   static async fresh(): Promise<World> {
     if (testBackend() !== 'embedded') return World.create();
@@ -638,7 +638,8 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
 /**
  * Requests that change state get a fresh world per caller, so one case cannot spoil the next;
  * a caller who must be refused changes nothing and shares the world of the reads (if it were let
- * through, its own case fails first).
+ * through, its own case fails first). Routes that write nothing (RouteFixture.writesNothing) give
+ * their state-changing callers one world of their own, checked after each request.
  */
 const changesState = (route: DeclaredRoute, expectation: Check) =>
   !['GET', 'HEAD', 'OPTIONS'].includes(route.method) && !refusals.has(expectation);
@@ -729,7 +730,7 @@ describe('authorization matrix', () => {
         const expectation = expectationFor(route, scenario);
         const ownWorld = changesState(route, expectation);
         const world = !ownWorld
-          ? (shared ??= await World.create())
+          ? (shared ??= await World.fresh())
           : fixture.writesNothing === true
             ? (unwritten ??= await World.fresh())
             : await World.fresh();
