@@ -734,7 +734,6 @@ describe('authorization matrix', () => {
           : fixture.writesNothing === true
             ? (unwritten ??= await World.fresh())
             : await World.fresh();
-        const rowsBefore = world === unwritten ? await world.allRows() : undefined;
         try {
           // The request first: its fixtures may create resources of tenant A.
           const request: InjectOptions = {
@@ -749,6 +748,7 @@ describe('authorization matrix', () => {
           }
           const crossTenant = scenario === 'key of another tenant' && typeof route.access === 'object';
           const before = crossTenant ? await world.digestOfA() : undefined;
+          const rowsBefore = world === unwritten ? await world.allRows() : undefined;
           const response = await world.server.app.inject(request);
           await expectation({ status: response.statusCode, body: response.body }, world);
           // Whatever it was answered, a request with another tenant's key left tenant A as it was.
