@@ -42,6 +42,7 @@ import { createOutboundClient, DEFAULT_OUTBOUND_SETTINGS, sandboxFetchFrom } fro
 import { copyTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { testBackend } from '../core/test-support/test-vault.ts';
 import { operatorCredentialOf } from './operator-credential.ts';
+import { MERGE_PATCH } from './test-support/tokens.ts';
 
 /** The operator credential of the matrix's servers. */
 const OPERATOR_SECRET = 'matrix-operator-credential';
@@ -64,7 +65,6 @@ function serverOptions(): TestServerOptions {
   };
   return { operatorCredential: operatorCredentialOf(OPERATOR_SECRET), internals: { sandbox } };
 }
-import { MERGE_PATCH } from './test-support/tokens.ts';
 
 const SCENARIOS = [
   'no credential',
