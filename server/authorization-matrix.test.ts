@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   PERMISSIONS,
@@ -35,14 +36,35 @@ import {
 } from './test-support/identity.ts';
 import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
 import { consoleSignInLink } from './routes/console-sessions.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { createTestServer, type TestServer, type TestServerOptions } from './test-support/test-server.ts';
+import { createSandbox, type Sandbox } from '../core/sandbox/index.ts';
+import { createOutboundClient, DEFAULT_OUTBOUND_SETTINGS, sandboxFetchFrom } from '../core/outbound/index.ts';
 import { copyTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
 import { testBackend } from '../core/test-support/test-vault.ts';
 import { operatorCredentialOf } from './operator-credential.ts';
+import { MERGE_PATCH } from './test-support/tokens.ts';
 
 /** The operator credential of the matrix's servers. */
 const OPERATOR_SECRET = 'matrix-operator-credential';
-import { MERGE_PATCH } from './test-support/tokens.ts';
+
+/**
+ * One sandbox for every server of the file: each server's services would start a pool of worker
+ * threads (≈ 0.25 s of CPU) for its first formula check or run, and every run starts from fresh
+ * code in a worker either way. Closing a server's reactor service leaves it running; the file
+ * closes it at the end.
+ */
+let sandboxPool: Sandbox | undefined;
+function serverOptions(): TestServerOptions {
+  sandboxPool ??= createSandbox({ fetch: sandboxFetchFrom(createOutboundClient(DEFAULT_OUTBOUND_SETTINGS)) });
+  const pool = sandboxPool;
+  const sandbox: Sandbox = {
+    limits: pool.limits,
+    checkModuleCode: (code) => pool.checkModuleCode(code),
+    runModule: (request) => pool.runModule(request),
+    close: async () => undefined,
+  };
+  return { operatorCredential: operatorCredentialOf(OPERATOR_SECRET), internals: { sandbox } };
+}
 
 const SCENARIOS = [
   'no credential',
@@ -58,8 +80,6 @@ type Scenario = (typeof SCENARIOS)[number];
 
 /** Resources of tenant A that requests can name, and the callers, created on first use. */
 class World {
-  private readonly memo = new Map<string, Promise<unknown>>();
-
   private constructor(
     readonly server: TestServer,
     readonly a: TenantFixture,
@@ -67,10 +87,12 @@ class World {
     readonly target: ApplicationWithKey,
     /** A token of tenant A that path parameters name (its id needs URL-encoding). */
     readonly token: TokenView,
+    /** The resources and callers made so far, by name (a fresh world starts with the seed's). */
+    private readonly memo = new Map<string, Promise<unknown>>(),
   ) {}
 
   static async create(): Promise<World> {
-    const server = await createTestServer({ operatorCredential: operatorCredentialOf(OPERATOR_SECRET) });
+    const server = await createTestServer(serverOptions());
     try {
       const a = await createTenantFixture(server.services, 'Tenant A');
       const target = await createKey(server.services, a.tenant.id, 'private', ['token:read'], 'target');
@@ -87,26 +109,29 @@ class World {
   }
 
   /**
-   * A world of its own, for a request that changes state. On the embedded backend it is a copy of
-   * the files of one seeded vault (the tenant, application and token World.create makes) behind a
-   * new server: the same starting rows as a world made from scratch, without creating, migrating
-   * and filling a vault for each case.
+   * A world of its own: a state-changing request's, or the one the reads share. On the embedded
+   * backend it is a copy of the files of one seeded vault (World.create's tenant, application and
+   * token, and every resource and caller a state-changing case asks for) behind a new server: every
+   * world starts from the same rows, without creating, migrating and filling a vault, hashing
+   * passwords, making keys and signing in for each case.
    */
   static async fresh(): Promise<World> {
     if (testBackend() !== 'embedded') return World.create();
     const seed = await (seeded ??= World.seed());
-    const server = await createTestServer({
-      operatorCredential: operatorCredentialOf(OPERATOR_SECRET),
-      vault: await copyTempVault(seed.temp),
-    });
-    return new World(server, seed.a, seed.target, seed.token);
+    const server = await createTestServer({ ...serverOptions(), vault: await copyTempVault(seed.temp) });
+    // The seed's resources and callers are rows of the copy: its memo holds for the copy as well.
+    return new World(server, seed.a, seed.target, seed.token, new Map(seed.memo));
   }
 
-  /** A world made from scratch whose server is closed and whose vault is closed and kept, to be copied. */
+  /**
+   * A world made from scratch holding everything the state-changing cases use, whose server is
+   * closed and whose vault is closed and kept, to be copied.
+   */
   private static async seed(): Promise<Seed> {
     const world = await World.create();
     const { app, services, temp } = world.server;
     try {
+      await makeEveryFixture(world);
       await app.close();
       await services.reactors.close();
       // Closing writes every row into the snapshot, so a copy opens without replaying a journal.
@@ -115,7 +140,7 @@ class World {
       await temp.dispose();
       throw error;
     }
-    return { temp, a: world.a, target: world.target, token: world.token };
+    return { temp, a: world.a, target: world.target, token: world.token, memo: world.memo };
   }
 
   private once<T>(key: string, make: () => Promise<T>): Promise<T> {
@@ -156,9 +181,9 @@ class World {
     });
   }
 
-  /** A private reactor formula of tenant A. */
-  formula(): Promise<ReactorFormula> {
-    return this.once('formula', () =>
+  /** A private reactor formula of tenant A; the one named 'formula' is used by no reactor. */
+  formula(key = 'formula'): Promise<ReactorFormula> {
+    return this.once(key, () =>
       this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
         name: 'matrix formula',
         type: 'private',
@@ -172,10 +197,47 @@ class World {
     return this.once('reactor', async () =>
       this.server.services.reactors.create(operator(this.a.tenant.id), {
         name: 'matrix reactor',
-        formula: { id: (await this.formula()).id },
+        formula: { id: (await this.formula('formula of the reactor')).id },
         configuration: {},
       }),
     );
+  }
+
+  /** A proxy of tenant A. */
+  proxy(): Promise<{ id: string }> {
+    return this.once('proxy', async () => ({
+      id: (
+        await this.server.services.proxies.create(operator(this.a.tenant.id), {
+          name: 'matrix proxy',
+          destination_url: 'https://api.example.test/',
+        })
+      ).id,
+    }));
+  }
+
+  /** The matrix token as parent and a second token of tenant A as its (not yet linked) child. */
+  childLink(): Promise<{ parentId: string; childId: string }> {
+    return this.once('child link', async () => {
+      const { token } = await this.server.services.tokens.create(operator(this.a.tenant.id), {
+        data: 'matrix child data',
+      });
+      return { parentId: this.token.id, childId: token.id };
+    });
+  }
+
+  /** Another such pair, linked. */
+  linkedChild(): Promise<{ parentId: string; childId: string }> {
+    return this.once('linked child', async () => {
+      const { token } = await this.server.services.tokens.create(operator(this.a.tenant.id), {
+        data: 'matrix linked child data',
+      });
+      await this.server.services.tokenAssociations.associate(
+        operator(this.a.tenant.id),
+        this.token.id,
+        token.id,
+      );
+      return { parentId: this.token.id, childId: token.id };
+    });
   }
 
   tenantB(): Promise<TenantFixture> {
@@ -257,6 +319,20 @@ class World {
     });
   }
 
+  /** Every row of every table of the vault, once the proxy invocations' audit entries are written. */
+  async allRows(): Promise<string> {
+    await this.server.services.proxyInvoker.settled();
+    const { db } = this.server.temp.vault;
+    const tables = await this.once('tables', async () =>
+      (await db.introspection.getTables()).map((t) => t.name),
+    );
+    const rows: Record<string, unknown[]> = {};
+    for (const table of tables) rows[table] = (await sql.raw(`SELECT * FROM "${table}"`).execute(db)).rows;
+    return JSON.stringify(rows, (_key, value: unknown) =>
+      value instanceof Uint8Array ? Buffer.from(value).toString('hex') : value,
+    );
+  }
+
   dispose(): Promise<void> {
     return this.server.dispose();
   }
@@ -268,6 +344,7 @@ interface Seed {
   readonly a: TenantFixture;
   readonly target: ApplicationWithKey;
   readonly token: TokenView;
+  readonly memo: ReadonlyMap<string, Promise<unknown>>;
 }
 let seeded: Promise<Seed> | undefined;
 
@@ -301,6 +378,11 @@ interface RouteFixture {
   readonly query?: Record<string, string>;
   readonly body?: (world: World) => unknown;
   readonly headers?: Record<string, string>;
+  /**
+   * Answered without writing to the vault, whoever calls: the callers that would each get a world
+   * of their own share one instead, and each of their cases checks that no row of it changed.
+   */
+  readonly writesNothing?: true;
 }
 
 const targetId = (world: World) => ({ id: world.target.id });
@@ -308,34 +390,12 @@ const oneTimeSecret = (app: TestServer['app']) => consoleSignInLink(app, 'http:/
 const tokenId = (world: World) => ({ id: world.token.id });
 const memberId = async (world: World) => ({ id: (await world.member()).id });
 const invitationId = async (world: World) => ({ id: (await world.invitation()).invitation.id });
-/** The matrix token as parent and a second token of tenant A as its (not yet linked) child. */
-const childLink = async (world: World) => {
-  const { token } = await world.server.services.tokens.create(operator(world.a.tenant.id), {
-    data: 'matrix child data',
-  });
-  return { parentId: world.token.id, childId: token.id };
-};
-/** The same pair, linked. */
-const linkedChild = async (world: World) => {
-  const ids = await childLink(world);
-  await world.server.services.tokenAssociations.associate(
-    operator(world.a.tenant.id),
-    ids.parentId,
-    ids.childId,
-  );
-  return ids;
-};
+const childLink = (world: World) => world.childLink();
+const linkedChild = (world: World) => world.linkedChild();
 const formulaId = async (world: World) => ({ id: (await world.formula()).id });
 const reactorId = async (world: World) => ({ id: (await world.reactor()).id });
 const formulaBody = () => ({ name: 'matrix', type: 'private', code: 'module.exports = async () => ({});' });
-const proxyId = async (world: World) => ({
-  id: (
-    await world.server.services.proxies.create(operator(world.a.tenant.id), {
-      name: 'matrix proxy',
-      destination_url: 'https://api.example.test/',
-    })
-  ).id,
-});
+const proxyId = (world: World) => world.proxy();
 const proxyBody = () => ({ name: 'matrix proxy', destination_url: 'https://api.example.test/v1' });
 
 /**
@@ -420,11 +480,12 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /proxies/:id': { params: proxyId },
   'PUT /proxies/:id': { params: proxyId, body: proxyBody },
   'DELETE /proxies/:id': { params: proxyId },
-  // Proxy invocation authenticates inside (require_auth may be off); without a route it is a 400.
+  // Proxy invocation authenticates inside (require_auth may be off); without a route it is a 400,
+  // before any proxy or key is looked up.
   ...Object.fromEntries(
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].flatMap((m) => [
-      [`${m} /proxy`, {}],
-      [`${m} /proxy/*`, {}],
+      [`${m} /proxy`, { writesNothing: true }],
+      [`${m} /proxy/*`, { writesNothing: true }],
     ]),
   ),
   'GET /invitations/accept': {},
@@ -577,15 +638,42 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
 /**
  * Requests that change state get a fresh world per caller, so one case cannot spoil the next;
  * a caller who must be refused changes nothing and shares the world of the reads (if it were let
- * through, its own case fails first).
+ * through, its own case fails first). Routes that write nothing (RouteFixture.writesNothing) give
+ * their state-changing callers one world of their own, checked after each request.
  */
 const changesState = (route: DeclaredRoute, expectation: Check) =>
   !['GET', 'HEAD', 'OPTIONS'].includes(route.method) && !refusals.has(expectation);
 
+/**
+ * Makes in the seed world every resource and caller a state-changing case may ask for (fixtures
+ * and keys are memoized, so the case finds them made).
+ */
+async function makeEveryFixture(world: World): Promise<void> {
+  await world.invitation();
+  await world.member();
+  await world.formula();
+  await world.reactor();
+  await world.proxy();
+  await world.childLink();
+  await world.linkedChild();
+  await world.memberToken();
+  await world.nonMemberToken();
+  for (const route of routes) {
+    if (ROUTE_FIXTURES[fixtureKey(route)] === undefined) continue;
+    for (const scenario of SCENARIOS) {
+      if (changesState(route, expectationFor(route, scenario))) await headersFor(world, route, scenario);
+    }
+  }
+}
+
 let shared: World | undefined;
+/** The world of the state-changing callers of routes that write nothing (see RouteFixture.writesNothing). */
+let unwritten: World | undefined;
 afterAll(async () => {
   await shared?.dispose();
+  await unwritten?.dispose();
   await (await seeded)?.temp.dispose();
+  await sandboxPool?.close();
 });
 
 describe('authorization matrix', () => {
@@ -640,9 +728,12 @@ describe('authorization matrix', () => {
     describe(`${name} (${declared})`, () => {
       it.each(SCENARIOS)('%s', async (scenario) => {
         const expectation = expectationFor(route, scenario);
-        const world = changesState(route, expectation)
-          ? await World.fresh()
-          : (shared ??= await World.create());
+        const ownWorld = changesState(route, expectation);
+        const world = !ownWorld
+          ? (shared ??= await World.fresh())
+          : fixture.writesNothing === true
+            ? (unwritten ??= await World.fresh())
+            : await World.fresh();
         try {
           // The request first: its fixtures may create resources of tenant A.
           const request: InjectOptions = {
@@ -657,12 +748,15 @@ describe('authorization matrix', () => {
           }
           const crossTenant = scenario === 'key of another tenant' && typeof route.access === 'object';
           const before = crossTenant ? await world.digestOfA() : undefined;
+          const rowsBefore = world === unwritten ? await world.allRows() : undefined;
           const response = await world.server.app.inject(request);
           await expectation({ status: response.statusCode, body: response.body }, world);
           // Whatever it was answered, a request with another tenant's key left tenant A as it was.
           if (before !== undefined) expect(await world.digestOfA()).toBe(before);
+          // A request said to write nothing wrote nothing: the next caller finds the same world.
+          if (rowsBefore !== undefined) expect(await world.allRows()).toBe(rowsBefore);
         } finally {
-          if (world !== shared) await world.dispose();
+          if (world !== shared && world !== unwritten) await world.dispose();
         }
       });
     });

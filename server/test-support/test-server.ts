@@ -1,4 +1,4 @@
-import { createServices, outboxTenancyOptions } from '../../core/services.ts';
+import { createServices, outboxTenancyOptions, type ServiceInternals } from '../../core/services.ts';
 import type { ServiceOptions, Services } from '../../core/services-contract.ts';
 import { FAST_KDF, type TempVault } from '../../core/test-support/temp-vault.ts';
 import { createTestVault } from '../../core/test-support/test-vault.ts';
@@ -27,6 +27,8 @@ export interface TestServerOptions extends Omit<ServerOptions, 'logger' | 'servi
   readonly logLevel?: Parameters<typeof captureLogs>[0];
   /** The vault to serve (disposed with the server; `clock` is then its own). Default: a new one on the test backend. */
   readonly vault?: TempVault;
+  /** Test knobs of the services (a sandbox shared by many servers, say). */
+  readonly internals?: ServiceInternals;
 }
 
 /**
@@ -35,12 +37,16 @@ export interface TestServerOptions extends Omit<ServerOptions, 'logger' | 'servi
  * `routes` adds test-only routes before the instance is ready, as any later route module would.
  */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const { routes, clock, serviceOptions, logLevel, vault, ...serverOptions } = options;
+  const { routes, clock, serviceOptions, logLevel, vault, internals, ...serverOptions } = options;
   const temp = vault ?? (await createTestVault({ clock }));
   const logs = captureLogs(logLevel);
   // Mail goes to the temp folder's outbox, on either backend.
   const tenancy = outboxTenancyOptions(temp.dir);
-  const services = createServices(temp.vault, { passwordKdf: FAST_KDF, tenancy, ...serviceOptions });
+  const services = createServices(
+    temp.vault,
+    { passwordKdf: FAST_KDF, tenancy, ...serviceOptions },
+    internals,
+  );
   let app: VaultServer;
   try {
     app = await buildServer(temp.vault, { ...serverOptions, services, logger: logs.logger });
