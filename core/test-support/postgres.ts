@@ -68,7 +68,10 @@ export async function dropReusedSchemas(): Promise<void> {
   const client = emptier;
   emptier = undefined;
   await client?.then((c) => c.end()).catch(() => undefined);
-  for (const schema of kept) await schema.drop();
+  for (const schema of kept) {
+    emptyingStatements.delete(schema.schema);
+    await schema.drop();
+  }
 }
 
 /**
@@ -110,20 +113,34 @@ export async function takeTempSchema(): Promise<TempSchema> {
   };
 }
 
+/**
+ * The statement that empties a schema, by schema: its tables are those the migrations made, the
+ * same at every emptying (a test adds rows, not tables), and listing them from the catalogue cost
+ * the server ≈ 4 ms each time.
+ */
+const emptyingStatements = new Map<string, string>();
+
 /** Deletes every row but the migration ledger's; false when the schema cannot be emptied. */
 async function emptied(schema: string): Promise<boolean> {
   try {
     const client = await emptyingClient();
-    const tables = await client.query<{ tablename: string }>(
-      `select tablename from pg_tables where schemaname = $1 and tablename <> 'schema_migrations'`,
-      [schema],
-    );
-    // DELETE, not TRUNCATE: a test leaves a few rows, and TRUNCATE rewrites every table's files.
-    // Every foreign key cascades (or sets null), so the order does not matter.
-    const deletes = tables.rows.map((r) => `delete from ${schema}.${client.escapeIdentifier(r.tablename)}`);
-    if (deletes.length > 0) await client.query(deletes.join('; '));
+    let statement = emptyingStatements.get(schema);
+    if (statement === undefined) {
+      const tables = await client.query<{ tablename: string }>(
+        `select tablename from pg_tables where schemaname = $1 and tablename <> 'schema_migrations'`,
+        [schema],
+      );
+      // DELETE, not TRUNCATE: a test leaves a few rows, and TRUNCATE rewrites every table's files.
+      // Every foreign key cascades (or sets null), so the order does not matter.
+      statement = tables.rows
+        .map((r) => `delete from ${schema}.${client.escapeIdentifier(r.tablename)}`)
+        .join('; ');
+      emptyingStatements.set(schema, statement);
+    }
+    if (statement !== '') await client.query(statement);
     return true;
   } catch {
+    emptyingStatements.delete(schema);
     return false;
   }
 }

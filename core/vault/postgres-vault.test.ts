@@ -38,6 +38,32 @@ describe('PostgreSQL vault', () => {
     await again.close();
   });
 
+  it('an open puts back a shared SQL function that went missing', async () => {
+    const key = newKey();
+    await (await createPostgresVault({ url: schema.url, key })).close();
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: schema.url });
+    await client.connect();
+    try {
+      const oids = async () =>
+        (
+          await client.query<{ f: string | null; i: string | null }>(
+            `select to_regprocedure('json_extract(text,text)')::oid::text as f, to_regprocedure('instr(text,text)')::oid::text as i`,
+          )
+        ).rows[0];
+      const before = await oids();
+      await client.query('drop function instr(text, text)');
+      const vault = await openPostgresVault({ url: schema.url, key });
+      await vault.close();
+      const after = await oids();
+      expect(after?.i).not.toBeNull();
+      expect(after?.f).toBe(before?.f);
+      expect((await client.query<{ n: number }>(`select instr('abc', 'c') as n`)).rows[0]?.n).toBe(3);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('says plainly when there is no vault, and answers 503 when the database is unreachable', async () => {
     expect(await codeOf(openPostgresVault({ url: schema.url, key: newKey() }))).toBe('VAULT_NOT_FOUND');
     const unreachable = 'postgres://postgres@127.0.0.1:1/test';

@@ -183,7 +183,10 @@ export const postgresMigrations: readonly PostgresMigration[] = [
 
 /**
  * Created before any migration, outside the list: the migration ledger, the wrapped keyring and the
- * SQL functions the services share with SQLite (json_extract of a `$."key"` path; instr).
+ * SQL functions the services share with SQLite (json_extract of a `$."key"` path; instr). Run only
+ * while one of them is missing (`baseInPlace`): each statement takes catalogue locks and a replaced
+ * function makes every other connection of the database reload its caches, at every open of every
+ * server. A change to one of them is therefore a migration, never an edit here.
  */
 export const POSTGRES_BASE_DDL: readonly RawBuilder<unknown>[] = [
   sql`create table if not exists schema_migrations (
@@ -199,9 +202,20 @@ export const POSTGRES_BASE_DDL: readonly RawBuilder<unknown>[] = [
     language sql immutable strict parallel safe as $$ select strpos(haystack, needle) $$`,
 ];
 
+/** Whether every object of POSTGRES_BASE_DDL exists in the schema the connection uses. */
+async function baseInPlace(trx: Kysely<Database>): Promise<boolean> {
+  const found = await sql<{ present: boolean }>`select
+    to_regclass('schema_migrations') is not null and to_regclass('vault_keyring') is not null
+    and to_regprocedure('json_extract(text,text)') is not null
+    and to_regprocedure('instr(text,text)') is not null as present`.execute(trx);
+  return found.rows[0]?.present === true;
+}
+
 /** Runs the base DDL and every pending migration; the caller holds the migration advisory lock. */
 export async function migratePostgres(trx: Kysely<Database>, now: string): Promise<void> {
-  for (const stmt of POSTGRES_BASE_DDL) await stmt.execute(trx);
+  if (!(await baseInPlace(trx))) {
+    for (const stmt of POSTGRES_BASE_DDL) await stmt.execute(trx);
+  }
   const applied = await trx.selectFrom('schema_migrations').select('version').execute();
   const done = new Set(applied.map((r) => Number(r.version)));
   for (const m of postgresMigrations) {
