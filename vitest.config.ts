@@ -116,11 +116,12 @@ export default defineConfig({
     pool: 'forks',
     // Compiled once per run: the worker threads' entries (no test boots the TypeScript loader in a
     // thread) and the `svc` bundle the CLI processes run (as after `npm run build`); and the folder
-    // of the new vaults whose files the test vaults copy.
+    // of the new vaults whose files the test vaults copy; and the test database compacted.
     globalSetup: [
       'core/test-support/compiled-workers-setup.ts',
       'cli/test-support/cli-bundle-setup.ts',
       'core/test-support/new-vaults-setup.ts',
+      'core/test-support/postgres-catalogue-setup.ts',
     ],
     // One process per worker for all the files it runs, not one per file: a fresh fork re-imports
     // the server, sql.js, libsodium and QuickJS for every file and recompiles the routes'
