@@ -3,8 +3,8 @@
  *
  * A compiled `WebAssembly.Module` passed to a worker shares its machine code, optimized functions
  * included, so a worker started later (the pool growing, or replacing one stopped at its deadline)
- * does not compile QuickJS again: ≈ 0.2 s of CPU per worker start (0.13 s to its first run plus
- * optimizing hot functions in the background). A hostile formula that runs to its deadline no longer
+ * does not compile QuickJS again: ≈ 0.25 s of CPU per worker start, its first run and the
+ * optimizing of hot functions in the background (bench/quickjs-start.ts). A hostile formula that runs to its deadline no longer
  * costs the vault a recompilation each time.
  */
 import { readFile } from 'node:fs/promises';
