@@ -12,6 +12,7 @@ import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { acceptLinkOf, closedPort, startSmtpSink } from '../test-support/smtp-sink.ts';
 import type { SmtpSink } from '../test-support/smtp-sink.ts';
 import { INVITATION_TTL_MS } from './invitations.ts';
+import { FAST_KDF } from '../test-support/temp-vault.ts';
 
 const BASE = 'http://127.0.0.1:8080/invitations/accept';
 
@@ -272,7 +273,7 @@ describe('invitations over a real SMTP server', () => {
     const port = await closedPort();
     const { createServices } = await import('../services.ts');
     const broken = createServices(f.vault, {
-      passwordKdf: { opsLimit: 1, memLimit: 8 * 1024 * 1024 },
+      passwordKdf: FAST_KDF,
       tenancy: {
         mail: { kind: 'smtp', url: `smtp://127.0.0.1:${port}`, from: 'v@example.com' },
         acceptBaseUrl: BASE,

@@ -1,7 +1,7 @@
 import { createVault } from '../vault/index.ts';
 import type { Clock } from '../vault/types.ts';
 import { createPostgresVault } from '../vault/postgres-vault.ts';
-import { takeTempSchema } from './postgres.ts';
+import { TEST_POOL_MAX, takeTempSchema } from './postgres.ts';
 import { copyTempVault, createTempVault, makeTempDir, tempVaultIn } from './temp-vault.ts';
 import type { TempVault } from './temp-vault.ts';
 import { unsyncedFs } from './unsynced-fs.ts';
@@ -15,9 +15,6 @@ export type TestBackend = 'embedded' | 'postgres';
 export function testBackend(): TestBackend {
   return process.env.SVC_TEST_BACKEND === 'postgres' ? 'postgres' : 'embedded';
 }
-
-/** Connections per test vault: enough for concurrent requests, few enough for parallel workers. */
-const TEST_POOL_MAX = 4;
 
 /**
  * A real vault on the test backend, removed by `dispose`: a temp vault file (a copy of a new
@@ -41,6 +38,7 @@ export async function createTestVault(options: { readonly clock?: Clock } = {}):
       key: tmp.key,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       pool: { max: TEST_POOL_MAX },
+      ...(schema.connections === undefined ? {} : { connections: schema.connections }),
     });
     return tempVaultIn(tmp, vault, () => schema.drop());
   } catch (error) {

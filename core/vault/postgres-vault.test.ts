@@ -9,6 +9,8 @@ import type { TempSchema } from '../test-support/postgres.ts';
 import { codeOf } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { appIn, ALL_TOKEN_PERMISSIONS } from '../test-support/token-kit.ts';
+import { sql } from 'kysely';
+import { createPostgresPool } from '../storage/postgres/pool.ts';
 import { createPostgresVault, openPostgresVault, readPostgresVaultStatus } from './postgres-vault.ts';
 import { rekeyVault } from './maintenance.ts';
 import type { KeySource } from './types.ts';
@@ -64,6 +66,29 @@ describe('PostgreSQL vault', () => {
     }
   });
 
+  it("runs on a caller's pool and leaves it open: after close, after a refused open, for the next vault", async () => {
+    const key = newKey();
+    const pool = createPostgresPool(schema.url, { max: 2 });
+    let checkouts = 0;
+    pool.on('acquire', () => checkouts++);
+    try {
+      const created = await createPostgresVault({ url: schema.url, key, connections: pool });
+      const before = checkouts;
+      await created.transaction((trx) => sql`select 1`.execute(trx));
+      expect(checkouts).toBe(before + 1);
+      await created.close();
+      expect(await codeOf(openPostgresVault({ url: schema.url, key: newKey(), connections: pool }))).toBe(
+        'VAULT_WRONG_KEY',
+      );
+      const opened = await openPostgresVault({ url: schema.url, key, connections: pool });
+      expect(opened.id).toBe(created.id);
+      await opened.close();
+      // Closed twice over, the pool still answers.
+      expect((await pool.query<{ one: number }>('select 1 as one')).rows[0]?.one).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
   it('says plainly when there is no vault, and answers 503 when the database is unreachable', async () => {
     expect(await codeOf(openPostgresVault({ url: schema.url, key: newKey() }))).toBe('VAULT_NOT_FOUND');
     const unreachable = 'postgres://postgres@127.0.0.1:1/test';

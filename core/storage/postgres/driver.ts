@@ -17,6 +17,7 @@ import type {
   Kysely,
   KyselyPlugin,
   PluginTransformQueryArgs,
+  PostgresPool,
   PluginTransformResultArgs,
   QueryCompiler,
   QueryResult,
@@ -141,8 +142,12 @@ class ReadOnlyOutsideTransactions implements KyselyPlugin {
 export class RoutedPostgresDialect implements Dialect {
   readonly driver: RoutedDriver;
 
-  constructor(pool: Pool, tx: AsyncLocalStorage<PostgresTransactionState>) {
-    this.driver = new RoutedDriver(new PostgresDriver({ pool }), tx);
+  /** `ownsPool`: whether destroying the dialect ends the pool (else its owner does). */
+  constructor(pool: Pool, ownsPool: boolean, tx: AsyncLocalStorage<PostgresTransactionState>) {
+    const used: PostgresPool = ownsPool
+      ? pool
+      : { connect: () => pool.connect(), end: async () => undefined };
+    this.driver = new RoutedDriver(new PostgresDriver({ pool: used }), tx);
   }
 
   createDriver(): Driver {
