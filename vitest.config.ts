@@ -130,14 +130,14 @@ export default defineConfig({
     // the process-wide caches (server/http/validation.ts) are meant to be shared. Vitest still
     // gives each project and each test environment (jsdom) workers of their own.
     isolate: false,
-    // Two workers per core. A worker spends most of a file waiting (on `svc` children, a browser,
-    // PostgreSQL, fsync): with one worker per core the files' summed wall time was twice the suite's
-    // CPU time and the cores were busy about 40 % of the run; with two per core the run takes half
-    // as long on the 2-core machine and every step budget (the browser's 20 s steps, the crash
-    // test's 300 s, the sandbox's code checks) is still met. Vitest's default, a core less, would
-    // leave a 2-core machine one worker. (Three workers once ran out of those budgets, when the
-    // suite needed 60 % more CPU and the machine was loaded by other work.)
-    maxWorkers: 2 * availableParallelism(),
+    // One worker per core. The suite is bound by its CPU now, and every worker more costs CPU of its
+    // own: on the 2-core machine (`scripts/suite-cpu/machine-cpu.sh npx vitest run`, one run each,
+    // back to back) four workers took 231 s and 452 CPU s, three 214 s and 407, two 202 s and 353
+    // (each worker imports and transforms the module graph again, and processes competing for two
+    // cores cost every one of them more CPU for the same work). Two per core was faster when most
+    // of a file was waiting on children, the browser, PostgreSQL or fsync; those waits have since
+    // been cut. Vitest's default, a core less, would leave a 2-core machine one worker.
+    maxWorkers: availableParallelism(),
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
