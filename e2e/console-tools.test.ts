@@ -3,7 +3,7 @@
  * tokenize playground and a JSONL import with per-line failures, a reactor formula whose compile
  * error lands on its line, a reactor invoked with arguments, a proxy with a transform and a test
  * request through /proxy, and the audit log followed live and its chain verified. Every screen is
- * screenshot (to docs/screenshots/ with SVC_SCREENSHOTS=1) and checked with axe.
+ * checked with axe and, with SVC_SCREENSHOTS=1, saved to docs/screenshots/.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

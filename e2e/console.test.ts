@@ -2,9 +2,9 @@
  * The console in real Chromium against a real server on 127.0.0.1 over a temp vault: the operator's
  * one-time link (owner set-up on first use), an application whose key is shown once, tokenizing
  * with that key over HTTP, the token found, revealed and deleted, the audit entries, members and
- * settings, the sign-in failures and a member who sees only their tenant. Every screen is
- * screenshot (to docs/screenshots/ with SVC_SCREENSHOTS=1, else a temp folder) and checked with
- * axe (no serious or critical violations).
+ * settings, the sign-in failures and a member who sees only their tenant. Every screen is checked
+ * with axe (no serious or critical violations) and, with SVC_SCREENSHOTS=1, saved to
+ * docs/screenshots/.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
