@@ -5,9 +5,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createTransport, type SendMailOptions } from 'nodemailer';
+import type nodemailer from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import type StreamTransport from 'nodemailer/lib/stream-transport';
 import type { MailTransportConfig } from '../tenancy/contract.ts';
+
+/**
+ * nodemailer, loaded when the first message is sent: every `svc` process reaches this module
+ * through the services, almost none of them sends mail, and loading nodemailer (with the network
+ * and TLS modules it pulls in) cost ≈ 85 ms of CPU at each start (`require('nodemailer')` in a new
+ * Node process, measured with `process.cpuUsage`).
+ */
+let loaded: typeof nodemailer | undefined;
+function mailLibrary(): typeof nodemailer {
+  loaded ??= createRequire(import.meta.url)('nodemailer') as typeof nodemailer;
+  return loaded;
+}
 
 /** Connection, greeting and socket timeouts of the SMTP client (nodemailer's defaults are minutes). */
 export const SMTP_TIMEOUT_MS = 10_000;
@@ -81,15 +97,16 @@ function smtpMailer(url: string, from: string): Mailer {
   checkSmtpUrl(url);
   // The URL carries host, port, TLS (smtps: = implicit TLS; smtp: upgrades with STARTTLS when
   // offered) and credentials; query parameters are nodemailer options (e.g. ?tls.rejectUnauthorized=false).
-  const transport = createTransport({
-    url,
-    connectionTimeout: SMTP_TIMEOUT_MS,
-    greetingTimeout: SMTP_TIMEOUT_MS,
-    socketTimeout: SMTP_TIMEOUT_MS,
-  });
+  let transport: Transporter<SMTPTransport.SentMessageInfo> | undefined;
   return {
     description: redactSmtpUrl(url),
     async send(message) {
+      transport ??= mailLibrary().createTransport({
+        url,
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+      });
       const info = await transport.sendMail(composedMail(from, message));
       return { messageId: info.messageId };
     },
@@ -102,10 +119,11 @@ function fileStamp(date: Date): string {
 }
 
 function outboxMailer(dir: string, from: string, now: () => Date): Mailer {
-  const transport = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  let transport: Transporter<StreamTransport.SentMessageInfo> | undefined;
   return {
     description: dir,
     async send(message) {
+      transport ??= mailLibrary().createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
       const info = await transport.sendMail(composedMail(from, message));
       const bytes = info.message;
       if (!Buffer.isBuffer(bytes)) throw new Error('the outbox transport did not buffer the message');
