@@ -41,8 +41,12 @@ function kindOf(pid: string, comm: string): string {
   if (cmd.includes('crash-writer')) return 'crash writer';
   if (cmd.includes('svc.js') || cmd.includes('/svc ')) return 'svc child';
   if (cmd.includes('esbuild')) return 'esbuild';
-  const program = cmd.split(' ')[0]?.split('/').pop() ?? comm;
-  return program === 'node' ? `node ${cmd.split(' ').slice(1, 3).join(' ')}`.slice(0, 80) : program;
+  // Names only, never arguments: a command line may carry a key or a URL with a password.
+  const words = cmd.split(' ').filter((word) => word !== '');
+  const program = words[0]?.split('/').pop() ?? comm;
+  if (program !== 'node') return program;
+  const script = words.slice(1).find((word) => /\.[cm]?[jt]s$/.test(word));
+  return `node ${script?.split('/').pop() ?? ''}`.trim();
 }
 
 const seen = new Map<string, Seen>();
