@@ -1,11 +1,11 @@
 /**
  * Summarises a V8 `.cpuprofile` (from `node --cpu-prof` or the inspector's Profiler): the functions
  * with the most self time and the most inclusive time, each as milliseconds and as a share of the
- * busy (non-idle) time. Run directly: `node --import tsx bench/cpuprofile-summary.ts file [top] [perUnits]`
+ * busy (non-idle) time. Run directly: `node --import tsx bench/cpuprofile-summary.ts <file | folder of profiles> [top] [perUnits]`
  * (`perUnits`: divide the milliseconds by this many requests as well).
  */
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 interface CallFrame {
   readonly functionName: string;
@@ -141,12 +141,42 @@ export function formatSummary(summary: ProfileSummary, top: number, units?: numb
   return lines.join('\n');
 }
 
+/** The profile in `path`, or every `.cpuprofile` in the folder `path`. */
+function profilesAt(path: string): CpuProfile[] {
+  const files = statSync(path).isDirectory()
+    ? readdirSync(path)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => join(path, f))
+    : [path];
+  return files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as CpuProfile);
+}
+
+/** Several profiles' summaries as one: their times added up by function. */
+export function addSummaries(summaries: readonly ProfileSummary[]): ProfileSummary {
+  const byName = new Map<string, { selfMs: number; totalMs: number }>();
+  for (const s of summaries)
+    for (const f of s.functions) {
+      const sum = byName.get(f.name) ?? { selfMs: 0, totalMs: 0 };
+      sum.selfMs += f.selfMs;
+      sum.totalMs += f.totalMs;
+      byName.set(f.name, sum);
+    }
+  return {
+    busyMs: summaries.reduce((n, s) => n + s.busyMs, 0),
+    idleMs: summaries.reduce((n, s) => n + s.idleMs, 0),
+    functions: [...byName].map(([name, f]) => ({ name, ...f })),
+  };
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
   const [file, top, units, focus] = process.argv.slice(2);
-  if (!file) throw new Error('usage: cpuprofile-summary.ts <file.cpuprofile> [top] [requests] [focus]');
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  if (!file) throw new Error('usage: cpuprofile-summary.ts <file.cpuprofile | folder> [top] [requests] [focus]');
+  const profiles = profilesAt(file);
   if (focus) {
-    const rows = [...focusProfile(profile, focus)].sort((a, b) => b[1] - a[1]);
+    const below = new Map<string, number>();
+    for (const profile of profiles)
+      for (const [name, ms] of focusProfile(profile, focus)) below.set(name, (below.get(name) ?? 0) + ms);
+    const rows = [...below].sort((a, b) => b[1] - a[1]);
     const sum = rows.reduce((n, [, ms]) => n + ms, 0);
     process.stdout.write(`under ${focus}: ${sum.toFixed(0)} ms\n`);
     for (const [name, ms] of rows.slice(0, Number(top ?? 30)))
@@ -156,6 +186,6 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
     process.exit(0);
   }
   process.stdout.write(
-    `${formatSummary(summariseProfile(profile), Number(top ?? 30), units ? Number(units) : undefined)}\n`,
+    `${formatSummary(addSummaries(profiles.map(summariseProfile)), Number(top ?? 30), units ? Number(units) : undefined)}\n`,
   );
 }

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Agent, request as undiciRequest } from 'undici';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { refusedAddressClass } from './address-policy.ts';
@@ -163,6 +163,20 @@ function checkedUrl(input: string | URL): URL {
 }
 
 /**
+ * The TLS context trusting the public roots and `caPem`, kept for the last PEM asked for: a context
+ * of every root CA costs ≈ 30 ms of CPU to build, each service container makes a client, and the
+ * PEM is the operator's one setting. A context holds public certificates only and is never changed.
+ */
+let lastContext: { readonly caPem: string; readonly context: SecureContext } | undefined;
+function secureContextTrusting(caPem: string): SecureContext {
+  if (lastContext?.caPem !== caPem) {
+    const context = createSecureContext({ ca: [...rootCertificates, caPem], minVersion: 'TLSv1.2' });
+    lastContext = { caPem, context };
+  }
+  return lastContext.context;
+}
+
+/**
  * The undici Agent options of every outbound connection: TLS 1.2 or later, the system's CAs plus
  * the operator's, the address policy inside the socket's own lookup, and the timeouts. One copy,
  * so that anything measured against "the same transport" (bench/proxy-servers.ts) uses it too.
@@ -176,14 +190,7 @@ export function outboundAgentOptions(
       timeout: settings.timeoutMs,
       minVersion: 'TLSv1.2',
       // Built once: a `ca` list on each connection would rebuild a context of every root CA per handshake.
-      ...(settings.caPem === null
-        ? {}
-        : {
-            secureContext: createSecureContext({
-              ca: [...rootCertificates, settings.caPem],
-              minVersion: 'TLSv1.2',
-            }),
-          }),
+      ...(settings.caPem === null ? {} : { secureContext: secureContextTrusting(settings.caPem) }),
       lookup: guardedLookup(settings, resolve),
     },
     headersTimeout: settings.timeoutMs,

@@ -5,7 +5,9 @@
  * false`) and run one file at a time, so the difference across a file is that file's, except the
  * imports Vitest does before its first hook. Linux only; elsewhere it records nothing.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 const out = process.env.SVC_SUITE_CPU_OUT;
@@ -25,18 +27,41 @@ function cpuSeconds(): number | undefined {
   return ticks / TICKS_PER_SECOND;
 }
 
+/**
+ * With SVC_SUITE_PROFILE_DIR set, each file's time in the worker's main thread is also written
+ * there as a V8 CPU profile (`<backend>-<file>.cpuprofile`); `bench/cpuprofile-summary.ts <dir>`
+ * adds them up. A profile covers the file's hooks and tests, not its imports.
+ */
+const profileDir = process.env.SVC_SUITE_PROFILE_DIR;
+let profiler: Session | undefined;
+
 let cpuAtStart: number | undefined;
 let wallAtStart = 0;
 let startedAt = 0;
 
-beforeAll(() => {
+beforeAll(async () => {
+  if (profileDir !== undefined) {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   cpuAtStart = cpuSeconds();
   wallAtStart = performance.now();
   startedAt = Date.now();
 });
 
-afterAll(() => {
+afterAll(async () => {
   const cpu = cpuSeconds();
+  if (profiler !== undefined && profileDir !== undefined) {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    profiler = undefined;
+    mkdirSync(profileDir, { recursive: true });
+    const backend = process.env.SVC_TEST_BACKEND ?? 'embedded';
+    const name = `${backend}-${expect.getState().testPath?.replace(/[^\w.-]+/g, '_') ?? 'unknown'}`;
+    writeFileSync(join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+  }
   if (out === undefined || cpu === undefined || cpuAtStart === undefined) return;
   const line = {
     file: expect.getState().testPath,

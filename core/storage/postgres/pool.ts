@@ -62,7 +62,8 @@ function isLoopback(host: string): boolean {
  * Parses a `postgres://` URL. TLS: the URL's `sslmode` decides (`verify-full` checks the server's
  * certificate and name, with `sslrootcert=` naming the CA file); a URL to a host other than this
  * machine without `sslmode` gets `verify-full`, so credentials and rows never cross a network in
- * plaintext unless `sslmode=disable` asks for it in writing.
+ * plaintext unless `sslmode=disable` asks for it in writing. A loopback address or a Unix socket
+ * (a host that is a folder) stays on this machine and needs no TLS; PostgreSQL offers none on a socket.
  */
 export function postgresConnectionString(url: string): string {
   let parsed: URL;
@@ -74,7 +75,10 @@ export function postgresConnectionString(url: string): string {
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new VaultError('VALIDATION_FAILED', 'The database URL must start with postgres://.');
   }
-  if (!parsed.searchParams.has('sslmode') && !isLoopback(parsed.hostname)) {
+  // The host the client connects to: a `host` parameter wins over the URL's host, and a Unix
+  // socket's folder is written percent-encoded in the host (`postgres://user@%2Frun%2Fpostgresql/db`).
+  const host = parsed.searchParams.get('host') ?? decodeURIComponent(parsed.hostname);
+  if (!parsed.searchParams.has('sslmode') && !isLoopback(host)) {
     parsed.searchParams.set('sslmode', 'verify-full');
   }
   return parsed.toString();
