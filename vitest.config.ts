@@ -1,69 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { postgresAvailable } from './core/test-support/postgres.ts';
 import { LongestFirstSequencer } from './vitest.sequencer.ts';
-
-/** Service tests that run a second time on PostgreSQL (an empty schema per fixture). */
-const POSTGRES_CORE_SUITES = [
-  'core/tokens/dedup.test.ts',
-  'core/tokens/tokenize.test.ts',
-  'core/tokens/search.test.ts',
-  'core/tokens/read.test.ts',
-  'core/tokens/update.test.ts',
-  'core/tokens/expiry.test.ts',
-  'core/tokens/access-scope.test.ts',
-  'core/tenancy/tenants.test.ts',
-  'core/tenancy/applications.test.ts',
-  'core/audit/log-service.test.ts',
-  'core/audit/retention.test.ts',
-  'core/detokenize/detokenizer.test.ts',
-  'core/identity/auth.test.ts',
-  'core/mail/mailer.test.ts',
-  'core/tenancy/invitations.test.ts',
-  'core/tenancy/members.test.ts',
-  'core/tenancy/usage-report.test.ts',
-  'core/vault/postgres-vault.test.ts',
-  'core/proxies/proxy-secrets.test.ts',
-  'core/reactors/reactor-secrets.test.ts',
-];
-
-/**
- * Server tests that run a second time on PostgreSQL, through the same fixture
- * (server/test-support/test-server.ts): every route that reads or writes rows.
- */
-const POSTGRES_SERVER_SUITES = [
-  'server/routes/tokens.test.ts',
-  'server/routes/detokenize.test.ts',
-  'server/routes/tokens-list-query.test.ts',
-  'server/routes/tokens-privacy.test.ts',
-  'server/routes/token-associations.test.ts',
-  'server/routes/tokens-leaks.test.ts',
-  'server/routes/tokens-secrets.test.ts',
-  'server/routes/tokens-listen.test.ts',
-  'server/routes/tenants.test.ts',
-  'server/routes/applications.test.ts',
-  'server/routes/application-templates.test.ts',
-  'server/routes/applications-expiring.test.ts',
-  'server/routes/invitations.test.ts',
-  'server/routes/invitation-accept.test.ts',
-  'server/routes/members.test.ts',
-  'server/routes/usage-reports.test.ts',
-  'server/routes/auth.test.ts',
-  'server/access.test.ts',
-  'server/routes/permissions.test.ts',
-  'server/routes/console.test.ts',
-  'server/routes/logs.test.ts',
-  'server/routes/log-verify.test.ts',
-  'server/routes/reactors.test.ts',
-  'server/routes/proxies.test.ts',
-  'server/routes/proxy-invoke.test.ts',
-];
 
 /** Server tests that stay on the embedded file, each with why. */
 const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/authorization-matrix.test.ts':
-    'who may call what is decided above storage, the same on either backend; the routes it walks run on PostgreSQL in the files above',
+    'who may call what is decided above storage, the same on either backend; the routes it walks run on PostgreSQL in their own files',
   'server/listen.test.ts': 'the vault lock file and the serving URL it records',
   'server/operator-credential.test.ts': 'the operator credential file beside the vault file',
   'server/routes/health.test.ts': 'a failing journal write (file layer faults) and the health it reports',
@@ -84,29 +27,28 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
     'hostile code stopped by the sandbox, above storage; the reactor routes run on PostgreSQL in reactors.test.ts',
 };
 
-/** Every server test file is in one list or the other, so a new one is placed on purpose. */
+/**
+ * Every server test file runs on PostgreSQL too (a sibling `x.postgres.test.ts`, see
+ * core/test-support/on-postgres.ts) or is listed above with why not, so a new one is placed on purpose.
+ */
 function checkServerSuitesPlaced(): void {
-  const placed = new Set([...POSTGRES_SERVER_SUITES, ...Object.keys(EMBEDDED_ONLY_SERVER_SUITES)]);
   const files = readdirSync(new URL('./server', import.meta.url), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.test.ts'))
-    .map((f) => `server/${f.split('\\').join('/')}`);
-  const unplaced = files.filter((f) => !placed.has(f));
+    .map((f) => `server/${f.split('\\').join('/')}`)
+    .filter((f) => f.endsWith('.test.ts'));
+  const all = new Set(files);
+  const unplaced = files.filter(
+    (f) =>
+      !f.endsWith('.postgres.test.ts') &&
+      !all.has(f.replace(/\.test\.ts$/, '.postgres.test.ts')) &&
+      !(f in EMBEDDED_ONLY_SERVER_SUITES),
+  );
   if (unplaced.length > 0) {
     throw new Error(
-      `vitest.config.ts: place ${unplaced.join(', ')} in POSTGRES_SERVER_SUITES or EMBEDDED_ONLY_SERVER_SUITES.`,
+      `vitest.config.ts: give ${unplaced.join(', ')} a sibling .postgres.test.ts or place it in EMBEDDED_ONLY_SERVER_SUITES.`,
     );
   }
 }
 checkServerSuitesPlaced();
-
-const POSTGRES_SUITES = [...POSTGRES_CORE_SUITES, ...POSTGRES_SERVER_SUITES];
-
-const postgres = await postgresAvailable();
-if (!postgres) {
-  console.warn(
-    '\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): the PostgreSQL runs of the service tests are SKIPPED.\n',
-  );
-}
 
 export default defineConfig({
   test: {
@@ -139,40 +81,21 @@ export default defineConfig({
     // been cut. Vitest's default, a core less, would leave a 2-core machine one worker.
     maxWorkers: availableParallelism(),
     sequence: { sequencer: LongestFirstSequencer },
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'embedded',
-          include: [
-            'core/**/*.test.ts',
-            'server/**/*.test.ts',
-            'cli/**/*.test.ts',
-            'e2e/**/*.test.ts',
-            'scripts/**/*.test.ts',
-            'desktop/renderer/src/**/*.test.ts',
-            'desktop/renderer/src/**/*.test.tsx',
-            'desktop/main/**/*.test.ts',
-            'desktop/preload/**/*.test.ts',
-          ],
-          exclude: ['**/node_modules/**', '**/*.postgres.test.ts', 'core/vault/postgres-vault.test.ts'],
-        },
-      },
-      ...(postgres
-        ? [
-            {
-              extends: true as const,
-              test: {
-                name: 'postgres',
-                include: POSTGRES_SUITES,
-                env: { SVC_TEST_BACKEND: 'postgres' },
-                setupFiles: ['core/test-support/postgres-setup.ts'],
-                // Each statement is a round trip to a server, not a call into memory.
-                testTimeout: 120_000,
-              },
-            },
-          ]
-        : []),
+    // The service and server tests that touch storage run a second time on PostgreSQL from a sibling
+    // `x.postgres.test.ts` each (core/test-support/on-postgres.ts), files of this same project: a
+    // project of their own would need workers of its own, started when the embedded files end, and
+    // its files' waits on the database would leave the cores idle at the end of the run.
+    include: [
+      'core/**/*.test.ts',
+      'server/**/*.test.ts',
+      'cli/**/*.test.ts',
+      'e2e/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'desktop/renderer/src/**/*.test.ts',
+      'desktop/renderer/src/**/*.test.tsx',
+      'desktop/main/**/*.test.ts',
+      'desktop/preload/**/*.test.ts',
     ],
+    exclude: ['**/node_modules/**'],
   },
 });

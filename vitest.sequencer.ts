@@ -2,23 +2,23 @@ import { readFile } from 'node:fs/promises';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take most of a run, longest first (`project:path`). The workers take files in the
+ * The files that take most of a run, longest first (paths from the repository's root). The workers take files in the
  * order given, so a long file that starts last keeps one worker busy while the others sit idle;
  * started first, it overlaps with the many short ones. Vitest's own order relies on timings cached
  * by an earlier run of the same checkout, which a clean clone (CI) does not have.
  */
 export const LONGEST_FIRST: readonly string[] = [
-  'embedded:core/storage/crash-consistency.test.ts',
-  'embedded:e2e/console.test.ts',
-  'embedded:e2e/console-tools.test.ts',
-  'embedded:server/authorization-matrix.test.ts',
-  'embedded:e2e/postgres-servers.test.ts',
-  'embedded:core/storage/power-loss.test.ts',
-  'embedded:server/routes/invitations.test.ts',
-  'embedded:core/storage/vault-files.test.ts',
-  'embedded:e2e/identity-and-access.test.ts',
-  'embedded:e2e/tenant-administration.test.ts',
-  'embedded:e2e/postgres-fault-load.test.ts',
+  'core/storage/crash-consistency.test.ts',
+  'e2e/console.test.ts',
+  'e2e/console-tools.test.ts',
+  'server/authorization-matrix.test.ts',
+  'e2e/postgres-servers.test.ts',
+  'core/storage/power-loss.test.ts',
+  'server/routes/invitations.test.ts',
+  'core/storage/vault-files.test.ts',
+  'e2e/identity-and-access.test.ts',
+  'e2e/tenant-administration.test.ts',
+  'e2e/postgres-fault-load.test.ts',
 ];
 
 /** The environment a file asks for in a comment (`// @vitest-environment jsdom`), read as Vitest reads it. */
@@ -61,25 +61,56 @@ export async function otherEnvironmentsLast(
   return out;
 }
 
+/** The file a PostgreSQL rerun (`x.postgres.test.ts`, core/test-support/on-postgres.ts) runs again. */
+const RERUN = /\.postgres\.test\.ts$/;
+
+/**
+ * Puts each PostgreSQL rerun right after the file it runs again (when that file is in the run too):
+ * a rerun is one line, and ordered by its own size it came last of all, so the run ended with
+ * forty files that mostly wait on the database, the cores half idle. Beside their files, they run
+ * while the other worker has work of its own.
+ */
+export function rerunsAfterTheirFiles(files: readonly TestSpecification[]): TestSpecification[] {
+  const reruns = new Map<string, TestSpecification>();
+  for (const spec of files) {
+    if (RERUN.test(spec.moduleId)) reruns.set(spec.moduleId.replace(RERUN, '.test.ts'), spec);
+  }
+  const placed = new Set<TestSpecification>();
+  const out: TestSpecification[] = [];
+  for (const spec of files) {
+    if (RERUN.test(spec.moduleId)) continue;
+    out.push(spec);
+    const rerun = reruns.get(spec.moduleId);
+    if (rerun !== undefined) {
+      out.push(rerun);
+      placed.add(rerun);
+    }
+  }
+  // A rerun whose file is not in this run keeps its place among the rest.
+  return [...out, ...files.filter((spec) => RERUN.test(spec.moduleId) && !placed.has(spec))];
+}
+
 /**
  * Runs LONGEST_FIRST in its order, then every other file in Vitest's own order (cached timings
- * when there are some, larger files first otherwise), the files of another environment last in
- * their project (`otherEnvironmentsLast`). The files of every project share the one pool of
- * workers.
+ * when there are some, larger files first otherwise), each PostgreSQL rerun after its file
+ * (`rerunsAfterTheirFiles`), the files of another environment last in their project
+ * (`otherEnvironmentsLast`). The files of every project share the one pool of workers.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const ordered = await super.sort(files);
     const rank = (spec: TestSpecification): number => {
       const path = spec.moduleId.slice(spec.project.config.root.length + 1);
-      const listed = LONGEST_FIRST.indexOf(`${spec.project.name}:${path}`);
+      const listed = LONGEST_FIRST.indexOf(path);
       return listed === -1 ? LONGEST_FIRST.length : listed;
     };
     return otherEnvironmentsLast(
-      ordered
-        .map((spec, position) => ({ spec, position, rank: rank(spec) }))
-        .sort((a, b) => a.rank - b.rank || a.position - b.position)
-        .map(({ spec }) => spec),
+      rerunsAfterTheirFiles(
+        ordered
+          .map((spec, position) => ({ spec, position, rank: rank(spec) }))
+          .sort((a, b) => a.rank - b.rank || a.position - b.position)
+          .map(({ spec }) => spec),
+      ),
     );
   }
 }

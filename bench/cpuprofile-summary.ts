@@ -170,7 +170,8 @@ export function addSummaries(summaries: readonly ProfileSummary[]): ProfileSumma
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
   const [file, top, units, focus] = process.argv.slice(2);
-  if (!file) throw new Error('usage: cpuprofile-summary.ts <file.cpuprofile | folder> [top] [requests] [focus]');
+  if (!file)
+    throw new Error('usage: cpuprofile-summary.ts <file.cpuprofile | folder> [top] [requests] [focus]');
   const profiles = profilesAt(file);
   if (focus) {
     const below = new Map<string, number>();

@@ -60,7 +60,7 @@ async function admin(statement: string): Promise<void> {
 
 /**
  * Schemas emptied and kept for the next fixture of the same test file, once `reuseSchemas` has
- * been called (by the `postgres` project's setup file, which also drops them after the file).
+ * been called (by `runOnPostgres`, which also drops them after the file).
  * Creating the tables (about forty DDL statements) costs far more than emptying them, and most
  * tests open a vault of their own: a reused schema keeps its tables and migration ledger, and loses
  * every row, the keyring included, so the next vault is created in it as in an empty database. It
@@ -78,10 +78,13 @@ export function reuseSchemas(): void {
   reuse ??= [];
 }
 
-/** Drops the schemas kept for reuse and ends the connection that emptied them (after a test file). */
-export async function dropReusedSchemas(): Promise<void> {
+/**
+ * Turns reuse off, drops the schemas kept for it and ends the connection that emptied them (after
+ * a test file).
+ */
+export async function endSchemaReuse(): Promise<void> {
   const kept = reuse ?? [];
-  reuse = reuse === null ? null : [];
+  reuse = null;
   const client = emptier;
   emptier = undefined;
   await client?.then((c) => c.end()).catch(() => undefined);

@@ -29,11 +29,16 @@ function cpuSeconds(): number | undefined {
 
 /**
  * With SVC_SUITE_PROFILE_DIR set, each file's time in the worker's main thread is also written
- * there as a V8 CPU profile (`<backend>-<file>.cpuprofile`); `bench/cpuprofile-summary.ts <dir>`
+ * there as a V8 CPU profile (`<file path>.cpuprofile`); `bench/cpuprofile-summary.ts <dir>`
  * adds them up. A profile covers the file's hooks and tests, not its imports.
  */
 const profileDir = process.env.SVC_SUITE_PROFILE_DIR;
 let profiler: Session | undefined;
+
+/** The backend a file's tests run on: its PostgreSQL rerun is named `x.postgres.test.ts`. */
+function backendOf(file: string | undefined): string {
+  return file?.endsWith('.postgres.test.ts') === true ? 'postgres' : 'embedded';
+}
 
 let cpuAtStart: number | undefined;
 let wallAtStart = 0;
@@ -58,14 +63,13 @@ afterAll(async () => {
     profiler.disconnect();
     profiler = undefined;
     mkdirSync(profileDir, { recursive: true });
-    const backend = process.env.SVC_TEST_BACKEND ?? 'embedded';
-    const name = `${backend}-${expect.getState().testPath?.replace(/[^\w.-]+/g, '_') ?? 'unknown'}`;
+    const name = expect.getState().testPath?.replace(/[^\w.-]+/g, '_') ?? 'unknown';
     writeFileSync(join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
   }
   if (out === undefined || cpu === undefined || cpuAtStart === undefined) return;
   const line = {
     file: expect.getState().testPath,
-    backend: process.env.SVC_TEST_BACKEND ?? 'embedded',
+    backend: backendOf(expect.getState().testPath),
     cpuSeconds: Math.round((cpu - cpuAtStart) * 100) / 100,
     wallSeconds: Math.round(performance.now() - wallAtStart) / 1000,
     // When and in which worker process, for drawing the run's timeline.

@@ -3,7 +3,7 @@
 # process: Vitest, its workers, svc children, Chromium, PostgreSQL) and the PostgreSQL server's own
 # CPU seconds (its postmaster and every backend it reaped). The command's output goes to
 # ${MACHINE_CPU_LOG:-/tmp/machine-cpu.log}. Example, from the repository's root:
-#   scripts/suite-cpu/machine-cpu.sh npx vitest run --project postgres
+#   scripts/suite-cpu/machine-cpu.sh npx vitest run postgres.test
 set -euo pipefail
 log=${MACHINE_CPU_LOG:-/tmp/machine-cpu.log}
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }

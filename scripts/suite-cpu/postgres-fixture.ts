@@ -5,7 +5,7 @@
  * PostgreSQL server's own CPU is not counted here: read it from the postmaster's /proc/<pid>/stat
  * (its reaped children, fields 16–17) before and after.
  */
-import { dropReusedSchemas, reuseSchemas } from '../../core/test-support/postgres.ts';
+import { endSchemaReuse, reuseSchemas } from '../../core/test-support/postgres.ts';
 import { createTestVault } from '../../core/test-support/test-vault.ts';
 
 const count = Number(process.argv[2] ?? 30);
@@ -33,4 +33,4 @@ const per = (ms: number): string => (ms / count).toFixed(1);
 console.log(
   `per fixture: ${per(cpuMs() - started)} ms of CPU (create ${per(creating)}, dispose ${per(disposing)}), ${per(performance.now() - wall)} ms wall`,
 );
-await dropReusedSchemas();
+await endSchemaReuse();
