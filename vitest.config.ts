@@ -70,7 +70,7 @@ export default defineConfig({
     // validators, which costs more than most files' tests. Nothing here depends on a fresh module
     // graph: no file mocks modules, the fake timers and spies are restored after each test, and
     // the process-wide caches (server/http/validation.ts) are meant to be shared. Vitest still
-    // gives each project and each test environment (jsdom) workers of their own.
+    // gives each test environment (jsdom) workers of their own.
     isolate: false,
     // One worker per core. The suite is bound by its CPU now, and every worker more costs CPU of its
     // own: on the 2-core machine (`scripts/suite-cpu/machine-cpu.sh npx vitest run`, one run each,
