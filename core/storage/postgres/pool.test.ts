@@ -28,6 +28,21 @@ describe('postgresConnectionString', () => {
     expect(sslmode('postgres://svc@localhost/vault?host=db.example')).toBe('verify-full');
   });
 
+  it('reads a URL without a host as the client does: where PGHOST says, else this machine', () => {
+    const before = process.env.PGHOST;
+    try {
+      process.env.PGHOST = 'db.example';
+      expect(sslmode('postgres:///vault')).toBe('verify-full');
+      process.env.PGHOST = '/var/run/postgresql';
+      expect(sslmode('postgres:///vault')).toBeNull();
+      delete process.env.PGHOST;
+      expect(sslmode('postgres:///vault')).toBeNull();
+    } finally {
+      if (before === undefined) delete process.env.PGHOST;
+      else process.env.PGHOST = before;
+    }
+  });
+
   it('refuses what is not a postgres:// URL', () => {
     expect(() => postgresConnectionString('mysql://db/vault')).toThrow(/postgres:\/\//);
     expect(() => postgresConnectionString('not a url')).toThrow(/not a valid/);

@@ -75,9 +75,11 @@ export function postgresConnectionString(url: string): string {
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new VaultError('VALIDATION_FAILED', 'The database URL must start with postgres://.');
   }
-  // The host the client connects to: a `host` parameter wins over the URL's host, and a Unix
-  // socket's folder is written percent-encoded in the host (`postgres://user@%2Frun%2Fpostgresql/db`).
-  const host = parsed.searchParams.get('host') ?? decodeURIComponent(parsed.hostname);
+  // The host the client connects to: a `host` parameter wins over the URL's host, a Unix socket's
+  // folder is written percent-encoded in the host (`postgres://user@%2Frun%2Fpostgresql/db`), and a
+  // URL without a host connects where PGHOST says (the client's default), else to localhost.
+  const host =
+    parsed.searchParams.get('host') ?? (decodeURIComponent(parsed.hostname) || (process.env.PGHOST ?? ''));
   if (!parsed.searchParams.has('sslmode') && !isLoopback(host)) {
     parsed.searchParams.set('sslmode', 'verify-full');
   }
