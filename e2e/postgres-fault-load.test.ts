@@ -2,16 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempSchema, postgresAvailable } from '../core/test-support/postgres.ts';
+import { makeTempSchema, postgresOrSkipNotice } from '../core/test-support/postgres.ts';
 import { startGate, throughPort, waitFor } from './postgres-gate.ts';
 import { api, stop, svc, svcServe } from './support.ts';
 
-const available = await postgresAvailable();
-if (!available) {
-  console.warn(
-    '\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): e2e/postgres-fault-load.test.ts is SKIPPED.\n',
-  );
-}
+const available = await postgresOrSkipNotice('e2e/postgres-fault-load.test.ts');
 
 /** Requests in flight at once. */
 const CONCURRENCY = 6;

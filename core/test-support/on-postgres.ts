@@ -1,20 +1,21 @@
-import { basename } from 'node:path';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, vi } from 'vitest';
-import { endSchemaReuse, postgresAvailable, reuseSchemas } from './postgres.ts';
+import { endSchemaReuse, postgresOrSkipNotice, reuseSchemas } from './postgres.ts';
 
 /** Each statement is a round trip to a server, not a call into memory. */
 const POSTGRES_TEST_TIMEOUT_MS = 120_000;
 
 /**
  * Runs the tests of `testFile` a second time, on the local PostgreSQL: the body of a sibling
- * `x.postgres.test.ts`, which holds one line, `await runOnPostgres(new URL('./x.test.ts', import.meta.url))`.
+ * `x.postgres.test.ts`, which holds one line:
+ * `await runOnPostgres(new URL('./x.test.ts', import.meta.url))`.
  *
  * The fixtures (core/test-support/test-vault.ts, server/test-support/test-server.ts) open the
  * backend SVC_TEST_BACKEND names when they run, and a test file may read it while it is collected
  * (to skip a test meant for one backend): it is `postgres` from this file's import to its last
- * test, and back to what it was after (a worker runs one file at a time). The file's test vaults share emptied schemas
- * (core/test-support/postgres.ts), dropped after its last test.
+ * test, and back to what it was after (a worker runs one file at a time). The file's test vaults
+ * share emptied schemas (core/test-support/postgres.ts), dropped after its last test.
  *
  * The file is loaded under its own module id (`?postgres`): its module-level state is its own, not
  * that of the embedded run of the same file in this worker. The reruns are files of the one test
@@ -23,11 +24,8 @@ const POSTGRES_TEST_TIMEOUT_MS = 120_000;
  * embedded files' work).
  */
 export async function runOnPostgres(testFile: URL): Promise<void> {
-  const name = basename(fileURLToPath(testFile));
-  if (!(await postgresAvailable())) {
-    console.warn(
-      `\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): ${name} on PostgreSQL is SKIPPED.\n`,
-    );
+  const name = relative(process.cwd(), fileURLToPath(testFile));
+  if (!(await postgresOrSkipNotice(`${name} on PostgreSQL`))) {
     describe.skip(`${name} on PostgreSQL (not reachable)`, () => undefined);
     return;
   }

@@ -24,6 +24,20 @@ export function postgresAvailable(): Promise<boolean> {
   return probe;
 }
 
+/**
+ * Whether the test database answers, as postgresAvailable; when it does not, prints that `what`
+ * (a test file, or its PostgreSQL rerun) is skipped, so a run without a database says what it left out.
+ */
+export async function postgresOrSkipNotice(what: string): Promise<boolean> {
+  const available = await postgresAvailable();
+  if (!available) {
+    console.warn(
+      `\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): ${what} is SKIPPED.\n`,
+    );
+  }
+  return available;
+}
+
 /** A fresh schema of the test database, reached through `url`, dropped (with its rows) by `drop`. */
 export interface TempSchema {
   readonly url: string;

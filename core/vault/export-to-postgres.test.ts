@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorIn } from '../access/principal.ts';
 import { verifyAuditChains } from '../audit/audit-log.ts';
 import { createServices, outboxTenancyOptions } from '../services.ts';
-import { makeTempSchema, postgresAvailable, type TempSchema } from '../test-support/postgres.ts';
+import { makeTempSchema, postgresOrSkipNotice, type TempSchema } from '../test-support/postgres.ts';
 import { openServicesFixture, seedTenant, type ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { cardNumber } from '../test-support/token-kit.ts';
@@ -10,12 +10,7 @@ import { exportToPostgres } from './export-to-postgres.ts';
 import { openPostgresVault } from './postgres-vault.ts';
 import type { TokenView } from '../tokens/contract.ts';
 
-const available = await postgresAvailable();
-if (!available) {
-  console.warn(
-    '\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): core/vault/export-to-postgres.test.ts is SKIPPED.\n',
-  );
-}
+const available = await postgresOrSkipNotice('core/vault/export-to-postgres.test.ts');
 
 describe.skipIf(!available)('exporting an embedded vault to PostgreSQL', () => {
   let f: ServicesFixture;

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorIn } from '../access/principal.ts';
 import { verifyAuditChains } from '../audit/audit-log.ts';
 import { createServices } from '../services.ts';
-import { makeTempSchema, postgresAvailable, type TempSchema } from '../test-support/postgres.ts';
+import { makeTempSchema, postgresOrSkipNotice, type TempSchema } from '../test-support/postgres.ts';
 import { openServicesFixture, seedTenant, type ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF, makeTempDir, snapshotFiles, type TempDir } from '../test-support/temp-vault.ts';
 import { cardNumber } from '../test-support/token-kit.ts';
@@ -14,12 +14,7 @@ import { importFromPostgres } from './import-from-postgres.ts';
 import { createVault, openVault } from './lifecycle.ts';
 import { countCopiedRows } from './vault-copy.ts';
 
-const available = await postgresAvailable();
-if (!available) {
-  console.warn(
-    '\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): core/vault/import-from-postgres.test.ts is SKIPPED.\n',
-  );
-}
+const available = await postgresOrSkipNotice('core/vault/import-from-postgres.test.ts');
 
 describe.skipIf(!available)('importing a vault from PostgreSQL into a vault file', () => {
   let f: ServicesFixture;

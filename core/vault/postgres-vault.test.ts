@@ -4,7 +4,7 @@ import { verifyAuditChains } from '../audit/audit-log.ts';
 import { tmpdir } from 'node:os';
 import { createServices, outboxTenancyOptions } from '../services.ts';
 import { operatorIn } from '../access/principal.ts';
-import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
+import { makeTempSchema, postgresOrSkipNotice } from '../test-support/postgres.ts';
 import type { TempSchema } from '../test-support/postgres.ts';
 import { codeOf } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
@@ -17,12 +17,7 @@ import type { KeySource } from './types.ts';
 
 const newKey = (): KeySource => ({ kind: 'key', key: new Uint8Array(randomBytes(32)) });
 
-const available = await postgresAvailable();
-if (!available) {
-  console.warn(
-    '\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): core/vault/postgres-vault.test.ts is SKIPPED.\n',
-  );
-}
+const available = await postgresOrSkipNotice('core/vault/postgres-vault.test.ts');
 
 describe.skipIf(!available)('PostgreSQL vault', { timeout: 120_000 }, () => {
   let schema: TempSchema;

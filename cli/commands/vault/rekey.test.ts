@@ -1,15 +1,14 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempSchema, postgresAvailable, type TempSchema } from '../../../core/test-support/postgres.ts';
+import {
+  makeTempSchema,
+  postgresOrSkipNotice,
+  type TempSchema,
+} from '../../../core/test-support/postgres.ts';
 import { expectNoSecret, expectOk, expectOneLineError } from '../../test-support/expect.ts';
 import { makeTempHome, randomBase64Key, runSvc, type TempHome } from '../../test-support/harness.ts';
 
-const available = await postgresAvailable();
-if (!available) {
-  console.warn(
-    '\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): cli/commands/vault/rekey.test.ts is SKIPPED.\n',
-  );
-}
+const available = await postgresOrSkipNotice('cli/commands/vault/rekey.test.ts');
 
 /** The temp schema's URL with a password in it (trust authentication ignores it): never printed. */
 const PASSWORD = 'pw-never-printed-91c2';
