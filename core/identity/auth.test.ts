@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
-import { countTurnsWhile } from '../test-support/event-loop.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { codeOf, fieldErrorsOf, openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
@@ -244,23 +243,5 @@ describe('users', () => {
     expect(await codeOf(f.services.users.create({ email: 'ok@x.io', password: 'tulip rocket 42' }))).toBe(
       'ok',
     );
-  });
-
-  it('hashes off the event loop: the loop keeps turning while passwords are checked', async () => {
-    const { PasswordWorkers } = await import('./password-workers.ts');
-    const workers = new PasswordWorkers({ size: 1, maxQueue: 2 });
-    const heavy = { op: 'hash', password: 'x', opsLimit: 3, memLimit: 64 * 1024 * 1024 } as const;
-    const first = await workers.run(heavy);
-    // Hashing on the loop would allow at most a turn between hashes; in a worker it turns freely.
-    const { turns } = await countTurnsWhile(async () => {
-      const jobs = [workers.run(heavy), workers.run(heavy), workers.run(heavy)];
-      // One running, two waiting: the queue is full, so the next caller is told to retry.
-      await expect(workers.run(heavy)).rejects.toBeInstanceOf(RateLimitedError);
-      const hashes = await Promise.all(jobs);
-      expect(hashes.every((h) => typeof h === 'string' && h.startsWith('$argon2id$'))).toBe(true);
-    });
-    expect(turns).toBeGreaterThan(20);
-    expect(await workers.run({ op: 'verify', stored: String(first), password: 'x' })).toBe(true);
-    expect(await workers.run({ op: 'verify', stored: 'not a hash', password: 'x' })).toBe(false);
   });
 });
