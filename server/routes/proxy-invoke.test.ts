@@ -294,16 +294,30 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
   });
 
   it('answers a destination timeout with 408 in proxy_error', async () => {
+    // A server of its own whose destination timeout is short: this case waits for it to run out,
+    // and the other cases keep a timeout a loaded machine never reaches.
+    const outbound = createOutboundClient(
+      { allow: parseAllowList('127.0.0.0/8'), caPem: (await testPki()).caPem, timeoutMs: 150 },
+      { resolve },
+    );
+    const brisk = await createTestServer({ serviceOptions: { outbound } });
     destination.handle(() => undefined);
     try {
-      const response = await server.app.inject({
+      const tenant = await createTenantFixture(brisk.services, 'Brisk tenant');
+      const { key } = await brisk.services.applications.create(operator(tenant.tenant.id), {
+        name: 'use',
+        type: 'private',
+        rules: [rule('/', ['token:use'], 'reveal')],
+      });
+      const response = await brisk.app.inject({
         method: 'GET',
         url: '/proxy/slow',
-        headers: { 'svc-api-key': useKey, 'svc-proxy-url': base },
+        headers: { 'svc-api-key': key, 'svc-proxy-url': base },
       });
       expect(proxyErrorOf(response).status).toBe(408);
     } finally {
       destination.handle((req, res) => res.end(req.url));
+      await brisk.dispose();
     }
   });
 });
