@@ -1,7 +1,7 @@
 /**
  * CPU a `svc serve` process spends from its start to its first answer (GET /healthz), as the e2e
  * tests and a user's first request meet it: `node --import tsx bench/serve-start.ts [runs]`
- * (default 7). Initialises a vault in a temp home once, then starts `node cli/bin/svc.js serve
+ * (default 7), then any Node flags to start it with (`-- --no-opt`, say). Initialises a vault in a temp home once, then starts `node cli/bin/svc.js serve
  * --port 0` `runs` times, reads the process's user + system CPU from /proc after the first answer,
  * and stops it. One JSON line per run and one with the median. Linux only (/proc). Run
  * `npm run build` first to measure the bundle a user runs (the launcher runs the sources otherwise).
@@ -16,6 +16,7 @@ import { emit } from './json-lines.ts';
 
 const BENCH = 'serve-start';
 const runs = Number(process.argv[2] ?? 7);
+const nodeFlags = process.argv.slice(3).filter((arg) => arg !== '--');
 const svcBin = fileURLToPath(new URL('../cli/bin/svc.js', import.meta.url));
 const home = await mkdtemp(join(tmpdir(), 'svc-serve-start-'));
 const env = { PATH: process.env.PATH ?? '', HOME: home, SVC_HOME: home, SVC_LOG_LEVEL: 'warn' };
@@ -32,7 +33,7 @@ try {
   if (init.status !== 0) throw new Error(`svc init failed: ${init.stderr}`);
   const seconds: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const child = spawn(process.execPath, [svcBin, 'serve', '--port', '0'], {
+    const child = spawn(process.execPath, [...nodeFlags, svcBin, 'serve', '--port', '0'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -61,6 +62,7 @@ try {
     value: sorted[Math.floor(runs / 2)] ?? NaN,
     unit: 's',
     runs,
+    nodeFlags: nodeFlags.join(' '),
   });
 } finally {
   await rm(home, { recursive: true, force: true });

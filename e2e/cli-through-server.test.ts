@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SVC_BIN, api, stop, svc, svcServe } from './support.ts';
+import { SHORT_LIVED, SVC_BIN, api, stop, svc, svcServe } from './support.ts';
 
 /**
  * The CLI while `svc start` holds the vault, all real processes: data commands go through the
@@ -61,10 +61,14 @@ describe('the CLI through a running server, end to end', () => {
       const readerKey = (JSON.parse(app.stdout) as { key: string }).key;
 
       // `svc logs --follow` in its own process prints what the next commands write.
-      const follower = spawn(process.execPath, [SVC_BIN, 'logs', '--tenant', 'Acme', '--follow', '--json'], {
-        env: { PATH: process.env.PATH ?? '', HOME: home, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const follower = spawn(
+        process.execPath,
+        [...SHORT_LIVED, SVC_BIN, 'logs', '--tenant', 'Acme', '--follow', '--json'],
+        {
+          env: { PATH: process.env.PATH ?? '', HOME: home, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let followed = '';
       // Resolved at the write that prints `text`, not found by polling.
       const seen: Array<{ text: string; done: () => void }> = [];

@@ -5,12 +5,16 @@ import { fileURLToPath } from 'node:url';
 export const SVC_BIN = fileURLToPath(new URL('../cli/bin/svc.js', import.meta.url));
 
 /**
- * Node's arguments before SVC_BIN for a short-lived command. `--liftoff-only` keeps sql.js's and
+ * Node's arguments before SVC_BIN for a short-lived process: every command, and every server a
+ * test starts (it answers a few dozen requests and stops). `--liftoff-only` keeps sql.js's and
  * libsodium's WebAssembly on V8's baseline compiler: optimizing it in the background cost ≈ 0.2 s
  * of CPU per command, more than a command's own work, and a command ends before optimized code
  * would pay back. `--no-opt` does the same for its JavaScript: `svc tenant list`, 15 runs, three
- * rounds alternating, 9.5–10.8 CPU s without it and 8.9–9.2 with it. The command, its files and
- * its output are the same; only V8's tiering differs.
+ * rounds alternating, 9.5–10.8 CPU s without it and 8.9–9.2 with it. For a test's `svc serve`,
+ * both: ≈ 1.4–1.6 → 1.05–1.1 CPU s to its first answer (`node --import tsx bench/serve-start.ts 7 --
+ * --liftoff-only --no-opt`), and the six e2e files that start servers 60.7 / 61.5 → 54.4 / 54.7
+ * machine CPU s (`scripts/suite-cpu/machine-cpu.sh npx vitest run <those files>`, alternating).
+ * The process, its files and its output are the same; only V8's tiering differs.
  */
 export const SHORT_LIVED = ['--liftoff-only', '--no-opt'] as const;
 
@@ -37,13 +41,13 @@ export function svc(args: string[], env: Record<string, string>, stdin?: string)
   });
 }
 
-/** Starts `svc serve`/`svc start` and resolves with the URL it prints. */
+/** Starts `svc serve`/`svc start` (SHORT_LIVED) and resolves with the URL it prints. */
 export function svcServe(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string; stdout: () => string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], {
+    const child = spawn(process.execPath, [...SHORT_LIVED, SVC_BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: env.SVC_HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
