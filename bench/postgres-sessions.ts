@@ -23,7 +23,7 @@ function serverCpuSeconds(): number {
   return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticks;
 }
 
-const schema = await makeTempSchema();
+const schema = await makeTempSchema({ durableCommits: true });
 try {
   const vault = await createPostgresVault({
     url: schema.url,

@@ -96,7 +96,7 @@ async function setUpDatabase(): Promise<{
   tokenId: string;
   drop: () => Promise<void>;
 }> {
-  const schema = await makeTempSchema();
+  const schema = await makeTempSchema({ durableCommits: true });
   const raw = randomBytes(32);
   try {
     const vault = await createPostgresVault({

@@ -8,8 +8,7 @@
  * about a second and a half here. Best effort: a user without the right to vacuum the catalogues,
  * or a failed vacuum, leaves the run as it was.
  */
-import pg from 'pg';
-import { postgresAvailable, TEST_POSTGRES_URL } from './postgres.ts';
+import { admin, postgresAvailable } from './postgres.ts';
 
 /**
  * Starts the compaction and returns at once: the files start meanwhile (most do not touch the
@@ -23,13 +22,9 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
 }
 
 async function compact(): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 });
   try {
-    await client.connect();
-    await client.query('vacuum full');
+    await admin('vacuum full');
   } catch {
     // The run goes on uncompacted.
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }

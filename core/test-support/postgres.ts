@@ -6,11 +6,31 @@ import { createPostgresPool } from '../storage/postgres/pool.ts';
 export const TEST_POSTGRES_URL =
   process.env.SVC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/**
+ * What the tests' sessions set: a commit returns without waiting for PostgreSQL to flush its
+ * write-ahead log to disk (`synchronous_commit=off`). What a commit means to the vault does not
+ * change (atomic, visible to every later statement, kept while the server runs); only a crash of
+ * the database server itself could lose the last fraction of a second of commits, and no test
+ * crashes it (the fault tests cut connections, which is the same either way). The tests are not
+ * about the disk's flush times: every commit of theirs waited for one, ≈ 8 % of the PostgreSQL
+ * files' wall time (docs/performance.md). Benchmarks keep the server's own setting.
+ */
+const TEST_SESSION_OPTIONS = '-c synchronous_commit=off';
+
+/** A client of the test database with the tests' session settings. */
+function testClient(connectionTimeoutMillis: number): pg.Client {
+  return new pg.Client({
+    connectionString: TEST_POSTGRES_URL,
+    connectionTimeoutMillis,
+    options: TEST_SESSION_OPTIONS,
+  });
+}
+
 /** Whether the test database answers within a second (checked once per process). */
 let probe: Promise<boolean> | undefined;
 export function postgresAvailable(): Promise<boolean> {
   probe ??= (async () => {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 1000 });
+    const client = testClient(1000);
     try {
       await client.connect();
       await client.query('select 1');
@@ -54,16 +74,22 @@ export interface TempSchema {
 /** Connections per test vault: enough for concurrent requests, few enough for parallel workers. */
 export const TEST_POOL_MAX = 4;
 
-export async function makeTempSchema(): Promise<TempSchema> {
+/**
+ * A new schema and the URL of a session in it. A benchmark asks for `durableCommits`: its sessions
+ * then keep the server's commit setting instead of the tests' (TEST_SESSION_OPTIONS).
+ */
+export async function makeTempSchema(settings: { durableCommits?: boolean } = {}): Promise<TempSchema> {
   const schema = `svc_test_${randomBytes(6).toString('hex')}`;
   await admin(`create schema ${schema}`);
   const url = new URL(TEST_POSTGRES_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const session = settings.durableCommits === true ? '' : ` ${TEST_SESSION_OPTIONS}`;
+  url.searchParams.set('options', `-c search_path=${schema}${session}`);
   return { url: url.toString(), schema, drop: () => admin(`drop schema if exists ${schema} cascade`) };
 }
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 });
+/** Runs one statement on a connection of its own (with the tests' session settings). */
+export async function admin(statement: string): Promise<void> {
+  const client = testClient(2000);
   await client.connect();
   try {
     await client.query(statement);
@@ -118,7 +144,7 @@ let emptier: Promise<pg.Client> | undefined;
 
 function emptyingClient(): Promise<pg.Client> {
   if (emptier === undefined) {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 });
+    const client = testClient(2000);
     const opening = client.connect().then(() => client);
     const forget = () => {
       if (emptier === opening) emptier = undefined;
