@@ -1,9 +1,11 @@
 /**
  * Appends one JSON line per test file to the file named by SVC_SUITE_CPU_OUT: the CPU seconds the
  * worker process spent on the file (user + system, its threads and the children it reaped, from
- * /proc/self/stat) and its wall seconds. Workers keep their process between files (`isolate:
- * false`) and run one file at a time, so the difference across a file is that file's, except the
- * imports Vitest does before its first hook. Linux only; elsewhere it records nothing.
+ * /proc/self/stat) and its wall seconds, from its first hook to its last, and apart the CPU and
+ * wall seconds of loading it before its first hook (`importCpuSeconds`, `importWallSeconds`: this
+ * setup file runs first, then the test file and what it imports that the worker has not loaded
+ * yet). Workers keep their process between files (`isolate: false`) and run one file at a time,
+ * so the differences are that file's. Linux only; elsewhere it records nothing.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -30,10 +32,18 @@ function cpuSeconds(): number | undefined {
 /**
  * With SVC_SUITE_PROFILE_DIR set, each file's time in the worker's main thread is also written
  * there as a V8 CPU profile (`<file path>.cpuprofile`); `bench/cpuprofile-summary.ts <dir>`
- * adds them up. A profile covers the file's hooks and tests, not its imports.
+ * adds them up. A profile covers the file's imports, hooks and tests.
  */
 const profileDir = process.env.SVC_SUITE_PROFILE_DIR;
 let profiler: Session | undefined;
+if (profileDir !== undefined) {
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+const cpuAtImport = cpuSeconds();
+const wallAtImport = performance.now();
 
 /** The backend a file's tests run on: its PostgreSQL rerun is named `x.postgres.test.ts`. */
 function backendOf(file: string | undefined): string {
@@ -44,13 +54,7 @@ let cpuAtStart: number | undefined;
 let wallAtStart = 0;
 let startedAt = 0;
 
-beforeAll(async () => {
-  if (profileDir !== undefined) {
-    profiler = new Session();
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.start');
-  }
+beforeAll(() => {
   cpuAtStart = cpuSeconds();
   wallAtStart = performance.now();
   startedAt = Date.now();
@@ -72,6 +76,8 @@ afterAll(async () => {
     backend: backendOf(expect.getState().testPath),
     cpuSeconds: Math.round((cpu - cpuAtStart) * 100) / 100,
     wallSeconds: Math.round(performance.now() - wallAtStart) / 1000,
+    importCpuSeconds: cpuAtImport === undefined ? null : Math.round((cpuAtStart - cpuAtImport) * 100) / 100,
+    importWallSeconds: Math.round(wallAtStart - wallAtImport) / 1000,
     // When and in which worker process, for drawing the run's timeline.
     startedAt,
     pid: process.pid,
