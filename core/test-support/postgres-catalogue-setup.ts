@@ -8,17 +8,26 @@
  * about a second and a half here. Best effort: a user without the right to vacuum the catalogues,
  * or a failed vacuum, leaves the run as it was.
  */
-import { admin, postgresAvailable } from './postgres.ts';
+import { randomBytes } from 'node:crypto';
+import { admin, dropRunSchemas, postgresAvailable, SCHEMA_RUN_VARIABLE } from './postgres.ts';
 
 /**
  * Starts the compaction and returns at once: the files start meanwhile (most do not touch the
  * database, and a schema made during the vacuum waits on its lock), instead of the whole run
  * waiting ≈ 1 s for it. The teardown waits for it, so the connection is never left open.
+ *
+ * It also names the run (SCHEMA_RUN_VARIABLE, inherited by the workers it starts next): the
+ * PostgreSQL files keep their emptied schemas for the worker's next file, and the teardown drops
+ * every schema of this run once the workers are done.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (!(await postgresAvailable())) return undefined;
+  process.env[SCHEMA_RUN_VARIABLE] = randomBytes(4).toString('hex');
   const done = compact();
-  return () => done;
+  return async () => {
+    await done;
+    await dropRunSchemas();
+  };
 }
 
 async function compact(): Promise<void> {

@@ -79,7 +79,7 @@ export const TEST_POOL_MAX = 4;
  * then keep the server's commit setting instead of the tests' (TEST_SESSION_OPTIONS).
  */
 export async function makeTempSchema(settings: { durableCommits?: boolean } = {}): Promise<TempSchema> {
-  const schema = `svc_test_${randomBytes(6).toString('hex')}`;
+  const schema = `${schemaPrefix()}${randomBytes(6).toString('hex')}`;
   await admin(`create schema ${schema}`);
   const url = new URL(TEST_POSTGRES_URL);
   const session = settings.durableCommits === true ? '' : ` ${TEST_SESSION_OPTIONS}`;
@@ -99,36 +99,73 @@ export async function admin(statement: string): Promise<void> {
 }
 
 /**
- * Schemas emptied and kept for the next fixture of the same test file, once `reuseSchemas` has
- * been called (by `runOnPostgres`, which also drops them after the file).
+ * The variable naming this test run (set by core/test-support/postgres-catalogue-setup.ts, the
+ * global setup, before the workers start): its schemas' names start with it, and the run drops
+ * every schema so named at its end (`dropRunSchemas`).
+ */
+export const SCHEMA_RUN_VARIABLE = 'SVC_TEST_SCHEMA_RUN';
+
+/** How this run's schemas are named: `svc_test_<run>_…`, or `svc_test_…` outside a run. */
+function schemaPrefix(): string {
+  const run = process.env[SCHEMA_RUN_VARIABLE];
+  return run === undefined ? 'svc_test_' : `svc_test_${run}_`;
+}
+
+/** Drops the schemas of the run the environment names (its kept ones, and any a failure left). */
+export async function dropRunSchemas(): Promise<void> {
+  if (process.env[SCHEMA_RUN_VARIABLE] === undefined) return;
+  const client = testClient(2000);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      'select nspname as name from pg_namespace where starts_with(nspname, $1)',
+      [schemaPrefix()],
+    );
+    for (const { name } of rows)
+      await client.query(`drop schema if exists ${client.escapeIdentifier(name)} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Schemas emptied and kept for the next fixture of a PostgreSQL test file, while `reuseSchemas`
+ * is on (`runOnPostgres` turns it on for its file and off after it).
  * Creating the tables (about forty DDL statements) costs far more than emptying them, and most
  * tests open a vault of their own: a reused schema keeps its tables and migration ledger, and loses
  * every row, the keyring included, so the next vault is created in it as in an empty database. It
  * keeps its connections too: a new session costs the server ≈ 26 ms of CPU, more than most tests'
  * statements, and a vault leaves no session state behind (its locks and settings are
  * transaction-scoped).
+ *
+ * Within a run (SCHEMA_RUN_VARIABLE set) the kept schemas outlive the file: the worker's next
+ * PostgreSQL file takes them as its own fixtures take them from each other, and the run drops
+ * them at its end. A fresh schema and its first vault cost ≈ 190 ms of wall, ≈ 45 ms of this
+ * process's CPU and ≈ 125 ms of the server's, against ≈ 55 ms of wall for an emptied one, and
+ * nearly every rerun file made one (docs/performance.md). Outside a run, a file drops its own.
  */
 interface KeptSchema {
   readonly schema: TempSchema;
   readonly connections: pg.Pool;
 }
-let reuse: KeptSchema[] | null = null;
+const kept: KeptSchema[] = [];
+let reusing = false;
 
 export function reuseSchemas(): void {
-  reuse ??= [];
+  reusing = true;
 }
 
 /**
- * Turns reuse off, drops the schemas kept for it and ends the connection that emptied them (after
- * a test file).
+ * Turns reuse off (after a test file). Outside a run it also drops the schemas kept for it and ends
+ * the connection that emptied them; within one they wait for the next file or the run's end.
  */
 export async function endSchemaReuse(): Promise<void> {
-  const kept = reuse ?? [];
-  reuse = null;
+  reusing = false;
+  if (process.env[SCHEMA_RUN_VARIABLE] !== undefined) return;
   const client = emptier;
   emptier = undefined;
   await client?.then((c) => c.end()).catch(() => undefined);
-  for (const { schema, connections } of kept) {
+  for (const { schema, connections } of kept.splice(0)) {
     await connections.end().catch(() => undefined);
     emptyingStatements.delete(schema.schema);
     await schema.drop();
@@ -136,8 +173,8 @@ export async function endSchemaReuse(): Promise<void> {
 }
 
 /**
- * The connection that empties reused schemas, opened by the first fixture of a file that releases
- * one and ended after the file: a new connection for each test cost ≈ 2 ms of CPU here and ≈ 6 ms
+ * The connection that empties reused schemas, opened by the first fixture that releases one and
+ * ended with the kept schemas: a new connection for each test cost ≈ 2 ms of CPU here and ≈ 6 ms
  * in a new PostgreSQL server process. A lost connection is forgotten; the next fixture opens another.
  */
 let emptier: Promise<pg.Client> | undefined;
@@ -158,24 +195,24 @@ function emptyingClient(): Promise<pg.Client> {
 }
 
 /**
- * A schema for one vault: an emptied one kept from an earlier fixture of this file when there is
+ * A schema for one vault: an emptied one kept from an earlier fixture when reuse is on and there is
  * one, else a fresh one. `drop` empties and keeps it while reuse is on, and drops it otherwise.
  */
 export async function takeTempSchema(): Promise<TempSchema> {
-  const kept = reuse?.pop();
-  const fresh = kept?.schema ?? (await makeTempSchema());
-  if (reuse === null) return fresh;
-  const connections = kept?.connections ?? createPostgresPool(fresh.url, { max: TEST_POOL_MAX });
+  const taken = reusing ? kept.pop() : undefined;
+  const fresh = taken?.schema ?? (await makeTempSchema());
+  if (!reusing) return fresh;
+  const connections = taken?.connections ?? createPostgresPool(fresh.url, { max: TEST_POOL_MAX });
   return {
     url: fresh.url,
     schema: fresh.schema,
     connections,
     async drop() {
-      if (reuse === null || !(await emptied(fresh.schema))) {
+      if (!reusing || !(await emptied(fresh.schema))) {
         await connections.end().catch(() => undefined);
         return fresh.drop();
       }
-      reuse.push({ schema: fresh, connections });
+      kept.push({ schema: fresh, connections });
     },
   };
 }
