@@ -12,8 +12,8 @@ export const TEST_POSTGRES_URL =
  * change (atomic, visible to every later statement, kept while the server runs); only a crash of
  * the database server itself could lose the last fraction of a second of commits, and no test
  * crashes it (the fault tests cut connections, which is the same either way). The tests are not
- * about the disk's flush times: every commit of theirs waited for one, ≈ 8 % of the PostgreSQL
- * files' wall time (docs/performance.md). Benchmarks keep the server's own setting.
+ * about the disk's flush times, and every commit of theirs waited for one (the PostgreSQL files'
+ * wall time with and without: docs/performance.md). Benchmarks keep the server's own setting.
  */
 const TEST_SESSION_OPTIONS = '-c synchronous_commit=off';
 
@@ -140,9 +140,9 @@ export async function dropRunSchemas(): Promise<void> {
  *
  * Within a run (SCHEMA_RUN_VARIABLE set) the kept schemas outlive the file: the worker's next
  * PostgreSQL file takes them as its own fixtures take them from each other, and the run drops
- * them at its end. A fresh schema and its first vault cost ≈ 190 ms of wall, ≈ 45 ms of this
- * process's CPU and ≈ 125 ms of the server's, against ≈ 55 ms of wall for an emptied one, and
- * nearly every rerun file made one (docs/performance.md). Outside a run, a file drops its own.
+ * them at its end. A fresh schema and its first vault cost ≈ 210–270 ms of wall, ≈ 45–50 ms of this
+ * process's CPU and ≈ 140–190 ms of the server's, against ≈ 10 ms of wall and CPU for an emptied
+ * one, and nearly every rerun file made one (docs/performance.md). Outside a run, a file drops its own.
  */
 interface KeptSchema {
   readonly schema: TempSchema;
