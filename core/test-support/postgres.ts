@@ -26,21 +26,27 @@ function testClient(connectionTimeoutMillis: number): pg.Client {
   });
 }
 
+/** Runs `work` on a connection of its own, ended after it. */
+async function withTestClient<T>(
+  connectionTimeoutMillis: number,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = testClient(connectionTimeoutMillis);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Whether the test database answers within a second (checked once per process). */
 let probe: Promise<boolean> | undefined;
 export function postgresAvailable(): Promise<boolean> {
-  probe ??= (async () => {
-    const client = testClient(1000);
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
+  probe ??= withTestClient(1000, (client) => client.query('select 1')).then(
+    () => true,
+    () => false,
+  );
   return probe;
 }
 
@@ -89,13 +95,7 @@ export async function makeTempSchema(settings: { durableCommits?: boolean } = {}
 
 /** Runs one statement on a connection of its own (with the tests' session settings). */
 export async function admin(statement: string): Promise<void> {
-  const client = testClient(2000);
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
+  await withTestClient(2000, (client) => client.query(statement));
 }
 
 /**
@@ -114,18 +114,14 @@ function schemaPrefix(): string {
 /** Drops the schemas of the run the environment names (its kept ones, and any a failure left). */
 export async function dropRunSchemas(): Promise<void> {
   if (process.env[SCHEMA_RUN_VARIABLE] === undefined) return;
-  const client = testClient(2000);
-  await client.connect();
-  try {
+  await withTestClient(2000, async (client) => {
     const { rows } = await client.query<{ name: string }>(
       'select nspname as name from pg_namespace where starts_with(nspname, $1)',
       [schemaPrefix()],
     );
     for (const { name } of rows)
       await client.query(`drop schema if exists ${client.escapeIdentifier(name)} cascade`);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /**
