@@ -4,7 +4,12 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/pro
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { tmpdir } from 'node:os';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, expect, onTestFailed } from 'vitest';
+import { bootstrapEmbeddedDefault } from '../core/tenancy/bootstrap.ts';
+import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
+import { startServer, type RunningServer, type StartServerOptions } from '../server/listen.ts';
 import { CONSOLE_BUILD, consoleInputsDigest, recordedDigest } from '../scripts/console-build-digest.ts';
 
 /** Debian's Chromium (`apt-get install chromium`); CI installs it, Playwright's own browsers are never downloaded. */
@@ -169,4 +174,84 @@ export async function screenProblems(page: Page, dir: string | undefined, name: 
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+}
+
+/** A served console and a browser on it: what each console test file runs against. */
+export interface ConsoleRig {
+  /** The vault the server holds (its folder keeps the outbox, when one is asked for). */
+  readonly temp: TempVault;
+  readonly server: RunningServer;
+  /** The Default tenant the vault was set up with. */
+  readonly tenantId: string;
+  readonly browser: Browser;
+  readonly context: BrowserContext;
+  /** The first page of `context`; each step waits up to 20 s (a loaded machine is slow). */
+  readonly page: Page;
+  /** Checks `target` (default the first page) with axe, saving it as `name` when screenshots are asked for. */
+  screen(name: string, target?: Page): Promise<void>;
+}
+
+/**
+ * Registers, in the calling suite, the hooks of a console test file and returns the rig they make:
+ * before all tests, a temp vault set up as `svc start` sets it up, served on 127.0.0.1 with the
+ * console built from its current sources (plus `serverOptions`, e.g. a mail outbox in the vault's
+ * folder), and Chromium on a 1280×800 page; after all, everything closed; a failing test leaves a
+ * screenshot in the temp folder, named after `name` and the test.
+ */
+export function useConsoleRig(
+  name: string,
+  serverOptions: (temp: TempVault) => Partial<StartServerOptions> = () => ({}),
+): () => ConsoleRig {
+  let rig: ConsoleRig | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    const built = await buildConsole();
+    closers.push(() => built.dispose());
+    const shots = await screenshotFolder();
+    closers.push(() => shots.dispose());
+    const temp = await createTempVault();
+    closers.push(() => temp.dispose());
+    const boot = await bootstrapEmbeddedDefault(temp.vault);
+    const server = await startServer(temp.vault, {
+      host: '127.0.0.1',
+      port: 0,
+      sweepIntervalMs: false,
+      logger: { level: 'silent' },
+      serviceOptions: { passwordKdf: FAST_KDF },
+      console: { root: built.root },
+      ...serverOptions(temp),
+    });
+    closers.push(() => server.close());
+    const browser = await launchChromium();
+    closers.push(() => browser.close());
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    rig = {
+      temp,
+      server,
+      tenantId: boot!.tenantId,
+      browser,
+      context,
+      page,
+      async screen(screenName, target = page) {
+        expect(await screenProblems(target, shots.dir, screenName)).toEqual([]);
+      },
+    };
+  }, 120_000);
+  afterAll(async () => {
+    // The browser first, the vault last: the reverse of how they were made.
+    for (const close of closers.reverse()) await close();
+  });
+  beforeEach((test) => {
+    onTestFailed(async () => {
+      await rig?.page.screenshot({
+        path: join(tmpdir(), `${name}-failed-${test.task.name.slice(0, 40)}.png`),
+      });
+    });
+  });
+  return () => {
+    if (rig === undefined) throw new Error('the console rig is made before the first test');
+    return rig;
+  };
 }

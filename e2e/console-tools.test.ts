@@ -5,21 +5,11 @@
  * request through /proxy, and the audit log followed live and its chain verified. Every screen is
  * checked with axe and, with SVC_SCREENSHOTS=1, saved to docs/screenshots/.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { bootstrapEmbeddedDefault } from '../core/tenancy/bootstrap.ts';
-import { startServer, type RunningServer } from '../server/listen.ts';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
-import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
-import {
-  buildConsole,
-  HAS_CHROMIUM,
-  launchChromium,
-  screenProblems,
-  screenshotFolder,
-} from './console-browser.ts';
+import { HAS_CHROMIUM, useConsoleRig, type ConsoleRig } from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
   console.warn(
@@ -35,58 +25,20 @@ const OWNER = {
 };
 
 describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_000 }, () => {
-  let temp: TempVault;
+  const rig = useConsoleRig('console-tools');
   let server: RunningServer;
-  let built: Awaited<ReturnType<typeof buildConsole>>;
-  let shots: Awaited<ReturnType<typeof screenshotFolder>>;
-  let browser: Browser;
   let page: Page;
   let tenantId: string;
+  let screen: ConsoleRig['screen'];
   let apiKey: string;
   const cspRefusals: string[] = [];
-
-  beforeAll(async () => {
-    built = await buildConsole();
-    shots = await screenshotFolder();
-    temp = await createTempVault();
-    tenantId = (await bootstrapEmbeddedDefault(temp.vault))!.tenantId;
-    server = await startServer(temp.vault, {
-      host: '127.0.0.1',
-      port: 0,
-      sweepIntervalMs: false,
-      logger: { level: 'silent' },
-      serviceOptions: { passwordKdf: FAST_KDF },
-      console: { root: built.root },
-    });
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+  beforeAll(() => {
+    ({ server, page, tenantId, screen } = rig());
     // The editors and the chart must run under the console's CSP: any refusal is a failure.
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspRefusals.push(message.text());
     });
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await temp?.dispose();
-    await built?.dispose();
-    await shots?.dispose();
   });
-
-  beforeEach((context) => {
-    onTestFailed(async () => {
-      await page?.screenshot({
-        path: join(tmpdir(), `console-tools-failed-${context.task.name.slice(0, 40)}.png`),
-      });
-    });
-  });
-
-  async function screen(name: string): Promise<void> {
-    expect(await screenProblems(page, shots.dir, name)).toEqual([]);
-  }
 
   /** Writes `text` into the CodeMirror editor labelled `label`, replacing what it holds. */
   async function typeCode(label: string, text: string): Promise<void> {

@@ -6,22 +6,14 @@
  * with axe (no serious or critical violations) and, with SVC_SCREENSHOTS=1, saved to
  * docs/screenshots/.
  */
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { bootstrapEmbeddedDefault } from '../core/tenancy/bootstrap.ts';
-import { FAST_KDF, createTempVault, type TempVault } from '../core/test-support/temp-vault.ts';
-import { startServer, type RunningServer } from '../server/listen.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TempVault } from '../core/test-support/temp-vault.ts';
+import type { RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
 import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
-import {
-  buildConsole,
-  HAS_CHROMIUM,
-  launchChromium,
-  screenProblems,
-  screenshotFolder,
-} from './console-browser.ts';
+import { HAS_CHROMIUM, useConsoleRig, type ConsoleRig } from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
   console.warn('e2e/console.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
@@ -38,57 +30,20 @@ const OWNER = {
 
 // A browser under a loaded machine is slow: each step may wait up to 20 s, each test 90 s.
 describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, () => {
+  // Invitation mail lands in an outbox folder the test reads.
+  const rig = useConsoleRig('console', (temp) => ({
+    tenancy: { mail: { kind: 'outbox', dir: join(temp.dir, 'outbox'), from: 'vault@example.test' } },
+  }));
   let temp: TempVault;
   let server: RunningServer;
-  let built: Awaited<ReturnType<typeof buildConsole>>;
-  let shots: Awaited<ReturnType<typeof screenshotFolder>>;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let tenantId: string;
-
-  beforeAll(async () => {
-    built = await buildConsole();
-    shots = await screenshotFolder();
-    temp = await createTempVault();
-    const boot = await bootstrapEmbeddedDefault(temp.vault);
-    tenantId = boot!.tenantId;
-    server = await startServer(temp.vault, {
-      host: '127.0.0.1',
-      port: 0,
-      sweepIntervalMs: false,
-      logger: { level: 'silent' },
-      serviceOptions: { passwordKdf: FAST_KDF },
-      console: { root: built.root },
-      // Invitation mail lands in an outbox folder the test reads.
-      tenancy: { mail: { kind: 'outbox', dir: join(temp.dir, 'outbox'), from: 'vault@example.test' } },
-    });
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await temp?.dispose();
-    await built?.dispose();
-    await shots?.dispose();
+  let screen: ConsoleRig['screen'];
+  beforeAll(() => {
+    ({ temp, server, browser, context, page, tenantId, screen } = rig());
   });
-
-  beforeEach((context) => {
-    onTestFailed(async () => {
-      await page?.screenshot({
-        path: join(tmpdir(), `console-failed-${context.task.name.slice(0, 40)}.png`),
-      });
-    });
-  });
-
-  /** Saves the screen and checks it with axe: no serious or critical violations. */
-  async function screen(name: string, target: Page = page): Promise<void> {
-    expect(await screenProblems(target, shots.dir, name)).toEqual([]);
-  }
 
   it('serves the console with its security headers', async () => {
     const res = await fetch(`${server.url}/console/`);
