@@ -185,7 +185,13 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     // `req.svc` acts as the proxy's application, whoever called.
     const app = await proxyApplication(proxy.application_id, proxy.tenant_id);
     const svc = app === null || tokens === undefined ? null : svcBridge(tokens, app);
-    const outcome = await sandbox.runModule({ code, args, configuration: proxy.configuration, svc });
+    const outcome = await sandbox.runModule({
+      tenant: proxy.tenant_id,
+      code,
+      args,
+      configuration: proxy.configuration,
+      svc,
+    });
     if (outcome.kind === 'problem') throw outcome.error;
     if (outcome.kind === 'custom-response') {
       const body = bytesOf(outcome.body) ?? Buffer.alloc(0);

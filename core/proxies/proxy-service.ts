@@ -44,8 +44,8 @@ export const transformsUnsupported: TransformChecker = () => {
 
 /** Compiles transform code in the sandbox (without running its function). */
 export function sandboxTransformChecker(sandbox: Pick<Sandbox, 'checkModuleCode'>): TransformChecker {
-  return async (code) => {
-    const problem = await sandbox.checkModuleCode(code);
+  return async (code, tenant) => {
+    const problem = await sandbox.checkModuleCode(code, tenant);
     if (problem === null) return null;
     const at = /line (\d+), column (\d+): (.*)$/s.exec(problem.detail);
     if (at === null) return { message: problem.detail, line: null, column: null };
@@ -70,14 +70,18 @@ async function loadFor(
   return row;
 }
 
-async function compileTransforms(checker: TransformChecker, input: CheckedProxy): Promise<void> {
+async function compileTransforms(
+  checker: TransformChecker,
+  input: CheckedProxy,
+  tenant: string,
+): Promise<void> {
   const errors = new FieldErrorCollector();
   for (const [field, code] of [
     ['request_transform.code', input.requestTransform],
     ['response_transform.code', input.responseTransform],
   ] as const) {
     if (code === null) continue;
-    const problem = await checker(code);
+    const problem = await checker(code, tenant);
     if (problem === null) continue;
     const where = problem.line === null ? '' : `line ${problem.line}, column ${problem.column ?? 1}: `;
     errors.add(field, `${where}${problem.message}`);
@@ -128,7 +132,7 @@ export function createProxyService(
     async create(principal, input) {
       authorize(principal, 'proxy:create');
       const checked = checkProxyInput(input);
-      await compileTransforms(checker, checked);
+      await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         await checkApplication(trx, principal.tenantId, checked.applicationId);
         const row: ProxyRow = {
@@ -198,7 +202,7 @@ export function createProxyService(
     async update(principal, id, input) {
       authorize(principal, 'proxy:update');
       const checked = checkProxyInput(input);
-      await compileTransforms(checker, checked);
+      await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, 'proxy:update', id);
         await checkApplication(trx, row.tenant_id, checked.applicationId);

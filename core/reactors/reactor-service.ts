@@ -182,8 +182,8 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     return row;
   };
 
-  const checkCode = async (checked: CheckedFormula): Promise<void> => {
-    const problem = await sandbox.checkModuleCode(checked.code);
+  const checkCode = async (checked: CheckedFormula, tenant: string): Promise<void> => {
+    const problem = await sandbox.checkModuleCode(checked.code, tenant);
     if (problem !== null) throw problem;
   };
 
@@ -296,6 +296,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     }
     const actsAs = reactor.application === null ? null : applicationPrincipal(reactor.application);
     const outcome = await sandbox.runModule({
+      tenant: reactor.tenant_id,
       code: reactor.formula.code,
       args: checkedArgs,
       configuration,
@@ -326,7 +327,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     async createFormula(principal, input) {
       authorize(principal, 'reactor:create');
       const checked = checkFormulaInput(input);
-      await checkCode(checked);
+      await checkCode(checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         const row: FormulaRow = {
           id: randomUUID(),
@@ -373,7 +374,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       if (officialFormula(id) !== undefined)
         throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
       const checked = checkFormulaInput(input);
-      await checkCode(checked);
+      await checkCode(checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         const row = await privateFormulaRow(trx, principal, id);
         const changes = {
