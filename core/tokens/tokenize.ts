@@ -10,7 +10,10 @@
  * creates the tokens in order in one transaction (all or nothing) and `assemble` rebuilds the
  * request's shape around the results.
  *
- * Limits: at most 1000 tokens per request and 32 levels of nesting (400 under `body`).
+ * Limits: at most 1000 tokens per request, 10,000 values outside token definitions (containers
+ * and nulls included) and 32 levels of nesting (400 under `body`). They are checked first by a walk
+ * that stops at the first limit passed (`checkTokenizeShape`), before any per-token work, so a
+ * body of 60,000 keys costs a walk over 10,001 values, not 60,000 token checks.
  */
 import { validationError } from '../errors/catalogue.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
@@ -22,6 +25,8 @@ import { isPlainObject } from '../validation/json-value.ts';
 
 export const MAX_TOKENIZE_TOKENS = 1000;
 export const MAX_TOKENIZE_DEPTH = 32;
+/** Values walked outside token definitions: room for every token, ten times over. */
+export const MAX_TOKENIZE_VALUES = 10 * MAX_TOKENIZE_TOKENS;
 
 export interface PlannedToken {
   /** JSON path for error messages; '' for the request itself. */
@@ -48,8 +53,43 @@ export function isTokenDefinition(value: Record<string, unknown>): boolean {
   return Object.hasOwn(value, 'type') && Object.hasOwn(value, 'data');
 }
 
+/**
+ * Throws the 400 of the first shape limit `body` passes (tokens, values, depth). Stops there: its
+ * work is bounded by the limits, not by the size of the body.
+ */
+export function checkTokenizeShape(body: unknown): void {
+  const refuse = (message: string): never => {
+    throw validationError({ body: [message] });
+  };
+  const tooMany = `must hold at most ${MAX_TOKENIZE_VALUES} values outside token definitions`;
+  let tokens = 0;
+  // Counted as they are found, so no more than the limit is ever pushed.
+  let values = 1;
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value: body, depth: 0 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, depth } = next;
+    if (depth > MAX_TOKENIZE_DEPTH) refuse(`must not be nested deeper than ${MAX_TOKENIZE_DEPTH} levels`);
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value)) {
+      values += value.length;
+      if (values > MAX_TOKENIZE_VALUES) refuse(tooMany);
+      for (const item of value) stack.push({ value: item, depth: depth + 1 });
+    } else if (isPlainObject(value) && !isTokenDefinition(value)) {
+      for (const key in value) {
+        values += 1;
+        if (values > MAX_TOKENIZE_VALUES) refuse(tooMany);
+        stack.push({ value: value[key], depth: depth + 1 });
+      }
+    } else {
+      tokens += 1;
+      if (tokens > MAX_TOKENIZE_TOKENS) refuse(`must hold at most ${MAX_TOKENIZE_TOKENS} tokens`);
+    }
+  }
+}
+
 /** Walks the request; throws one 400 with every problem found. */
 export function planTokenize(body: unknown, now: Date): TokenizePlan {
+  checkTokenizeShape(body);
   const errors = new FieldErrorCollector();
   const tokens: PlannedToken[] = [];
   let count = 0;
