@@ -22,6 +22,7 @@ import { checkCreateRequest, collectInto, deriveValues, joinField } from './toke
 import type { CheckedCreate, Derived } from './token-input.ts';
 import { setOwn } from './merge-patch.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { EventLoopTurns } from '../threads/event-loop-turns.ts';
 
 export const MAX_TOKENIZE_TOKENS = 1000;
 export const MAX_TOKENIZE_DEPTH = 32;
@@ -87,54 +88,46 @@ export function checkTokenizeShape(body: unknown): void {
   }
 }
 
-/** Walks the request; throws one 400 with every problem found. */
-export function planTokenize(body: unknown, now: Date): TokenizePlan {
+/**
+ * Walks the request; throws one 400 with every problem found. The shape is checked first
+ * (`checkTokenizeShape`); then each token is checked and its expressions evaluated, yielding the
+ * event loop between tokens whenever a slice of time is used up (core/threads/event-loop-turns.ts).
+ */
+export async function planTokenize(body: unknown, now: Date): Promise<TokenizePlan> {
   checkTokenizeShape(body);
+  const found: Array<{ readonly path: string; readonly definition: boolean; readonly request: unknown }> = [];
+
+  const walk = (value: unknown, path: string): Shape => {
+    if (value === null || value === undefined) return { kind: 'null' };
+    if (Array.isArray(value)) {
+      return { kind: 'array', items: value.map((item, i) => walk(item, `${path}[${i}]`)) };
+    }
+    if (isPlainObject(value) && !isTokenDefinition(value)) {
+      return {
+        kind: 'object',
+        entries: Object.entries(value).map(([key, member]) => [key, walk(member, joinField(path, key))]),
+      };
+    }
+    const definition = isPlainObject(value);
+    found.push({ path, definition, request: definition ? value : { type: 'token', data: value } });
+    return { kind: 'token', index: found.length - 1 };
+  };
+  const shape = walk(body, '');
+
   const errors = new FieldErrorCollector();
   const tokens: PlannedToken[] = [];
-  let count = 0;
-  let tooDeep = false;
-
-  const plan = (path: string, definition: boolean, request: unknown): Shape => {
-    count += 1;
-    if (count > MAX_TOKENIZE_TOKENS) return { kind: 'null' };
-    const index = tokens.length;
+  const turns = new EventLoopTurns();
+  for (const { path, definition, request } of found) {
+    await turns.due();
     try {
       const checked = checkCreateRequest(request, now, path);
       const derived = deriveValues(checked, path);
       tokens.push({ path, checked, derived, definition });
     } catch (error) {
+      // With an error nothing is assembled: the whole request fails with every problem.
       collectInto(errors, error);
     }
-    // With an error nothing is assembled: the whole request fails with every problem.
-    return { kind: 'token', index };
-  };
-
-  const walk = (value: unknown, path: string, depth: number): Shape => {
-    if (depth > MAX_TOKENIZE_DEPTH) {
-      tooDeep = true;
-      return { kind: 'null' };
-    }
-    if (value === null || value === undefined) return { kind: 'null' };
-    if (Array.isArray(value)) {
-      return { kind: 'array', items: value.map((item, i) => walk(item, `${path}[${i}]`, depth + 1)) };
-    }
-    if (isPlainObject(value)) {
-      if (isTokenDefinition(value)) return plan(path, true, value);
-      return {
-        kind: 'object',
-        entries: Object.entries(value).map(([key, member]) => [
-          key,
-          walk(member, joinField(path, key), depth + 1),
-        ]),
-      };
-    }
-    return plan(path, false, { type: 'token', data: value });
-  };
-
-  const shape = walk(body, '', 0);
-  if (tooDeep) errors.add('body', `must not be nested deeper than ${MAX_TOKENIZE_DEPTH} levels`);
-  if (count > MAX_TOKENIZE_TOKENS) errors.add('body', `must hold at most ${MAX_TOKENIZE_TOKENS} tokens`);
+  }
   if (!errors.empty) throw validationError(errors.errors);
 
   const assemble = (results: readonly CreateTokenResult[]): unknown => {
