@@ -12,7 +12,13 @@
  *   at once). Every step, filter weight and memory unit is also charged to the shared budgets the
  *   render runs under (budget.ts: a stored mask's, a token's, the request's), which bound many
  *   expressions together.
- * - Parsed templates are kept in an LRU (`cacheSize`, 1000) keyed by the expression text.
+ * - Before anything runs: when parsed, a template's least cost is read from its syntax tree
+ *   (static-cost.ts: loops over ranges written with numbers, literal text, filter calls) and it is
+ *   refused when that alone exceeds a render's limits; before each render, when it exceeds what
+ *   the budgets have left. Ranges may only be a loop's collection, where `for` and `tablerow` check
+ *   their size (at most 100,000 numbers) and charge for making them before liquidjs makes them.
+ * - Parsed templates are kept in an LRU (`cacheSize`, 1000) keyed by the expression text, and so
+ *   are templates refused when parsed, so a repeated refusal costs no parse.
  * - Rendering is synchronous (`renderSync` machinery); every filter is synchronous.
  *
  * Output: an expression that is exactly one `{{ … }}` output (no text or tag around it) yields the
