@@ -1,12 +1,10 @@
-import type { LookupAddress } from 'node:dns';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createOutboundClient, parseAllowList } from '../core/outbound/index.ts';
 import {
   startTestDestination,
-  testPki,
   type TestDestination,
 } from '../core/outbound/test-support/https-destination.ts';
+import { loopbackOutbound } from '../core/outbound/test-support/loopback-outbound.ts';
 import { ManualClock } from '../core/vault/clock.ts';
 import { createTenantFixture, operator, type TenantFixture } from './test-support/identity.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
@@ -75,17 +73,9 @@ describe('proxy requests', () => {
   let clock: ManualClock;
   let fx: TenantFixture;
 
-  /** Every `*.svc.test` name is the test destination on loopback. */
-  async function resolve(): Promise<LookupAddress[]> {
-    return [{ address: '127.0.0.1', family: 4 }];
-  }
-
   beforeAll(async () => {
     destination = await startTestDestination();
-    const outbound = createOutboundClient(
-      { allow: parseAllowList('127.0.0.0/8'), caPem: (await testPki()).caPem, timeoutMs: 5000 },
-      { resolve },
-    );
+    const outbound = await loopbackOutbound(5000);
     clock = new ManualClock();
     proxyServer = await createTestServer({ clock, rateLimit: LIMIT, serviceOptions: { outbound } });
     fx = await createTenantFixture(proxyServer.services, 'Proxies');
