@@ -33,6 +33,11 @@ describe('static cost of a template', () => {
     expect(costOf('{% for x in data %}{{ x | upcase }}{% endfor %}').steps).toBe(2);
     expect(costOf('{% for i in (1..data) %}x{% endfor %}')).toEqual({ steps: 2, memory: 0 });
     expect(costOf('{% for i in (1..100) limit: data %}x{% endfor %}')).toEqual({ steps: 6, memory: 100 });
+    // A negative offset keeps the last numbers only.
+    expect(costOf('{% for i in (1..99999) offset: -2 %}{% endfor %}')).toEqual({
+      steps: 2 + 3125 + 2,
+      memory: 99999,
+    });
   });
 
   it('counts a body that may break once, and one that may continue as entered only', () => {
@@ -61,6 +66,10 @@ describe('static cost of a template', () => {
       ['{% for i in (1..50) %}{% if i > 3 %}{% break %}{% endif %}{{ i }}{% endfor %}', null],
       ['{% for i in (1..50) %}{% if i > 3 %}{% continue %}{% endif %}ab{% endfor %}', null],
       ['{% capture c %}{% for i in (1..20) %}{{ i }}{% endfor %}{% endcapture %}{{ c }}', null],
+      ['{% for i in (1..30) %}{% capture c %}some text{% endcapture %}{% endfor %}', null],
+      ['{% for i in (1..30) offset: -4 %}x{% endfor %}{% for i in (1..30) limit: -25 %}y{% endfor %}', null],
+      ["{% for i in (1..30) offset: '28' limit: nil %}x{% endfor %}", null],
+      ['{% tablerow i in (1..30) offset: 2 limit: 3 %}{% break %}x{% endtablerow %}', null],
       ['{% tablerow i in (1..12) cols: 3 %}{{ i | plus: 1 }}{% endtablerow %}', null],
       ['{% liquid\nfor i in (1..30)\necho i\nendfor %}', null],
       ['{% for x in data %}{{ x }}{% else %}none{% endfor %}', [1, 2, 3]],

@@ -80,11 +80,17 @@ function writtenValue(token: Token | undefined): unknown {
   return toValue((token as { content: unknown }).content);
 }
 
-function writtenNumber(token: Token | undefined): number | undefined {
-  const value = writtenValue(token);
-  if (value === undefined) return undefined;
+/** A value as `Array.prototype.slice` reads an index (ToIntegerOrInfinity). */
+function sliceIndex(value: unknown): number {
   const number = Number(value);
-  return Number.isFinite(number) ? number : 0;
+  return Number.isNaN(number) ? 0 : Math.trunc(number);
+}
+
+/** The length of `slice(start, end)` of a list of `length` items. */
+function sliceLength(length: number, start: number, end = length): number {
+  const from = start < 0 ? Math.max(length + start, 0) : Math.min(start, length);
+  const to = end < 0 ? Math.max(length + end, 0) : Math.min(end, length);
+  return Math.max(0, to - from);
 }
 
 type Loop = ForTag | TablerowTag;
@@ -137,7 +143,11 @@ function childrenOf(template: Template): Template[] {
   return template.children === undefined ? [] : toValueSync(template.children(false, true));
 }
 
-/** The iterations a loop is sure to take (0 when the data decides), and the size of its range. */
+/**
+ * The iterations a loop is sure to take, and the size of its range: none when the data decides.
+ * `for` cuts its collection as liquidjs does, `slice(offset)` then `slice(0, limit)`; a `tablerow`
+ * with `offset:` or `limit:` counts as none (a lower bound).
+ */
 function loopIterations(loop: Loop): { iterations: number; rangeNumbers: number } {
   const collection = loop.collection;
   if (!TypeGuards.isRangeToken(collection)) return { iterations: 0, rangeNumbers: 0 };
@@ -146,25 +156,33 @@ function loopIterations(loop: Loop): { iterations: number; rangeNumbers: number 
   if (low === undefined || high === undefined) return { iterations: 0, rangeNumbers: 0 };
   const size = rangeSize(low, high);
   const hash = (loop instanceof ForTag ? loop.hash : loop.args).hash;
-  const offset = hash['offset'] === undefined ? 0 : writtenNumber(hash['offset']);
-  const limit = hash['limit'] === undefined ? size : writtenNumber(hash['limit']);
-  if (offset === undefined || limit === undefined) return { iterations: 0, rangeNumbers: size };
-  return { iterations: Math.max(0, Math.min(size - Math.max(0, offset), limit)), rangeNumbers: size };
+  const cut = { offset: hash['offset'], limit: hash['limit'] };
+  if (cut.offset === undefined && cut.limit === undefined) return { iterations: size, rangeNumbers: size };
+  const offset = cut.offset === undefined ? 0 : writtenValue(cut.offset);
+  const limit = cut.limit === undefined ? size : writtenValue(cut.limit);
+  if (loop instanceof TablerowTag || offset === undefined || limit === undefined)
+    return { iterations: 0, rangeNumbers: size };
+  const afterOffset = sliceLength(size, sliceIndex(offset));
+  return { iterations: sliceLength(afterOffset, 0, sliceIndex(limit)), rangeNumbers: size };
 }
 
-function listCost(templates: readonly Template[], depth: number): StaticCost {
+/**
+ * `writes`: whether the list renders into the render's output (whose text is charged as memory);
+ * a capture renders into a variable of its own, which is not.
+ */
+function listCost(templates: readonly Template[], depth: number, writes: boolean): StaticCost {
   // renderTemplates counts itself and then each template it renders.
   let steps = 1 + templates.length;
   let memory = 0;
   for (const template of templates) {
-    const cost = templateCost(template, depth);
+    const cost = templateCost(template, depth, writes);
     steps += cost.steps;
     memory += cost.memory;
   }
   return { steps, memory };
 }
 
-function templateCost(template: Template, depth: number): StaticCost {
+function templateCost(template: Template, depth: number, writes: boolean): StaticCost {
   // `depth` blocks around this one: a block here is the (depth + 1)th level.
   if (template.children !== undefined && depth >= MAX_TAG_NESTING)
     throw new StaticLimitError(`tags may nest at most ${MAX_TAG_NESTING} levels`);
@@ -174,12 +192,13 @@ function templateCost(template: Template, depth: number): StaticCost {
       throw new StaticLimitError('a range (a..b) may only be the collection of a for or tablerow loop');
     }
   }
-  if (TypeGuards.isHTMLToken(template.token)) return { steps: 0, memory: template.token.getContent().length };
+  if (TypeGuards.isHTMLToken(template.token))
+    return { steps: 0, memory: writes ? template.token.getContent().length : 0 };
   if (template instanceof Output) return { steps: FILTER_STEPS * template.value.filters.length, memory: 0 };
   if (loop !== undefined) {
     const { iterations, rangeNumbers } = loopIterations(loop);
-    const body = listCost(loop.templates, depth + 1);
-    if (loop instanceof ForTag) listCost(loop.elseTemplates, depth + 1);
+    const body = listCost(loop.templates, depth + 1, writes);
+    if (loop instanceof ForTag) listCost(loop.elseTemplates, depth + 1, writes);
     // A body that may break or continue is sure only of being entered (its list and first node),
     // and one that may break only of its first iteration.
     const sure = mayLeave(loop.templates, [BreakTag, ContinueTag]) ? { steps: 2, memory: 0 } : body;
@@ -190,14 +209,14 @@ function templateCost(template: Template, depth: number): StaticCost {
     };
   }
   const children = childrenOf(template);
-  const inside = listCost(children, depth + 1);
+  const inside = listCost(children, depth + 1, writes && !(template instanceof CaptureTag));
   // A capture and a `liquid` tag always render their templates; other blocks depend on the data.
   return template instanceof CaptureTag || template instanceof LiquidTag ? inside : { steps: 0, memory: 0 };
 }
 
 /** The least a render of `templates` costs; throws a StaticLimitError for a rule of shape broken. */
 export function staticCost(templates: readonly Template[]): StaticCost {
-  return listCost(templates, 0);
+  return listCost(templates, 0, true);
 }
 
 /**
