@@ -237,6 +237,32 @@ describe('react', () => {
     else expect(r.body?.['errors']).toEqual(expected);
   });
 
+  it('req.svc.tokens.retrieve answers a token outside its application like an unknown id', async () => {
+    const op = operator(world.tenant.tenant.id);
+    const general = await world.server.services.applications.create(op, {
+      name: 'general reader',
+      type: 'private',
+      rules: [rule('/general/', ['token:read'], 'reveal')],
+    });
+    const id = await reactor(
+      await formula(`module.exports = async (req) => {
+        const answers = [];
+        for (const id of req.args.ids) {
+          try { answers.push((await req.svc.tokens.retrieve(id)).data); }
+          catch (e) { answers.push({ name: e.name, message: e.message, status: e.status, code: e.code }); }
+        }
+        return { raw: answers };
+      };`),
+      { application: { id: general.id } },
+    );
+    const r = await react(id, { ids: [nameId, secretId, 'no-such-token'] });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const [shown, outside, unknown] = r.body?.['raw'] as unknown[];
+    expect(shown).toBe('Ada');
+    expect(outside).toEqual(unknown);
+    expect(unknown).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
   it('one complex token supplies several declared parameters', async () => {
     const r = await react(typed, { card: `{{${cardId}}}`, amount: 1 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
