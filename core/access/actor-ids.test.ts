@@ -38,7 +38,8 @@ describe('actor ids (created_by, modified_by)', () => {
       created_by: null,
       modified_by: 'me',
     });
-    expect(withShownActors(reader, { id: 'x' })).toEqual({ id: 'x' });
+    const without: { id: string; created_by?: string | null } = { id: 'x' };
+    expect(withShownActors(reader, without)).toEqual({ id: 'x' });
   });
 
   it('searching by an actor id follows the same rule', () => {
