@@ -455,7 +455,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           })
           .execute();
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
-        return { ...(await reactorOf(trx, principal, row)), application };
+        return reactorOf(trx, principal, row);
       });
     },
 
