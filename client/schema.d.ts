@@ -3115,7 +3115,7 @@ export interface paths {
         put?: never;
         /**
          * Detokenize a payload
-         * @description Replaces every `{{ <token id> | filters }}` expression in any JSON value by the token data, as the `token:read` transform of each token container shows it (masked unless a rule reveals). A string that is exactly one expression takes the value itself (a card token as its object). At most 100 distinct tokens; unknown ids → 400; no `token:read` on a token's container → 403.
+         * @description Replaces every `{{ <token id> | filters }}` expression in any JSON value by the token data, as the `token:read` transform of each token container shows it (masked unless a rule reveals). A string that is exactly one expression takes the value itself (a card token as its object). At most 100 distinct tokens; unknown ids, and tokens the caller may not read, → 400 alike.
          */
         post: {
             parameters: {
@@ -3734,7 +3734,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a reactor */
+        /**
+         * Create a reactor
+         * @description The reactor's code runs as its application, so naming one needs at least that application's token access (403).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4023,7 +4026,10 @@ export interface paths {
                 };
             };
         };
-        /** Update a reactor */
+        /**
+         * Update a reactor
+         * @description A reactor that has an application afterwards may be changed only by a caller holding at least that application's token access (403).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -4381,7 +4387,7 @@ export interface paths {
         put?: never;
         /**
          * Create a proxy
-         * @description The vault generates the proxy key. Transform code is compiled on save (422 on errors).
+         * @description The vault generates the proxy key. Transform code is compiled on save (422 on errors). The proxy runs as its application, so naming one needs at least that application's token access (403).
          */
         post: {
             parameters: {
@@ -4560,7 +4566,7 @@ export interface paths {
         };
         /**
          * Update a proxy
-         * @description Replaces every field; the id and key never change.
+         * @description Replaces every field; the id and key never change. A proxy that has an application afterwards may be changed only by a caller holding at least that application's token access (403).
          */
         put: {
             parameters: {

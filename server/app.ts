@@ -123,6 +123,12 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   app.addHook('onClose', async () => {
     await services.proxyInvoker.settled();
   });
+  // Callers get one answer for every refused or unreachable destination; the operator's log says
+  // which it was (host and failure class: no path, query or data).
+  const stopFailureLog = services.outbound.onFailure(({ host, reason }) =>
+    app.log.warn({ destination: host, reason }, 'outbound request failed'),
+  );
+  app.addHook('onClose', async () => stopFailureLog());
   echoTraceId(app);
   installHostCheck(app, [
     ...(options.allowedHosts ?? []),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
 import type { Permission } from '../access/permissions.ts';
+import { withShownActors } from '../access/actor-ids.ts';
 import { actorOf, type Principal } from '../access/principal.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
@@ -10,6 +11,7 @@ import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Sandbox } from '../sandbox/index.ts';
+import { attachableApplication } from '../tenancy/attachable-application.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
 import { checkProxyInput, type CheckedProxy } from './proxy-input.ts';
@@ -90,18 +92,16 @@ async function compileTransforms(
     throw new VaultError('UNPROCESSABLE', 'The transform code does not compile.', { errors: errors.errors });
 }
 
-/** The application must be a public or private one of the same tenant. */
-async function checkApplication(trx: Kysely<Database>, tenantId: string, id: string | null): Promise<void> {
-  if (id === null) return;
-  const app = await trx
-    .selectFrom('applications')
-    .select(['type'])
-    .where('id', '=', id)
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  if (!app) throw validationError({ 'application.id': ['no such application in this tenant'] });
-  if (app.type !== 'public' && app.type !== 'private')
-    throw validationError({ 'application.id': ['must be a public or private application'] });
+/**
+ * A proxy runs as its application: creating or changing one that has an application (whatever the
+ * change: code, destination, require_auth, configuration) is attaching it, under the grant ceiling.
+ */
+async function checkApplication(
+  trx: Kysely<Database>,
+  principal: Principal,
+  id: string | null,
+): Promise<void> {
+  if (id !== null) await attachableApplication(trx, principal, id);
 }
 
 function columns(input: CheckedProxy) {
@@ -126,7 +126,8 @@ export function createProxyService(
 ): ProxyService {
   const checker = options.checkTransform ?? transformsUnsupported;
   const secrets = new ProxySecrets(options.keys ?? new TenantKeys(vault));
-  const view = async (trx: Kysely<Database>, row: ProxyRow) => proxyOf(await openProxyRow(trx, secrets, row));
+  const view = async (trx: Kysely<Database>, principal: Principal, row: ProxyRow) =>
+    withShownActors(principal, proxyOf(await openProxyRow(trx, secrets, row)));
 
   return {
     async create(principal, input) {
@@ -134,7 +135,7 @@ export function createProxyService(
       const checked = checkProxyInput(input);
       await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
-        await checkApplication(trx, principal.tenantId, checked.applicationId);
+        await checkApplication(trx, principal, checked.applicationId);
         const row: ProxyRow = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
@@ -185,7 +186,7 @@ export function createProxyService(
         const items: Proxy[] = [];
         for (const row of rows) {
           await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
-          items.push(await view(trx, row));
+          items.push(await view(trx, principal, row));
         }
         return { total: Number(count.n), items };
       });
@@ -195,7 +196,7 @@ export function createProxyService(
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, 'proxy:read', id);
         await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
-        return view(trx, row);
+        return view(trx, principal, row);
       });
     },
 
@@ -205,7 +206,7 @@ export function createProxyService(
       await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, 'proxy:update', id);
-        await checkApplication(trx, row.tenant_id, checked.applicationId);
+        await checkApplication(trx, principal, checked.applicationId);
         const changes = {
           ...columns(checked),
           modified_at: vault.clock.now().toISOString(),
@@ -218,7 +219,7 @@ export function createProxyService(
           .where('id', '=', row.id)
           .execute();
         await auditProxy(trx, vault, principal, row, 'update', PROXY_MESSAGES.update);
-        return proxyOf({ ...row, ...changes });
+        return withShownActors(principal, proxyOf({ ...row, ...changes }));
       });
     },
 

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import { withShownActors } from '../access/actor-ids.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
@@ -19,6 +20,8 @@ import type { Sandbox } from '../sandbox/index.ts';
 import type { Application } from '../services-contract.ts';
 import type { Database, ReactorFormulasTable, ReactorsTable } from '../storage/schema.ts';
 import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
+import { attachableApplication } from '../tenancy/attachable-application.ts';
+import { assertMayAttach } from '../tenancy/grant-ceiling.ts';
 import type { TokenService } from '../tokens/contract.ts';
 import { readAuditOf } from '../tokens/read-audit.ts';
 import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.ts';
@@ -161,7 +164,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       .where('tenant_id', '=', principal.tenantId)
       .where('id', '=', id.toLowerCase())
       .executeTakeFirst();
-    return row === undefined ? undefined : formulaOf(row);
+    return row === undefined ? undefined : withShownActors(principal, formulaOf(row));
   };
 
   const privateFormulaRow = async (
@@ -204,13 +207,15 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
   ): Promise<Application | null> => {
     if (id === null) return null;
     const row = await findApplicationRow(db, id.toLowerCase());
-    return row === undefined || row.tenant_id !== principal.tenantId ? null : applicationOf(row);
+    return row === undefined || row.tenant_id !== principal.tenantId
+      ? null
+      : withShownActors(principal, applicationOf(row));
   };
 
   const reactorOf = async (db: Kysely<Database>, principal: Principal, row: ReactorRow): Promise<Reactor> => {
     const formula = await findFormula(db, principal, row.formula_id);
     if (formula === undefined) throw corrupt('reactor formula reference');
-    return {
+    return withShownActors(principal, {
       id: row.id,
       tenant_id: row.tenant_id,
       name: row.name,
@@ -224,7 +229,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       created_at: row.created_at,
       modified_by: row.modified_by,
       modified_at: row.modified_at,
-    };
+    });
   };
 
   const reactorRow = async (db: Kysely<Database>, principal: Principal, id: string): Promise<ReactorRow> => {
@@ -250,10 +255,10 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     collector.throwIfAny();
     const configuration = checkConfiguration(input.configuration ?? {}, formula.configuration);
     const applicationId = referenceId(input.application, 'application');
-    const application = await applicationFor(db, principal, applicationId);
-    if (applicationId !== null && application === null) {
-      throw validationError({ 'application.id': ['no such application in this tenant'] });
-    }
+    // A reactor runs as its application: creating or changing one that has an application is
+    // attaching it, under the grant ceiling, whatever the change.
+    const application =
+      applicationId === null ? null : await attachableApplication(db, principal, applicationId);
     return { name, configuration, application };
   };
 
@@ -358,7 +363,10 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      const all = [...OFFICIAL_FORMULAS, ...rows.map(formulaOf)].filter(keep);
+      const all = [
+        ...OFFICIAL_FORMULAS,
+        ...rows.map((row) => withShownActors(principal, formulaOf(row))),
+      ].filter(keep);
       return { total: all.length, items: all.slice(window.offset, window.offset + window.limit) };
     },
 
@@ -377,6 +385,20 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       await checkCode(checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         const row = await privateFormulaRow(trx, principal, id);
+        // Each reactor of the formula runs the new code as its application: changing the code is
+        // attaching every one of them.
+        const runAs = await trx
+          .selectFrom('reactors')
+          .select('application_id')
+          .distinct()
+          .where('tenant_id', '=', principal.tenantId)
+          .where('formula_id', '=', row.id)
+          .where('application_id', 'is not', null)
+          .execute();
+        for (const { application_id } of runAs) {
+          const application = await applicationFor(trx, principal, application_id);
+          if (application !== null) assertMayAttach(principal, application);
+        }
         const changes = {
           ...formulaColumns(checked),
           modified_by: actorOf(principal).actor_id,
@@ -384,7 +406,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         };
         await trx.updateTable('reactor_formulas').set(changes).where('id', '=', row.id).execute();
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'update', REACTOR_MESSAGES.formulaUpdate);
-        return formulaOf({ ...row, ...changes });
+        return withShownActors(principal, formulaOf({ ...row, ...changes }));
       });
     },
 
@@ -434,7 +456,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           })
           .execute();
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
-        return { ...(await reactorOf(trx, principal, row)), application };
+        return reactorOf(trx, principal, row);
       });
     },
 

@@ -125,7 +125,9 @@ export function registerProxyRoutes(app: VaultServer, services: Services): void 
       config: { access: { permission: 'proxy:create' } },
       schema: {
         summary: 'Create a proxy',
-        description: 'The vault generates the proxy key. Transform code is compiled on save (422 on errors).',
+        description:
+          'The vault generates the proxy key. Transform code is compiled on save (422 on errors). The proxy ' +
+          "runs as its application, so naming one needs at least that application's token access (403).",
         tags,
         body: ProxyBody,
         response: { 201: ProxySchema },
@@ -172,7 +174,9 @@ export function registerProxyRoutes(app: VaultServer, services: Services): void 
       preValidation: checkId,
       schema: {
         summary: 'Update a proxy',
-        description: 'Replaces every field; the id and key never change.',
+        description:
+          'Replaces every field; the id and key never change. A proxy that has an application afterwards ' +
+          "may be changed only by a caller holding at least that application's token access (403).",
         tags,
         params: Params,
         body: ProxyBody,
