@@ -1,0 +1,2 @@
+import { it } from 'vitest';
+it.todo('console token access');
