@@ -302,7 +302,7 @@ export function createConsoleTokenAccessService(
   }
 
   return {
-    status: (principal) => status(memberOf(principal)),
+    status: async (principal) => status(memberOf(principal)),
 
     async useSessionApplication(principal) {
       const member = memberOf(principal);
