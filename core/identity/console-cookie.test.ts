@@ -13,7 +13,13 @@ describe('console cookie names', () => {
     expect(consoleCookieName(8443, true)).toBe('__Host-svc_console_8443');
     for (const name of ['svc_console', 'svc_console_1', '__Host-svc_console_65535', ' svc_console_9 '])
       expect(isConsoleCookieName(name), name).toBe(true);
-    for (const name of ['svc_consoles', 'svc_console_x', 'session', '__Secure-svc_console', 'svc_console_123456'])
+    for (const name of [
+      'svc_consoles',
+      'svc_console_x',
+      'session',
+      '__Secure-svc_console',
+      'svc_console_123456',
+    ])
       expect(isConsoleCookieName(name), name).toBe(false);
   });
 

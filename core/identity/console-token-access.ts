@@ -135,10 +135,9 @@ export function sessionApplicationId(
   sessionId: string,
   tenantId: string,
 ): string {
-  const bytes = Buffer.from(vault.keyedHash('session', `console-application:${sessionId}:${tenantId}`)).subarray(
-    0,
-    16,
-  );
+  const bytes = Buffer.from(
+    vault.keyedHash('session', `console-application:${sessionId}:${tenantId}`),
+  ).subarray(0, 16);
   // RFC 9562 version 8 (custom) and variant bits, so it reads as any other UUID.
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
@@ -232,7 +231,13 @@ export async function endConsoleSession(
     .execute();
   for (const { tenant_id, role } of memberships) {
     if (role !== 'OWNER' && role !== 'ADMIN') continue;
-    const member: Member = { kind: 'user', tenantId: tenant_id, userId: session.userId, sessionId: session.sessionId, role };
+    const member: Member = {
+      kind: 'user',
+      tenantId: tenant_id,
+      userId: session.userId,
+      sessionId: session.sessionId,
+      role,
+    };
     await removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.sessionEnded);
   }
 }
@@ -364,7 +369,9 @@ export function createConsoleTokenAccessService(
           'That application holds no token permission: the Tokens screen could do nothing as it.',
         );
       }
-      await vault.transaction((trx) => removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete));
+      await vault.transaction((trx) =>
+        removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete),
+      );
       given.set(member.sessionId, member.tenantId, vault.hashApiKey(key.trim()));
       return status(member);
     },
@@ -372,7 +379,9 @@ export function createConsoleTokenAccessService(
     async forget(principal) {
       const member = memberOf(principal);
       given.forget(member.sessionId, member.tenantId);
-      await vault.transaction((trx) => removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete));
+      await vault.transaction((trx) =>
+        removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete),
+      );
       return status(member);
     },
 

@@ -147,7 +147,9 @@ export function installAccessControl(
     const access = checkDeclaration(route);
     const tellsCsrf = (route.config as { tellsCsrfToken?: unknown } | undefined)?.tellsCsrfToken === true;
     if (tellsCsrf && [route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) {
-      throw new Error(`Route ${[route.method].flat().join(',')} ${route.url}: only a GET may tell the CSRF value.`);
+      throw new Error(
+        `Route ${[route.method].flat().join(',')} ${route.url}: only a GET may tell the CSRF value.`,
+      );
     }
     for (const method of [route.method].flat()) table.push({ method, url: route.url, access });
     route.schema = { ...route.schema, ...openApiSecurity(access) };
@@ -293,7 +295,12 @@ function crossSite(detail: string): VaultError {
  * and these checks cover same-site pages on other ports of the same host, which browsers let send
  * the cookie.
  */
-function assertFromConsole(request: FastifyRequest, token: string, services: Services, tellsCsrf: boolean): void {
+function assertFromConsole(
+  request: FastifyRequest,
+  token: string,
+  services: Services,
+  tellsCsrf: boolean,
+): void {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     throw crossSite('A request from another site or origin cannot use the console session.');
@@ -347,13 +354,8 @@ function guardFor(
     }
     const credential = credentialOf(request, cookies);
     if (credential === null) throw unauthenticated(NO_CREDENTIAL);
-    if (access === 'console' && credential.kind !== 'console-cookie') {
-      throw new VaultError(
-        'FORBIDDEN',
-        "This endpoint is for the console's browser session; API keys and bearer tokens cannot call it.",
-      );
-    }
-    if (credential.kind === 'console-cookie') assertFromConsole(request, credential.token, services, tellsCsrf);
+    if (credential.kind === 'console-cookie')
+      assertFromConsole(request, credential.token, services, tellsCsrf);
 
     if (credential.kind === 'api-key') {
       const principal = await services.auth.authenticateApiKey(credential.key);
@@ -363,6 +365,7 @@ function guardFor(
         throw new VaultError('FORBIDDEN', 'This endpoint is for signed-in users; an API key cannot call it.');
       }
       if (access === 'operator') throw operatorOnly();
+      if (access === 'console') throw consoleOnly();
       if (typeof access === 'object') {
         const named = tenantHeader(request);
         if (named !== undefined && named.toLowerCase() !== principal.tenantId.toLowerCase()) {
@@ -392,6 +395,7 @@ function guardFor(
       viaCookie: credential.kind === 'console-cookie',
     };
     if (access === 'operator') throw operatorOnly();
+    if (access === 'console' && credential.kind !== 'console-cookie') throw consoleOnly();
     if (!tenantScoped) return;
     if (named === undefined || session.principal === null) {
       throw validationError(
@@ -423,6 +427,13 @@ function guardFor(
     authorizeAll(session.principal, access);
     request.principal = session.principal;
   };
+}
+
+function consoleOnly(): VaultError {
+  return new VaultError(
+    'FORBIDDEN',
+    "This endpoint is for the console's browser session; API keys and bearer tokens cannot call it.",
+  );
 }
 
 function operatorOnly(): VaultError {

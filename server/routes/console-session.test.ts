@@ -10,7 +10,13 @@ import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
 import { outboxTenancyOptions } from '../../core/services.ts';
 import { ManualClock } from '../../core/vault/clock.ts';
 import { consoleSignInLink } from './console-sessions.ts';
-import { asMember, createKey, createTenantFixture, signIn, type TenantFixture } from '../test-support/identity.ts';
+import {
+  asMember,
+  createKey,
+  createTenantFixture,
+  signIn,
+  type TenantFixture,
+} from '../test-support/identity.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 const HOST = '127.0.0.1:8080';
@@ -85,7 +91,10 @@ describe('the console cookie session', () => {
     expect(res.statusCode, res.body).toBe(200);
     const [set] = setCookies(res);
     expect(set).toMatch(new RegExp(`^${COOKIE}=svcs_[0-9A-Za-z]{43}; `));
-    const attributes = set!.split(';').slice(1).map((p) => p.trim().toLowerCase());
+    const attributes = set!
+      .split(';')
+      .slice(1)
+      .map((p) => p.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(['path=/', 'httponly', 'samesite=strict']));
     expect(attributes.some((p) => p.startsWith('domain'))).toBe(false);
     // Plain HTTP: not Secure (the browser would drop it), and no __Host- prefix.
@@ -198,11 +207,15 @@ describe('the console cookie session', () => {
   it('expires on the server at the session expiry', async () => {
     const session = await login();
     clock.advance(DEFAULT_SESSION_TTL_MS - 1);
-    expect((await s.app.inject(fromConsole(session, { method: 'GET', url: '/tenants' }))).statusCode).toBe(200);
+    expect((await s.app.inject(fromConsole(session, { method: 'GET', url: '/tenants' }))).statusCode).toBe(
+      200,
+    );
     clock.advance(1);
     const expired = await s.app.inject(fromConsole(session, { method: 'GET', url: '/console/session' }));
     expect(expired.statusCode).toBe(401);
-    expect((await s.app.inject(fromConsole(session, { method: 'GET', url: '/tenants' }))).statusCode).toBe(401);
+    expect((await s.app.inject(fromConsole(session, { method: 'GET', url: '/tenants' }))).statusCode).toBe(
+      401,
+    );
   });
 
   it('signs out: the session is revoked and the cookie cleared', async () => {
@@ -254,7 +267,9 @@ describe('the console cookie session', () => {
       csrf: first.json<{ csrf_token: string }>().csrf_token,
       expiresAt: '',
     };
-    expect((await s.app.inject(fromConsole(session, { method: 'GET', url: '/tenants' }))).statusCode).toBe(200);
+    expect((await s.app.inject(fromConsole(session, { method: 'GET', url: '/tenants' }))).statusCode).toBe(
+      200,
+    );
     const again = await s.app.inject({
       method: 'POST',
       url: '/console/sessions',
@@ -280,7 +295,12 @@ describe('the console cookie session', () => {
     const badBearer = await s.app.inject({
       method: 'GET',
       url: '/tenants',
-      headers: { host: HOST, cookie: session.cookie, 'svc-csrf': session.csrf, authorization: 'Bearer svcs_nope' },
+      headers: {
+        host: HOST,
+        cookie: session.cookie,
+        'svc-csrf': session.csrf,
+        authorization: 'Bearer svcs_nope',
+      },
     });
     expect(badBearer.statusCode).toBe(401);
     // Another Authorization scheme (meant for a proxied destination) is no credential, cookie or not.

@@ -66,7 +66,10 @@ const CurrentSessionSchema = Type.Object({
   user_id: Type.String({ format: 'uuid' }),
   email: Type.String(),
   expires_at: Timestamp,
-  csrf_token: Type.Union([CsrfToken, Type.Null({ description: 'Null for a bearer token: only the cookie needs it.' })]),
+  csrf_token: Type.Union([
+    CsrfToken,
+    Type.Null({ description: 'Null for a bearer token: only the cookie needs it.' }),
+  ]),
 });
 
 const COOKIE_NOTE =
@@ -189,7 +192,8 @@ export function registerConsoleSessionRoutes(
       const session = userSessionOf(request);
       const token = session.viaCookie ? cookies.read(request) : null;
       const user = await services.users.get(session.userId);
-      if (user === null) throw new VaultError('UNAUTHENTICATED', 'The session token is not valid or has expired.');
+      if (user === null)
+        throw new VaultError('UNAUTHENTICATED', 'The session token is not valid or has expired.');
       return reply.header('cache-control', 'no-store').send({
         user_id: session.userId,
         email: user.email,

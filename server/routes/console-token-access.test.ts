@@ -115,7 +115,11 @@ describe("the console session's token access", () => {
     expect(app.rules.map((r) => [r.container, r.transform])).toEqual([['/', 'mask']]);
     expect(app.rules[0]!.permissions).not.toContain('token:use');
     // Its creation is the member's.
-    expect((await auditOf(app.id))[0]).toMatchObject({ actor_id: a.owner.id, actor_type: 'user', operation: 'create' });
+    expect((await auditOf(app.id))[0]).toMatchObject({
+      actor_id: a.owner.id,
+      actor_type: 'user',
+      operation: 'create',
+    });
 
     const list = await call(session, { method: 'GET', url: '/tokens' });
     expect(list.statusCode, list.body).toBe(200);
@@ -143,7 +147,11 @@ describe("the console session's token access", () => {
       (await call(session, { method: 'POST', url: `/console/tokens/${encodeURIComponent(tokenId)}/reveal` }))
         .statusCode,
     ).toBe(403);
-    await call(session, { method: 'PUT', url: '/console/token-access', payload: { mode: 'session-application' } });
+    await call(session, {
+      method: 'PUT',
+      url: '/console/token-access',
+      payload: { mode: 'session-application' },
+    });
     // The ordinary read stays masked even when asked to reveal.
     const plain = await call(session, {
       method: 'GET',
@@ -175,14 +183,24 @@ describe("the console session's token access", () => {
 
   it('is the console cookie’s only: a bearer token of the same member reads no token through it', async () => {
     const session = await login();
-    await call(session, { method: 'PUT', url: '/console/token-access', payload: { mode: 'session-application' } });
+    await call(session, {
+      method: 'PUT',
+      url: '/console/token-access',
+      payload: { mode: 'session-application' },
+    });
     const bearer = await signIn(s.services, a.ownerEmail, a.ownerPassword);
-    expect((await s.app.inject({ method: 'GET', url: '/tokens', headers: asMember(bearer, a.tenant.id) })).statusCode).toBe(
-      403,
-    );
     expect(
-      (await s.app.inject({ method: 'GET', url: '/console/token-access', headers: asMember(bearer, a.tenant.id) }))
+      (await s.app.inject({ method: 'GET', url: '/tokens', headers: asMember(bearer, a.tenant.id) }))
         .statusCode,
+    ).toBe(403);
+    expect(
+      (
+        await s.app.inject({
+          method: 'GET',
+          url: '/console/token-access',
+          headers: asMember(bearer, a.tenant.id),
+        })
+      ).statusCode,
     ).toBe(403);
   });
 
@@ -195,7 +213,11 @@ describe("the console session's token access", () => {
     });
     const appId = chosen.json<TokenAccess>().application!.id;
     expect((await call(session, { method: 'POST', url: '/auth/logout' })).statusCode).toBe(204);
-    const gone = await s.app.inject({ method: 'GET', url: `/applications/${appId}`, headers: withKey(a.admin.key) });
+    const gone = await s.app.inject({
+      method: 'GET',
+      url: `/applications/${appId}`,
+      headers: withKey(a.admin.key),
+    });
     expect(gone.statusCode).toBe(404);
     expect((await auditOf(appId)).at(-1)).toMatchObject({
       actor_id: a.owner.id,
@@ -205,29 +227,47 @@ describe("the console session's token access", () => {
 
     // A session that is never signed out: its application dies with it.
     const next = await login();
-    const again = await call(next, { method: 'PUT', url: '/console/token-access', payload: { mode: 'session-application' } });
+    const again = await call(next, {
+      method: 'PUT',
+      url: '/console/token-access',
+      payload: { mode: 'session-application' },
+    });
     const nextId = again.json<TokenAccess>().application!.id;
     expect(nextId).not.toBe(appId);
     clock.advance(DEFAULT_SESSION_TTL_MS);
     expect((await call(next, { method: 'GET', url: '/tokens' })).statusCode).toBe(401);
     expect(await s.services.applications.sweepExpired()).toBe(1);
-    const expired = await s.app.inject({ method: 'GET', url: `/applications/${nextId}`, headers: withKey(a.admin.key) });
+    const expired = await s.app.inject({
+      method: 'GET',
+      url: `/applications/${nextId}`,
+      headers: withKey(a.admin.key),
+    });
     expect(expired.statusCode).toBe(404);
   });
 
   it('acts as the application of a given key for the rest of the session', async () => {
     const session = await login();
-    await call(session, { method: 'PUT', url: '/console/token-access', payload: { mode: 'session-application' } });
+    await call(session, {
+      method: 'PUT',
+      url: '/console/token-access',
+      payload: { mode: 'session-application' },
+    });
     const reader = await s.services.applications.create(operator(a.tenant.id), {
       name: 'Checkout backend',
       type: 'private',
-      rules: [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['token:read'] }],
+      rules: [
+        { description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['token:read'] },
+      ],
     });
     const b = await createTenantFixture(s.services, 'Tenant B');
     const theirs = await createKey(s.services, b.tenant.id, 'private', ['token:read']);
     const management = await createKey(s.services, a.tenant.id, 'management', ['tenant:read']);
     for (const key of ['key_NotAKeyOfThisVault0000', theirs.key, management.key]) {
-      const refused = await call(session, { method: 'PUT', url: '/console/token-access', payload: { mode: 'application', key } });
+      const refused = await call(session, {
+        method: 'PUT',
+        url: '/console/token-access',
+        payload: { mode: 'application', key },
+      });
       expect(refused.statusCode, refused.body).toBe(400);
       expect(Object.keys(refused.json<{ errors: object }>().errors)).toEqual(['key']);
       expect(refused.body).not.toContain(key);
@@ -257,14 +297,18 @@ describe("the console session's token access", () => {
     // A regenerated key ends the choice at once.
     await s.services.applications.regenerate(operator(a.tenant.id), reader.id);
     expect((await call(session, { method: 'GET', url: '/tokens' })).statusCode).toBe(403);
-    expect((await call(session, { method: 'GET', url: '/console/token-access' })).json<TokenAccess>().mode).toBe(
-      'none',
-    );
+    expect(
+      (await call(session, { method: 'GET', url: '/console/token-access' })).json<TokenAccess>().mode,
+    ).toBe('none');
   });
 
   it('forgets the choice on request', async () => {
     const session = await login();
-    const made = await call(session, { method: 'PUT', url: '/console/token-access', payload: { mode: 'session-application' } });
+    const made = await call(session, {
+      method: 'PUT',
+      url: '/console/token-access',
+      payload: { mode: 'session-application' },
+    });
     const appId = made.json<TokenAccess>().application!.id;
     const forgotten = await call(session, { method: 'DELETE', url: '/console/token-access' });
     expect(forgotten.json<TokenAccess>().mode).toBe('none');
