@@ -108,7 +108,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console session in Chromium', { timeout: 90_
     const masked = await page.getByTestId('masked-data').first().textContent();
     expect(masked).toMatch(/4242$/);
     expect(await page.content()).not.toContain(CARD);
-    await screen('tokens');
+    await screen('tokens-session-masked');
 
     await page.getByRole('button', { name: tokenId }).click();
     const drawer = page.getByRole('dialog', { name: 'Token' });
@@ -117,7 +117,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console session in Chromium', { timeout: 90_
     await drawer.getByRole('button', { name: 'Reveal data' }).click();
     await drawer.getByTestId('revealed-data').waitFor();
     expect(await drawer.getByTestId('revealed-data').textContent()).toBe(CARD);
-    await screen('tokens-reveal');
+    await screen('tokens-session-reveal');
     await drawer.getByRole('button', { name: 'Hide data' }).click();
     await drawer.getByTestId('masked-data').waitFor();
     await drawer.getByRole('button', { name: 'Close' }).click();
@@ -141,7 +141,6 @@ describe.skipIf(!HAS_CHROMIUM)('the console session in Chromium', { timeout: 90_
   it('keeps a given application key for the session, across a reload, without storing it', async () => {
     await page.getByRole('button', { name: 'Act as an application instead' }).click();
     await page.getByLabel('Application key').fill(apiKey);
-    await screen('tokens-choose-application');
     await page.getByRole('button', { name: 'Use this key' }).click();
     await page.getByText('As application').waitFor();
     await page.getByText('Checkout backend').waitFor();
