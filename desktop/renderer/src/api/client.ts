@@ -1,34 +1,8 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../../../client/schema.js';
 
-/** An RFC 9457 problem as the server answers it (`errors`: field → messages). */
-export interface Problem {
-  readonly type?: string;
-  readonly title?: string;
-  readonly status?: number;
-  readonly detail?: string;
-  readonly errors?: Readonly<Record<string, readonly string[]>>;
-}
-
-/** A failed request: the status and the server's problem, shown as they are. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-  ) {
-    super(problem.detail ?? problem.title ?? `The server answered ${status}.`);
-  }
-
-  /** The server's messages for one field, empty when it named none. */
-  fieldErrors(field: string): readonly string[] {
-    return this.problem.errors?.[field] ?? [];
-  }
-}
-
-/** Messages for `field` when `error` is a problem that names it. */
-export function fieldErrorsOf(error: unknown, field: string): readonly string[] {
-  return error instanceof ApiError ? error.fieldErrors(field) : [];
-}
+export { ApiError, fieldErrorsOf, type Problem } from './problem';
+import { ApiError, type Problem } from './problem';
 
 /**
  * What this page adds to its requests. The session itself is the console cookie (HttpOnly: no
