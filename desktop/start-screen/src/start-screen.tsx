@@ -5,7 +5,7 @@ import { Loading, ProblemAlert } from '../../renderer/src/components/states';
 import { bridgeErrorText, refusalText } from './outcome';
 import { passphraseStrength, STRENGTH_WORDS } from './strength';
 
-/** The longest passphrase the main process accepts, and the shortest for a new vault. */
+/** The shortest passphrase of a new vault (the main process checks it: MIN_PASSPHRASE_LENGTH). */
 const MIN_NEW_PASSPHRASE = 8;
 
 type Screen =
@@ -274,10 +274,12 @@ function Unlock({
       <fieldset>
         <legend>Key</legend>
         <label className="inline">
-          <input type="radio" checked={kind === 'passphrase'} onChange={() => setKind('passphrase')} /> Passphrase
+          <input type="radio" checked={kind === 'passphrase'} onChange={() => setKind('passphrase')} /> With
+          the passphrase
         </label>
         <label className="inline">
-          <input type="radio" checked={kind === 'key-file'} onChange={() => setKind('key-file')} /> Key file
+          <input type="radio" checked={kind === 'key-file'} onChange={() => setKind('key-file')} /> With the key
+          file
         </label>
       </fieldset>
       {kind === 'passphrase' ? (
