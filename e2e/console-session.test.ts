@@ -14,7 +14,9 @@ import { consoleSignInLink } from '../server/routes/console-sessions.ts';
 import { HAS_CHROMIUM, useConsoleRig, type ConsoleRig } from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
-  console.warn('e2e/console-session.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
+  console.warn(
+    'e2e/console-session.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).',
+  );
 }
 
 const OWNER = { email: 'owner@example.test', password: 'owner password 1' };
@@ -49,7 +51,15 @@ describe.skipIf(!HAS_CHROMIUM)('the console session in Chromium', { timeout: 90_
         name: 'Checkout backend',
         type: 'private',
         permissions: ['token:create', 'token:search'],
-        rules: [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['token:read'] }],
+        rules: [
+          {
+            description: 'all',
+            priority: 1,
+            container: '/',
+            transform: 'reveal',
+            permissions: ['token:read'],
+          },
+        ],
       },
     );
     apiKey = operatorApp.key;
@@ -155,12 +165,20 @@ describe.skipIf(!HAS_CHROMIUM)('the console session in Chromium', { timeout: 90_
   });
 
   it('signs out: the cookie is cleared, the session application removed, a reload asks to sign in', async () => {
-    const before = await services.applications.list({ kind: 'operator', tenantId }, {}, { page: 1, size: 100 });
+    const before = await services.applications.list(
+      { kind: 'operator', tenantId },
+      {},
+      { page: 1, size: 100 },
+    );
     expect(before.items.some((a) => a.name === `Console session of ${OWNER.email}`)).toBe(true);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await context.cookies(server.url)).toEqual([]);
-    const after = await services.applications.list({ kind: 'operator', tenantId }, {}, { page: 1, size: 100 });
+    const after = await services.applications.list(
+      { kind: 'operator', tenantId },
+      {},
+      { page: 1, size: 100 },
+    );
     expect(after.items.some((a) => a.name.startsWith('Console session of'))).toBe(false);
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

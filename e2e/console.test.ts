@@ -211,7 +211,10 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await page.getByRole('button', { name: 'Filter' }).click();
     // Only the token's entries are left (the console session's application came and went too).
     await expect
-      .poll(async () => new Set(await page.locator('table.audit tbody tr td:nth-child(3)').allTextContents()).size)
+      .poll(
+        async () =>
+          new Set(await page.locator('table.audit tbody tr td:nth-child(3)').allTextContents()).size,
+      )
       .toBe(1);
     await page.getByRole('cell', { name: 'delete', exact: true }).waitFor();
     const operations = await page.locator('table.audit tbody tr td:nth-child(4)').allTextContents();

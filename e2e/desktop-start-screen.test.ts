@@ -15,7 +15,9 @@ import { buildStartScreen } from '../scripts/build-start-screen.ts';
 import { HAS_CHROMIUM, launchChromium, screenProblems, screenshotFolder } from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
-  console.warn('e2e/desktop-start-screen.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
+  console.warn(
+    'e2e/desktop-start-screen.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).',
+  );
 }
 
 /**
@@ -40,8 +42,8 @@ function installStubBridge(): void {
       apiKey: 'key_ShownOnceShownOnceShownOnce0000000000',
     },
   };
-  Object.defineProperty(window, '__calls', { value: calls });
-  Object.defineProperty(window, 'svcDesktop', {
+  Object.defineProperty(globalThis, '__calls', { value: calls });
+  Object.defineProperty(globalThis, 'svcDesktop', {
     value: Object.freeze({
       listRecentVaults: answer('listRecentVaults', () => [
         { path: '/home/ada/work.svc', openedAt: '2030-01-01T00:00:00.000Z', remembered: false },
@@ -57,7 +59,12 @@ function installStubBridge(): void {
               ok: false,
               code: 'VAULT_LOCKED',
               message: 'The vault is in use by another process.',
-              holder: { pid: 4242, host: 'laptop', startedAt: '2030-01-01T08:00:00.000Z', url: 'http://127.0.0.1:8080' },
+              holder: {
+                pid: 4242,
+                host: 'laptop',
+                startedAt: '2030-01-01T08:00:00.000Z',
+                url: 'http://127.0.0.1:8080',
+              },
             }
           : opened;
       }),
@@ -88,7 +95,8 @@ describe.skipIf(!HAS_CHROMIUM)('the desktop start screen in Chromium', { timeout
     page.on('console', (message) => {
       // axe-core reads the page's own style sheets for its contrast checks; the page never connects.
       const text = message.text();
-      if (message.type() === 'error' && !/^Connecting to '[^']*start-screen\.css'/.test(text)) cspRefusals.push(text);
+      if (message.type() === 'error' && !/^Connecting to '[^']*start-screen\.css'/.test(text))
+        cspRefusals.push(text);
     });
     await page.addInitScript(installStubBridge);
     await page.goto(pathToFileURL(join(dir, 'index.html')).href);
@@ -103,7 +111,14 @@ describe.skipIf(!HAS_CHROMIUM)('the desktop start screen in Chromium', { timeout
     await page.getByRole('heading', { name: 'Open a vault' }).waitFor();
     // The console's primary button and card, from the console's own style sheet.
     const primary = page.getByRole('button', { name: 'Create a new vault…' });
-    expect(await primary.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(11, 92, 173)');
+    // Browser globals through globalThis: this file is type-checked without the DOM library.
+    const background = await primary.evaluate(
+      (el) =>
+        (
+          globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+        ).getComputedStyle(el).backgroundColor,
+    );
+    expect(background).toBe('rgb(11, 92, 173)');
     expect(await page.locator('section.card').count()).toBe(1);
     expect(await page.locator('main.sign-in').count()).toBe(1);
     expect(await screenProblems(page, shots.dir, 'desktop-start-screen')).toEqual([]);

@@ -96,20 +96,22 @@ export type DesktopRequest<M extends DesktopApiMethod> = DesktopChannels[M]['req
 export type DesktopAnswer<M extends DesktopApiMethod> = DesktopChannels[M]['answer'];
 
 /** The channel of each method, as values (the main process registers them; tests compare the preload's). */
-export const DESKTOP_API: { readonly [M in DesktopApiMethod]: DesktopChannels[M]['channel'] } = Object.freeze({
-  listRecentVaults: 'vault:list-recent',
-  chooseVaultFile: 'vault:choose-file',
-  chooseNewVaultLocation: 'vault:choose-new-location',
-  chooseKeyFile: 'vault:choose-key-file',
-  chooseNewKeyFileLocation: 'vault:choose-new-key-file-location',
-  unlockVault: 'vault:unlock',
-  unlockRemembered: 'vault:unlock-remembered',
-  createVault: 'vault:create',
-  forgetRememberedKey: 'vault:forget-remembered-key',
-  rememberAvailable: 'vault:remember-available',
-  openConsole: 'console:open',
-  takeConsoleSignIn: 'console:take-sign-in',
-});
+export const DESKTOP_API: { readonly [M in DesktopApiMethod]: DesktopChannels[M]['channel'] } = Object.freeze(
+  {
+    listRecentVaults: 'vault:list-recent',
+    chooseVaultFile: 'vault:choose-file',
+    chooseNewVaultLocation: 'vault:choose-new-location',
+    chooseKeyFile: 'vault:choose-key-file',
+    chooseNewKeyFileLocation: 'vault:choose-new-key-file-location',
+    unlockVault: 'vault:unlock',
+    unlockRemembered: 'vault:unlock-remembered',
+    createVault: 'vault:create',
+    forgetRememberedKey: 'vault:forget-remembered-key',
+    rememberAvailable: 'vault:remember-available',
+    openConsole: 'console:open',
+    takeConsoleSignIn: 'console:take-sign-in',
+  },
+);
 
 /** A method as a page calls it: no argument when it takes none. */
 export type BridgeMethod<M extends DesktopApiMethod> =

@@ -70,7 +70,9 @@ describe('electron-builder.yml', () => {
     expect(existsSync(join(root, 'desktop/main/main.ts'))).toBe(true);
     expect(read('desktop/main/desktop-shell.ts')).toContain("'dist', 'desktop', 'preload', 'preload.cjs'");
     expect(existsSync(join(root, 'desktop/preload/preload.cts'))).toBe(true);
-    expect(read('desktop/main/desktop-shell.ts')).toContain("'desktop', 'start-screen', 'dist', 'index.html'");
+    expect(read('desktop/main/desktop-shell.ts')).toContain(
+      "'desktop', 'start-screen', 'dist', 'index.html'",
+    );
     expect(existsSync(join(root, 'desktop/start-screen/index.html'))).toBe(true);
     expect(existsSync(join(root, 'desktop/start-screen/src/main.tsx'))).toBe(true);
   });

@@ -15,7 +15,12 @@ describe('the start screen’s words', () => {
         ok: false,
         code: 'VAULT_LOCKED',
         message: 'The vault is in use.',
-        holder: { pid: 42, host: 'laptop', startedAt: '2030-01-01T00:00:00.000Z', url: 'http://127.0.0.1:8080' },
+        holder: {
+          pid: 42,
+          host: 'laptop',
+          startedAt: '2030-01-01T00:00:00.000Z',
+          url: 'http://127.0.0.1:8080',
+        },
       }),
     ).toBe(
       'The vault is in use. It is held by process 42 on laptop since 2030-01-01T00:00:00.000Z, serving http://127.0.0.1:8080.',
@@ -24,8 +29,10 @@ describe('the start screen’s words', () => {
   });
 
   it('drops Electron’s prefix from a refused call', () => {
-    expect(bridgeErrorText(new Error("Error invoking remote method 'vault:unlock': Error: path must be an absolute path"))).toBe(
-      'path must be an absolute path',
-    );
+    expect(
+      bridgeErrorText(
+        new Error("Error invoking remote method 'vault:unlock': Error: path must be an absolute path"),
+      ),
+    ).toBe('path must be an absolute path');
   });
 });

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { DesktopBridge, RecentVault, UnlockOutcome, UnlockedInfo } from '../../bridge/desktop-bridge.ts';
 import { Field } from '../../renderer/src/components/field';
-import { Loading, ProblemAlert } from '../../renderer/src/components/states';
+import { Loading } from '../../renderer/src/components/states';
 import { bridgeErrorText, refusalText } from './outcome';
 import { passphraseStrength, STRENGTH_WORDS } from './strength';
 
@@ -257,9 +257,7 @@ function Unlock({
     e.preventDefault();
     void guarded(async () => {
       const secret =
-        kind === 'passphrase'
-          ? ({ kind, passphrase } as const)
-          : ({ kind, keyFile: keyFile ?? '' } as const);
+        kind === 'passphrase' ? ({ kind, passphrase } as const) : ({ kind, keyFile: keyFile ?? '' } as const);
       const outcome = await bridge.unlockVault({ path, secret, remember });
       setPassphrase('');
       await afterOutcome(outcome);
@@ -278,8 +276,8 @@ function Unlock({
           the passphrase
         </label>
         <label className="inline">
-          <input type="radio" checked={kind === 'key-file'} onChange={() => setKind('key-file')} /> With the key
-          file
+          <input type="radio" checked={kind === 'key-file'} onChange={() => setKind('key-file')} /> With the
+          key file
         </label>
       </fieldset>
       {kind === 'passphrase' ? (
@@ -459,11 +457,21 @@ function Unlocked({
       {info.apiKey !== null && (
         <div className="warning" role="note">
           <p>Management API key (shown only this once; store it now):</p>
-          <input className="key" readOnly aria-label="Management API key" value={info.apiKey} data-testid="api-key" />
+          <input
+            className="key"
+            readOnly
+            aria-label="Management API key"
+            value={info.apiKey}
+            data-testid="api-key"
+          />
         </div>
       )}
       <div className="dialog-actions">
-        <button type="button" className="primary" onClick={() => void guarded(() => bridge.openConsole().then(() => undefined))}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void guarded(() => bridge.openConsole().then(() => undefined))}
+        >
           Open the console
         </button>
       </div>
