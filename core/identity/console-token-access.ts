@@ -33,6 +33,7 @@ import {
   type ApplicationRow,
 } from '../tenancy/application-store.ts';
 import { assertMayCreate, type GrantSet } from '../tenancy/grant-ceiling.ts';
+import { applicationPrincipal } from '../reactors/svc-bridge.ts';
 import type { TokenService, TokenView } from '../tokens/contract.ts';
 import { isExpired } from '../tokens/expiry.ts';
 import { NAME_MAX } from '../validation/fields.ts';
@@ -271,15 +272,9 @@ export function createConsoleTokenAccessService(
     const app = applicationOf(row);
     // The row is the truth, as for any application; it still may not exceed the member's ceiling.
     assertMemberMayGrant(member, app);
-    return {
-      kind: 'application',
-      tenantId: app.tenant_id,
-      applicationId: app.id,
-      applicationType: app.type,
-      permissions: app.permissions,
-      rules: app.rules,
-      actingFor: { userId: member.userId, sessionId: member.sessionId },
-    };
+    const acting = applicationPrincipal(app);
+    if (acting.kind !== 'application') return null;
+    return { ...acting, actingFor: { userId: member.userId, sessionId: member.sessionId } };
   }
 
   async function status(member: Member): Promise<ConsoleTokenAccess> {
