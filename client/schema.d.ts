@@ -151,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Revokes the presented session token.
+         * @description Revokes the presented session (a bearer token, or the console cookie, which is then cleared) and removes what the console made for it (its session applications).
          */
         post: {
             parameters: {
@@ -4724,7 +4724,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a one-time link
-         * @description Exchanges the secret of a one-time sign-in link (printed by the process that started the server) for a session of the owner of the operator tenant (the embedded default, else the oldest tenant). A link works once and for five minutes; a used, unknown or expired one is 401. While that owner is not set up (it has no password yet, as the embedded default owner made without a terminal, or the tenant has none), the answer is 400 with a field error on `owner` and the link stays usable: send it again with `owner` to claim the owner (its e-mail, name and password, audited) and sign in as it.
+         * @description Exchanges the secret of a one-time sign-in link (printed by the process that started the server) for a session of the owner of the operator tenant (the embedded default, else the oldest tenant). A link works once and for five minutes; a used, unknown or expired one is 401. While that owner is not set up (it has no password yet, as the embedded default owner made without a terminal, or the tenant has none), the answer is 400 with a field error on `owner` and the link stays usable: send it again with `owner` to claim the owner (its e-mail, name and password, audited) and sign in as it. The session token is set in an HttpOnly, SameSite=Strict cookie of this host (`svc_console_<port>`, `__Host-` prefixed and Secure over TLS) that expires with the session; it is never in the body.
          */
         post: {
             parameters: {
@@ -4756,10 +4756,432 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Session token, as `POST /auth/login` returns it. */
-                            token: string;
                             /** Format: date-time */
                             expires_at: string;
+                            /** @description The double-submit value of this session: send it as the SVC-CSRF header on every request made with the console cookie. Keep it in memory only; `GET /console/session` tells it again. */
+                            csrf_token: string;
+                        };
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/sessions/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console
+         * @description E-mail and password, as `POST /auth/login` checks them (the same 401 for every failure, 429 with Retry-After after repeated ones), for a console session. The session token is set in an HttpOnly, SameSite=Strict cookie of this host (`svc_console_<port>`, `__Host-` prefixed and Secure over TLS) that expires with the session; it is never in the body.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Unknown fields are ignored. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description The double-submit value of this session: send it as the SVC-CSRF header on every request made with the console cookie. Keep it in memory only; `GET /console/session` tells it again. */
+                            csrf_token: string;
+                        };
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session
+         * @description Who the session signs in and until when; for the console cookie also the SVC-CSRF value of that session (a reloaded page has none yet, so this one request does not need it; it changes nothing). Signing out is `POST /auth/logout`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            user_id: string;
+                            email: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description The double-submit value of this session: send it as the SVC-CSRF header on every request made with the console cookie. Keep it in memory only; `GET /console/session` tells it again. */
+                            csrf_token: string | null;
+                        };
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/token-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session's token access
+         * @description What the Tokens screen of this console session acts through in the tenant.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `session-application`: the application the console made for this session (masked token access, expiring with the session); `application`: the application whose key the member gave; `none`: no token access yet. */
+                            mode: "session-application" | "application" | "none";
+                            application: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                expires_at: string | null;
+                            } | null;
+                            /** @description Whether this member may have the console make a session application here (they may create applications with that token access themselves). */
+                            session_application_allowed: boolean;
+                        };
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Choose the console session's token access
+         * @description `session-application`: the console makes an application for this session (audited as the member's), with masked token access and never more than the member could grant (403 otherwise), expiring with the session and removed at sign-out. `application`: act as the application of `key` for the rest of the session (the server keeps the keyed hash of the key with the session, in memory; a restart forgets it); a key of another tenant, unknown, or without token permissions is a 400 on `key`.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        mode: "session-application";
+                    } | {
+                        /** @enum {string} */
+                        mode: "application";
+                        /** @description The application's API key. */
+                        key: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `session-application`: the application the console made for this session (masked token access, expiring with the session); `application`: the application whose key the member gave; `none`: no token access yet. */
+                            mode: "session-application" | "application" | "none";
+                            application: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                expires_at: string | null;
+                            } | null;
+                            /** @description Whether this member may have the console make a session application here (they may create applications with that token access themselves). */
+                            session_application_allowed: boolean;
+                        };
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Forget the console session's token access
+         * @description Removes the session application (audited) and forgets a given key.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `session-application`: the application the console made for this session (masked token access, expiring with the session); `application`: the application whose key the member gave; `none`: no token access yet. */
+                            mode: "session-application" | "application" | "none";
+                            application: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                expires_at: string | null;
+                            } | null;
+                            /** @description Whether this member may have the console make a session application here (they may create applications with that token access themselves). */
+                            session_application_allowed: boolean;
+                        };
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details (RFC 7807). */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/tokens/{id}/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal one token in the console
+         * @description One token with its data as this console session's member may see it in clear: through the session application, when the member could grant reveal on it (403 otherwise), audited as the member's read; as a given application, exactly what its key shows. A token the session cannot read is a 404, like a missing one.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A token. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            /** @description Token type: token, card, bank, card_number, … */
+                            type: string;
+                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                            data?: unknown;
+                            /** @description The mask expression (a string, or an object/array of them). */
+                            mask?: unknown;
+                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                            fingerprint?: string;
+                            fingerprint_expression?: string;
+                            /** @description The one container of the token. */
+                            containers: string[];
+                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                            privacy?: {
+                                /** @description First segment of the container. */
+                                classification: string | null;
+                                /**
+                                 * @description Second segment of the container.
+                                 * @enum {string|null}
+                                 */
+                                impact_level: "low" | "moderate" | "high" | null;
+                                /**
+                                 * @description Always mask.
+                                 * @enum {string}
+                                 */
+                                restriction_policy: "mask" | "redact";
+                            };
+                            /** @description Non-sensitive data only: it is stored in plaintext. */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            search_indexes?: string[];
+                            created_by?: string | null;
+                            /** Format: date-time */
+                            created_at?: string;
+                            modified_by?: string | null;
+                            /** Format: date-time */
+                            modified_at?: string | null;
+                            /** Format: date-time */
+                            expires_at?: string | null;
                         };
                     };
                 };

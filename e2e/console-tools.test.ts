@@ -124,6 +124,8 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
 
   it('tokenizes JSON in the playground and imports a JSONL file with per-line failures', async () => {
     await page.getByRole('link', { name: 'Tokens' }).click();
+    // Invoking a reactor later needs token:use, which the session's own application never holds.
+    await page.getByRole('button', { name: 'Act as an application instead' }).click();
     await page.getByLabel('Application key').fill(apiKey);
     await page.getByRole('button', { name: 'Use this key' }).click();
     await page.getByRole('heading', { name: 'Tokenize playground' }).waitFor();

@@ -4,6 +4,7 @@ import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { createServerServices, urlOf, type ServerTenancyOptions } from './server-services.ts';
 import { installAccessControl } from './http/access.ts';
+import { ConsoleCookies, httpsHostsOf } from './http/console-cookie.ts';
 import { requestRateLimits } from '../core/identity/rate-limiter.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
@@ -140,13 +141,18 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   installBodyParsers(app);
   installExpressionBudget(app);
   installErrorHandling(app);
+  // The console cookie is Secure where the browser reaches the server over TLS: a TLS socket, or
+  // the host of an https public URL (TLS ending in a proxy in front).
+  const cookies = new ConsoleCookies(
+    httpsHostsOf([options.tenancy?.acceptBaseUrl, fixedBase(options.serviceOptions?.tenancy?.acceptBaseUrl)]),
+  );
   // One limit for every caller: API keys and users in the access guard, proxy requests in the invoker.
   const limits = requestRateLimits(options.rateLimit, vault.clock);
   // Before any route: its onRoute hook checks and guards every route added after it.
-  installAccessControl(app, services, limits, options.operatorCredential ?? null);
+  installAccessControl(app, services, limits, options.operatorCredential ?? null, cookies);
   await registerOpenApi(app, { version: options.version ?? '0.0.0' });
   registerHealthRoute(app, vault);
-  registerAuthRoutes(app, services);
+  registerAuthRoutes(app, services, cookies);
   registerTenantRoutes(app, services);
   registerUsageReportRoutes(app, services);
   registerMemberRoutes(app, services);
@@ -165,7 +171,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerReactorRoutes(app, services);
   registerProxyRoutes(app, services);
   registerProxyInvokeRoutes(app, services, limits);
-  registerConsoleRoutes(app, vault, {
+  registerConsoleRoutes(app, vault, services, cookies, {
     passwordKdf: options.serviceOptions?.passwordKdf,
     sessionTtlMs: options.serviceOptions?.sessionTtlMs,
     ...options.console,

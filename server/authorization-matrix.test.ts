@@ -511,6 +511,13 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /console': {},
   'GET /console/*': {},
   'POST /console/sessions': { body: (w) => ({ secret: oneTimeSecret(w.server.app) }) },
+  'POST /console/sessions/login': { body: (w) => ({ email: w.a.ownerEmail, password: w.a.ownerPassword }) },
+  'GET /console/session': {},
+  // The console's own endpoints answer its cookie session only (server/routes/console-session.test.ts).
+  'GET /console/token-access': {},
+  'PUT /console/token-access': { body: () => ({ mode: 'session-application' }) },
+  'DELETE /console/token-access': {},
+  'POST /console/tokens/:id/reveal': { params: tokenId },
 };
 
 // The routes, as the server itself reports them.
@@ -605,9 +612,12 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
   if (scenario === 'operator credential') {
     // The operator acts on tenant-scoped routes (in the named tenant) and operator routes only.
     if (access === 'operator') return servedOnThisBackend(route) ? succeeds : admitted;
+    if (access === 'console') return is(403);
     return typeof access === 'object' ? admitted : is(403);
   }
   if (access === 'operator') return is(403);
+  // The console's cookie session only: no key, bearer token or operator credential gets in.
+  if (access === 'console') return is(403);
   if (access === 'authenticated') return admitted;
   if (access === 'session') {
     return scenario === 'member session' || scenario === 'non-member session' ? admitted : is(403);
@@ -696,6 +706,8 @@ describe('authorization matrix', () => {
         'POST /auth/login',
         // The secret of the one-time sign-in link is the credential.
         'POST /console/sessions',
+        // E-mail and password are the credential, as for POST /auth/login.
+        'POST /console/sessions/login',
         // The secret of the e-mailed link is the credential.
         'POST /invitations/accept',
         // Proxy invocation checks SVC-API-KEY itself: a proxy with require_auth false needs none.

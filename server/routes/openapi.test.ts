@@ -117,13 +117,19 @@ describe('security in /openapi.json', () => {
     const { paths } = await document();
     expect(paths['/healthz']?.get?.security).toEqual([]);
     expect(paths['/auth/login']?.post?.security).toEqual([]);
-    expect(paths['/tenants']?.get?.security).toEqual([{ BearerAuth: [] }]);
-    expect(paths['/permissions']?.get?.security).toEqual([{ ApiKey: [] }, { BearerAuth: [] }]);
+    expect(paths['/tenants']?.get?.security).toEqual([{ BearerAuth: [] }, { ConsoleSession: [] }]);
+    expect(paths['/permissions']?.get?.security).toEqual([
+      { ApiKey: [] },
+      { BearerAuth: [] },
+      { ConsoleSession: [] },
+    ]);
+    expect(paths['/console/token-access']?.get?.security).toEqual([{ ConsoleSession: [], TenantId: [] }]);
     const get = paths['/applications/{id}']?.get;
     // The operator credential acts as the tenant's operator (loopback only), so it is listed too.
     expect(get?.security).toEqual([
       { ApiKey: [] },
       { BearerAuth: [], TenantId: [] },
+      { ConsoleSession: [], TenantId: [] },
       { OperatorKey: [], TenantId: [] },
     ]);
     expect(get?.['x-permission']).toBe('application:read');

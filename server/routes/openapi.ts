@@ -94,6 +94,17 @@ export async function registerOpenApi(app: VaultServer, { version }: OpenApiOpti
               "The operator credential of this server run, read from the file beside the vault's lock " +
               '(readable by its owner only). Accepted from loopback addresses only; new at every start.',
           },
+          [SECURITY_SCHEMES.console]: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'svc_console',
+            description:
+              "The console's session cookie, set by POST /console/sessions and /console/sessions/login " +
+              '(named `svc_console_<port>` after the port the browser used, `__Host-` prefixed over TLS; ' +
+              'HttpOnly, SameSite=Strict). Read only when neither SVC-API-KEY nor Authorization is sent; ' +
+              'every request with it must come from the same origin and carry SVC-CSRF (the session’s ' +
+              'double-submit value), except GET /console/session, which tells it. Never accepted by /proxy.',
+          },
         },
       },
     },
