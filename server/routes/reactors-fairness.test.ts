@@ -1,7 +1,8 @@
 /**
- * One tenant's endless loops must not starve another tenant's reactors: the attack is four
- * invocations of a formula that never ends, then another tenant's trivial reactor, over HTTP. Each
- * loop first fetches the test destination, so the test knows when it runs on a worker (no sleeps).
+ * One tenant's endless loops must not starve another tenant's reactors: the attack is four endless
+ * runs of one tenant (two reactor invocations, two proxy requests whose request transform never
+ * ends: the same pool runs both), then another tenant's trivial reactor, over HTTP. Each loop first
+ * fetches the test destination, so the test knows when it runs on a worker (no sleeps).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -64,10 +65,19 @@ async function tenantWithReactor(name: string, code: string) {
       headers: { 'svc-api-key': key.key },
       payload: { args: {} },
     });
-  return { react };
+  // The same code as a proxy's request transform, called without an API key.
+  const proxy = await server.services.proxies.create(op, {
+    name: 'p',
+    destination_url: `https://api.svc.test:${destination.port}/hook`,
+    require_auth: false,
+    request_transform: { code },
+  });
+  const proxied = () =>
+    server.app.inject({ method: 'POST', url: '/proxy', headers: { 'svc-proxy-key': proxy.key } });
+  return { react, proxied };
 }
 
-describe('reactors of two tenants', () => {
+describe('reactors and proxy transforms of two tenants', () => {
   it("tenant B's trivial reactor answers while tenant A's four endless loops run until their timeout; A's fifth is refused with 429", async () => {
     const looping = await tenantWithReactor(
       'A',
@@ -86,8 +96,8 @@ describe('reactors of two tenants', () => {
       response.end('{}');
     });
     const settled: number[] = [];
-    const loops = [1, 2, 3, 4].map((n) =>
-      looping.react().then((response) => {
+    const loops = [looping.react, looping.react, looping.proxied, looping.proxied].map((send, n) =>
+      send().then((response) => {
         settled.push(n);
         return response;
       }),
@@ -110,6 +120,9 @@ describe('reactors of two tenants', () => {
 
     const loopAnswers = await Promise.all(loops);
     expect(loopAnswers.map((r) => r.statusCode)).toEqual([408, 408, 408, 408]);
+    // The proxies answered inside proxy_error, and never reached their destination.
+    expect(loopAnswers[2]?.json()).toMatchObject({ proxy_error: { code: 'REACTOR_TIMEOUT' } });
+    expect(destination.received.filter((r) => r.url.startsWith('/hook'))).toEqual([]);
     expect(started).toBe(4);
   });
 });
