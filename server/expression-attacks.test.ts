@@ -137,4 +137,19 @@ describe('small refused requests hold the event loop briefly', () => {
       ).toBeGreaterThanOrEqual(TRIES - 1);
     },
   );
+
+  it('40 of them at once: each answered 400, none holding the loop for long', async () => {
+    const [[, longLoops], [, cutLoops]] = smallStallAttacks(post) as [[string, Send], [string, Send]];
+    const { result, longestMs } = await longestBlockWhile(() =>
+      Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const response = await (i % 2 === 0 ? longLoops : cutLoops)();
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ),
+    );
+    expect(result).toEqual(Array.from({ length: 40 }, () => 400));
+    expect(longestMs).toBeLessThanOrEqual(STALL_BOUND_MS);
+  });
 });
