@@ -25,7 +25,7 @@ export {
   DEFAULT_SANDBOX_TIMEOUT_MS,
   sandboxLimits,
 } from './limits.ts';
-export type { SandboxLimits } from './limits.ts';
+export type { SandboxLimits, SandboxPoolLimits } from './limits.ts';
 export { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
 export type { OutboundFetch, OutboundRequest, OutboundResponse } from './outbound.ts';
 export { checkedErrors, checkedHeaders } from './outcome.ts';
