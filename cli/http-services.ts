@@ -9,7 +9,8 @@ import {
 } from '../core/errors/catalogue.ts';
 import type { Page, Tenant, User } from '../core/services-contract.ts';
 import type { Proxy } from '../core/proxies/index.ts';
-import type { Reactor, ReactorFormula, ReactResult } from '../core/reactors/contract.ts';
+import type { Reactor, ReactorFormula, ReactResult, SavedFormula } from '../core/reactors/contract.ts';
+import { formulaWarningOf } from '../core/reactors/formula-warning.ts';
 import type { Member } from '../core/tenancy/contract.ts';
 import type { TokenView } from '../core/tokens/contract.ts';
 import type { VaultStatus } from '../core/vault/types.ts';
@@ -418,6 +419,17 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
     };
   };
   const formulas = namedResource<ReactorFormula>('/reactor-formulas', formulaOf);
+  /** A saved formula and the warning the server sends beside it in `SVC-Warning` (code that does not compile). */
+  const savedFormula = async (request: Promise<Answer>): Promise<SavedFormula> => {
+    let warning: string | null = null;
+    const formula = await answerNamed<ReactorFormula>(
+      request.then((answered) => {
+        warning = answered.response.headers.get('svc-warning');
+        return answered;
+      }),
+    );
+    return { formula: formulaOf(formula), warnings: warning === null ? [] : [formulaWarningOf(warning)] };
+  };
 
   return {
     tenants: {
@@ -714,10 +726,18 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
       report: (principal) => answer(api.GET('/tenants/self/reports/usage', inTenant(principal))),
     },
     reactors: {
-      createFormula: formulas.create,
+      createFormula: (principal, input) =>
+        savedFormula(api.POST('/reactor-formulas', { ...inTenant(principal), body: input as never })),
       listFormulas: formulas.list,
       getFormula: formulas.get,
-      updateFormula: formulas.update,
+      updateFormula: (principal, id, input) =>
+        savedFormula(
+          api.PUT('/reactor-formulas/{id}', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+            body: input as never,
+          }),
+        ),
       deleteFormula: formulas.delete,
       ...namedResource<Reactor>('/reactors', reactorOf),
       react: (principal, id, args) =>

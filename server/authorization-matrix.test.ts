@@ -183,13 +183,14 @@ class World {
 
   /** A private reactor formula of tenant A; the one named 'formula' is used by no reactor. */
   formula(key = 'formula'): Promise<ReactorFormula> {
-    return this.once(key, () =>
-      this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
+    return this.once(key, async () => {
+      const saved = await this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
         name: 'matrix formula',
         type: 'private',
         code: 'module.exports = async () => ({ raw: "ok" });',
-      }),
-    );
+      });
+      return saved.formula;
+    });
   }
 
   /** A reactor of tenant A, without an application. */

@@ -119,6 +119,22 @@ export function compilePosition(result: Extract<RunResult, { kind: 'compile-erro
   return `line ${result.line}, column ${result.column}: ${result.message}`;
 }
 
+/** What a code check found: the message, and where when the code does not compile. */
+export interface CodeProblem {
+  readonly message: string;
+  readonly line: number | null;
+  readonly column: number | null;
+}
+
+const AT_POSITION = /line (\d+), column (\d+): (.*)$/s;
+
+/** The message and position in the detail of a code check's problem (ending with compilePosition's text). */
+export function codeProblemOf(detail: string): CodeProblem {
+  const at = AT_POSITION.exec(detail);
+  if (at === null) return { message: detail, line: null, column: null };
+  return { message: at[3] as string, line: Number(at[1]), column: Number(at[2]) };
+}
+
 function fromReport(report: string): SandboxOutcome {
   let parsed: unknown;
   try {
