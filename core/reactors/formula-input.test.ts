@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { checkFormulaInput, isIconDataUrl } from './formula-input.ts';
 
-const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAUAAAAFCAYAAACNbyblAAAAHElEQVQI12P4//8/w38GIAXDIBKE0DHxgljNBAAO9TXL0Y4OHwAAAABJRU5ErkJggg==';
+const PIXEL =
+  'iVBORw0KGgoAAAANSUhEUgAAAAUAAAAFCAYAAACNbyblAAAAHElEQVQI12P4//8/w38GIAXDIBKE0DHxgljNBAAO9TXL0Y4OHwAAAABJRU5ErkJggg==';
 
 describe('isIconDataUrl', () => {
   it.each([

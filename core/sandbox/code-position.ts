@@ -38,7 +38,11 @@ export function wrappedPosition(
  * reported at the end of the code's last line, where the code stopped short, never on a line the
  * code does not have.
  */
-export function positionInCode(code: string, wrappedLine: number | null, wrappedColumn: number | null): CodePosition {
+export function positionInCode(
+  code: string,
+  wrappedLine: number | null,
+  wrappedColumn: number | null,
+): CodePosition {
   const lines = code.split('\n');
   const line = wrappedLine === null ? 1 : wrappedLine - CODE_LINE_OFFSET;
   if (line < 1) return { line: 1, column: 1 };

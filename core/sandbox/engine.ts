@@ -27,13 +27,7 @@ import type {
 } from 'quickjs-emscripten';
 import { SANDBOX_MEMORY_HEADROOM_BYTES, SANDBOX_STACK_BYTES } from './limits.ts';
 import { positionInCode, wrappedPosition } from './code-position.ts';
-import {
-  CODE_PREFIX,
-  CODE_SUFFIX,
-  PRELUDE,
-  PRELUDE_MODULES,
-  SVC_METHODS,
-} from './prelude.ts';
+import { CODE_PREFIX, CODE_SUFFIX, PRELUDE, PRELUDE_MODULES, SVC_METHODS } from './prelude.ts';
 import type { PreludeModule } from './prelude.ts';
 import type {
   CallMessage,

@@ -81,9 +81,15 @@ describe('reactor formulas', () => {
 
     // An update that still does not compile warns at its own line; one that compiles does not warn.
     const later = 'module.exports = async function (req) {\n  return { raw: 1 + };\n};';
-    const updated = await call('PUT', `/reactor-formulas/${id}`, admin, { name: 'j', type: 'private', code: later });
+    const updated = await call('PUT', `/reactor-formulas/${id}`, admin, {
+      name: 'j',
+      type: 'private',
+      code: later,
+    });
     expect(updated.status).toBe(200);
-    expect(updated.headers['svc-warning']).toMatch(/^Invalid Reactor Formula: line 2, column 21: SyntaxError: /);
+    expect(updated.headers['svc-warning']).toMatch(
+      /^Invalid Reactor Formula: line 2, column 21: SyntaxError: /,
+    );
     const fixed = await call('PUT', `/reactor-formulas/${id}`, admin, {
       name: 'j',
       type: 'private',
