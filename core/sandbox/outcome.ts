@@ -6,7 +6,8 @@
  *   AuthenticationError 401 · AuthorizationError 403 · BadRequestError 400 ·
  *   InvalidPaymentMethodError 402 · InvalidReactorConfigurationError 400 ·
  *   InvalidReactorFormulaError 422 · RateLimitError 429 · ReactorRuntimeError 500 ·
- *   ServiceUnavailableError 503 — each with its fixed detail text and the normalised `errors` map;
+ *   ServiceUnavailableError 503 — each with its fixed detail text and the normalised `errors` map
+ *   (the 5xx ones name only their class: they are logged, never shown, and the map may quote token data);
  *   CustomHttpResponseError → its own status, headers and body.
  * Anything else thrown → 500 REACTOR_RUNTIME naming only the thrown class (its message might quote
  * token data); deadline → 408 REACTOR_TIMEOUT; memory, stack, output size, a promise that never
@@ -152,11 +153,15 @@ function fromReport(report: string): SandboxOutcome {
       const className = parsed['className'];
       const known = typeof className === 'string' && Object.hasOwn(REACTOR_ERROR_CLASSES, className);
       const name: ReactorErrorClass = known ? (className as ReactorErrorClass) : 'ReactorRuntimeError';
+      // A 5xx is never shown to the caller (the HTTP edge answers it generically) but is logged:
+      // what the code wrote into it may quote token data, so only the class is kept.
+      const errors =
+        REACTOR_ERROR_CLASSES[name].status >= 500
+          ? { error: [`the reactor code threw ${name}`] }
+          : checkedErrors(parsed['errors']);
       return {
         kind: 'problem',
-        error: new VaultError(CLASS_CODES[name], REACTOR_ERROR_CLASSES[name].detail, {
-          errors: checkedErrors(parsed['errors']),
-        }),
+        error: new VaultError(CLASS_CODES[name], REACTOR_ERROR_CLASSES[name].detail, { errors }),
       };
     }
     case 'custom-response': {

@@ -232,7 +232,8 @@ describe('error classes → problems', () => {
       code,
       status,
       detail: REACTOR_ERROR_CLASSES[name as keyof typeof REACTOR_ERROR_CLASSES].detail,
-      errors: { error: ['why'] },
+      // A 5xx is logged, never shown: what the code wrote (maybe token data) stays out of it.
+      errors: { error: [status >= 500 ? `the reactor code threw ${name}` : 'why'] },
     });
   });
 

@@ -107,6 +107,27 @@ describe('reactor formulas', () => {
     expect(notFn.headers['svc-warning']).toMatch(/must export one function/);
   });
 
+  it('answers an unexpected throw with a generic 500 REACTOR_RUNTIME: no message, no errors', async () => {
+    const secret = '4242424242424242';
+    for (const [thrown, status, code] of [
+      [`new TypeError('card ${secret}')`, 500, 'REACTOR_RUNTIME'],
+      [`new E.ReactorRuntimeError('card ${secret}')`, 500, 'REACTOR_RUNTIME'],
+      [`new E.ServiceUnavailableError('card ${secret}')`, 503, 'SERVICE_UNAVAILABLE'],
+    ] as const) {
+      const id = await formula(
+        `const E = require('@svc/reactor-errors');\nmodule.exports = async () => { throw ${thrown}; };`,
+      );
+      const answer = await react(await reactor(id), {});
+      expect(answer.status, thrown).toBe(status);
+      expect(answer.body, thrown).toMatchObject({ code, detail: expect.stringContaining('SVC-TRACE-ID') });
+      expect(Object.keys(answer.body ?? {}), thrown).not.toContain('errors');
+      expect(JSON.stringify(answer.body), thrown).not.toContain(secret);
+    }
+    // What the code put in its error may be token data: the server log names the class only.
+    expect(world.server.logs.text()).toContain('the reactor code threw TypeError');
+    expect(world.server.logs.text()).not.toContain(secret);
+  });
+
   it('keeps an icon exactly as sent, a space after the comma included', async () => {
     const icon =
       'data:image/png;base64, iVBORw0KGgoAAAANSUhEUgAAAAUAAAAFCAYAAACNbyblAAAAHElEQVQI12P4//8/w38GIAXDIBKE0DHxgljNBAAO9TXL0Y4OHwAAAABJRU5ErkJggg==';
