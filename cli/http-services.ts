@@ -333,9 +333,20 @@ function proxyOf(body: Proxy): Proxy {
   );
 }
 
-/** The API leaves `owner_id` out for a tenant without an owner; core says null. */
+const TENANT_FIELDS: readonly (keyof Tenant)[] = [
+  'id',
+  'owner_id',
+  'name',
+  'settings',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+];
+
+/** The API leaves `owner_id` out for a tenant without an owner (and so sends it last); core says null. */
 function tenantOf(body: Tenant): Tenant {
-  return { ...body, owner_id: body.owner_id ?? null };
+  return inFieldOrder({ ...body, owner_id: body.owner_id ?? null }, TENANT_FIELDS);
 }
 
 /** The query of a name-and-ids filter (formulas, reactors, proxies). */

@@ -406,6 +406,8 @@ const proxyBody = () => ({ name: 'matrix proxy', destination_url: 'https://api.e
 const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /healthz': {},
   'GET /openapi.json': {},
+  'GET /docs': {},
+  'GET /docs/assets/:file': { params: () => ({ file: 'start.js' }) },
   'POST /auth/login': { body: (w) => ({ email: w.a.ownerEmail, password: w.a.ownerPassword }) },
   'POST /auth/logout': {},
   'GET /tenants': {},
@@ -691,6 +693,9 @@ describe('authorization matrix', () => {
         // The console's files: a page that holds no data until its user signs in.
         'GET /console',
         'GET /console/*',
+        // The API reference: the same document as /openapi.json, rendered.
+        'GET /docs',
+        'GET /docs/assets/:file',
         'GET /healthz',
         'GET /invitations/accept',
         'GET /openapi.json',
