@@ -13,6 +13,7 @@ import { installExpressionBudget } from './http/expression-budget.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { requestValidation } from './http/validation.ts';
+import { registerApiDocsRoutes } from './routes/api-docs.ts';
 import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
@@ -150,7 +151,14 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   const limits = requestRateLimits(options.rateLimit, vault.clock);
   // Before any route: its onRoute hook checks and guards every route added after it.
   installAccessControl(app, services, limits, options.operatorCredential ?? null, cookies);
-  await registerOpenApi(app, { version: options.version ?? '0.0.0' });
+  const publicOrigin = originOf(
+    options.tenancy?.acceptBaseUrl ?? fixedBase(options.serviceOptions?.tenancy?.acceptBaseUrl),
+  );
+  await registerOpenApi(app, {
+    version: options.version ?? '0.0.0',
+    ...(publicOrigin === undefined ? {} : { publicOrigin }),
+  });
+  registerApiDocsRoutes(app);
   registerHealthRoute(app, vault);
   registerAuthRoutes(app, services, cookies);
   registerTenantRoutes(app, services);
@@ -182,4 +190,14 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
 /** A fixed accept-link base; a late one (a function) is this server's own URL, answered anyway. */
 function fixedBase(base: string | (() => string) | undefined): string | undefined {
   return typeof base === 'string' ? base : undefined;
+}
+
+/** The origin of the accept-link base (the public URL), when it is a URL. */
+function originOf(base: string | undefined): string | undefined {
+  if (base === undefined) return undefined;
+  try {
+    return new URL(base).origin;
+  } catch {
+    return undefined;
+  }
 }

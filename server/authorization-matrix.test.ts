@@ -183,13 +183,14 @@ class World {
 
   /** A private reactor formula of tenant A; the one named 'formula' is used by no reactor. */
   formula(key = 'formula'): Promise<ReactorFormula> {
-    return this.once(key, () =>
-      this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
+    return this.once(key, async () => {
+      const saved = await this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
         name: 'matrix formula',
         type: 'private',
         code: 'module.exports = async () => ({ raw: "ok" });',
-      }),
-    );
+      });
+      return saved.formula;
+    });
   }
 
   /** A reactor of tenant A, without an application. */
@@ -405,6 +406,8 @@ const proxyBody = () => ({ name: 'matrix proxy', destination_url: 'https://api.e
 const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /healthz': {},
   'GET /openapi.json': {},
+  'GET /docs': {},
+  'GET /docs/assets/:file': { params: () => ({ file: 'start.js' }) },
   'POST /auth/login': { body: (w) => ({ email: w.a.ownerEmail, password: w.a.ownerPassword }) },
   'POST /auth/logout': {},
   'GET /tenants': {},
@@ -700,6 +703,9 @@ describe('authorization matrix', () => {
         // The console's files: a page that holds no data until its user signs in.
         'GET /console',
         'GET /console/*',
+        // The API reference: the same document as /openapi.json, rendered.
+        'GET /docs',
+        'GET /docs/assets/:file',
         'GET /healthz',
         'GET /invitations/accept',
         'GET /openapi.json',

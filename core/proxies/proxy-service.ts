@@ -10,7 +10,7 @@ import type { Page } from '../common-types.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
-import type { Sandbox } from '../sandbox/index.ts';
+import { codeProblemOf, type Sandbox } from '../sandbox/index.ts';
 import { attachableApplication } from '../tenancy/attachable-application.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
@@ -48,10 +48,7 @@ export const transformsUnsupported: TransformChecker = () => {
 export function sandboxTransformChecker(sandbox: Pick<Sandbox, 'checkModuleCode'>): TransformChecker {
   return async (code, tenant) => {
     const problem = await sandbox.checkModuleCode(code, tenant);
-    if (problem === null) return null;
-    const at = /line (\d+), column (\d+): (.*)$/s.exec(problem.detail);
-    if (at === null) return { message: problem.detail, line: null, column: null };
-    return { message: at[3] as string, line: Number(at[1]), column: Number(at[2]) };
+    return problem === null ? null : codeProblemOf(problem.detail);
   };
 }
 

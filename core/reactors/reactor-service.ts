@@ -2,7 +2,8 @@
  * `ReactorService` (contract.ts) over one open vault: formulas (official ones from the code,
  * private ones per tenant) and reactors, with audit entries in the transaction of every change and
  * one `invoke` entry per invocation. Formula code is checked in the sandbox before any transaction
- * opens, and reactor code runs in the sandbox's worker threads, never under the vault's lock.
+ * opens (a problem is a warning of the save, not a refusal), and reactor code runs in the sandbox's
+ * worker threads, never under the vault's lock.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -29,6 +30,7 @@ import type { VaultHandle } from '../vault/types.ts';
 import type {
   ConfigurationSetting,
   ConfigurationValue,
+  FormulaWarning,
   ReactResult,
   Reactor,
   ReactorFormula,
@@ -37,6 +39,7 @@ import type {
   RequestParameter,
 } from './contract.ts';
 import { checkFormulaInput } from './formula-input.ts';
+import { formulaWarningOf } from './formula-warning.ts';
 import type { CheckedFormula } from './formula-input.ts';
 import { OFFICIAL_FORMULAS, officialFormula } from './official-formulas.ts';
 import { checkArgs, checkConfiguration } from './parameters.ts';
@@ -185,9 +188,13 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     return row;
   };
 
-  const checkCode = async (checked: CheckedFormula, tenant: string): Promise<void> => {
+  /**
+   * Code that does not compile is saved and fails at invocation, as clients of the API expect; the
+   * check runs anyway, so the save can warn with the same text and position.
+   */
+  const codeWarnings = async (checked: CheckedFormula, tenant: string): Promise<FormulaWarning[]> => {
     const problem = await sandbox.checkModuleCode(checked.code, tenant);
-    if (problem !== null) throw problem;
+    return problem === null ? [] : [formulaWarningOf(problem.detail)];
   };
 
   const formulaColumns = (checked: CheckedFormula) => ({
@@ -332,8 +339,8 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     async createFormula(principal, input) {
       authorize(principal, 'reactor:create');
       const checked = checkFormulaInput(input);
-      await checkCode(checked, principal.tenantId);
-      return vault.transaction(async (trx) => {
+      const warnings = await codeWarnings(checked, principal.tenantId);
+      const formula = await vault.transaction(async (trx) => {
         const row: FormulaRow = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
@@ -347,6 +354,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'create', REACTOR_MESSAGES.formulaCreate);
         return formulaOf(row);
       });
+      return { formula, warnings };
     },
 
     async listFormulas(principal, filter, page) {
@@ -382,8 +390,8 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       if (officialFormula(id) !== undefined)
         throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
       const checked = checkFormulaInput(input);
-      await checkCode(checked, principal.tenantId);
-      return vault.transaction(async (trx) => {
+      const warnings = await codeWarnings(checked, principal.tenantId);
+      const formula = await vault.transaction(async (trx) => {
         const row = await privateFormulaRow(trx, principal, id);
         // Each reactor of the formula runs the new code as its application: changing the code is
         // attaching every one of them.
@@ -408,6 +416,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'update', REACTOR_MESSAGES.formulaUpdate);
         return withShownActors(principal, formulaOf({ ...row, ...changes }));
       });
+      return { formula, warnings };
     },
 
     async deleteFormula(principal, id) {

@@ -45,7 +45,7 @@ afterAll(async () => {
 async function tenantWithReactor(name: string, code: string) {
   const fx = await createTenantFixture(server.services, name);
   const op = operator(fx.tenant.id);
-  const formula = await server.services.reactors.createFormula(op, {
+  const { formula } = await server.services.reactors.createFormula(op, {
     name: 'f',
     type: 'private',
     code,

@@ -63,20 +63,77 @@ describe('reactor formulas', () => {
     expect((await call('GET', `/reactor-formulas/${id}`, admin)).status).toBe(404);
   });
 
-  it('checks code: 422 with line and column; one exported function', async () => {
-    const bad = await call('POST', '/reactor-formulas', admin, {
-      name: 'bad',
+  it('saves code that does not compile with a warning, and answers 422 with its place at invocation', async () => {
+    // One line whose `//` comment swallows the rest, as a client that joins lines sends it.
+    const code =
+      ' module.exports = async function (req) { // Do something with `req.configuration.KEY`return { raw: 1 }; };';
+    const created = await call('POST', '/reactor-formulas', admin, { name: 'joined', type: 'private', code });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ code });
+    expect(Object.keys(created.body ?? {})).not.toContain('warnings');
+    const warning = `Invalid Reactor Formula: line 1, column ${code.length + 1}: SyntaxError: expecting ';'`;
+    expect(created.headers['svc-warning']).toBe(warning);
+    const id = created.body?.['id'] as string;
+    expect((await call('GET', `/reactor-formulas/${id}`, admin)).body).toMatchObject({ code });
+
+    const invoked = await react(await reactor(id), {});
+    expect(invoked.status).toBe(422);
+    expect(invoked.body).toMatchObject({ code: 'UNPROCESSABLE', detail: warning });
+
+    // An update that still does not compile warns at its own line; one that compiles does not warn.
+    const later = 'module.exports = async function (req) {\n  return { raw: 1 + };\n};';
+    const updated = await call('PUT', `/reactor-formulas/${id}`, admin, {
+      name: 'j',
       type: 'private',
-      code: 'module.exports = async function (req) {\n  return {\n};',
+      code: later,
     });
-    expect(bad.status).toBe(422);
-    expect(bad.body?.['detail']).toMatch(/line \d+, column \d+/);
+    expect(updated.status).toBe(200);
+    expect(updated.headers['svc-warning']).toMatch(
+      /^Invalid Reactor Formula: line 2, column 21: SyntaxError: /,
+    );
+    const fixed = await call('PUT', `/reactor-formulas/${id}`, admin, {
+      name: 'j',
+      type: 'private',
+      code: 'module.exports = async () => ({ raw: 1 });',
+    });
+    expect(fixed.status).toBe(200);
+    expect(fixed.headers['svc-warning']).toBeUndefined();
+
     const notFn = await call('POST', '/reactor-formulas', admin, {
-      name: 'bad',
+      name: 'not a function',
       type: 'private',
       code: 'module.exports = 1;',
     });
-    expect(notFn.status).toBe(422);
+    expect(notFn.status).toBe(201);
+    expect(notFn.headers['svc-warning']).toMatch(/must export one function/);
+  });
+
+  it('answers an unexpected throw with a generic 500 REACTOR_RUNTIME: no message, no errors', async () => {
+    const secret = '4242424242424242';
+    for (const [thrown, status, code] of [
+      [`new TypeError('card ${secret}')`, 500, 'REACTOR_RUNTIME'],
+      [`new E.ReactorRuntimeError('card ${secret}')`, 500, 'REACTOR_RUNTIME'],
+      [`new E.ServiceUnavailableError('card ${secret}')`, 503, 'SERVICE_UNAVAILABLE'],
+    ] as const) {
+      const id = await formula(
+        `const E = require('@svc/reactor-errors');\nmodule.exports = async () => { throw ${thrown}; };`,
+      );
+      const answer = await react(await reactor(id), {});
+      expect(answer.status, thrown).toBe(status);
+      expect(answer.body, thrown).toMatchObject({ code, detail: expect.stringContaining('SVC-TRACE-ID') });
+      expect(Object.keys(answer.body ?? {}), thrown).not.toContain('errors');
+      expect(JSON.stringify(answer.body), thrown).not.toContain(secret);
+    }
+    // What the code put in its error may be token data: the server log names the class only.
+    expect(world.server.logs.text()).toContain('the reactor code threw TypeError');
+    expect(world.server.logs.text()).not.toContain(secret);
+  });
+
+  it('keeps an icon exactly as sent, a space after the comma included', async () => {
+    const icon =
+      'data:image/png;base64, iVBORw0KGgoAAAANSUhEUgAAAAUAAAAFCAYAAACNbyblAAAAHElEQVQI12P4//8/w38GIAXDIBKE0DHxgljNBAAO9TXL0Y4OHwAAAABJRU5ErkJggg==';
+    const id = await formula('module.exports = async () => ({});', { icon });
+    expect((await call('GET', `/reactor-formulas/${id}`, admin)).body?.['icon']).toBe(icon);
   });
 
   it.each([
