@@ -26,6 +26,8 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/http/expression-budget.test.ts': 'the expression budget, counted in memory',
   'server/routes/reactors-hostile.test.ts':
     'hostile code stopped by the sandbox, above storage; the reactor routes run on PostgreSQL in reactors.test.ts',
+  'server/routes/reactors-fairness.test.ts':
+    'how tenants share the sandbox workers, above storage; the reactor routes run on PostgreSQL in reactors.test.ts',
 };
 
 /**

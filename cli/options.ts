@@ -171,7 +171,7 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
     .addOption(
       new Option(
         '--rate-limit <n>',
-        'requests per minute per API key or session, 0 for none (default 60000; env SVC_RATE_LIMIT)',
+        'requests per minute per API key, session or keyless proxy, 0 for none (default 60000; env SVC_RATE_LIMIT)',
       ).argParser(settingParser(deps, 'rateLimit', '--rate-limit')),
     )
     .addOption(

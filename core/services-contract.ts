@@ -96,8 +96,8 @@ export interface ServiceOptions {
   readonly outbound?: OutboundClient;
   /**
    * The sandbox of reactor and proxy-transform code: limits (default 64 MiB memory, 30 s, 1 MiB
-   * output), worker threads and the network function behind its `fetch` (default: `outbound`,
-   * through the destination policy).
+   * output), worker threads, how tenants share them (`pool`), and the network function behind its
+   * `fetch` (default: `outbound`, through the destination policy).
    */
   readonly sandbox?: SandboxOptions;
 }

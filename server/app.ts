@@ -3,8 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { createServerServices, urlOf, type ServerTenancyOptions } from './server-services.ts';
-import { installAccessControl, rateLimiterFor } from './http/access.ts';
+import { installAccessControl } from './http/access.ts';
 import { ConsoleCookies, httpsHostsOf } from './http/console-cookie.ts';
+import { requestRateLimits } from '../core/identity/rate-limiter.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
@@ -64,8 +65,8 @@ export interface ServerOptions {
    */
   readonly allowedHosts?: readonly string[];
   /**
-   * Requests per minute per API key or signed-in user (429 with Retry-After beyond); 0 or absent:
-   * no limit. The CLI passes the `rateLimit` setting (default 60,000).
+   * Requests per minute per API key, signed-in user, or proxy called without an API key (429 with
+   * Retry-After beyond); 0 or absent: no limit. The CLI passes the `rateLimit` setting (default 60,000).
    */
   readonly rateLimit?: number;
   /**
@@ -146,14 +147,10 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   const cookies = new ConsoleCookies(
     httpsHostsOf([options.tenancy?.acceptBaseUrl, fixedBase(options.serviceOptions?.tenancy?.acceptBaseUrl)]),
   );
+  // One limit for every caller: API keys and users in the access guard, proxy requests in the invoker.
+  const limits = requestRateLimits(options.rateLimit, vault.clock);
   // Before any route: its onRoute hook checks and guards every route added after it.
-  installAccessControl(
-    app,
-    services,
-    rateLimiterFor(options.rateLimit, vault),
-    options.operatorCredential ?? null,
-    cookies,
-  );
+  installAccessControl(app, services, limits, options.operatorCredential ?? null, cookies);
   const publicOrigin = originOf(
     options.tenancy?.acceptBaseUrl ?? fixedBase(options.serviceOptions?.tenancy?.acceptBaseUrl),
   );
@@ -181,7 +178,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerReactorFormulaRoutes(app, services);
   registerReactorRoutes(app, services);
   registerProxyRoutes(app, services);
-  registerProxyInvokeRoutes(app, services);
+  registerProxyInvokeRoutes(app, services, limits);
   registerConsoleRoutes(app, vault, services, cookies, {
     passwordKdf: options.serviceOptions?.passwordKdf,
     sessionTtlMs: options.serviceOptions?.sessionTtlMs,

@@ -59,7 +59,7 @@ function serverOptions(): TestServerOptions {
   const pool = sandboxPool;
   const sandbox: Sandbox = {
     limits: pool.limits,
-    checkModuleCode: (code) => pool.checkModuleCode(code),
+    checkModuleCode: (code, tenant) => pool.checkModuleCode(code, tenant),
     runModule: (request) => pool.runModule(request),
     close: async () => undefined,
   };

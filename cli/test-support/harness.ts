@@ -112,7 +112,7 @@ function commandSandbox(): Sandbox {
   const pool = sharedSandbox;
   return {
     limits: pool.limits,
-    checkModuleCode: (code) => pool.checkModuleCode(code),
+    checkModuleCode: (code, tenant) => pool.checkModuleCode(code, tenant),
     runModule: (request) => pool.runModule(request),
     close: async () => undefined,
   };

@@ -42,7 +42,7 @@ export interface SvcConfig {
   readonly publicUrl: string | null;
   /** Open a vault even when its key file is readable by group or others (otherwise refused). */
   readonly allowInsecurePermissions: boolean;
-  /** Requests per minute per API key or session; 0 turns the limit off. */
+  /** Requests per minute per API key, session or keyless proxy; 0 turns the limit off. */
   readonly rateLimit: number;
   /** A serving vault prunes audit entries of reads older than this many days, daily; 0 keeps them all. */
   readonly auditReadRetentionDays: number;

@@ -111,18 +111,33 @@ export class ExpressionBudget {
   /** Books `steps`, or throws without booking them when they do not fit. */
   chargeSteps(steps: number): void {
     this.assertAvailable();
-    if (this.stepsUsed + steps > this.limits.steps) {
-      this.refuse(`${this.scope} exceeded their total of ${this.limits.steps} steps`);
-    }
+    if (this.stepsUsed + steps > this.limits.steps) this.refuseSteps();
     this.stepsUsed += steps;
+  }
+
+  /**
+   * Refuses at once, as if the render had run out, when a render known to cost at least `cost`
+   * (static-cost.ts) cannot fit what is left: nothing is booked, the render does not start, and
+   * the budget stays refused like after any other refusal.
+   */
+  assertAffords(cost: { readonly steps: number; readonly memory: number }): void {
+    this.assertAvailable();
+    if (this.stepsUsed + cost.steps > this.limits.steps) this.refuseSteps();
+    if (this.memoryUsed + cost.memory > this.limits.memory) this.refuseMemory();
+  }
+
+  private refuseSteps(): never {
+    return this.refuse(`${this.scope} exceeded their total of ${this.limits.steps} steps`);
+  }
+
+  private refuseMemory(): never {
+    return this.refuse(`${this.scope} exceeded their total memory of ${this.limits.memory} units`);
   }
 
   /** Books `units` of memory, or throws without booking them (the allocation does not happen). */
   chargeMemory(units: number): void {
     this.assertAvailable();
-    if (this.memoryUsed + units > this.limits.memory) {
-      this.refuse(`${this.scope} exceeded their total memory of ${this.limits.memory} units`);
-    }
+    if (this.memoryUsed + units > this.limits.memory) this.refuseMemory();
     this.memoryUsed += units;
   }
 

@@ -140,11 +140,20 @@ describe('limits', () => {
     expect(validateExpression('é'.repeat(2048))).toBeNull();
   });
 
-  it('stops huge ranges at once (memory limit)', () => {
-    const errors = fieldErrors(() =>
-      evaluate('{% for i in (1..100000000) %}{{ i }}{% endfor %}', { data: 1 }),
-    );
-    expect(errors['expression']).toEqual(['the expression exceeded the memory limit']);
+  it('refuses huge ranges before making their numbers: when parsed, or from the data before the loop', () => {
+    const huge = '{% for i in (1..100000000) %}{{ i }}{% endfor %}';
+    expect(validateExpression(huge)).toBe('a range may hold at most 100000 numbers');
+    expect(fieldErrors(() => evaluate(huge, { data: 1 }))['expression']).toEqual([
+      'a range may hold at most 100000 numbers',
+    ]);
+    const fromData = '{% for i in (1..data) limit: 1 %}{{ i }}{% endfor %}';
+    expect(validateExpression(fromData)).toBeNull();
+    expect(evaluate(fromData, { data: 100_000 })).toBe('1');
+    for (const data of [100_001, 1e300, Infinity]) {
+      expect(fieldErrors(() => evaluate(fromData, { data }))['expression']).toEqual([
+        'a range may hold at most 100000 numbers',
+      ]);
+    }
   });
 
   it('bounds the rendered output (memory limit)', () => {
@@ -162,8 +171,8 @@ describe('limits', () => {
     const engine = new ExpressionEngine({ renderTimeLimitMs: 600_000 });
     const evaluate = (expression: string, variables: { data: unknown }): unknown =>
       engine.evaluate(expression, variables);
-    const loops = '{% for i in (1..3000) %}{% for j in (1..300) %}{{ j }}{% endfor %}{% endfor %}';
-    const errors = fieldErrors(() => evaluate(loops, { data: 1 }));
+    const loops = '{% for i in (1..3000) %}{% for j in (1..data) %}{{ j }}{% endfor %}{% endfor %}';
+    const errors = fieldErrors(() => evaluate(loops, { data: 300 }));
     expect(errors['expression']).toEqual(['the expression exceeded the render step limit']);
     // Loops over the data count too (no range is allocated there).
     const list = Array.from({ length: 400 }, (_, i) => i);

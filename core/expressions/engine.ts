@@ -12,7 +12,13 @@
  *   at once). Every step, filter weight and memory unit is also charged to the shared budgets the
  *   render runs under (budget.ts: a stored mask's, a token's, the request's), which bound many
  *   expressions together.
- * - Parsed templates are kept in an LRU (`cacheSize`, 1000) keyed by the expression text.
+ * - Before anything runs: when parsed, a template's least cost is read from its syntax tree
+ *   (static-cost.ts: loops over ranges written with numbers, literal text, filter calls) and it is
+ *   refused when that alone exceeds a render's limits; before each render, when it exceeds what
+ *   the budgets have left. Ranges may only be a loop's collection, where `for` and `tablerow` check
+ *   their size (at most 100,000 numbers) and charge for making them before liquidjs makes them.
+ * - Parsed templates are kept in an LRU (`cacheSize`, 1000) keyed by the expression text, and so
+ *   are templates refused when parsed, so a repeated refusal costs no parse.
  * - Rendering is synchronous (`renderSync` machinery); every filter is synchronous.
  *
  * Output: an expression that is exactly one `{{ … }}` output (no text or tag around it) yields the
@@ -25,7 +31,19 @@
  * standard Liquid filter or by the runtime is reported generically, because its text could quote the
  * token data.
  */
-import { Context, Drop, Liquid, LiquidError, Output, toValue, toValueSync } from 'liquidjs';
+import {
+  Context,
+  Drop,
+  ForTag,
+  Liquid,
+  LiquidError,
+  Output,
+  TablerowTag,
+  TypeGuards,
+  evalTokenValue,
+  toValue,
+  toValueSync,
+} from 'liquidjs';
 import type { Emitter, FilterImplOptions, Template } from 'liquidjs';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { BudgetExceededError, FILTER_STEPS, currentRequestBudget } from './budget.ts';
@@ -34,6 +52,8 @@ import { FilterError } from './filter-error.ts';
 import { CUSTOM_FILTERS, defaultRandom, toPlainJson } from './filters.ts';
 import type { FilterBody, FilterCall } from './filters.ts';
 import { LruCache } from './lru.ts';
+import { StaticLimitError, assertFitsRender, rangeSize, rangeSteps, staticCost } from './static-cost.ts';
+import type { StaticCost } from './static-cost.ts';
 import type { RandomInt } from './text.ts';
 
 export interface ExpressionEngineOptions {
@@ -82,6 +102,13 @@ interface Compiled {
   readonly templates: Template[];
   /** True when the template is one `{{ … }}` output and nothing else. */
   readonly whole: boolean;
+  /** The least a render costs (static-cost.ts), checked against the budgets before it starts. */
+  readonly cost: StaticCost;
+}
+
+/** A template refused when parsed, cached like a parsed one so a repeated refusal costs no parse. */
+interface Refused {
+  readonly problem: string;
 }
 
 class CaptureEmitter implements Emitter {
@@ -218,6 +245,40 @@ function meterOf(context: Context): RenderMeter | undefined {
   return limiter instanceof RenderMeter ? limiter : undefined;
 }
 
+/**
+ * Checks a loop's range before liquidjs makes its numbers (it makes them all at once, then loops):
+ * at most MAX_RANGE_NUMBERS, and `rangeSteps` charged for making them. Its bounds are values
+ * without filters (a number or a variable), so evaluating them twice changes nothing.
+ */
+function* checkRange(collection: unknown, context: Context): Generator<unknown, void, unknown> {
+  if (!TypeGuards.isRangeToken(collection)) return;
+  const low: unknown = yield evalTokenValue(collection.lhs, context);
+  const high: unknown = yield evalTokenValue(collection.rhs, context);
+  let size: number;
+  try {
+    size = rangeSize(low, high);
+  } catch (error) {
+    throw new RenderLimitError(error instanceof StaticLimitError ? error.message : 'invalid range');
+  }
+  meterOf(context)?.work(rangeSteps(size));
+}
+
+/** `for` with its range checked first. */
+class CheckedForTag extends ForTag {
+  override *render(context: Context, emitter: Emitter): Generator<unknown, void | string, Template[]> {
+    yield checkRange(this.collection, context);
+    return yield* super.render(context, emitter);
+  }
+}
+
+/** `tablerow` with its range checked first. */
+class CheckedTablerowTag extends TablerowTag {
+  override *render(context: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+    yield checkRange(this.collection, context);
+    yield* super.render(context, emitter);
+  }
+}
+
 function isLimitError(error: unknown): boolean {
   return (
     error instanceof RenderLimitError ||
@@ -281,6 +342,7 @@ function describeRenderError(error: unknown): string {
     if (e instanceof FilterError) return e.describe();
     if (e instanceof RenderLimitError) return e.message;
     if (e instanceof BudgetExceededError) return e.message;
+    if (e instanceof StaticLimitError) return e.message;
     if (e instanceof VaultError) return e.message;
     if (e instanceof Error) {
       for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
@@ -292,7 +354,7 @@ function describeRenderError(error: unknown): string {
 }
 
 function describeParseError(error: unknown): string {
-  if (error instanceof BudgetExceededError) return error.message;
+  if (error instanceof BudgetExceededError || error instanceof StaticLimitError) return error.message;
   if (error instanceof Error) {
     for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
       if (error.message.startsWith(needle)) return message;
@@ -301,6 +363,12 @@ function describeParseError(error: unknown): string {
     if (LiquidError.is(error)) return `invalid expression: ${error.message}`;
   }
   return 'invalid expression';
+}
+
+/** A cached template, or its refusal thrown again. */
+function usable(entry: Compiled | Refused): Compiled {
+  if ('problem' in entry) throw new StaticLimitError(entry.problem);
+  return entry;
 }
 
 function utf8Length(text: string): number {
@@ -313,7 +381,7 @@ export class ExpressionEngine {
   private readonly renderTimeLimitMs: number;
   private readonly memoryLimit: number;
   private readonly liquid: Liquid;
-  private readonly cache: LruCache<string, Compiled>;
+  private readonly cache: LruCache<string, Compiled | Refused>;
   private readonly random: RandomInt;
   private parses = 0;
 
@@ -343,6 +411,8 @@ export class ExpressionEngine {
       memoryLimit: this.memoryLimit,
     });
     for (const tag of REMOVED_TAGS) delete this.liquid.tags[tag];
+    this.liquid.registerTag('for', CheckedForTag);
+    this.liquid.registerTag('tablerow', CheckedTablerowTag);
     this.wrapStandardFilters();
     for (const [name, body] of Object.entries(CUSTOM_FILTERS)) this.registerCustom(name, body);
   }
@@ -397,7 +467,8 @@ export class ExpressionEngine {
     }
     const budgets = budget?.chain() ?? [];
     try {
-      for (const b of budgets) b.assertAvailable();
+      // What the render is sure to cost must fit what is left, or it does not start.
+      for (const b of budgets) b.assertAffords(compiled.cost);
     } catch (error) {
       throw validationError({ [field]: [describeRenderError(error)] });
     }
@@ -447,14 +518,24 @@ export class ExpressionEngine {
    */
   private compile(expression: string, charged = false): Compiled {
     const hit = this.cache.get(expression);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return usable(hit);
     if (charged)
       currentRequestBudget()?.chargeSteps(Math.ceil(utf8Length(expression) / PARSE_BYTES_PER_STEP));
     this.parses += 1;
     const templates = this.liquid.parse(expression);
+    let cost: StaticCost;
+    try {
+      cost = staticCost(templates);
+      assertFitsRender(cost, { steps: this.maxRenderSteps, memory: this.memoryLimit });
+    } catch (error) {
+      if (!(error instanceof StaticLimitError)) throw error;
+      this.cache.set(expression, { problem: error.message });
+      throw error;
+    }
     const compiled: Compiled = {
       templates,
       whole: templates.length === 1 && templates[0] instanceof Output,
+      cost,
     };
     this.cache.set(expression, compiled);
     return compiled;

@@ -58,5 +58,8 @@ export interface TransformProblem {
   readonly column: number | null;
 }
 
-/** Compiles transform code without running it; null when it is a valid module. */
-export type TransformChecker = (code: string) => Promise<TransformProblem | null> | TransformProblem | null;
+/** Compiles transform code (of `tenant`'s proxy) without running it; null when it is a valid module. */
+export type TransformChecker = (
+  code: string,
+  tenant: string,
+) => Promise<TransformProblem | null> | TransformProblem | null;

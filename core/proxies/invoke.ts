@@ -3,6 +3,7 @@ import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Principal } from '../access/principal.ts';
 import { mayHoldExpression, scanText } from '../detokenize/index.ts';
 import type { Detokenizer } from '../detokenize/index.ts';
+import type { RequestRateLimits } from '../identity/rate-limiter.ts';
 import { VaultError, isVaultError, validationError } from '../errors/catalogue.ts';
 import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import type { OutboundClient } from '../outbound/client.ts';
@@ -42,6 +43,14 @@ export interface ProxyInvocation {
    * key check as every other route.
    */
   readonly authenticate: (apiKey: string) => Promise<Principal | null>;
+  /**
+   * The server's request rate limit, or null for none. Counted before anything is opened,
+   * detokenized, run, forwarded or audited: per API key (the same bucket as every other route), per
+   * proxy for requests without one, and per `clientAddress` for a proxy key this vault does not know.
+   */
+  readonly limits?: RequestRateLimits | null;
+  /** The caller's address, for counting requests that name an unknown proxy key. */
+  readonly clientAddress?: string;
 }
 
 export interface ProxyResponse {
@@ -176,7 +185,13 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     // `req.svc` acts as the proxy's application, whoever called.
     const app = await proxyApplication(proxy.application_id, proxy.tenant_id);
     const svc = app === null || tokens === undefined ? null : svcBridge(tokens, app);
-    const outcome = await sandbox.runModule({ code, args, configuration: proxy.configuration, svc });
+    const outcome = await sandbox.runModule({
+      tenant: proxy.tenant_id,
+      code,
+      args,
+      configuration: proxy.configuration,
+      svc,
+    });
     if (outcome.kind === 'problem') throw outcome.error;
     if (outcome.kind === 'custom-response') {
       const body = bytesOf(outcome.body) ?? Buffer.alloc(0);
@@ -212,6 +227,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     }
     const principal = await inv.authenticate(key);
     if (principal === null) throw new VaultError('UNAUTHENTICATED', 'The API key is not valid.');
+    inv.limits?.take({ kind: 'principal', principal });
     return principal;
   }
 
@@ -221,7 +237,11 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
       const row = /^[A-Za-z0-9]{1,100}$/.test(proxyKey)
         ? await findProxyByKey(vault.db, proxyKey)
         : undefined;
-      if (!row) throw new VaultError('NOT_FOUND', 'No proxy has this key.');
+      if (!row) {
+        inv.limits?.take({ kind: 'address', address: inv.clientAddress ?? '' });
+        throw new VaultError('NOT_FOUND', 'No proxy has this key.');
+      }
+      if (row.require_auth === 0) inv.limits?.take({ kind: 'proxy', proxyId: row.id });
       // Configuration and transform code are opened only when a transform will use them.
       const hasTransform = row.request_transform !== null || row.response_transform !== null;
       const proxy = proxyOf(

@@ -46,8 +46,8 @@ export const transformsUnsupported: TransformChecker = () => {
 
 /** Compiles transform code in the sandbox (without running its function). */
 export function sandboxTransformChecker(sandbox: Pick<Sandbox, 'checkModuleCode'>): TransformChecker {
-  return async (code) => {
-    const problem = await sandbox.checkModuleCode(code);
+  return async (code, tenant) => {
+    const problem = await sandbox.checkModuleCode(code, tenant);
     return problem === null ? null : codeProblemOf(problem.detail);
   };
 }
@@ -69,14 +69,18 @@ async function loadFor(
   return row;
 }
 
-async function compileTransforms(checker: TransformChecker, input: CheckedProxy): Promise<void> {
+async function compileTransforms(
+  checker: TransformChecker,
+  input: CheckedProxy,
+  tenant: string,
+): Promise<void> {
   const errors = new FieldErrorCollector();
   for (const [field, code] of [
     ['request_transform.code', input.requestTransform],
     ['response_transform.code', input.responseTransform],
   ] as const) {
     if (code === null) continue;
-    const problem = await checker(code);
+    const problem = await checker(code, tenant);
     if (problem === null) continue;
     const where = problem.line === null ? '' : `line ${problem.line}, column ${problem.column ?? 1}: `;
     errors.add(field, `${where}${problem.message}`);
@@ -126,7 +130,7 @@ export function createProxyService(
     async create(principal, input) {
       authorize(principal, 'proxy:create');
       const checked = checkProxyInput(input);
-      await compileTransforms(checker, checked);
+      await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         await checkApplication(trx, principal, checked.applicationId);
         const row: ProxyRow = {
@@ -196,7 +200,7 @@ export function createProxyService(
     async update(principal, id, input) {
       authorize(principal, 'proxy:update');
       const checked = checkProxyInput(input);
-      await compileTransforms(checker, checked);
+      await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, 'proxy:update', id);
         await checkApplication(trx, principal, checked.applicationId);

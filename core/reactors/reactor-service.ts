@@ -192,8 +192,8 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
    * Code that does not compile is saved and fails at invocation, as clients of the API expect; the
    * check runs anyway, so the save can warn with the same text and position.
    */
-  const codeWarnings = async (checked: CheckedFormula): Promise<FormulaWarning[]> => {
-    const problem = await sandbox.checkModuleCode(checked.code);
+  const codeWarnings = async (checked: CheckedFormula, tenant: string): Promise<FormulaWarning[]> => {
+    const problem = await sandbox.checkModuleCode(checked.code, tenant);
     return problem === null ? [] : [formulaWarningOf(problem.detail)];
   };
 
@@ -308,6 +308,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     }
     const actsAs = reactor.application === null ? null : applicationPrincipal(reactor.application);
     const outcome = await sandbox.runModule({
+      tenant: reactor.tenant_id,
       code: reactor.formula.code,
       args: checkedArgs,
       configuration,
@@ -338,7 +339,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     async createFormula(principal, input) {
       authorize(principal, 'reactor:create');
       const checked = checkFormulaInput(input);
-      const warnings = await codeWarnings(checked);
+      const warnings = await codeWarnings(checked, principal.tenantId);
       const formula = await vault.transaction(async (trx) => {
         const row: FormulaRow = {
           id: randomUUID(),
@@ -389,7 +390,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       if (officialFormula(id) !== undefined)
         throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
       const checked = checkFormulaInput(input);
-      const warnings = await codeWarnings(checked);
+      const warnings = await codeWarnings(checked, principal.tenantId);
       const formula = await vault.transaction(async (trx) => {
         const row = await privateFormulaRow(trx, principal, id);
         // Each reactor of the formula runs the new code as its application: changing the code is

@@ -2,16 +2,19 @@
  * The QuickJS sandbox for user JavaScript (reactor formulas, proxy transforms).
  *
  * API:
- * - `createSandbox({ limits?, workers?, fetch? })` → `Sandbox`; build one per process and `close()` it.
- * - `sandbox.checkModuleCode(code)` → null, or the 422 UNPROCESSABLE VaultError whose detail says
+ * - `createSandbox({ limits?, workers?, pool?, fetch? })` → `Sandbox`; build one per process and `close()` it.
+ * - `sandbox.checkModuleCode(code, tenant)` → null, or the 422 UNPROCESSABLE VaultError whose detail says
  *   `Invalid Reactor Formula: line <n>, column <m>: <message>` (or why the module is not one function).
- * - `sandbox.runModule({ code, args, configuration, svc, limits? })` → `SandboxOutcome`:
+ * - `sandbox.runModule({ tenant, code, args, configuration, svc, limits? })` → `SandboxOutcome`:
  *   `{kind:'ok', output}` | `{kind:'problem', error: VaultError}` |
  *   `{kind:'custom-response', status, headers, body}` (answer exactly that).
  *   The code is CommonJS `module.exports = async function (req) {…}` and gets
  *   `req = { args, configuration, svc }`; `svc` is built from the `SvcBridge` (null → `req.svc === null`).
  * - `fetch` (an `OutboundFetch`): the network behind the code's global `fetch`; default refuses.
  * - Limits (limits.ts): fixed 64 MiB WebAssembly memory, 30 s deadline, 1 MiB output, host-call caps.
+ * - Sharing (fair-queue.ts): `tenant` owns the run; a tenant holds at most all workers but one,
+ *   waiting runs go round-robin across tenants, and both calls throw RATE_LIMITED (429) when the
+ *   tenant already has `pendingPerTenant` runs running or waiting, or the queue is full.
  * Error-class table and problem mapping: outcome.ts. Shims and `require` allow-list: prelude.ts.
  */
 export {
@@ -22,7 +25,7 @@ export {
   DEFAULT_SANDBOX_TIMEOUT_MS,
   sandboxLimits,
 } from './limits.ts';
-export type { SandboxLimits } from './limits.ts';
+export type { SandboxLimits, SandboxPoolLimits } from './limits.ts';
 export { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
 export type { OutboundFetch, OutboundRequest, OutboundResponse } from './outbound.ts';
 export { checkedErrors, checkedHeaders, codeProblemOf } from './outcome.ts';

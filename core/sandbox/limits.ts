@@ -39,6 +39,45 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   concurrentHostCalls: DEFAULT_SANDBOX_CONCURRENT_HOST_CALLS,
 };
 
+/**
+ * How the pool of worker threads is shared (one pool runs reactors, proxy transforms and code
+ * checks of every tenant; see fair-queue.ts).
+ */
+export interface SandboxPoolLimits {
+  /** Worker threads. */
+  readonly workers: number;
+  /** Runs one tenant may have on workers at once; below `workers`, so another tenant finds one. */
+  readonly runningPerTenant: number;
+  /** Runs one tenant may have running and waiting together; more are refused (429). */
+  readonly pendingPerTenant: number;
+  /** Runs waiting for a worker, all tenants together; more are refused (429). */
+  readonly queued: number;
+}
+
+/** Workers: one per core up to 4, plus one that no single tenant can take. */
+export function defaultSandboxWorkers(cores: number): number {
+  return Math.max(1, Math.min(4, cores)) + 1;
+}
+
+/** All workers but one (with a single worker, that one: there is nothing to share). */
+export function runningPerTenantFor(workers: number): number {
+  return Math.max(1, workers - 1);
+}
+
+export const DEFAULT_SANDBOX_PENDING_PER_TENANT = 32;
+export const DEFAULT_SANDBOX_QUEUED = 128;
+
+/** The pool's limits: `limits` over the defaults for a machine with `cores` cores. */
+export function sandboxPoolLimits(cores: number, limits: Partial<SandboxPoolLimits> = {}): SandboxPoolLimits {
+  const workers = limits.workers ?? defaultSandboxWorkers(cores);
+  return {
+    workers,
+    runningPerTenant: limits.runningPerTenant ?? runningPerTenantFor(workers),
+    pendingPerTenant: limits.pendingPerTenant ?? DEFAULT_SANDBOX_PENDING_PER_TENANT,
+    queued: limits.queued ?? DEFAULT_SANDBOX_QUEUED,
+  };
+}
+
 /** Bounds of the `reactorTimeoutMs` and `reactorMemoryMb` settings. */
 export const MAX_SANDBOX_TIMEOUT_MS = 10 * 60 * 1000;
 export const MIN_SANDBOX_MEMORY_MB = 16;

@@ -25,7 +25,7 @@ beforeAll(() => {
 afterAll(async () => sandbox.close());
 
 const run = (code: string, args: unknown = {}, svc: Parameters<Sandbox['runModule']>[0]['svc'] = null) =>
-  sandbox.runModule({ code, args, configuration: { region: 'eu' }, svc });
+  sandbox.runModule({ tenant: 'tenant-a', code, args, configuration: { region: 'eu' }, svc });
 
 const throwing = (expression: string) =>
   `const E = require('@svc/reactor-errors');\nmodule.exports = async function () { throw ${expression}; };`;
@@ -38,7 +38,9 @@ function problem(outcome: SandboxOutcome) {
 
 describe('checkModuleCode', () => {
   it('accepts a module exporting one function', async () => {
-    expect(await sandbox.checkModuleCode('module.exports = async function (req) { return {}; };')).toBeNull();
+    expect(
+      await sandbox.checkModuleCode('module.exports = async function (req) { return {}; };', 'tenant-a'),
+    ).toBeNull();
   });
 
   it.each([
@@ -48,7 +50,7 @@ describe('checkModuleCode', () => {
     ['throw new Error("boom");', /threw while loading/],
     ['for (;;) {}', /took longer than/],
   ])('refuses %j with 422', async (code, detail) => {
-    const error = await sandbox.checkModuleCode(code);
+    const error = await sandbox.checkModuleCode(code, 'tenant-a');
     expect(error?.status).toBe(422);
     expect(error?.detail).toMatch(detail);
   });
@@ -69,7 +71,7 @@ describe('compile errors name their place in the code', () => {
     // A `//` comment that swallows the rest of a one-line formula.
     ['module.exports = async function (req) { // done return {}; };', 'line 1, column 62'],
   ])('%j → %s, on save and at invocation', async (code, at) => {
-    expect((await sandbox.checkModuleCode(code))?.detail).toMatch(
+    expect((await sandbox.checkModuleCode(code, 'tenant-a'))?.detail).toMatch(
       new RegExp(`^Invalid Reactor Formula: ${at}: SyntaxError: `),
     );
     const outcome = problem(await run(code));
@@ -199,6 +201,7 @@ describe('runModule', () => {
     const closedNet = createSandbox({ workers: 1, limits: { timeoutMs: 1500 } });
     try {
       const outcome = await closedNet.runModule({
+        tenant: 'tenant-a',
         code: `module.exports = async () => { try { await fetch('https://x.example'); } catch (e) { return { raw: e.message }; } };`,
         args: {},
         configuration: {},
@@ -295,6 +298,7 @@ describe('error classes → problems', () => {
     // A shorter deadline than the sandbox's: the loop burns a core until it.
     const { result: outcome, turns } = await countTurnsWhile(() =>
       sandbox.runModule({
+        tenant: 'tenant-a',
         code: 'module.exports = async () => { for (;;) {} };',
         args: {},
         configuration: {},
@@ -306,5 +310,90 @@ describe('error classes → problems', () => {
     expect(p.code).toBe('REACTOR_TIMEOUT');
     expect(p.status).toBe(408);
     expect(turns).toBeGreaterThan(20);
+  });
+});
+
+describe('sharing the workers between tenants', () => {
+  it("another tenant's trivial run answers while one tenant's endless loops hold their workers; beyond its cap the looping tenant is refused with 429", async () => {
+    // Three workers: a tenant may hold two, the third stays for everyone else. The loops' deadline
+    // is far off: they still run when the pool is closed (server/routes/reactors-fairness.test.ts
+    // lets them reach it).
+    const pool = createSandbox({
+      workers: 3,
+      limits: { timeoutMs: 60_000, memoryBytes: 16 * 1024 * 1024 },
+      pool: { pendingPerTenant: 4 },
+    });
+    const trivial = (tenant: string) =>
+      pool.runModule({
+        tenant,
+        code: 'module.exports = async () => ({ raw: "ok" });',
+        args: {},
+        configuration: {},
+        svc: null,
+      });
+    try {
+      // Every worker started (one run each of three tenants), so no run below waits for a start.
+      await Promise.all(['warm-1', 'warm-2', 'warm-3'].map(trivial));
+
+      // Each loop reports through a host call once it runs on a worker, then never returns.
+      let running = 0;
+      let twoRunning: () => void = () => undefined;
+      const bothStarted = new Promise<void>((resolve) => (twoRunning = resolve));
+      const settled: string[] = [];
+      const loops = [1, 2, 3, 4].map((n) =>
+        pool
+          .runModule({
+            tenant: 'tenant-a',
+            code: "module.exports = async (req) => { await req.svc.tokens.retrieve('x'); for (;;) {} };",
+            args: {},
+            configuration: {},
+            svc: async () => {
+              running += 1;
+              if (running === 2) twoRunning();
+              return {};
+            },
+          })
+          .then((outcome) => {
+            settled.push(`a${n}`);
+            return outcome;
+          }),
+      );
+      await bothStarted;
+
+      // A fifth run of the same tenant is over its cap of four running or waiting.
+      const refused = await pool
+        .runModule({
+          tenant: 'tenant-a',
+          code: 'module.exports = async () => ({});',
+          args: {},
+          configuration: {},
+          svc: null,
+        })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect(refused).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+      // The soonest of the tenant's running runs reaches its deadline in about a minute.
+      expect((refused as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(30);
+      expect((refused as { retryAfterSeconds: number }).retryAfterSeconds).toBeLessThanOrEqual(60);
+
+      // Tenant B gets the worker tenant A may not take, while all four of A's loops are unfinished,
+      // and does again: the third worker stays free of A's two waiting runs.
+      expect(await trivial('tenant-b')).toEqual({ kind: 'ok', output: { raw: 'ok' } });
+      expect(await trivial('tenant-c')).toEqual({ kind: 'ok', output: { raw: 'ok' } });
+      expect(settled).toEqual([]);
+      expect(running).toBe(2);
+      // Closing the pool ends them all, the waiting ones included.
+      await pool.close();
+      expect((await Promise.all(loops)).map((outcome) => outcome.kind)).toEqual([
+        'problem',
+        'problem',
+        'problem',
+        'problem',
+      ]);
+    } finally {
+      await pool.close();
+    }
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The host side of the sandbox: a small pool of worker threads, each running QuickJS (engine.ts),
  * so formula code never runs on the caller's event loop. One run per worker at a time; extra runs
- * wait in a queue. Host calls from the code (`svc.*`, `fetch`) arrive as messages and are answered
- * here, on the caller's side, through the functions handed in for that run only.
+ * wait in a queue that is fair across tenants (fair-queue.ts): a tenant never holds every worker,
+ * waiting runs are taken round-robin across tenants, and a tenant's running and waiting runs are
+ * capped (RATE_LIMITED beyond). Host calls from the code (`svc.*`, `fetch`) arrive as messages and
+ * are answered here, on the caller's side, through the functions handed in for that run only.
  *
  * A worker that does not report by the deadline plus a grace period (plus its start-up, on its first
  * run) is terminated and replaced (the interrupt handler normally ends the run well before).
@@ -13,14 +15,18 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
+import { RateLimitedError } from '../identity/sign-in-throttle.ts';
 import { startWorker } from '../threads/start-worker.ts';
+import { FairQueue } from './fair-queue.ts';
+import type { Refusal } from './fair-queue.ts';
 import {
   CODE_CHECK_TIMEOUT_MS,
   SANDBOX_TERMINATE_GRACE_MS,
   SANDBOX_WORKER_START_MS,
   sandboxLimits,
+  sandboxPoolLimits,
 } from './limits.ts';
-import type { SandboxLimits } from './limits.ts';
+import type { SandboxLimits, SandboxPoolLimits } from './limits.ts';
 import { compiledQuickJs } from './quickjs-wasm.ts';
 import { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
 import type { OutboundFetch, OutboundRequest } from './outbound.ts';
@@ -41,6 +47,8 @@ import type {
 export type SvcBridge = (method: SvcMethod, args: readonly unknown[]) => Promise<unknown>;
 
 export interface RunModuleRequest {
+  /** Whose run this is (the tenant): the pool is shared fairly between owners. */
+  readonly tenant: string;
   readonly code: string;
   /** `req.args` (JSON). */
   readonly args: unknown;
@@ -54,22 +62,29 @@ export interface RunModuleRequest {
 
 export interface SandboxOptions {
   readonly limits?: Partial<SandboxLimits>;
-  /** Worker threads; default min(4, available parallelism). */
+  /** Worker threads; default min(4, available parallelism) + 1 (limits.ts). */
   readonly workers?: number;
+  /** How tenants share the workers (limits.ts, SandboxPoolLimits); defaults follow `workers`. */
+  readonly pool?: Partial<Omit<SandboxPoolLimits, 'workers'>>;
   /** The network behind `fetch`; default: refused. */
   readonly fetch?: OutboundFetch;
 }
 
+/**
+ * Both calls throw RATE_LIMITED (429, with `retryAfterSeconds`) when the owner already has
+ * `pendingPerTenant` runs running or waiting, or the pool's queue is full.
+ */
 export interface Sandbox {
   readonly limits: SandboxLimits;
   /** Null when the code compiles, loads and exports one function; else the 422 problem. */
-  checkModuleCode(code: string): Promise<VaultError | null>;
+  checkModuleCode(code: string, tenant: string): Promise<VaultError | null>;
   runModule(request: RunModuleRequest): Promise<SandboxOutcome>;
   /** Terminates the workers; runs still in flight end as crashed. */
   close(): Promise<void>;
 }
 
 interface Job {
+  readonly tenant: string;
   readonly message: RunMessage;
   readonly svc: SvcBridge | null;
   readonly resolve: (result: RunResult) => void;
@@ -79,6 +94,8 @@ interface Slot {
   readonly worker: Worker;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** When the job's deadline passes (epoch ms), for telling refused callers how long to wait. */
+  deadline: number;
   /** Whether the worker has reported a run (its start-up is behind it). */
   warm: boolean;
 }
@@ -104,10 +121,14 @@ function hostError(error: unknown): HostCallError {
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const limits = sandboxLimits(options.limits);
-  const size = options.workers ?? Math.max(1, Math.min(4, availableParallelism()));
+  const pool = sandboxPoolLimits(availableParallelism(), {
+    ...options.pool,
+    ...(options.workers === undefined ? {} : { workers: options.workers }),
+  });
+  const size = pool.workers;
   const outbound = options.fetch ?? refuseOutbound;
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  const queue = new FairQueue<Job>(pool);
   let nextRunId = 1;
   let closed = false;
   // Workers start with the process's compiled QuickJS, looked up when the first one is needed (a
@@ -187,6 +208,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     slot.job = undefined;
     slot.timer = undefined;
     slot.worker.unref();
+    queue.done(job.tenant);
     job.resolve(result);
     dispatch();
   };
@@ -205,7 +227,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         ? { memoryBytes: limits.memoryBytes }
         : { memoryBytes: limits.memoryBytes, quickJs: module },
     );
-    const slot: Slot = { worker, job: undefined, timer: undefined, warm: false };
+    const slot: Slot = { worker, job: undefined, timer: undefined, deadline: 0, warm: false };
     worker.on('message', (message: WorkerToHost) => {
       if (message.type === 'call') answer(slot, message);
       else if (slot.job?.message.runId === message.runId) finish(slot, message.result);
@@ -220,38 +242,64 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   const dispatch = (): void => {
-    while (queue.length > 0 && !closed) {
+    while (!closed && queue.hasRunnable()) {
       const slot =
         slots.find((s) => s.job === undefined) ??
         (slots.length < size && quickJsReady() ? spawn() : undefined);
       if (slot === undefined) return;
-      const job = queue.shift() as Job;
+      const { job } = queue.next() as { job: Job };
       slot.job = job;
-      slot.timer = setTimeout(
-        () => replace(slot, { kind: 'timeout' }),
-        job.message.limits.timeoutMs + SANDBOX_TERMINATE_GRACE_MS + (slot.warm ? 0 : SANDBOX_WORKER_START_MS),
-      );
+      const wait = job.message.limits.timeoutMs + (slot.warm ? 0 : SANDBOX_WORKER_START_MS);
+      slot.deadline = Date.now() + wait;
+      slot.timer = setTimeout(() => replace(slot, { kind: 'timeout' }), wait + SANDBOX_TERMINATE_GRACE_MS);
       slot.timer.unref();
       slot.worker.ref();
       slot.worker.postMessage(job.message);
     }
   };
 
-  const submit = (fields: Omit<RunMessage, 'type' | 'runId'>, svc: SvcBridge | null): Promise<RunResult> => {
+  /** Seconds until a run that blocks `tenant` (or, for a full queue, any run) reaches its deadline. */
+  const retryAfter = (refusal: Refusal, tenant: string): number => {
+    const ends = slots
+      .filter((slot) => slot.job !== undefined && (refusal === 'queue' || slot.job.tenant === tenant))
+      .map((slot) => slot.deadline);
+    const wait = ends.length === 0 ? 0 : Math.min(...ends) - Date.now();
+    return Math.max(1, Math.ceil(wait / 1000));
+  };
+
+  const refusalOf = (refusal: Refusal, tenant: string): RateLimitedError => {
+    const seconds = retryAfter(refusal, tenant);
+    const why =
+      refusal === 'tenant'
+        ? `This tenant already has ${pool.pendingPerTenant} runs of code (reactors, proxy transforms) running or waiting.`
+        : 'The sandbox is busy: too many runs of code are waiting.';
+    return new RateLimitedError(seconds, `${why} Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`);
+  };
+
+  const submit = (
+    tenant: string,
+    fields: Omit<RunMessage, 'type' | 'runId'>,
+    svc: SvcBridge | null,
+  ): Promise<RunResult> => {
     if (closed) return Promise.reject(new VaultError('VAULT_CLOSED', 'The sandbox is closed.'));
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const message: RunMessage = { type: 'run', runId: nextRunId, ...fields };
+      const refusal = queue.admit(tenant, { tenant, message, svc, resolve });
+      if (refusal !== null) {
+        reject(refusalOf(refusal, tenant));
+        return;
+      }
       nextRunId += 1;
-      queue.push({ message, svc, resolve });
       dispatch();
     });
   };
 
   return {
     limits,
-    async checkModuleCode(code) {
+    async checkModuleCode(code, tenant) {
       const checkLimits = { ...limits, timeoutMs: Math.min(limits.timeoutMs, CODE_CHECK_TIMEOUT_MS) };
       const result = await submit(
+        tenant,
         {
           code,
           argsJson: '{}',
@@ -267,6 +315,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     async runModule(request) {
       const runLimits = sandboxLimits({ ...limits, ...request.limits });
       const result = await submit(
+        request.tenant,
         {
           code: request.code,
           argsJson: JSON.stringify(request.args ?? {}),
@@ -281,7 +330,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.resolve({ kind: 'crashed' });
+      for (const job of queue.drain()) job.resolve({ kind: 'crashed' });
       await Promise.all([...slots].map((slot) => slot.worker.terminate()));
     },
   };

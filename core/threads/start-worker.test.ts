@@ -18,6 +18,7 @@ describe('startWorker from TypeScript sources', () => {
     const sandbox = createSandbox({ workers: 1, limits: { timeoutMs: 20_000 } });
     try {
       const outcome = await sandbox.runModule({
+        tenant: 'tenant-a',
         code: 'module.exports = async (req) => ({ raw: req.args.n + 1 });',
         args: { n: 41 },
         configuration: {},

@@ -613,7 +613,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
 
     async tokenize(principal, body) {
       authorize(principal, 'token:create');
-      const plan = planTokenize(body, vault.clock.now());
+      const plan = await planTokenize(body, vault.clock.now());
       // Inside a caller's transaction the request joins it; only a request of its own can wait for
       // a group, which needs the vault's one writer.
       if (!vault.inTransaction() && plan.tokens.every((t) => t.checked.id.kind === 'uuid')) {

@@ -132,7 +132,7 @@ describe('tokenize', () => {
     expect(await countRows(f, 'tokens')).toBe(tokens + 1);
   });
 
-  it('limits tokens per request and nesting depth', async () => {
+  it('limits tokens per request, values around them and nesting depth', async () => {
     expect(
       await fieldErrorsOf(
         f.services.tokens.tokenize(
@@ -140,11 +140,28 @@ describe('tokenize', () => {
           Array.from({ length: 1001 }, (_, i) => i),
         ),
       ),
-    ).toHaveProperty('body');
+    ).toEqual({ body: ['must hold at most 1000 tokens'] });
     let deep: unknown = 'x';
     for (let i = 0; i < 40; i += 1) deep = [deep];
-    expect(await fieldErrorsOf(f.services.tokens.tokenize(f.app, deep))).toHaveProperty('body');
-    expect(await countRows(f, 'tokens')).toBe(0);
+    expect(await fieldErrorsOf(f.services.tokens.tokenize(f.app, deep))).toEqual({
+      body: ['must not be nested deeper than 32 levels'],
+    });
+    // Far more keys than any limit, nested or not, and nothing but nulls: refused by the count.
+    const keys = (n: number, value: unknown) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
+    for (const body of [keys(60_000, 'x'), { inner: keys(20_000, null) }, [keys(10_000, {})]]) {
+      expect(await fieldErrorsOf(f.services.tokens.tokenize(f.app, body))).toEqual({
+        body: ['must hold at most 10000 values outside token definitions'],
+      });
+    }
+    // Definitions' data is not walked: a large one counts as one token.
+    const big = (await f.services.tokens.tokenize(f.app, {
+      t: { type: 'token', data: keys(20_000, 1) },
+    })) as {
+      t: { id: string };
+    };
+    expect(big.t.id).toBeTruthy();
+    expect(await countRows(f, 'tokens')).toBe(1);
     const ok = (await f.services.tokens.tokenize(
       f.app,
       Array.from({ length: 1000 }, (_, i) => i),

@@ -10,7 +10,10 @@
  * creates the tokens in order in one transaction (all or nothing) and `assemble` rebuilds the
  * request's shape around the results.
  *
- * Limits: at most 1000 tokens per request and 32 levels of nesting (400 under `body`).
+ * Limits: at most 1000 tokens per request, 10,000 values outside token definitions (containers
+ * and nulls included) and 32 levels of nesting (400 under `body`). They are checked first by a walk
+ * that stops at the first limit passed (`checkTokenizeShape`), before any per-token work, so a
+ * body of 60,000 keys costs a walk over 10,001 values, not 60,000 token checks.
  */
 import { validationError } from '../errors/catalogue.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
@@ -19,9 +22,12 @@ import { checkCreateRequest, collectInto, deriveValues, joinField } from './toke
 import type { CheckedCreate, Derived } from './token-input.ts';
 import { setOwn } from './merge-patch.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { EventLoopTurns } from '../threads/event-loop-turns.ts';
 
 export const MAX_TOKENIZE_TOKENS = 1000;
 export const MAX_TOKENIZE_DEPTH = 32;
+/** Values walked outside token definitions: room for every token, ten times over. */
+export const MAX_TOKENIZE_VALUES = 10 * MAX_TOKENIZE_TOKENS;
 
 export interface PlannedToken {
   /** JSON path for error messages; '' for the request itself. */
@@ -48,53 +54,80 @@ export function isTokenDefinition(value: Record<string, unknown>): boolean {
   return Object.hasOwn(value, 'type') && Object.hasOwn(value, 'data');
 }
 
-/** Walks the request; throws one 400 with every problem found. */
-export function planTokenize(body: unknown, now: Date): TokenizePlan {
+/**
+ * Throws the 400 of the first shape limit `body` passes (tokens, values, depth). Stops there: its
+ * work is bounded by the limits, not by the size of the body.
+ */
+export function checkTokenizeShape(body: unknown): void {
+  const refuse = (message: string): never => {
+    throw validationError({ body: [message] });
+  };
+  const tooMany = `must hold at most ${MAX_TOKENIZE_VALUES} values outside token definitions`;
+  let tokens = 0;
+  // Counted as they are found, so no more than the limit is ever pushed.
+  let values = 1;
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value: body, depth: 0 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, depth } = next;
+    if (depth > MAX_TOKENIZE_DEPTH) refuse(`must not be nested deeper than ${MAX_TOKENIZE_DEPTH} levels`);
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value)) {
+      values += value.length;
+      if (values > MAX_TOKENIZE_VALUES) refuse(tooMany);
+      for (const item of value) stack.push({ value: item, depth: depth + 1 });
+    } else if (isPlainObject(value) && !isTokenDefinition(value)) {
+      for (const key in value) {
+        values += 1;
+        if (values > MAX_TOKENIZE_VALUES) refuse(tooMany);
+        stack.push({ value: value[key], depth: depth + 1 });
+      }
+    } else {
+      tokens += 1;
+      if (tokens > MAX_TOKENIZE_TOKENS) refuse(`must hold at most ${MAX_TOKENIZE_TOKENS} tokens`);
+    }
+  }
+}
+
+/**
+ * Walks the request; throws one 400 with every problem found. The shape is checked first
+ * (`checkTokenizeShape`); then each token is checked and its expressions evaluated, yielding the
+ * event loop between tokens whenever a slice of time is used up (core/threads/event-loop-turns.ts).
+ */
+export async function planTokenize(body: unknown, now: Date): Promise<TokenizePlan> {
+  checkTokenizeShape(body);
+  const found: Array<{ readonly path: string; readonly definition: boolean; readonly request: unknown }> = [];
+
+  const walk = (value: unknown, path: string): Shape => {
+    if (value === null || value === undefined) return { kind: 'null' };
+    if (Array.isArray(value)) {
+      return { kind: 'array', items: value.map((item, i) => walk(item, `${path}[${i}]`)) };
+    }
+    if (isPlainObject(value) && !isTokenDefinition(value)) {
+      return {
+        kind: 'object',
+        entries: Object.entries(value).map(([key, member]) => [key, walk(member, joinField(path, key))]),
+      };
+    }
+    const definition = isPlainObject(value);
+    found.push({ path, definition, request: definition ? value : { type: 'token', data: value } });
+    return { kind: 'token', index: found.length - 1 };
+  };
+  const shape = walk(body, '');
+
   const errors = new FieldErrorCollector();
   const tokens: PlannedToken[] = [];
-  let count = 0;
-  let tooDeep = false;
-
-  const plan = (path: string, definition: boolean, request: unknown): Shape => {
-    count += 1;
-    if (count > MAX_TOKENIZE_TOKENS) return { kind: 'null' };
-    const index = tokens.length;
+  const turns = new EventLoopTurns();
+  for (const { path, definition, request } of found) {
+    await turns.due();
     try {
       const checked = checkCreateRequest(request, now, path);
       const derived = deriveValues(checked, path);
       tokens.push({ path, checked, derived, definition });
     } catch (error) {
+      // With an error nothing is assembled: the whole request fails with every problem.
       collectInto(errors, error);
     }
-    // With an error nothing is assembled: the whole request fails with every problem.
-    return { kind: 'token', index };
-  };
-
-  const walk = (value: unknown, path: string, depth: number): Shape => {
-    if (depth > MAX_TOKENIZE_DEPTH) {
-      tooDeep = true;
-      return { kind: 'null' };
-    }
-    if (value === null || value === undefined) return { kind: 'null' };
-    if (Array.isArray(value)) {
-      return { kind: 'array', items: value.map((item, i) => walk(item, `${path}[${i}]`, depth + 1)) };
-    }
-    if (isPlainObject(value)) {
-      if (isTokenDefinition(value)) return plan(path, true, value);
-      return {
-        kind: 'object',
-        entries: Object.entries(value).map(([key, member]) => [
-          key,
-          walk(member, joinField(path, key), depth + 1),
-        ]),
-      };
-    }
-    return plan(path, false, { type: 'token', data: value });
-  };
-
-  const shape = walk(body, '', 0);
-  if (tooDeep) errors.add('body', `must not be nested deeper than ${MAX_TOKENIZE_DEPTH} levels`);
-  if (count > MAX_TOKENIZE_TOKENS) errors.add('body', `must hold at most ${MAX_TOKENIZE_TOKENS} tokens`);
+  }
   if (!errors.empty) throw validationError(errors.errors);
 
   const assemble = (results: readonly CreateTokenResult[]): unknown => {

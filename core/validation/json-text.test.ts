@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_BODY_DEPTH, decodeJsonBody, jsonTextProblem, numberLiteralProblem } from './json-text.ts';
+import {
+  MAX_JSON_BODY_DEPTH,
+  MAX_JSON_BODY_MEMBERS,
+  decodeJsonBody,
+  jsonTextProblem,
+  numberLiteralProblem,
+} from './json-text.ts';
 
 describe('numberLiteralProblem', () => {
   it.each([
@@ -63,6 +69,21 @@ describe('jsonTextProblem', () => {
     expect(jsonTextProblem(nested(MAX_JSON_BODY_DEPTH))).toBeNull();
     expect(jsonTextProblem(nested(MAX_JSON_BODY_DEPTH + 1))?.message).toMatch(/nested deeper/);
     expect(jsonTextProblem(nested(1_000_000))?.message).toMatch(/nested deeper/);
+  });
+
+  it(`refuses more than ${MAX_JSON_BODY_MEMBERS} object members in all, before parsing`, () => {
+    const object = (n: number, from = 0): string =>
+      `{${Array.from({ length: n }, (_, i) => `"k${from + i}":1`).join(',')}}`;
+    expect(jsonTextProblem(object(MAX_JSON_BODY_MEMBERS))).toBeNull();
+    expect(jsonTextProblem(object(MAX_JSON_BODY_MEMBERS + 1))?.message).toBe(
+      `The body's objects may hold at most ${MAX_JSON_BODY_MEMBERS} members in all.`,
+    );
+    // Counted over every object of the body.
+    const half = MAX_JSON_BODY_MEMBERS / 2;
+    expect(jsonTextProblem(`[${object(half)},${object(half + 1, half)}]`)?.message).toMatch(/at most/);
+    // Colons inside strings and array elements are not members.
+    expect(jsonTextProblem(`{"a":"${':'.repeat(MAX_JSON_BODY_MEMBERS + 1)}"}`)).toBeNull();
+    expect(jsonTextProblem(`[${Array.from({ length: 100_000 }, () => '1').join(',')}]`)).toBeNull();
   });
 });
 

@@ -7,7 +7,10 @@
  * - every number literal is exactly what a 64-bit float holds: its value, written back, has the
  *   same digits (`0.1`, `1.50`, `1e2` pass; `9007199254740993` and `1e-400` do not); and it is finite;
  * - no `\u` escape leaves a lone surrogate (the string could not be written back as UTF-8);
- * - arrays and objects nest at most `MAX_JSON_BODY_DEPTH` levels.
+ * - arrays and objects nest at most `MAX_JSON_BODY_DEPTH` levels;
+ * - its objects hold at most `MAX_JSON_BODY_MEMBERS` members in all, counted before anything is
+ *   parsed: building an object costs far more per member than an array per element (a 1 MiB body
+ *   of one object of 60,000 keys is a long parse), and every member is work for whoever walks it.
  *
  * The scan is one pass and does not check the grammar: `JSON.parse` still does. Messages give an
  * offset into the body, never its content.
@@ -18,6 +21,12 @@
  * inside a tokenize request, which nests too.
  */
 export const MAX_JSON_BODY_DEPTH = 128;
+
+/**
+ * Object members of a body, all objects together (array elements are not counted: a token's data
+ * may be a list filling a 1 MiB body). Room for a tokenize of 1000 definitions of rich data.
+ */
+export const MAX_JSON_BODY_MEMBERS = 50_000;
 
 export type JsonTextProblem =
   | { readonly kind: 'encoding'; readonly message: string }
@@ -107,8 +116,13 @@ function skipString(text: string, open: number): number | JsonTextProblem {
 }
 
 /** The first problem of a decoded body's text, or null. */
-export function jsonTextProblem(text: string, maxDepth = MAX_JSON_BODY_DEPTH): JsonTextProblem | null {
+export function jsonTextProblem(
+  text: string,
+  maxDepth = MAX_JSON_BODY_DEPTH,
+  maxMembers = MAX_JSON_BODY_MEMBERS,
+): JsonTextProblem | null {
   let depth = 0;
+  let members = 0;
   let i = 0;
   while (i < text.length) {
     const c = text.charCodeAt(i);
@@ -125,6 +139,15 @@ export function jsonTextProblem(text: string, maxDepth = MAX_JSON_BODY_DEPTH): J
       }
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth -= 1;
+    } else if (c === 0x3a /* : */) {
+      // Outside strings, every member of an object has exactly one colon.
+      members += 1;
+      if (members > maxMembers) {
+        return {
+          kind: 'content',
+          message: `The body's objects may hold at most ${maxMembers} members in all.`,
+        };
+      }
     } else if (c === 0x2d /* - */ || isDigit(c)) {
       const start = i;
       while (i < text.length && isNumberChar(text.charCodeAt(i))) i += 1;

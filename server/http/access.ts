@@ -4,10 +4,9 @@ import { authorize } from '../../core/access/authorize.ts';
 import { isPermission, isTokenPermission, type Permission } from '../../core/access/permissions.ts';
 import { constantTimeEqual } from '../../core/crypto/constant-time.ts';
 import { isRequestedView, withView, type Principal } from '../../core/access/principal.ts';
-import { RateLimiter } from '../../core/identity/rate-limiter.ts';
+import type { RequestRateLimits } from '../../core/identity/rate-limiter.ts';
 import { VaultError, validationError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
-import type { VaultHandle } from '../../core/vault/types.ts';
 import type { VaultServer } from '../types.ts';
 import { OPERATOR_HEADER, fromLoopback, type OperatorCredential } from '../operator-credential.ts';
 import { ConsoleCookies, CSRF_HEADER, CSRF_HEADER_NAME } from './console-cookie.ts';
@@ -135,7 +134,7 @@ export function routeAccessTable(app: VaultServer): readonly DeclaredRoute[] {
 export function installAccessControl(
   app: VaultServer,
   services: Services,
-  limiter: RateLimiter | null = null,
+  limits: RequestRateLimits | null = null,
   operator: OperatorCredential | null = null,
   cookies: ConsoleCookies = new ConsoleCookies(),
 ): void {
@@ -157,20 +156,8 @@ export function installAccessControl(
     // A new array: Fastify copies the original options for the automatic HEAD route, and a shared
     // array would then carry the guard twice.
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    route.onRequest = [...existing, guardFor(access, services, limiter, operator, cookies, tellsCsrf)];
+    route.onRequest = [...existing, guardFor(access, services, limits, operator, cookies, tellsCsrf)];
   });
-}
-
-/** Callers tracked by the request rate limiter at most (its memory bound). */
-const RATE_LIMIT_MAX_CALLERS = 10_000;
-
-/** The limiter for `perMinute` requests per caller on the vault's clock; null when off (0 or absent). */
-export function rateLimiterFor(
-  perMinute: number | undefined,
-  vault: Pick<VaultHandle, 'clock'>,
-): RateLimiter | null {
-  if (perMinute === undefined || perMinute === 0) return null;
-  return new RateLimiter(vault.clock, { perMinute, maxEntries: RATE_LIMIT_MAX_CALLERS });
 }
 
 function checkDeclaration(route: RouteOptions): AccessDeclaration {
@@ -333,13 +320,13 @@ function assertFromConsole(
 }
 
 /**
- * `limiter` counts every authenticated request against its credential (the application, or the
+ * `limits` counts every authenticated request against its credential (the application, or the
  * user over all their sessions) before any permission check or body parsing; null for no limit.
  */
 function guardFor(
   access: Exclude<AccessDeclaration, 'public'>,
   services: Services,
-  limiter: RateLimiter | null,
+  limits: RequestRateLimits | null,
   operator: OperatorCredential | null,
   cookies: ConsoleCookies,
   tellsCsrf: boolean,
@@ -360,7 +347,7 @@ function guardFor(
     if (credential.kind === 'api-key') {
       const principal = await services.auth.authenticateApiKey(credential.key);
       if (principal === null) throw unauthenticated('The API key is not valid.');
-      limiter?.take(principal.kind === 'application' ? `application:${principal.applicationId}` : 'api-key');
+      limits?.take({ kind: 'principal', principal });
       if (access === 'session') {
         throw new VaultError('FORBIDDEN', 'This endpoint is for signed-in users; an API key cannot call it.');
       }
@@ -387,7 +374,7 @@ function guardFor(
     const wellFormed = named !== undefined && isUuid(named) ? named.toLowerCase() : undefined;
     // The token is checked first, so a bad token is a 401 whatever the tenant header says.
     const session = await services.auth.authenticateSession(credential.token, wellFormed);
-    limiter?.take(`user:${session.userId}`);
+    limits?.take({ kind: 'user', userId: session.userId });
     request.userSession = {
       userId: session.userId,
       sessionId: session.sessionId,

@@ -1,11 +1,11 @@
 /**
  * JSON bodies are checked from their bytes before parsing: invalid UTF-8, numbers JSON.parse would
- * alter, lone surrogates and over-deep nesting are 400s and nothing is stored — on every route that
- * takes token data (create, tokenize, update).
+ * alter, lone surrogates, over-deep nesting and too many object members are 400s and nothing is
+ * stored — on every route that takes token data (create, tokenize, update).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_DATA_DEPTH } from '../../core/validation/json-value.ts';
-import { MAX_JSON_BODY_DEPTH } from '../../core/validation/json-text.ts';
+import { MAX_JSON_BODY_DEPTH, MAX_JSON_BODY_MEMBERS } from '../../core/validation/json-text.ts';
 import { createTenantFixture } from '../test-support/identity.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 import { MERGE_PATCH, privateKey, rule, TOKEN_PERMISSIONS, tokenUrl } from '../test-support/tokens.ts';
@@ -116,6 +116,23 @@ describe('raw JSON body checks', () => {
     ]);
     expect(await tokenCount()).toBe(0);
   });
+
+  it.each(bodies)(
+    '%s refuses more object members than a body may hold, before parsing it',
+    async (route, body) => {
+      const url = route.split(' ')[1]!;
+      const members = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":0`).join(',')}}`;
+      const refused = await send('POST', url, body(members(MAX_JSON_BODY_MEMBERS)));
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json<ProblemJson>().errors?.['body']).toEqual([
+        `The body's objects may hold at most ${MAX_JSON_BODY_MEMBERS} members in all.`,
+      ]);
+      expect(await tokenCount()).toBe(0);
+      // A long list is not object members: a token's data may fill the body with one.
+      const list = await send('POST', url, body(`[${Array.from({ length: 100_000 }, () => '0').join(',')}]`));
+      expect(list.statusCode).toBeLessThan(300);
+    },
+  );
 
   it('checks merge patches the same way, leaving the token unchanged', async () => {
     const created = await send('POST', '/tokens', '{"type":"token","data":{"n":1}}');

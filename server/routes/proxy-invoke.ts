@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { VaultError } from '../../core/errors/catalogue.ts';
+import type { RequestRateLimits } from '../../core/identity/rate-limiter.ts';
 import type { Services } from '../../core/services-contract.ts';
+import { retryAfterSeconds } from '../http/error-handler.ts';
 import { mapError } from '../http/error-mapping.ts';
 import { PROBLEM_SCHEMA_ID, toProblem } from '../http/problem.ts';
 import { TRACE_ID_HEADER } from '../http/trace-id.ts';
@@ -26,6 +28,7 @@ function sendProxyError(thrown: unknown, request: FastifyRequest, reply: Fastify
     if (mapped.unexpected) request.log.error({ err: thrown }, 'proxy request failed');
     error = mapped.error;
   }
+  if (error.code === 'RATE_LIMITED') reply.header('retry-after', String(retryAfterSeconds(error)));
   return reply
     .code(error.status)
     .header(TRACE_ID_HEADER, request.id)
@@ -64,9 +67,14 @@ const schema = {
 
 /**
  * `/proxy` and `/proxy/**`: any content type, the body taken raw. Authentication happens inside
- * the invoker (a proxy with `require_auth: false` needs no key), hence `access: 'public'` here.
+ * the invoker (a proxy with `require_auth: false` needs no key), hence `access: 'public'` here;
+ * so does the rate limit (`limits`, null for none), which counts keyless requests per proxy.
  */
-export function registerProxyInvokeRoutes(app: VaultServer, services: Services): void {
+export function registerProxyInvokeRoutes(
+  app: VaultServer,
+  services: Services,
+  limits: RequestRateLimits | null = null,
+): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -82,6 +90,8 @@ export function registerProxyInvokeRoutes(app: VaultServer, services: Services):
         headers: headerPairs(request.raw.rawHeaders),
         body,
         authenticate: (key) => services.auth.authenticateApiKey(key),
+        limits,
+        clientAddress: request.ip,
       });
       reply.code(response.status);
       for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);

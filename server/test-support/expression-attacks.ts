@@ -8,6 +8,11 @@
 
 const EMPTY_LOOP = '{% for i in (1..49000) %}{% endfor %}';
 const HMAC_LOOP = "{% for i in (1..49000) %}{{ data | hmac: 'sha-512', 'a-key-for-the-attack' }}{% endfor %}";
+/** A loop over a range written with numbers: its cost is plain from the expression alone. */
+const LONG_LOOP = '{% for i in (1..99999) %}{% endfor %}';
+/** A loop cut short whose range still makes all its numbers (one step each, before the check). */
+const CUT_LOOP = '{% for i in (1..data) limit: 1 %}{% endfor %}';
+
 /**
  * The dearest mask a token may store: loops that stay just inside the stored-mask budget, so each
  * read of the token costs that budget in full.
@@ -27,6 +32,45 @@ function coldMask(token: number): Record<string, string> {
       `{% if false %}${chain}${chain}{{ '${token}-${leaf}' }}{% endif %}`,
     ]),
   );
+}
+
+type Post = (path: string, body: unknown) => Send;
+
+/**
+ * Small requests that used to hold the event loop although they are refused: `[attack, send]`.
+ * Also replayed one by one by server/expression-attacks.test.ts, which measures each one's stall.
+ */
+export function smallStallAttacks(post: Post): Array<[string, Send]> {
+  return [
+    [
+      'search_indexes_long_loops',
+      post('/tokens', {
+        type: 'token',
+        data: 'x',
+        search_indexes: Array.from({ length: 10 }, () => LONG_LOOP),
+      }),
+    ],
+    [
+      'search_indexes_cut_loops',
+      post('/tokens', {
+        type: 'token',
+        data: 'x',
+        search_indexes: [`${'{% for i in (1..99999) limit: 1 %}{% endfor %}'.repeat(9)}x`],
+      }),
+    ],
+    [
+      'search_index_ranges_from_data',
+      post('/tokenize', {
+        a: { type: 'token', data: 1_900_000, search_indexes: [`${CUT_LOOP}x`] },
+        b: { type: 'token', data: 1_900_000, search_indexes: [`${CUT_LOOP}x`] },
+      }),
+    ],
+  ];
+}
+
+/** A tokenize body of 60,000 primitives (about 770 KB): far past every tokenize limit. */
+export function sixtyThousandKeys(): Record<string, string> {
+  return Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 'x']));
 }
 
 export interface AttackResult {
@@ -70,18 +114,28 @@ function probeHealth(baseUrl: string): { stop: () => Promise<number> } {
   };
 }
 
-type Send = () => Promise<Response>;
+export type Send = () => Promise<Response>;
 
-async function measure(baseUrl: string, attack: string, sends: readonly Send[]): Promise<AttackResult> {
+/** Sends one after the other, or all at once (`together`). */
+async function measure(
+  baseUrl: string,
+  attack: string,
+  sends: readonly Send[],
+  options: { together?: boolean } = {},
+): Promise<AttackResult> {
   const probe = probeHealth(baseUrl);
   const statuses: Record<string, number> = {};
   const refusals: string[] = [];
   const started = performance.now();
-  for (const send of sends) {
-    const response = await send();
+  const record = async (response: Response): Promise<void> => {
     const body = await response.text();
     if (!response.ok) refusals.push(body);
     statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+  };
+  if (options.together === true) {
+    for (const response of await Promise.all(sends.map((send) => send()))) await record(response);
+  } else {
+    for (const send of sends) await record(await send());
   }
   const elapsedMs = performance.now() - started;
   const worstHealthzMs = await probe.stop();
@@ -143,6 +197,16 @@ export async function runExpressionAttacks(
     Array.from({ length: 1000 }, (_, i) => [`t${i}`, { type: 'token', data: `v${i}`, mask: DEAR_MASK }]),
   );
   results.push(await measure(baseUrl, 'tokenize_1000_dear_masks', repeat(post('/tokenize', definitions))));
+
+  // Small requests whose expressions cannot fit: refused from the syntax alone, or before a range
+  // taken from the data is made (each number of a range used to cost memory only).
+  for (const [attack, send] of smallStallAttacks(post))
+    results.push(await measure(baseUrl, attack, repeat(send)));
+  const [, longLoops] = smallStallAttacks(post)[0]!;
+  results.push(
+    await measure(baseUrl, 'search_indexes_long_loops_20_at_once', repeat(longLoops, 20), { together: true }),
+  );
+  results.push(await measure(baseUrl, 'tokenize_60000_keys', repeat(post('/tokenize', sixtyThousandKeys()))));
 
   // Stored dear masks, then reads: 100 tokens (a full list page). Written 25 at a time, because a
   // write evaluates each mask twice (the dry run and the response view) under one request budget.
