@@ -1,8 +1,9 @@
-import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
 import { VaultError } from '../errors/catalogue.ts';
+import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database, ProxiesTable } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy } from './contract.ts';
@@ -110,17 +111,12 @@ export function findProxyRow(db: Kysely<Database>, id: string): Promise<ProxyRow
   return db.selectFrom('proxies').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The lookup of every proxied request, compiled once per connection instead of built per request. */
-const findByKeyQueries = new WeakMap<Kysely<Database>, CompiledQuery<ProxyRow>>();
-
+/** The lookup of a proxied request whose proxy is not loaded, compiled once instead of built per request. */
 export async function findProxyByKey(db: Kysely<Database>, key: string): Promise<ProxyRow | undefined> {
-  let query = findByKeyQueries.get(db);
-  if (query === undefined) {
-    query = db.selectFrom('proxies').selectAll().where('key', '=', '').compile();
-    findByKeyQueries.set(db, query);
-  }
-  const result = await db.executeQuery<ProxyRow>({ ...query, parameters: [key] });
-  return result.rows[0];
+  const query = compileOnce(db, 'proxies:by-key', 1, () =>
+    db.selectFrom('proxies').selectAll().where('key', '=', ''),
+  );
+  return (await runCompiled(db, query, [key])).rows[0];
 }
 
 /** SQL LIKE pattern for the `name` filter: `*` is the wildcard; LIKE's own `%`, `_` are literal. */
