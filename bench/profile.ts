@@ -25,6 +25,7 @@ import { formatSummary, summariseProfile } from './cpuprofile-summary.ts';
 import type { CpuProfile } from './cpuprofile-summary.ts';
 import { stopChild } from './support/child.ts';
 import { searchBody } from './http.ts';
+import { useCompiledWorkers } from './support/compiled-workers.ts';
 
 const [route = 'read', secondsArg = '10', connectionsArg = '50', outArg] = process.argv.slice(2);
 const seconds = Number(secondsArg);
@@ -89,6 +90,7 @@ async function servers(): Promise<{
   };
 }
 
+await useCompiledWorkers();
 const { child, lines, upstream } = await servers();
 try {
   const ready = (await lines.next()).value;

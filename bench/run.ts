@@ -17,6 +17,7 @@ import { runScaleBench } from './scale.ts';
 import { runStallsBench } from './stalls.ts';
 import { runStorageBench } from './storage.ts';
 import { emit } from './json-lines.ts';
+import { useCompiledWorkers } from './support/compiled-workers.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -47,6 +48,7 @@ const QUICK_TARGET_SECONDS = 180;
 if (only !== undefined && !(only in suites)) {
   throw new Error(`no suite named ${only}; the suites are ${Object.keys(suites).join(', ')}`);
 }
+await useCompiledWorkers();
 const started = performance.now();
 for (const [name, run] of Object.entries(suites)) {
   if (only && only !== name) continue;
