@@ -2,8 +2,8 @@
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` is a smoke run (small sizes,
  * one-second windows; every suite still runs and prints its lines, target: the whole run in three
  * minutes on two cores); `--only storage` (or `commit`, `http`, `reactors`, `proxy`, `expressions`,
- * `crypto`, `scale`, `stalls`, `cli`, `postgres`) picks one suite. The last line gives the run's
- * wall time.
+ * `crypto`, `scale`, `stalls`, `cli`, `postgres`) picks one suite; `--size N` sets the vault size
+ * of the scale and stalls suites. The last line gives the run's wall time.
  */
 import { runCliBench } from './cli.ts';
 import { runCommitBench } from './commit.ts';
@@ -23,6 +23,11 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyIndex = args.indexOf('--only');
 const only = onlyIndex >= 0 ? args[onlyIndex + 1] : undefined;
+/** `--size N`: the vault size of the scale and stalls suites instead of their defaults. */
+const sizeIndex = args.indexOf('--size');
+const size = sizeIndex >= 0 ? Number(args[sizeIndex + 1]) : undefined;
+if (size !== undefined && !(Number.isInteger(size) && size > 0))
+  throw new Error('--size takes a token count');
 
 const suites: Record<string, () => Promise<void>> = {
   storage: () =>
@@ -36,8 +41,11 @@ const suites: Record<string, () => Promise<void>> = {
   expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),
   crypto: () => runCryptoBench({ rounds: quick ? 10 : 50 }),
   scale: () =>
-    runScaleBench(quick ? { sizes: [10_000], seconds: 1 } : { sizes: [100_000, 1_000_000], seconds: 8 }),
-  stalls: () => runStallsBench(quick ? { tokens: 5_000, seconds: 2 } : { tokens: 100_000, seconds: 8 }),
+    runScaleBench({
+      sizes: size !== undefined ? [size] : quick ? [10_000] : [100_000, 1_000_000],
+      seconds: quick ? 1 : 8,
+    }),
+  stalls: () => runStallsBench({ tokens: size ?? (quick ? 5_000 : 100_000), seconds: quick ? 2 : 8 }),
   cli: () => runCliBench({ runs: quick ? 3 : 20 }),
   postgres: () => runPostgresBench({ seconds: quick ? 1 : 8 }),
 };
