@@ -31,12 +31,14 @@ interface KeyringData {
 const CONTEXT = {
   file: 'svcfile_',
   wrap: 'svcwrap_',
+  row: 'svcrowmc',
 } as const;
 
 /**
  * The numbered data keys of a vault (HashiCorp Vault's keyring): the root key wraps this whole
  * object, so changing the root key re-wraps only this. Each term derives a file key (snapshot and
- * journal) and a wrapping key (per-tenant keys stored in the database).
+ * journal), a wrapping key (per-tenant keys stored in the database) and a row key (the MACs of the
+ * rows that decide access, core/integrity/row-authenticator.ts).
  */
 export class Keyring {
   private readonly derived = new Map<string, Uint8Array>();
@@ -104,6 +106,14 @@ export class Keyring {
   /** Key that wraps per-tenant keys stored in the database under `term`. */
   wrapKey(term: number): Uint8Array {
     return this.subkey(term, 'wrap');
+  }
+
+  /**
+   * Key of the MACs over rows that decide access, under `term`: per term (not stable like the lookup
+   * key), so that after a rotation retires a term, old key material can no longer vouch for a row.
+   */
+  rowKey(term: number): Uint8Array {
+    return this.subkey(term, 'row');
   }
 
   /**

@@ -144,7 +144,7 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const rows = [];
     const unknown: string[] = [];
     for (const id of ids) {
-      const row = await findToken(db, principal.tenantId, id, now);
+      const row = await findToken(db, vault, principal.tenantId, id, now);
       if (row === undefined) unknown.push(id);
       else rows.push(row);
     }

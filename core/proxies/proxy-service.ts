@@ -11,6 +11,9 @@ import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.t
 import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { updateAuthenticatedRow, verifiedRows, withRowMac } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
+import { findApplicationRow } from '../tenancy/application-store.ts';
 import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
 import { checkProxyInput, type CheckedProxy } from './proxy-input.ts';
 import { ProxySecrets } from './proxy-secrets.ts';
@@ -59,12 +62,13 @@ function notFound(): VaultError {
 
 async function loadFor(
   trx: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   permission: Permission,
   id: string,
 ): Promise<ProxyRow> {
   authorize(principal, permission);
-  const row = await findProxyRow(trx, typeof id === 'string' ? id.toLowerCase() : '');
+  const row = await findProxyRow(trx, keys, typeof id === 'string' ? id.toLowerCase() : '');
   if (!row) throw notFound();
   authorize(principal, permission, { tenantId: row.tenant_id });
   return row;
@@ -87,14 +91,15 @@ async function compileTransforms(checker: TransformChecker, input: CheckedProxy)
 }
 
 /** The application must be a public or private one of the same tenant. */
-async function checkApplication(trx: Kysely<Database>, tenantId: string, id: string | null): Promise<void> {
+async function checkApplication(
+  trx: Kysely<Database>,
+  keys: RowKeys,
+  tenantId: string,
+  id: string | null,
+): Promise<void> {
   if (id === null) return;
-  const app = await trx
-    .selectFrom('applications')
-    .select(['type'])
-    .where('id', '=', id)
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
+  const found = await findApplicationRow(trx, keys, id);
+  const app = found?.tenant_id === tenantId ? found : undefined;
   if (!app) throw validationError({ 'application.id': ['no such application in this tenant'] });
   if (app.type !== 'public' && app.type !== 'private')
     throw validationError({ 'application.id': ['must be a public or private application'] });
@@ -130,8 +135,8 @@ export function createProxyService(
       const checked = checkProxyInput(input);
       await compileTransforms(checker, checked);
       return vault.transaction(async (trx) => {
-        await checkApplication(trx, principal.tenantId, checked.applicationId);
-        const row: ProxyRow = {
+        await checkApplication(trx, vault, principal.tenantId, checked.applicationId);
+        const row: Omit<ProxyRow, 'row_mac'> = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
           key: generateProxyKey(),
@@ -142,9 +147,10 @@ export function createProxyService(
           modified_at: null,
         };
         const sealed = await sealProxyFields(trx, secrets, row, row);
+        // The MAC covers what is stored: the sealed fields as sealed.
         await trx
           .insertInto('proxies')
-          .values({ ...row, ...sealed })
+          .values(withRowMac(vault, 'proxies', { ...row, ...sealed }))
           .execute();
         await auditProxy(trx, vault, principal, row, 'create', PROXY_MESSAGES.create);
         return proxyOf(row);
@@ -171,13 +177,11 @@ export function createProxyService(
         if (filter.name !== undefined && filter.name !== '')
           query = query.where(sql<boolean>`lower(name) like lower(${namePattern(filter.name)}) escape '\\'`);
         const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-        const rows = await query
-          .selectAll()
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(limit)
-          .offset(offset)
-          .execute();
+        const rows = verifiedRows(
+          vault,
+          'proxies',
+          await query.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
+        );
         const items: Proxy[] = [];
         for (const row of rows) {
           await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
@@ -189,7 +193,7 @@ export function createProxyService(
 
     async get(principal, id) {
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'proxy:read', id);
+        const row = await loadFor(trx, vault, principal, 'proxy:read', id);
         await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
         return view(trx, row);
       });
@@ -200,19 +204,15 @@ export function createProxyService(
       const checked = checkProxyInput(input);
       await compileTransforms(checker, checked);
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'proxy:update', id);
-        await checkApplication(trx, row.tenant_id, checked.applicationId);
+        const row = await loadFor(trx, vault, principal, 'proxy:update', id);
+        await checkApplication(trx, vault, row.tenant_id, checked.applicationId);
         const changes = {
           ...columns(checked),
           modified_at: vault.clock.now().toISOString(),
           modified_by: actorOf(principal).actor_id,
         };
         const sealed = await sealProxyFields(trx, secrets, row, changes);
-        await trx
-          .updateTable('proxies')
-          .set({ ...changes, ...sealed })
-          .where('id', '=', row.id)
-          .execute();
+        await updateAuthenticatedRow(trx, vault, 'proxies', row, { ...changes, ...sealed });
         await auditProxy(trx, vault, principal, row, 'update', PROXY_MESSAGES.update);
         return proxyOf({ ...row, ...changes });
       });
@@ -220,7 +220,7 @@ export function createProxyService(
 
     async delete(principal, id) {
       await vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'proxy:delete', id);
+        const row = await loadFor(trx, vault, principal, 'proxy:delete', id);
         await trx.deleteFrom('proxies').where('id', '=', row.id).execute();
         await auditProxy(trx, vault, principal, row, 'delete', PROXY_MESSAGES.delete);
       });

@@ -41,6 +41,12 @@ import { applicationPrincipal, svcBridge } from './svc-bridge.ts';
 import { isPlainObject } from '../validation/json-value.ts';
 import { deepFreeze } from '../validation/deep-freeze.ts';
 import { TableCache } from '../storage/table-changes.ts';
+import {
+  updateAuthenticatedRow,
+  verified,
+  verifiedRows,
+  withRowMac,
+} from '../integrity/row-authenticator.ts';
 
 export const MAX_REACTOR_PAGE_SIZE = 100;
 /** Reactors kept loaded per vault for invocations before the map is cleared. */
@@ -87,7 +93,7 @@ function parseJson<T>(text: string, what: string): T {
   }
 }
 
-function formulaOf(row: FormulaRow): ReactorFormula {
+function formulaOf(row: Omit<FormulaRow, 'row_mac'>): ReactorFormula {
   return {
     id: row.id,
     name: row.name,
@@ -155,12 +161,17 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
   ): Promise<ReactorFormula | undefined> => {
     const official = officialFormula(id);
     if (official !== undefined) return official;
-    const row = await db
-      .selectFrom('reactor_formulas')
-      .selectAll()
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', id.toLowerCase())
-      .executeTakeFirst();
+    // Its code is what runs with the reactor's application: a row changed outside the vault is refused.
+    const row = verified(
+      vault,
+      'reactor_formulas',
+      await db
+        .selectFrom('reactor_formulas')
+        .selectAll()
+        .where('tenant_id', '=', principal.tenantId)
+        .where('id', '=', id.toLowerCase())
+        .executeTakeFirst(),
+    );
     return row === undefined ? undefined : formulaOf(row);
   };
 
@@ -172,12 +183,16 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     if (officialFormula(id) !== undefined) {
       throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
     }
-    const row = await trx
-      .selectFrom('reactor_formulas')
-      .selectAll()
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', id.toLowerCase())
-      .executeTakeFirst();
+    const row = verified(
+      vault,
+      'reactor_formulas',
+      await trx
+        .selectFrom('reactor_formulas')
+        .selectAll()
+        .where('tenant_id', '=', principal.tenantId)
+        .where('id', '=', id.toLowerCase())
+        .executeTakeFirst(),
+    );
     if (row === undefined) throw notFound('reactor formula');
     return row;
   };
@@ -203,11 +218,15 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     id: string | null,
   ): Promise<Application | null> => {
     if (id === null) return null;
-    const row = await findApplicationRow(db, id.toLowerCase());
+    const row = await findApplicationRow(db, vault, id.toLowerCase());
     return row === undefined || row.tenant_id !== principal.tenantId ? null : applicationOf(row);
   };
 
-  const reactorOf = async (db: Kysely<Database>, principal: Principal, row: ReactorRow): Promise<Reactor> => {
+  const reactorOf = async (
+    db: Kysely<Database>,
+    principal: Principal,
+    row: Omit<ReactorRow, 'row_mac'>,
+  ): Promise<Reactor> => {
     const formula = await findFormula(db, principal, row.formula_id);
     if (formula === undefined) throw corrupt('reactor formula reference');
     return {
@@ -228,12 +247,17 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
   };
 
   const reactorRow = async (db: Kysely<Database>, principal: Principal, id: string): Promise<ReactorRow> => {
-    const row = await db
-      .selectFrom('reactors')
-      .selectAll()
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', typeof id === 'string' ? id.toLowerCase() : '')
-      .executeTakeFirst();
+    // Its formula, application and configuration decide what an invocation does and as whom.
+    const row = verified(
+      vault,
+      'reactors',
+      await db
+        .selectFrom('reactors')
+        .selectAll()
+        .where('tenant_id', '=', principal.tenantId)
+        .where('id', '=', typeof id === 'string' ? id.toLowerCase() : '')
+        .executeTakeFirst(),
+    );
     if (row === undefined) throw notFound('reactor');
     return row;
   };
@@ -328,7 +352,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       const checked = checkFormulaInput(input);
       await checkCode(checked);
       return vault.transaction(async (trx) => {
-        const row: FormulaRow = {
+        const row: FormulaRow = withRowMac(vault, 'reactor_formulas', {
           id: randomUUID(),
           tenant_id: principal.tenantId,
           ...formulaColumns(checked),
@@ -336,7 +360,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           created_at: vault.clock.now().toISOString(),
           modified_by: null,
           modified_at: null,
-        };
+        });
         await trx.insertInto('reactor_formulas').values(row).execute();
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'create', REACTOR_MESSAGES.formulaCreate);
         return formulaOf(row);
@@ -350,13 +374,17 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       const ids = filter.ids?.map((id) => id.toLowerCase());
       const keep = (f: ReactorFormula) =>
         (ids === undefined || ids.includes(f.id)) && (matches?.(f.name) ?? true);
-      const rows = await vault.db
-        .selectFrom('reactor_formulas')
-        .selectAll()
-        .where('tenant_id', '=', principal.tenantId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      const rows = verifiedRows(
+        vault,
+        'reactor_formulas',
+        await vault.db
+          .selectFrom('reactor_formulas')
+          .selectAll()
+          .where('tenant_id', '=', principal.tenantId)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute(),
+      );
       const all = [...OFFICIAL_FORMULAS, ...rows.map(formulaOf)].filter(keep);
       return { total: all.length, items: all.slice(window.offset, window.offset + window.limit) };
     },
@@ -376,14 +404,13 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       await checkCode(checked);
       return vault.transaction(async (trx) => {
         const row = await privateFormulaRow(trx, principal, id);
-        const changes = {
+        const updated = await updateAuthenticatedRow(trx, vault, 'reactor_formulas', row, {
           ...formulaColumns(checked),
           modified_by: actorOf(principal).actor_id,
           modified_at: vault.clock.now().toISOString(),
-        };
-        await trx.updateTable('reactor_formulas').set(changes).where('id', '=', row.id).execute();
+        });
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'update', REACTOR_MESSAGES.formulaUpdate);
-        return formulaOf({ ...row, ...changes });
+        return formulaOf(updated);
       });
     },
 
@@ -413,7 +440,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         const formula = await findFormula(trx, principal, formulaId);
         if (formula === undefined) throw validationError({ 'formula.id': ['no such reactor formula'] });
         const { name, configuration, application } = await checkReactorBody(trx, principal, input, formula);
-        const row: ReactorRow = {
+        const row: Omit<ReactorRow, 'row_mac'> = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
           name,
@@ -427,10 +454,12 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         };
         await trx
           .insertInto('reactors')
-          .values({
-            ...row,
-            configuration: await sealConfiguration(trx, row.tenant_id, row.id, row.configuration),
-          })
+          .values(
+            withRowMac(vault, 'reactors', {
+              ...row,
+              configuration: await sealConfiguration(trx, row.tenant_id, row.id, row.configuration),
+            }),
+          )
           .execute();
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
         return { ...(await reactorOf(trx, principal, row)), application };
@@ -444,9 +473,11 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       const ids = filter.ids?.map((id) => id.toLowerCase());
       let query = vault.db.selectFrom('reactors').selectAll().where('tenant_id', '=', principal.tenantId);
       if (ids !== undefined) query = query.where('id', 'in', ids.length > 0 ? ids : ['']);
-      const rows = (await query.orderBy('created_at').orderBy('id').execute()).filter(
-        (row) => matches?.(row.name) ?? true,
-      );
+      const rows = verifiedRows(
+        vault,
+        'reactors',
+        await query.orderBy('created_at').orderBy('id').execute(),
+      ).filter((row) => matches?.(row.name) ?? true);
       const items: Reactor[] = [];
       for (const row of rows.slice(window.offset, window.offset + window.limit)) {
         items.push(await reactorOf(vault.db, principal, row));
@@ -473,14 +504,10 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           modified_by: actorOf(principal).actor_id,
           modified_at: vault.clock.now().toISOString(),
         };
-        await trx
-          .updateTable('reactors')
-          .set({
-            ...changes,
-            configuration: await sealConfiguration(trx, row.tenant_id, row.id, changes.configuration),
-          })
-          .where('id', '=', row.id)
-          .execute();
+        await updateAuthenticatedRow(trx, vault, 'reactors', row, {
+          ...changes,
+          configuration: await sealConfiguration(trx, row.tenant_id, row.id, changes.configuration),
+        });
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'update', REACTOR_MESSAGES.update);
         return reactorOf(trx, principal, { ...row, ...changes });
       });

@@ -17,6 +17,7 @@ import { redactedDatabaseUrl } from '../storage/postgres/database-url.ts';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
 import type { PostgresPoolLimits } from '../storage/postgres/pool.ts';
 import type { Database } from '../storage/schema.ts';
+import { countRowMacsOutsideTerm } from '../integrity/stored-row-macs.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { BarrierBackedVault } from './barrier-vault.ts';
 import type { WrappedKeyring } from './barrier.ts';
@@ -231,7 +232,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   /** Base DDL and pending migrations, under a transaction-scoped advisory lock. */
   private async migrateHeld(trx: Kysely<Database>): Promise<void> {
     await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
-    await migratePostgres(trx, this.clock.now().toISOString());
+    await migratePostgres(trx, this.clock.now().toISOString(), this);
   }
 
   inTransaction(): boolean {
@@ -342,7 +343,11 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
         .select((e) => e.fn.countAll<number>().as('n'))
         .where('data', 'not like', `v1.${active}.%`)
         .executeTakeFirstOrThrow();
-      assertOnlyActiveTermInUse(Number(keys.n), Number(envelopes.n));
+      assertOnlyActiveTermInUse(
+        Number(keys.n),
+        Number(envelopes.n),
+        await countRowMacsOutsideTerm(trx, active),
+      );
       return current.withOnlyActiveTerm();
     });
     return before.filter((t) => !next.terms.includes(t));
