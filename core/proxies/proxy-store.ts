@@ -5,7 +5,7 @@ import type { AuditOperation } from '../audit/entity-types.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Database, ProxiesTable } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { verified } from '../integrity/row-authenticator.ts';
+import { updateAuthenticatedRow, verified, verifiedRows } from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Proxy } from './contract.ts';
 import { SEALED_PROXY_FIELDS } from './proxy-secrets.ts';
@@ -119,6 +119,27 @@ export async function findProxyRow(
     'proxies',
     await db.selectFrom('proxies').selectAll().where('id', '=', id).executeTakeFirst(),
   );
+}
+
+/**
+ * Before an application is deleted, the proxies attached to it lose it, each stored with a new
+ * MAC: the database's own `on delete set null` would change their rows without one, and every
+ * such proxy would then be refused as tampered.
+ */
+export async function detachProxiesFrom(
+  trx: Kysely<Database>,
+  keys: RowKeys,
+  application: { readonly id: string; readonly tenant_id: string },
+): Promise<void> {
+  const rows = await trx
+    .selectFrom('proxies')
+    .selectAll()
+    .where('tenant_id', '=', application.tenant_id)
+    .where('application_id', '=', application.id)
+    .execute();
+  for (const row of verifiedRows(keys, 'proxies', rows)) {
+    await updateAuthenticatedRow(trx, keys, 'proxies', row, { application_id: null });
+  }
 }
 
 /** The lookup of every proxied request, compiled once per connection instead of built per request. */

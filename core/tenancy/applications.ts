@@ -21,6 +21,7 @@ import {
   updateApplicationRow,
 } from './application-store.ts';
 import { verifiedRows } from '../integrity/row-authenticator.ts';
+import { detachProxiesFrom } from '../proxies/proxy-store.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { ApplicationRow } from './application-store.ts';
 import { assertMayCreate, assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
@@ -164,6 +165,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
     async delete(principal, id) {
       await vault.transaction(async (trx) => {
         const row = await loadFor(trx, vault, principal, 'application:delete', id);
+        await detachProxiesFrom(trx, vault, row);
         await trx.deleteFrom('applications').where('id', '=', row.id).execute();
         await auditApplication(trx, vault, principal, row, 'delete', APPLICATION_MESSAGES.delete);
       });
@@ -196,6 +198,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
             .limit(SWEEP_BATCH)
             .execute();
           for (const row of rows) {
+            await detachProxiesFrom(trx, vault, row);
             await trx.deleteFrom('applications').where('id', '=', row.id).execute();
             await auditApplication(trx, vault, null, row, 'delete', APPLICATION_MESSAGES.expired);
           }
