@@ -15,7 +15,7 @@ import type {
 import { VaultError } from '../errors/catalogue.ts';
 import { updateAuthenticatedRow, verified } from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
-import { compileOnce, insertRowsCompiled, runCompiled, runCompiledNow } from '../storage/compiled-queries.ts';
+import { insertRowsCompiled, runCompiled, runCompiledNow } from '../storage/compiled-queries.ts';
 import type { Database, TokensTable } from '../storage/schema.ts';
 
 export type TokenRow = Selectable<TokensTable>;
