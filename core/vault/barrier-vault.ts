@@ -24,7 +24,7 @@ export abstract class BarrierBackedVault implements VaultKeys {
     return this.barrier.unwrapSecret(term, sealed, aad);
   }
 
-  rowMac(term: number, message: string): Uint8Array {
+  rowMac(term: number, message: Uint8Array): Uint8Array {
     return this.barrier.rowMac(term, message);
   }
 

@@ -33,7 +33,7 @@ export interface VaultKeys {
    * (core/integrity/row-authenticator.ts builds the message). VAULT_CORRUPT for a term the keyring
    * does not hold.
    */
-  rowMac(term: number, message: string): Uint8Array;
+  rowMac(term: number, message: Uint8Array): Uint8Array;
   /** The active key term: new snapshots, journal records and wrapped keys are under it. */
   readonly keyTerm: number;
   /** Every key term the keyring still holds. */
@@ -165,7 +165,7 @@ export class Barrier implements VaultKeys {
     return plain;
   }
 
-  rowMac(term: number, message: string): Uint8Array {
+  rowMac(term: number, message: Uint8Array): Uint8Array {
     return keyedHash(this.sodium, this.current.rowKey(term), message);
   }
 
