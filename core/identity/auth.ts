@@ -7,8 +7,8 @@ import { DummyHash, hashPassword, needsRehash, verifyPassword } from './password
 import { deleteSessionById, insertSession, lookupSession, purgeExpiredSessions } from './sessions.ts';
 import { throttleKey } from './sign-in-throttle.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
-import { verifyRow } from '../integrity/row-authenticator.ts';
-import { emailProblems, findUserRow, normalizeEmail, updateUserRow } from './users.ts';
+import { updateAuthenticatedRow, verifyRow } from '../integrity/row-authenticator.ts';
+import { emailProblems, findUserRow, normalizeEmail } from './users.ts';
 
 export interface AuthOptions {
   readonly kdf: KdfLimits;
@@ -91,7 +91,7 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
           // Only while the hash is still the one that matched (a password change meanwhile wins).
           const current = await findUserRow(trx, vault, { id: user.id });
           if (current?.password_hash === user.hash) {
-            await updateUserRow(trx, vault, current, { password_hash: rehash });
+            await updateAuthenticatedRow(trx, vault, 'users', current, { password_hash: rehash });
           }
         }
         return insertSession(trx, vault, user.id, options.sessionTtlMs);

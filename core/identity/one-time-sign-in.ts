@@ -8,13 +8,14 @@ import { VaultError } from '../errors/catalogue.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Database } from '../storage/schema.ts';
 import { TENANT_ENTITY } from '../tenancy/tenants.ts';
-import { findTenantRow, updateTenantRow } from '../tenancy/tenant-store.ts';
+import { findTenantRow } from '../tenancy/tenant-store.ts';
+import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { addMember } from '../tenancy/members.ts';
 import { hashPassword } from './passwords.ts';
 import { insertSession } from './sessions.ts';
-import { checkNewUser, findUserByEmail, findUserRow, insertUser, updateUserRow } from './users.ts';
+import { checkNewUser, findUserByEmail, findUserRow, insertUser } from './users.ts';
 
 /** A link is good for five minutes: long enough to open it, short enough that a stale copy is dead. */
 export const ONE_TIME_LINK_TTL_MS = 5 * 60 * 1000;
@@ -190,7 +191,7 @@ async function signInOperator(
       const claimed = await findUserRow(trx, vault, { id: claimedId });
       if (!claimed)
         throw new VaultError('CONFLICT', 'The owner of this tenant was set up meanwhile; sign in again.');
-      await updateUserRow(trx, vault, claimed, {
+      await updateAuthenticatedRow(trx, vault, 'users', claimed, {
         email: user.email,
         first_name: user.first_name,
         last_name: user.last_name,
@@ -209,7 +210,7 @@ async function signInOperator(
       const created = await insertUser(trx, vault, user, hash);
       const row = await findTenantRow(trx, vault, tenant.id);
       if (!row) throw new VaultError('NOT_FOUND', 'The vault has no tenant to sign in to.');
-      await updateTenantRow(trx, vault, row, {
+      await updateAuthenticatedRow(trx, vault, 'tenants', row, {
         owner_id: created.id,
         modified_at: at,
         modified_by: actorOf(actor).actor_id,

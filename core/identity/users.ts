@@ -141,19 +141,6 @@ export async function insertUser(
 }
 
 /**
- * Stores a new password hash (and any other changes) for a user row loaded in this transaction,
- * with a new MAC binding the hash to the user.
- */
-export async function updateUserRow(
-  trx: Kysely<Database>,
-  keys: RowKeys,
-  current: UserRow,
-  changes: Partial<Omit<UsersTable, 'id' | 'row_mac'>>,
-): Promise<UserRow> {
-  return updateAuthenticatedRow(trx, keys, 'users', current, changes);
-}
-
-/**
  * People are vault-wide, not tenant data: they are not in any tenant's audit chain. What they do
  * in a tenant (membership, actions) is.
  */
@@ -186,7 +173,7 @@ export function createUserService(vault: VaultHandle, kdf: KdfLimits): UserServi
       await vault.transaction(async (trx) => {
         const current = await findUserRow(trx, vault, { id: userId });
         if (!current) throw new VaultError('NOT_FOUND', 'No such user.');
-        await updateUserRow(trx, vault, current, {
+        await updateAuthenticatedRow(trx, vault, 'users', current, {
           password_hash: hash,
           modified_at: vault.clock.now().toISOString(),
         });

@@ -154,15 +154,13 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       message,
     });
 
-  const findFormula = async (
+  /** The tenant's private formula `id`, verified: its code is what runs with a reactor's application. */
+  const formulaRow = async (
     db: Kysely<Database>,
     principal: Principal,
     id: string,
-  ): Promise<ReactorFormula | undefined> => {
-    const official = officialFormula(id);
-    if (official !== undefined) return official;
-    // Its code is what runs with the reactor's application: a row changed outside the vault is refused.
-    const row = verified(
+  ): Promise<FormulaRow | undefined> =>
+    verified(
       vault,
       'reactor_formulas',
       await db
@@ -172,6 +170,15 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         .where('id', '=', id.toLowerCase())
         .executeTakeFirst(),
     );
+
+  const findFormula = async (
+    db: Kysely<Database>,
+    principal: Principal,
+    id: string,
+  ): Promise<ReactorFormula | undefined> => {
+    const official = officialFormula(id);
+    if (official !== undefined) return official;
+    const row = await formulaRow(db, principal, id);
     return row === undefined ? undefined : formulaOf(row);
   };
 
@@ -183,16 +190,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     if (officialFormula(id) !== undefined) {
       throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
     }
-    const row = verified(
-      vault,
-      'reactor_formulas',
-      await trx
-        .selectFrom('reactor_formulas')
-        .selectAll()
-        .where('tenant_id', '=', principal.tenantId)
-        .where('id', '=', id.toLowerCase())
-        .executeTakeFirst(),
-    );
+    const row = await formulaRow(trx, principal, id);
     if (row === undefined) throw notFound('reactor formula');
     return row;
   };

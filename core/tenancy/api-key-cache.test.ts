@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorIn } from '../access/principal.ts';
 import { createServices, outboxTenancyOptions } from '../services.ts';
-import { findApplicationRow, updateApplicationRow } from './application-store.ts';
+import { findApplicationRow } from './application-store.ts';
+import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
 import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
 import { createExpiringApplication, openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
@@ -78,7 +79,7 @@ describe('API-key principals kept in memory', () => {
     await expect(
       f.vault.transaction(async (trx) => {
         const row = await findApplicationRow(trx, f.vault, app.id);
-        await updateApplicationRow(trx, f.vault, row!, { permissions: '[]' });
+        await updateAuthenticatedRow(trx, f.vault, 'applications', row!, { permissions: '[]' });
         // Read inside the transaction: the uncommitted grants.
         const inside = await f.services.auth.authenticateApiKey(app.key);
         expect(inside?.kind === 'application' && inside.permissions).toEqual([]);

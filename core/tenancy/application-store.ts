@@ -128,23 +128,13 @@ export async function replaceApplicationKey(
   row: ApplicationRow,
 ): Promise<ApplicationWithKey> {
   const key = generateApiKey();
-  const updated = await updateApplicationRow(trx, vault, row, {
+  const updated = await updateAuthenticatedRow(trx, vault, 'applications', row, {
     key_hash: vault.hashApiKey(key),
     modified_at: vault.clock.now().toISOString(),
     modified_by: actorOf(actor).actor_id,
   });
   await auditApplication(trx, vault, actor, row, 'update', APPLICATION_MESSAGES.regenerate);
   return { ...applicationOf(updated), key };
-}
-
-/** Stores `changes` to an application row loaded in this transaction, with a new MAC. */
-export function updateApplicationRow(
-  trx: Kysely<Database>,
-  keys: RowKeys,
-  current: ApplicationRow,
-  changes: Partial<Omit<ApplicationRow, 'id' | 'row_mac'>>,
-): Promise<ApplicationRow> {
-  return updateAuthenticatedRow(trx, keys, 'applications', current, changes);
 }
 
 /** The application's row, verified against its MAC (INTEGRITY_FAILED otherwise), or undefined. */

@@ -18,9 +18,8 @@ import {
   grantColumns,
   insertApplication,
   replaceApplicationKey,
-  updateApplicationRow,
 } from './application-store.ts';
-import { verifiedRows } from '../integrity/row-authenticator.ts';
+import { updateAuthenticatedRow, verifiedRows } from '../integrity/row-authenticator.ts';
 import { detachProxiesFrom } from '../proxies/proxy-store.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { ApplicationRow } from './application-store.ts';
@@ -150,7 +149,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
         const held = { ...current, canCreateExpiring: current.can_create_expiring_applications };
         assertNotOwnGrants(principal, row.id, held, checked);
         assertMayGrant(principal, checked);
-        const updated = await updateApplicationRow(trx, vault, row, {
+        const updated = await updateAuthenticatedRow(trx, vault, 'applications', row, {
           name: checked.name,
           ...grantColumns(checked),
           can_create_expiring_applications: checked.canCreateExpiring ? 1 : 0,

@@ -19,7 +19,7 @@ import {
 } from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Member, MemberService } from './contract.ts';
-import { findTenantRow, updateTenantRow } from './tenant-store.ts';
+import { findTenantRow } from './tenant-store.ts';
 
 export const MEMBER_ENTITY = 'tenantMember';
 
@@ -138,6 +138,22 @@ function membersWithUsers(db: Kysely<Database>) {
       'users.first_name',
       'users.last_name',
     ]);
+}
+
+/** The tenant's OWNER member with its user, verified, or undefined. */
+async function findOwnerRow(
+  db: Kysely<Database>,
+  keys: RowKeys,
+  tenantId: string,
+): Promise<MemberRow | undefined> {
+  return verified(
+    keys,
+    'members',
+    await membersWithUsers(db)
+      .where('members.tenant_id', '=', tenantId)
+      .where('members.role', '=', 'OWNER')
+      .executeTakeFirst(),
+  );
 }
 
 /** One member with its user, verified, or undefined. */
@@ -259,14 +275,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
         const now = vault.clock.now().toISOString();
         const by = actorOf(principal).actor_id;
         // Ownership moves in one transaction: the tenant never has two owners or none.
-        const previous = verified(
-          vault,
-          'members',
-          await membersWithUsers(trx)
-            .where('members.tenant_id', '=', row.tenant_id)
-            .where('members.role', '=', 'OWNER')
-            .executeTakeFirst(),
-        );
+        const previous = await findOwnerRow(trx, vault, row.tenant_id);
         if (previous) {
           await updateAuthenticatedRow(trx, vault, 'members', previous, {
             role: 'ADMIN',
@@ -278,7 +287,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
         await updateAuthenticatedRow(trx, vault, 'members', row, { role, modified_at: now, modified_by: by });
         const tenant = await findTenantRow(trx, vault, row.tenant_id);
         if (!tenant) throw new VaultError('NOT_FOUND', 'Not found.');
-        await updateTenantRow(trx, vault, tenant, {
+        await updateAuthenticatedRow(trx, vault, 'tenants', tenant, {
           owner_id: row.user_id,
           modified_at: now,
           modified_by: by,
@@ -293,14 +302,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
     async owner(principal) {
       authorize(principal, 'tenant:member:read', { tenantId: principal.tenantId });
       return vault.transaction(async (trx) => {
-        const row = verified(
-          vault,
-          'members',
-          await membersWithUsers(trx)
-            .where('members.tenant_id', '=', principal.tenantId)
-            .where('members.role', '=', 'OWNER')
-            .executeTakeFirst(),
-        );
+        const row = await findOwnerRow(trx, vault, principal.tenantId);
         if (!row) throw new VaultError('NOT_FOUND', 'This tenant has no owner.');
         await auditMember(trx, vault, principal, row, 'read');
         return memberOf(row);

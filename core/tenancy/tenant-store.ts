@@ -1,9 +1,10 @@
 /**
  * Rows of `tenants` as the services act on them: each load verified against its MAC (the owner and
- * the settings decide what the vault does for the tenant), each change stored with a new MAC.
+ * the settings decide what the vault does for the tenant); changes go through
+ * `updateAuthenticatedRow`, which stores a new MAC.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { updateAuthenticatedRow, verified } from '../integrity/row-authenticator.ts';
+import { verified } from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
@@ -24,16 +25,6 @@ export async function findTenantRow(
   );
   const row = (await runCompiled(db, query, [id])).rows[0];
   return verified(keys, 'tenants', row);
-}
-
-/** Stores `changes` to a tenant row loaded in this transaction, with a new MAC. */
-export function updateTenantRow(
-  trx: Kysely<Database>,
-  keys: RowKeys,
-  current: TenantRow,
-  changes: Partial<Omit<TenantRow, 'id' | 'row_mac'>>,
-): Promise<TenantRow> {
-  return updateAuthenticatedRow(trx, keys, 'tenants', current, changes);
 }
 
 /** The tenant's settings; NOT_FOUND when the tenant does not exist (e.g. an operator's stale id). */

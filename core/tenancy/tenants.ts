@@ -23,9 +23,14 @@ import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import type { CheckedApplication } from './application-input.ts';
 import { insertApplication } from './application-store.ts';
 import { checkSettings, parseSettings } from './settings.ts';
-import { findTenantRow, updateTenantRow } from './tenant-store.ts';
+import { findTenantRow } from './tenant-store.ts';
 import type { TenantRow } from './tenant-store.ts';
-import { verifiedRows, verifyRow, withRowMac } from '../integrity/row-authenticator.ts';
+import {
+  updateAuthenticatedRow,
+  verifiedRows,
+  verifyRow,
+  withRowMac,
+} from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 
 export const TENANT_ENTITY = 'tenant';
@@ -249,7 +254,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
       errors.throwIfAny();
       return vault.transaction(async (trx) => {
         const row = await loadOwnTenant(trx, vault, principal, 'tenant:update');
-        const updated = await updateTenantRow(trx, vault, row, {
+        const updated = await updateAuthenticatedRow(trx, vault, 'tenants', row, {
           name,
           ...(settings === undefined ? {} : { settings: JSON.stringify(settings) }),
           modified_at: vault.clock.now().toISOString(),
