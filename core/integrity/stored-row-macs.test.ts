@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -18,6 +18,7 @@ import { rule } from '../test-support/token-kit.ts';
 import { unsyncedFs } from '../test-support/unsynced-fs.ts';
 import { openVault } from '../vault/index.ts';
 import { createPostgresVault, openPostgresVault } from '../vault/postgres-vault.ts';
+import { importFromPostgres } from '../vault/import-from-postgres.ts';
 import { rotateKeys } from '../vault/rotation.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { AUTHENTICATED_TABLES } from './row-authenticator.ts';
@@ -159,6 +160,35 @@ describe('MACs of rows written before they existed (migration 11)', () => {
       }
     },
   );
+});
+
+describe.skipIf(!postgres)('row MACs of a copied vault', () => {
+  it('an import from PostgreSQL refuses a row changed in the database, and writes no vault file', async () => {
+    const schema = await makeTempSchema();
+    const dir = await mkdtemp(path.join(tmpdir(), 'svc-row-macs-'));
+    const key = { kind: 'key' as const, key: new Uint8Array(randomBytes(32)) };
+    const vault = await createPostgresVault({ url: schema.url, key });
+    try {
+      const services = createServices(vault, { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(dir) });
+      const acme = await seedTenant(services, 'Acme');
+      await vault.transaction((trx) =>
+        sql`update applications set type = 'private' where tenant_id = ${acme.tenantId}`.execute(trx),
+      );
+      const destination = path.join(dir, 'vault.svc');
+      const refused = importFromPostgres({ url: schema.url, path: destination, key, replace: false });
+      await expect(refused).rejects.toMatchObject({
+        code: 'INTEGRITY_FAILED',
+        message: expect.stringMatching(
+          /^Copying refused a row: The applications row id=[0-9a-f-]{36} failed its integrity check .*; no vault file was written\.$/,
+        ),
+      });
+      expect(await readdir(dir)).not.toContain('vault.svc');
+    } finally {
+      await vault.close();
+      await schema.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('row MACs across a key rotation', () => {
