@@ -147,6 +147,16 @@ describe('updating an authenticated row', () => {
     );
     expect(await applicationRow(app.id)).toEqual({ ...updated, can_create_expiring_applications: 0 });
     expect(refusal(() => verifyRow(f.vault, 'applications', updated))).toBe('accepted');
+    // An undefined value changes nothing (as in Kysely's `set`), in the row and in its MAC.
+    const renamed = await f.vault.transaction((trx) =>
+      updateAuthenticatedRow(trx, f.vault, 'applications', updated, { permissions: undefined, name: 'e' }),
+    );
+    expect(await applicationRow(app.id)).toMatchObject({
+      name: 'e',
+      permissions: '[]',
+      row_mac: renamed.row_mac,
+    });
+    expect(refusal(() => verifyRow(f.vault, 'applications', renamed))).toBe('accepted');
 
     // The row as first loaded no longer is the stored one: its MAC does not match any more.
     const stale = f.vault.transaction((trx) =>

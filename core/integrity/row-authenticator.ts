@@ -248,11 +248,13 @@ export async function updateAuthenticatedRow<T extends AuthenticatedTable, R ext
   changes: Partial<Omit<Row<T>, 'row_mac' | (typeof ROW_KEY)[T]>>,
 ): Promise<R> {
   verifyRow(keys, table, current);
-  const next = { ...current, ...changes } as R;
+  // An undefined value changes nothing, as in Kysely's own `set`.
+  const changed = Object.entries(changes).filter(([, value]) => value !== undefined);
+  const next = { ...current, ...Object.fromEntries(changed) } as R;
   const mac = rowMac(keys, table, next);
   const key = ROW_KEY[table];
   const fields = current as unknown as Record<string, unknown>;
-  const assignments = Object.entries({ ...changes, row_mac: mac }).map(
+  const assignments = [...changed, ['row_mac', mac] as const].map(
     ([column, value]) => sql`${sql.ref(column)} = ${value}`,
   );
   const result = await sql`update ${sql.table(table)} set ${sql.join(assignments)}
