@@ -25,6 +25,11 @@ interface KeyringData {
   readonly terms: readonly KeyringTerm[];
   /** Stable key for lookup hashes (API keys); it must not change when terms rotate. */
   readonly lookup_key: string;
+  /**
+   * The vault's rows that decide access carry MACs (core/integrity/). Kept here, under the root
+   * key, because a database administrator can remove everything else that would say so.
+   */
+  readonly row_macs?: true;
 }
 
 /** Subkey purposes; libsodium's KDF wants an 8-byte context per purpose. */
@@ -54,6 +59,8 @@ export class Keyring {
       active: 1,
       terms: [{ term: 1, key: b64(randomBytes(KEY_BYTES)), created_at: now.toISOString() }],
       lookup_key: b64(randomBytes(KEY_BYTES)),
+      // A new vault's schema has row MACs from its first migration run.
+      row_macs: true,
     });
   }
 
@@ -84,6 +91,16 @@ export class Keyring {
       ...this.data,
       terms: this.data.terms.filter((t) => t.term === this.data.active),
     });
+  }
+
+  /** Whether the rows of this keyring's vault are known to carry MACs. */
+  get rowMacs(): boolean {
+    return this.data.row_macs === true;
+  }
+
+  /** This keyring, recording that the vault's rows carry MACs; this one is unchanged. */
+  withRowMacs(): Keyring {
+    return new Keyring(this.sodium, { ...this.data, row_macs: true });
   }
 
   wrap(rootKey: Uint8Array, aad: Uint8Array): Uint8Array {

@@ -18,6 +18,10 @@ import { rule } from '../test-support/token-kit.ts';
 import { unsyncedFs } from '../test-support/unsynced-fs.ts';
 import { openVault } from '../vault/index.ts';
 import { createPostgresVault, openPostgresVault } from '../vault/postgres-vault.ts';
+import { open, seal } from '../crypto/aead.ts';
+import type { KdfHeader } from '../crypto/root-key.ts';
+import { loadSodium } from '../crypto/sodium.ts';
+import { keyringAad } from '../storage/vault-file.ts';
 import { importFromPostgres } from '../vault/import-from-postgres.ts';
 import { rotateKeys } from '../vault/rotation.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -63,6 +67,27 @@ async function beforeRowMacs(vault: VaultHandle): Promise<void> {
     }
     await trx.deleteFrom('schema_migrations').where('version', '=', 11).execute();
   });
+}
+
+/**
+ * The keyring row as a version before row MACs stored it: the same keyring without the record
+ * that its rows carry MACs (only the root key can write it, so the test uses the key).
+ */
+async function keyringBeforeRowMacs(vault: VaultHandle, rootKey: Uint8Array): Promise<void> {
+  const sodium = await loadSodium();
+  type KeyringRow = { vault_id: string; kdf: string; wrapped: Uint8Array };
+  const row = await sql<KeyringRow>`select vault_id, kdf, wrapped from vault_keyring`.execute(vault.db);
+  const { vault_id, kdf, wrapped } = row.rows[0]!;
+  const aad = keyringAad(vault_id, JSON.parse(kdf) as KdfHeader);
+  const data = JSON.parse(
+    Buffer.from(open(sodium, rootKey, new Uint8Array(wrapped), aad)!).toString('utf8'),
+  ) as {
+    row_macs?: true;
+  };
+  expect(data.row_macs).toBe(true);
+  delete data.row_macs;
+  const older = seal(sodium, rootKey, Buffer.from(JSON.stringify(data), 'utf8'), aad);
+  await vault.transaction((trx) => sql`update vault_keyring set wrapped = ${older}`.execute(trx));
 }
 
 /** Everything `fill` wrote works again through services over the reopened vault. */
@@ -143,6 +168,7 @@ describe('MACs of rows written before they existed (migration 11)', () => {
       const world = await fill(first);
       await first.reactors.close();
       await beforeRowMacs(created);
+      await keyringBeforeRowMacs(created, key.key);
       await created.close();
 
       const vault = await openPostgresVault({ url: schema.url, key });
@@ -154,12 +180,50 @@ describe('MACs of rows written before they existed (migration 11)', () => {
         );
         expect(nullable.rows[0]?.n).toBe(0);
         await expectCarriedOver(vault, services, world, outboxIn(outbox));
+        // The upgrade recorded the MACs in the keyring: removing them again is refused.
+        await beforeRowMacs(vault);
       } finally {
         await services.reactors.close();
         await vault.close();
       }
+      expect(await codeOf(openPostgresVault({ url: schema.url, key }))).toBe('INTEGRITY_FAILED');
     },
   );
+});
+
+describe.skipIf(!postgres)('row MACs that an administrator removes', () => {
+  it('the next open refuses to vouch for the rows again, and changes nothing', async () => {
+    const schema = await makeTempSchema();
+    const dir = await mkdtemp(path.join(tmpdir(), 'svc-row-macs-'));
+    const key = { kind: 'key' as const, key: new Uint8Array(randomBytes(32)) };
+    try {
+      const vault = await createPostgresVault({ url: schema.url, key });
+      const services = createServices(vault, { passwordKdf: FAST_KDF, tenancy: outboxTenancyOptions(dir) });
+      const acme = await seedTenant(services, 'Acme');
+      const held = await services.applications.create(operatorIn(acme.tenantId), {
+        name: 'held',
+        type: 'private',
+        permissions: ['token:read'],
+      });
+      // Tamper, then drop every MAC and the record of their migration, hoping the next server
+      // start vouches for the rows as it did at the upgrade.
+      await beforeRowMacs(vault);
+      await vault.transaction((trx) =>
+        sql`update applications set type = 'management' where id = ${held.id}`.execute(trx),
+      );
+      await vault.close();
+
+      await expect(openPostgresVault({ url: schema.url, key })).rejects.toMatchObject({
+        code: 'INTEGRITY_FAILED',
+        message: expect.stringMatching(/the MAC column or its migration's record was removed/),
+      });
+      // Nothing was vouched for by the refused open: the next one is refused the same way.
+      expect(await codeOf(openPostgresVault({ url: schema.url, key }))).toBe('INTEGRITY_FAILED');
+    } finally {
+      await schema.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.skipIf(!postgres)('row MACs of a copied vault', () => {
