@@ -32,6 +32,7 @@ import {
   insertApplication,
   type ApplicationRow,
 } from '../tenancy/application-store.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { assertMayAttach, assertMayCreate, type GrantSet } from '../tenancy/grant-ceiling.ts';
 import { applicationPrincipal } from '../reactors/svc-bridge.ts';
 import type { TokenService, TokenView } from '../tokens/contract.ts';
@@ -188,7 +189,7 @@ function givenKeysOf(vault: object): GivenKeys {
   return keys;
 }
 
-type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
+type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'> & RowKeys;
 
 /** The session application row of `member`, when it exists and has not expired. */
 async function liveSessionApplication(
@@ -196,7 +197,7 @@ async function liveSessionApplication(
   vault: Keys,
   member: Member,
 ): Promise<ApplicationRow | null> {
-  const row = await findApplicationRow(db, sessionApplicationId(vault, member.sessionId, member.tenantId));
+  const row = await findApplicationRow(db, vault, sessionApplicationId(vault, member.sessionId, member.tenantId));
   if (row === undefined || row.tenant_id !== member.tenantId) return null;
   if (row.expires_at !== null && isExpired(row.expires_at, vault.clock.now())) return null;
   return row;
@@ -208,7 +209,7 @@ async function removeSessionApplication(
   member: Member,
   message: string,
 ): Promise<void> {
-  const row = await findApplicationRow(trx, sessionApplicationId(vault, member.sessionId, member.tenantId));
+  const row = await findApplicationRow(trx, vault, sessionApplicationId(vault, member.sessionId, member.tenantId));
   if (row === undefined || row.tenant_id !== member.tenantId) return;
   await trx.deleteFrom('applications').where('id', '=', row.id).execute();
   await auditApplication(trx, vault, member, row, 'delete', message);
@@ -282,7 +283,7 @@ export function createConsoleTokenAccessService(
     const session_application_allowed = mayGrant(member, SESSION_APPLICATION_GRANTS);
     const chosen = await givenApplication(member);
     if (chosen !== null && chosen.kind === 'application') {
-      const row = await findApplicationRow(vault.db, chosen.applicationId);
+      const row = await findApplicationRow(vault.db, vault, chosen.applicationId);
       if (row !== undefined) {
         return {
           mode: 'application',

@@ -9,6 +9,7 @@ import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import type { OutboundClient } from '../outbound/client.ts';
 import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
 import { parseSettings, settingEnabled } from '../tenancy/settings.ts';
+import { findTenantRow } from '../tenancy/tenant-store.ts';
 import { applicationPrincipal, svcBridge } from '../reactors/svc-bridge.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { TokenService } from '../tokens/contract.ts';
@@ -213,7 +214,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   /** The principal of the proxy's application (null when none, or when it was deleted). */
   async function proxyApplication(applicationId: string | null, tenantId: string): Promise<Principal | null> {
     if (applicationId === null) return null;
-    const row = await findApplicationRow(vault.db, applicationId);
+    const row = await findApplicationRow(vault.db, vault, applicationId);
     if (!row || row.tenant_id !== tenantId) return null;
     return applicationPrincipal(applicationOf(row));
   }
@@ -235,7 +236,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     const proxyKey = header(inv.headers, PROXY_KEY_HEADER) ?? queryValue(inv.rawQuery, PROXY_KEY_QUERY);
     if (proxyKey !== undefined) {
       const row = /^[A-Za-z0-9]{1,100}$/.test(proxyKey)
-        ? await findProxyByKey(vault.db, proxyKey)
+        ? await findProxyByKey(vault.db, vault, proxyKey)
         : undefined;
       if (!row) {
         inv.limits?.take({ kind: 'address', address: inv.clientAddress ?? '' });
@@ -280,11 +281,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         'Ephemeral proxy requests (SVC-PROXY-URL) need the key of a private application.',
       );
     }
-    const tenant = await vault.db
-      .selectFrom('tenants')
-      .select('settings')
-      .where('id', '=', caller.tenantId)
-      .executeTakeFirst();
+    const tenant = await findTenantRow(vault.db, vault, caller.tenantId);
     if (tenant && settingEnabled(parseSettings(tenant.settings), 'disable_ephemeral_proxy')) {
       throw new VaultError(
         'FORBIDDEN',

@@ -47,6 +47,12 @@ import { applicationPrincipal, svcBridge } from './svc-bridge.ts';
 import { isPlainObject } from '../validation/json-value.ts';
 import { deepFreeze } from '../validation/deep-freeze.ts';
 import { TableCache } from '../storage/table-changes.ts';
+import {
+  updateAuthenticatedRow,
+  verified,
+  verifiedRows,
+  withRowMac,
+} from '../integrity/row-authenticator.ts';
 
 export const MAX_REACTOR_PAGE_SIZE = 100;
 /** Reactors kept loaded per vault for invocations before the map is cleared. */
@@ -93,7 +99,7 @@ function parseJson<T>(text: string, what: string): T {
   }
 }
 
-function formulaOf(row: FormulaRow): ReactorFormula {
+function formulaOf(row: Omit<FormulaRow, 'row_mac'>): ReactorFormula {
   return {
     id: row.id,
     name: row.name,
@@ -154,6 +160,23 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       message,
     });
 
+  /** The tenant's private formula `id`, verified: its code is what runs with a reactor's application. */
+  const formulaRow = async (
+    db: Kysely<Database>,
+    principal: Principal,
+    id: string,
+  ): Promise<FormulaRow | undefined> =>
+    verified(
+      vault,
+      'reactor_formulas',
+      await db
+        .selectFrom('reactor_formulas')
+        .selectAll()
+        .where('tenant_id', '=', principal.tenantId)
+        .where('id', '=', id.toLowerCase())
+        .executeTakeFirst(),
+    );
+
   const findFormula = async (
     db: Kysely<Database>,
     principal: Principal,
@@ -161,12 +184,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
   ): Promise<ReactorFormula | undefined> => {
     const official = officialFormula(id);
     if (official !== undefined) return official;
-    const row = await db
-      .selectFrom('reactor_formulas')
-      .selectAll()
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', id.toLowerCase())
-      .executeTakeFirst();
+    const row = await formulaRow(db, principal, id);
     return row === undefined ? undefined : withShownActors(principal, formulaOf(row));
   };
 
@@ -178,12 +196,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     if (officialFormula(id) !== undefined) {
       throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
     }
-    const row = await trx
-      .selectFrom('reactor_formulas')
-      .selectAll()
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', id.toLowerCase())
-      .executeTakeFirst();
+    const row = await formulaRow(trx, principal, id);
     if (row === undefined) throw notFound('reactor formula');
     return row;
   };
@@ -213,13 +226,17 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     id: string | null,
   ): Promise<Application | null> => {
     if (id === null) return null;
-    const row = await findApplicationRow(db, id.toLowerCase());
+    const row = await findApplicationRow(db, vault, id.toLowerCase());
     return row === undefined || row.tenant_id !== principal.tenantId
       ? null
       : withShownActors(principal, applicationOf(row));
   };
 
-  const reactorOf = async (db: Kysely<Database>, principal: Principal, row: ReactorRow): Promise<Reactor> => {
+  const reactorOf = async (
+    db: Kysely<Database>,
+    principal: Principal,
+    row: Omit<ReactorRow, 'row_mac'>,
+  ): Promise<Reactor> => {
     const formula = await findFormula(db, principal, row.formula_id);
     if (formula === undefined) throw corrupt('reactor formula reference');
     return withShownActors(principal, {
@@ -240,12 +257,17 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
   };
 
   const reactorRow = async (db: Kysely<Database>, principal: Principal, id: string): Promise<ReactorRow> => {
-    const row = await db
-      .selectFrom('reactors')
-      .selectAll()
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', typeof id === 'string' ? id.toLowerCase() : '')
-      .executeTakeFirst();
+    // Its formula, application and configuration decide what an invocation does and as whom.
+    const row = verified(
+      vault,
+      'reactors',
+      await db
+        .selectFrom('reactors')
+        .selectAll()
+        .where('tenant_id', '=', principal.tenantId)
+        .where('id', '=', typeof id === 'string' ? id.toLowerCase() : '')
+        .executeTakeFirst(),
+    );
     if (row === undefined) throw notFound('reactor');
     return row;
   };
@@ -265,7 +287,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     // A reactor runs as its application: creating or changing one that has an application is
     // attaching it, under the grant ceiling, whatever the change.
     const application =
-      applicationId === null ? null : await attachableApplication(db, principal, applicationId);
+      applicationId === null ? null : await attachableApplication(db, vault, principal, applicationId);
     return { name, configuration, application };
   };
 
@@ -341,7 +363,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       const checked = checkFormulaInput(input);
       const warnings = await codeWarnings(checked, principal.tenantId);
       const formula = await vault.transaction(async (trx) => {
-        const row: FormulaRow = {
+        const row: FormulaRow = withRowMac(vault, 'reactor_formulas', {
           id: randomUUID(),
           tenant_id: principal.tenantId,
           ...formulaColumns(checked),
@@ -349,7 +371,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           created_at: vault.clock.now().toISOString(),
           modified_by: null,
           modified_at: null,
-        };
+        });
         await trx.insertInto('reactor_formulas').values(row).execute();
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'create', REACTOR_MESSAGES.formulaCreate);
         return formulaOf(row);
@@ -364,13 +386,17 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       const ids = filter.ids?.map((id) => id.toLowerCase());
       const keep = (f: ReactorFormula) =>
         (ids === undefined || ids.includes(f.id)) && (matches?.(f.name) ?? true);
-      const rows = await vault.db
-        .selectFrom('reactor_formulas')
-        .selectAll()
-        .where('tenant_id', '=', principal.tenantId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      const rows = verifiedRows(
+        vault,
+        'reactor_formulas',
+        await vault.db
+          .selectFrom('reactor_formulas')
+          .selectAll()
+          .where('tenant_id', '=', principal.tenantId)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute(),
+      );
       const all = [
         ...OFFICIAL_FORMULAS,
         ...rows.map((row) => withShownActors(principal, formulaOf(row))),
@@ -407,14 +433,13 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           const application = await applicationFor(trx, principal, application_id);
           if (application !== null) assertMayAttach(principal, application);
         }
-        const changes = {
+        const updated = await updateAuthenticatedRow(trx, vault, 'reactor_formulas', row, {
           ...formulaColumns(checked),
           modified_by: actorOf(principal).actor_id,
           modified_at: vault.clock.now().toISOString(),
-        };
-        await trx.updateTable('reactor_formulas').set(changes).where('id', '=', row.id).execute();
+        });
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'update', REACTOR_MESSAGES.formulaUpdate);
-        return withShownActors(principal, formulaOf({ ...row, ...changes }));
+        return withShownActors(principal, formulaOf(updated));
       });
       return { formula, warnings };
     },
@@ -445,7 +470,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         const formula = await findFormula(trx, principal, formulaId);
         if (formula === undefined) throw validationError({ 'formula.id': ['no such reactor formula'] });
         const { name, configuration, application } = await checkReactorBody(trx, principal, input, formula);
-        const row: ReactorRow = {
+        const row: Omit<ReactorRow, 'row_mac'> = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
           name,
@@ -459,10 +484,12 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         };
         await trx
           .insertInto('reactors')
-          .values({
-            ...row,
-            configuration: await sealConfiguration(trx, row.tenant_id, row.id, row.configuration),
-          })
+          .values(
+            withRowMac(vault, 'reactors', {
+              ...row,
+              configuration: await sealConfiguration(trx, row.tenant_id, row.id, row.configuration),
+            }),
+          )
           .execute();
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
         return reactorOf(trx, principal, row);
@@ -476,9 +503,11 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       const ids = filter.ids?.map((id) => id.toLowerCase());
       let query = vault.db.selectFrom('reactors').selectAll().where('tenant_id', '=', principal.tenantId);
       if (ids !== undefined) query = query.where('id', 'in', ids.length > 0 ? ids : ['']);
-      const rows = (await query.orderBy('created_at').orderBy('id').execute()).filter(
-        (row) => matches?.(row.name) ?? true,
-      );
+      const rows = verifiedRows(
+        vault,
+        'reactors',
+        await query.orderBy('created_at').orderBy('id').execute(),
+      ).filter((row) => matches?.(row.name) ?? true);
       const items: Reactor[] = [];
       for (const row of rows.slice(window.offset, window.offset + window.limit)) {
         items.push(await reactorOf(vault.db, principal, row));
@@ -505,14 +534,10 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           modified_by: actorOf(principal).actor_id,
           modified_at: vault.clock.now().toISOString(),
         };
-        await trx
-          .updateTable('reactors')
-          .set({
-            ...changes,
-            configuration: await sealConfiguration(trx, row.tenant_id, row.id, changes.configuration),
-          })
-          .where('id', '=', row.id)
-          .execute();
+        await updateAuthenticatedRow(trx, vault, 'reactors', row, {
+          ...changes,
+          configuration: await sealConfiguration(trx, row.tenant_id, row.id, changes.configuration),
+        });
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'update', REACTOR_MESSAGES.update);
         return reactorOf(trx, principal, { ...row, ...changes });
       });

@@ -110,7 +110,9 @@ function hostError(error: unknown): HostCallError {
   if (isVaultError(error)) {
     return {
       name: 'SvcError',
-      message: error.detail,
+      // A 5xx detail may name internals (a refused row's table and key): the code gets the title,
+      // as an HTTP caller gets a generic detail.
+      message: error.status >= 500 ? error.title : error.detail,
       status: error.status,
       code: error.code,
       ...(error.errors === undefined ? {} : { errors: error.errors }),

@@ -10,13 +10,15 @@ import { VaultError } from '../errors/catalogue.ts';
 import type { Application, ApplicationWithKey } from '../services-contract.ts';
 import type { ApplicationsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { updateAuthenticatedRow, verified, withRowMac } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { CheckedApplication } from './application-input.ts';
 import { isApplicationType } from './application-input.ts';
 
 export const APPLICATION_ENTITY = 'application';
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
-type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
+type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'> & RowKeys;
 
 function corrupt(id: string): VaultError {
   return new VaultError('VAULT_CORRUPT', `Application ${id} has malformed stored grants.`);
@@ -101,7 +103,8 @@ export async function insertApplication(
   id: string = randomUUID(),
 ): Promise<ApplicationWithKey> {
   const key = generateApiKey();
-  const row: ApplicationRow = {
+  // The MAC binds the key's hash, type, grants and expiry to this application and tenant.
+  const row: ApplicationRow = withRowMac(vault, 'applications', {
     id,
     tenant_id: tenantId,
     name: input.name,
@@ -114,7 +117,7 @@ export async function insertApplication(
     modified_by: null,
     expires_at: input.expiresAt,
     can_create_expiring_applications: input.canCreateExpiring ? 1 : 0,
-  };
+  });
   await trx.insertInto('applications').values(row).execute();
   await auditApplication(trx, vault, actor, row, 'create', APPLICATION_MESSAGES.create);
   return { ...applicationOf(row), key };
@@ -128,19 +131,24 @@ export async function replaceApplicationKey(
   row: ApplicationRow,
 ): Promise<ApplicationWithKey> {
   const key = generateApiKey();
-  const changes = {
+  const updated = await updateAuthenticatedRow(trx, vault, 'applications', row, {
     key_hash: vault.hashApiKey(key),
     modified_at: vault.clock.now().toISOString(),
     modified_by: actorOf(actor).actor_id,
-  };
-  await trx.updateTable('applications').set(changes).where('id', '=', row.id).execute();
+  });
   await auditApplication(trx, vault, actor, row, 'update', APPLICATION_MESSAGES.regenerate);
-  return { ...applicationOf({ ...row, ...changes }), key };
+  return { ...applicationOf(updated), key };
 }
 
+/** The application's row, verified against its MAC (INTEGRITY_FAILED otherwise), or undefined. */
 export async function findApplicationRow(
   db: Kysely<Database>,
+  keys: RowKeys,
   id: string,
 ): Promise<ApplicationRow | undefined> {
-  return db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+  return verified(
+    keys,
+    'applications',
+    await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst(),
+  );
 }

@@ -14,6 +14,14 @@ import { hashPassword, passwordProblems, verifyPassword } from '../identity/pass
 import { throttleKey } from '../identity/sign-in-throttle.ts';
 import type { SignInThrottle } from '../identity/sign-in-throttle.ts';
 import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
+import {
+  updateAuthenticatedRow,
+  verified,
+  verifiedRows,
+  verifyRow,
+  withRowMac,
+} from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { invitationMessage } from '../mail/invitation-mail.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Page } from '../common-types.ts';
@@ -51,6 +59,8 @@ const MESSAGES = {
 } as const;
 
 type InvitationRow = Selectable<InvitationsTable>;
+/** An invitation as planned before its mail is sent; its MAC is computed when it is written. */
+type PlannedInvitation = Omit<InvitationRow, 'row_mac'>;
 
 export function generateInvitationSecret(): string {
   return SECRET_PREFIX + randomBase62(SECRET_CHARS);
@@ -75,7 +85,7 @@ function statusAt(expiresAt: string, now: Date): InvitationStatus {
   return expiresAt <= now.toISOString() ? 'EXPIRED' : 'PENDING';
 }
 
-function invitationOf(row: InvitationRow, now: Date): Invitation {
+function invitationOf(row: PlannedInvitation, now: Date): Invitation {
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -112,6 +122,7 @@ async function auditInvitation(
  */
 async function loadFor(
   trx: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   permissions: readonly Permission[],
   id: string,
@@ -119,7 +130,11 @@ async function loadFor(
   for (const p of permissions) authorize(principal, p);
   const row =
     typeof id === 'string'
-      ? await trx.selectFrom('invitations').selectAll().where('id', '=', id).executeTakeFirst()
+      ? verified(
+          keys,
+          'invitations',
+          await trx.selectFrom('invitations').selectAll().where('id', '=', id).executeTakeFirst(),
+        )
       : undefined;
   if (!row) throw new VaultError('NOT_FOUND', 'Not found.');
   for (const p of permissions) authorize(principal, p, { tenantId: row.tenant_id });
@@ -158,7 +173,7 @@ export interface InvitationServiceOptions {
  */
 interface MailPlan {
   readonly operation: 'create' | 'update';
-  readonly row: InvitationRow;
+  readonly row: PlannedInvitation;
   readonly secret: string;
   readonly tenantName: string;
   /** What the caller is told stays as it was when the mail cannot be sent. */
@@ -229,7 +244,9 @@ export function createInvitationService(
   /** Writes what `plan` mailed; the checks of the first step are made again, as things may have moved. */
   async function commit(trx: Kysely<Database>, principal: Principal, plan: MailPlan): Promise<InvitationRow> {
     const { row } = plan;
-    const current =
+    const current = verified(
+      vault,
+      'invitations',
       plan.operation === 'update'
         ? await trx.selectFrom('invitations').selectAll().where('id', '=', row.id).executeTakeFirst()
         : await trx
@@ -237,28 +254,29 @@ export function createInvitationService(
             .selectAll()
             .where('tenant_id', '=', row.tenant_id)
             .where('email', '=', row.email)
-            .executeTakeFirst();
+            .executeTakeFirst(),
+    );
     if (plan.operation === 'update' && current === undefined) {
       throw new VaultError('NOT_FOUND', 'The invitation was deleted while its e-mail was sent.');
     }
     if (current === undefined) {
       if (await isMemberByEmail(trx, row.tenant_id, row.email))
         throw new VaultError('CONFLICT', 'A member of this tenant already has this e-mail address.');
-      await trx.insertInto('invitations').values(row).execute();
+      const stored = withRowMac(vault, 'invitations', row);
+      await trx.insertInto('invitations').values(stored).execute();
       await auditInvitation(trx, vault, principal, row, 'create');
-      return row;
+      return stored;
     }
     // A resend, or a create that met an invitation made for the same address meanwhile: the
     // address keeps one invitation, and the link just mailed is the one that works.
-    const changes = {
+    const updated = await updateAuthenticatedRow(trx, vault, 'invitations', current, {
       secret_hash: row.secret_hash,
       expires_at: row.expires_at,
       modified_by: actorOf(principal).actor_id,
       modified_at: row.modified_at ?? row.created_at,
-    };
-    await trx.updateTable('invitations').set(changes).where('id', '=', current.id).execute();
+    });
     await auditInvitation(trx, vault, principal, current, 'update');
-    return { ...current, ...changes };
+    return updated;
   }
 
   /** Plans in one transaction, mails with none open, writes in another. */
@@ -286,12 +304,16 @@ export function createInvitationService(
         const name = await tenantName(trx, principal.tenantId);
         if (await isMemberByEmail(trx, principal.tenantId, email))
           throw new VaultError('CONFLICT', 'A member of this tenant already has this e-mail address.');
-        const existing = await trx
-          .selectFrom('invitations')
-          .selectAll()
-          .where('tenant_id', '=', principal.tenantId)
-          .where('email', '=', email)
-          .executeTakeFirst();
+        const existing = verified(
+          vault,
+          'invitations',
+          await trx
+            .selectFrom('invitations')
+            .selectAll()
+            .where('tenant_id', '=', principal.tenantId)
+            .where('email', '=', email)
+            .executeTakeFirst(),
+        );
         // One invitation per address: inviting the address again resends that invitation (new
         // link and expiry; earlier links stop working), so the invitee holds one working link.
         if (existing) return planRefresh(trx, principal, existing);
@@ -329,13 +351,17 @@ export function createInvitationService(
         if (status === 'PENDING') query = query.where('expires_at', '>', now.toISOString());
         if (status === 'EXPIRED') query = query.where('expires_at', '<=', now.toISOString());
         const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-        const rows = await query
-          .selectAll()
-          .orderBy('created_at')
-          .orderBy(sql`rowid`)
-          .limit(limit)
-          .offset(offset)
-          .execute();
+        const rows = verifiedRows(
+          vault,
+          'invitations',
+          await query
+            .selectAll()
+            .orderBy('created_at')
+            .orderBy(sql`rowid`)
+            .limit(limit)
+            .offset(offset)
+            .execute(),
+        );
         for (const row of rows) await auditInvitation(trx, vault, principal, row, 'read');
         return {
           total: Number(count.n),
@@ -346,7 +372,7 @@ export function createInvitationService(
 
     async get(principal, id) {
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, ['tenant:invitation:read'], id);
+        const row = await loadFor(trx, vault, principal, ['tenant:invitation:read'], id);
         await auditInvitation(trx, vault, principal, row, 'read');
         return withShownActors(principal, invitationOf(row, vault.clock.now()));
       });
@@ -356,6 +382,7 @@ export function createInvitationService(
       return mailThenWrite(principal, async (trx) => {
         const row = await loadFor(
           trx,
+          vault,
           principal,
           ['tenant:invitation:create', 'tenant:invitation:update'],
           id,
@@ -366,7 +393,7 @@ export function createInvitationService(
 
     async delete(principal, id) {
       await vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, ['tenant:invitation:delete'], id);
+        const row = await loadFor(trx, vault, principal, ['tenant:invitation:delete'], id);
         await trx.deleteFrom('invitations').where('id', '=', row.id).execute();
         await auditInvitation(trx, vault, principal, row, 'delete');
       });
@@ -385,6 +412,8 @@ export function createInvitationService(
         // The lookup is by keyed hash already; comparing again guards against a lax driver.
         if (!row || !constantTimeEqual(row.secret_hash, hash))
           throw new VaultError('NOT_FOUND', INVALID_LINK);
+        // Its tenant decides what the link joins: a row moved to another tenant is refused.
+        verifyRow(vault, 'invitations', row);
         if (statusAt(row.expires_at, vault.clock.now()) === 'EXPIRED')
           throw new VaultError('UNPROCESSABLE', EXPIRED_LINK);
         return row;
@@ -393,7 +422,7 @@ export function createInvitationService(
       const invitation = await find(vault.db);
       const account = await vault.db
         .selectFrom('users')
-        .select(['id', 'email', 'first_name', 'last_name', 'password_hash'])
+        .select(['id', 'email', 'first_name', 'last_name', 'password_hash', 'row_mac'])
         .where('email', '=', invitation.email)
         .executeTakeFirst();
 
@@ -406,6 +435,8 @@ export function createInvitationService(
           typeof input.password === 'string' &&
           account.password_hash !== null &&
           (await verifyPassword(account.password_hash, input.password));
+        // As at sign-in: the MAC binding the hash to the account is checked once the password matched.
+        if (ok) verifyRow(vault, 'users', account);
         if (ok) attempt.succeeded();
         if (!ok)
           throw new VaultError(
@@ -427,7 +458,7 @@ export function createInvitationService(
       return vault.transaction(async (trx) => {
         // Again inside the transaction: it may have been resent, deleted or used meanwhile.
         const row = await find(trx);
-        let user = await findUserByEmail(trx, row.email);
+        let user = await findUserByEmail(trx, vault, row.email);
         if (newUser) {
           if (user)
             throw new VaultError('CONFLICT', 'An account with this e-mail was just created; try again.');
@@ -463,7 +494,7 @@ export function createInvitationService(
         // Consumed: the row goes, so the link can never be used again.
         await trx.deleteFrom('invitations').where('id', '=', row.id).execute();
         await auditInvitation(trx, vault, actor, row, 'delete', 'Tenant invitation accepted');
-        const created = await findMemberRow(trx, membership.id);
+        const created = await findMemberRow(trx, vault, membership.id);
         if (!created) throw new VaultError('INTERNAL', 'The new member could not be read back.');
         return { member: memberOf(created) };
       });
