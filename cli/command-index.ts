@@ -66,7 +66,8 @@ export const VERBS: readonly Verb[] = [
   {
     name: 'tenant',
     term: 'tenant',
-    description: 'Create and inspect tenants (each with its owner, members and applications)',
+    description:
+      'Create and inspect tenants (each with its owner, members and applications); choose the one to act in',
     load: async () => (await import('./commands/tenant/tenant.ts')).newTenantCommand,
   },
   {

@@ -138,6 +138,14 @@ export function pagedJson<T>(
   };
 }
 
+/**
+ * A list gathered whole (every tenant, application, proxy, formula, reactor) in the same envelope:
+ * one page that holds every item, so every `list --json` has one shape and `.data[]` reads them all.
+ */
+export function wholeListJson<T>(items: readonly T[]): unknown {
+  return pagedJson({ total: items.length, items }, { page: 1, size: Math.max(items.length, 1) });
+}
+
 /** "Page 1 of 3 (45 members); next: --page 2" on stderr, when there is more than one page. */
 export function writePageFooter(
   deps: CliDeps,

@@ -129,8 +129,20 @@ export async function resolveTenant(services: TenantLookup, requested: string | 
   if (only === undefined) throw new VaultError('USAGE', NO_TENANTS);
   throw new VaultError(
     'USAGE',
-    `this vault has ${tenants.length} tenants; pass --tenant <id-or-name> (or set SVC_TENANT) with one of: ${describeTenants(tenants)}`,
+    `this vault has ${tenants.length} tenants; pass --tenant <id-or-name> or choose one with 'svc tenant use' (or set SVC_TENANT); its tenants: : ${describeTenants(tenants)}`,
   );
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A tenant by name or id for the commands that also reach a deleted tenant's audit log (verify,
+ * prune): a name must name an existing tenant; an id passes as it is (lower case), since the log of
+ * a deleted tenant outlives it.
+ */
+export async function resolveTenantOrId(services: TenantLookup, requested: string): Promise<{ id: string }> {
+  if (UUID.test(requested)) return { id: requested.toLowerCase() };
+  return resolveTenant(services, requested);
 }
 
 /**

@@ -326,15 +326,38 @@ describe('svc app list, show, update, regenerate, delete', () => {
     );
   });
 
-  it('regenerates the key: shown once, the old one stops working', async () => {
-    const result = await svc('app', 'regenerate', app.id, '--json');
+  it('regenerates the key after confirmation: shown once, the old one stops working', async () => {
+    // Off a terminal without --yes: refused, and the old key still works.
+    expectOneLineError(
+      await svc('app', 'regenerate', app.id),
+      2,
+      /^svc: replacing an application's API key needs confirmation; pass --yes\n$/,
+    );
+    const declined = await runSvc(['app', 'regenerate', app.id], {
+      env: home.env(),
+      isTTY: true,
+      answers: [false],
+    });
+    expectOneLineError(declined, 2, /cancelled; the application keeps its key/);
+    expect(declined.asked).toEqual([
+      `Replace the API key of application Backend (${app.id})? The current key stops working at once.`,
+    ]);
+    await withHomeVault(home, async (_vault, services) => {
+      expect(await services.auth.authenticateApiKey(app.key)).toMatchObject({ applicationId: app.id });
+    });
+
+    const result = await svc('app', 'regenerate', app.id, '--yes', '--json');
     expectOk(result);
     const regenerated = JSON.parse(result.stdout) as ApplicationWithKey;
     expect(regenerated).toMatchObject({ id: app.id, key: expect.stringMatching(/^key_/) });
     expect(regenerated.key).not.toBe(app.key);
     expectShownOnce(result, regenerated.key);
 
-    const text = await svc('app', 'regenerate', app.id);
+    const text = await runSvc(['app', 'regenerate', app.id], {
+      env: home.env(),
+      isTTY: true,
+      answers: [true],
+    });
     expectOk(text);
     const latest = /^API key for \S+ \(shown once\): (key_\S+)$/.exec(text.stdout.trimEnd())?.[1] ?? '';
     expectShownOnce(text, latest);
@@ -344,7 +367,11 @@ describe('svc app list, show, update, regenerate, delete', () => {
       expect(await services.auth.authenticateApiKey(regenerated.key)).toBeNull();
       expect(await services.auth.authenticateApiKey(latest)).toMatchObject({ applicationId: app.id });
     });
-    expectOneLineError(await svc('app', 'regenerate', 'no-such-app'), 1, /no application no-such-app/);
+    expectOneLineError(
+      await svc('app', 'regenerate', 'no-such-app', '--yes'),
+      1,
+      /no application no-such-app/,
+    );
   });
 
   it('deletes after confirmation on a terminal, or with --yes', async () => {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { printsNoData } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { choiceOf } from '../../options.ts';
 
@@ -110,6 +111,8 @@ export function newCompletionCommand(deps: CliDeps): Command {
     .description('Print a shell completion script (bash, zsh or fish)')
     .argument('<shell>', `one of ${SHELLS.join(', ')}`, choiceOf(SHELLS));
   command.addHelpText('after', HELP_AFTER);
+  // The output is a shell script, not data: no --json.
+  printsNoData(command);
   return command.action(async (shell: Shell) => {
     let root: Command = command;
     while (root.parent !== null) root = root.parent;

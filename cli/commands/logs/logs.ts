@@ -9,14 +9,13 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   choiceOption,
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { colours, writeJson, writeLine, writeTable } from '../../output.ts';
+import { colours, pagedJson, writeJson, writeLine, writeTable } from '../../output.ts';
 import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
 import { newLogsPruneCommand } from './prune.ts';
 import { newLogsVerifyCommand } from './verify.ts';
@@ -97,7 +96,6 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
     .option('-f, --follow', 'keep running and print new entries as they are written');
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);
   command.addCommand(newLogsVerifyCommand(deps));
   command.addCommand(newLogsPruneCommand(deps));
@@ -222,7 +220,8 @@ export async function runLogs(deps: CliDeps, options: LogsOptions): Promise<void
     if (options.follow && options.json) {
       for (const entry of items) writeStreamed(deps, entry, true);
     } else if (options.json) {
-      writeJson(deps.stdout, items);
+      // The newest --limit entries are the first page of that size, in the API's envelope.
+      writeJson(deps.stdout, pagedJson({ total, items }, { page: 1, size: options.limit }));
     } else if (items.length === 0) {
       writeLine(deps.stderr, 'No log entries match.');
     } else {

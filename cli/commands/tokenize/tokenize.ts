@@ -51,8 +51,6 @@ export function newTokenizeCommand(
     .addOption(new Option('--file <file>', 'read the JSON from a file (- for standard input)'));
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  // The output is JSON anyway; the flag is accepted so scripts can pass --json everywhere.
-  command.option('--json', 'accepted for uniformity: the output is always JSON');
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawTokenScope & { file?: string }>();

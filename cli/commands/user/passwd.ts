@@ -6,7 +6,6 @@ import { loadConfig } from '../../context.ts';
 import { requireNoServer } from '../../connection.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -33,7 +32,6 @@ export function newUserPasswdCommand(
       ),
     );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { passwordStdin?: boolean }>();
     await run({
