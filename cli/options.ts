@@ -9,6 +9,7 @@ import {
   type SvcConfig,
 } from '../core/config/index.ts';
 import { isVaultError } from '../core/errors/catalogue.ts';
+import { didYouMean } from '../core/validation/suggest.ts';
 import type { CliDeps } from './deps.ts';
 
 /**
@@ -295,7 +296,12 @@ export function choiceOf<T extends string>(values: readonly T[]): (text: string)
   return (text) => {
     const wanted = text.trim().toLowerCase();
     const found = values.find((value) => value.toLowerCase() === wanted);
-    if (found === undefined) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    if (found === undefined) {
+      const near = didYouMean(text, values);
+      throw new InvalidArgumentError(
+        `Allowed choices are ${values.join(', ')}.${near === undefined ? '' : ` Did you mean ${near}?`}`,
+      );
+    }
     return found;
   };
 }

@@ -16,8 +16,8 @@ import {
   promptTokenType,
   readJson,
   scrubbing,
-  secretsOf,
   textSource,
+  tokenizeSecretsOf,
   type JsonSource,
 } from '../token/input.ts';
 
@@ -92,7 +92,7 @@ export async function runTokenize(deps: CliDeps, options: TokenizeOptions): Prom
       const type = await promptTokenType(deps);
       body = { type, data: await promptTokenData(deps, type) };
     }
-    return scrubbing(secretsOf(body), () => tokens.tokenize(principal, body));
+    return scrubbing(tokenizeSecretsOf(body), () => tokens.tokenize(principal, body));
   });
   writeJson(deps.stdout, response);
 }
