@@ -66,12 +66,10 @@ export function errorOfProblem(response: Response, body: unknown, named = false)
   return new VaultError(code, detail, errors === undefined ? undefined : { errors });
 }
 
+/** A request that got no answer: the transport names the server and why (cli/http-transport.ts). */
 function unreachable(error: unknown): VaultError {
-  return new VaultError(
-    'SERVICE_UNAVAILABLE',
-    `The server could not be reached: ${String((error as Error).message)}`,
-    { cause: error },
-  );
+  if (isVaultError(error)) return error;
+  return new VaultError('SERVICE_UNAVAILABLE', 'The server could not be reached.', { cause: error });
 }
 
 /** The data of a typed client call; a problem answer thrown as the catalogue error it names. */

@@ -36,8 +36,11 @@ export function addPageOptions(command: Command): Command {
       `tokens per page, at most ${MAX_TOKEN_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
       parseSize,
     )
-    .option('--reveal', `${REVEAL_HELP}; adds a Data column to the table`)
-    .option('--wide', 'show every cell in full (tables are cut to the terminal width otherwise)');
+    .option('--reveal', `${REVEAL_HELP}; the table's Data column shows it`)
+    .option(
+      '--wide',
+      'add the container and fingerprint columns and show every cell in full (tables fit the terminal otherwise)',
+    );
 }
 
 export function pageOptionsFrom(raw: RawTokenPage): TokenPageOptions {
