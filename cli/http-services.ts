@@ -470,6 +470,13 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         const users = await answer<User[]>(api.GET('/operator/users', { params: { query: { id } } }));
         return users[0] ?? null;
       },
+      setPassword: (id, password) =>
+        answer(
+          api.PUT('/operator/users/{id}/password', {
+            params: { path: { id: named(id) } },
+            body: { password },
+          }),
+        ),
     },
     applications: {
       create: (principal, input) =>

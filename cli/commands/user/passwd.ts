@@ -3,7 +3,6 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import { readNewPassword } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
-import { requireNoServer } from '../../connection.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addVaultOptions,
@@ -12,7 +11,7 @@ import {
   type VaultCommandOptions,
 } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
-import { withVaultServices } from '../../tenant-scope.ts';
+import { withServices } from '../../tenant-scope.ts';
 
 export interface UserPasswdOptions extends VaultCommandOptions {
   readonly email: string;
@@ -47,8 +46,8 @@ export async function runUserPasswd(deps: CliDeps, options: UserPasswdOptions): 
     throw new VaultError('USAGE', 'a password needs a terminal to prompt; use --password-stdin');
   }
   const resolved = await loadConfig(deps, options.config);
-  await requireNoServer(resolved, 'Setting a password');
-  const user = await withVaultServices(deps, resolved, options.key, async (services) => {
+  // Through the server that holds the vault (operator route), or in this process.
+  const user = await withServices(deps, resolved, options.key, async (services) => {
     const found = await services.users.findByEmail(options.email);
     if (found === null) throw new VaultError('NOT_FOUND', `no user with the e-mail ${options.email}`);
     const password = await readNewPassword(deps, {
