@@ -1,7 +1,8 @@
-import { Command } from 'commander';
 import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Reactor, ReactorInput } from '../../../core/reactors/contract.ts';
+import { Command, Option } from 'commander';
+import { completesWith } from '../../options.ts';
 import type { Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { reportDeleted } from '../../deletion.ts';
@@ -156,9 +157,17 @@ export function newReactorCommand(deps: CliDeps, runners: Partial<ReactorRunners
   const create = new Command('create')
     .description('Create a reactor from a formula')
     .option('--name <name>', 'reactor name (at most 200 characters)')
-    .option('--formula <id>', "the formula's id (see 'svc formula list')")
+    .addOption(
+      completesWith(new Option('--formula <id>', "the formula's id (see 'svc formula list')"), {
+        ids: 'formula',
+      }),
+    )
     .option('--configuration <json>', 'configuration values (JSON object), one per declared setting')
-    .option('--application <id>', 'the application its code acts as (req.svc)');
+    .addOption(
+      completesWith(new Option('--application <id>', 'the application its code acts as (req.svc)'), {
+        ids: 'application',
+      }),
+    );
   addReactorScopeOptions(create, deps).action(async (...args: unknown[]) => {
     const scope = reactorScopeFrom(args);
     await r.create({
@@ -174,7 +183,11 @@ export function newReactorCommand(deps: CliDeps, runners: Partial<ReactorRunners
     .argument('<reactor-id>', "the reactor's id (see 'svc reactor list')")
     .option('--name <name>', 'new name')
     .option('--configuration <json>', 'new configuration values (JSON object)')
-    .option('--application <id>', 'the application its code acts as')
+    .addOption(
+      completesWith(new Option('--application <id>', 'the application its code acts as'), {
+        ids: 'application',
+      }),
+    )
     .option('--no-application', 'remove the application');
   addReactorScopeOptions(update, deps).action(async (...args: unknown[]) => {
     const scope = reactorScopeFrom(args);

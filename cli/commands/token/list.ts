@@ -1,10 +1,10 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { TokenFilter } from '../../../core/tokens/contract.ts';
 import { DEFAULT_PAGE_SIZE } from '../../../core/common-types.ts';
-import { MAX_TOKEN_PAGE_SIZE, type TokenType } from '../../../core/tokens/index.ts';
+import { MAX_TOKEN_PAGE_SIZE, TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/index.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
-import { collectList } from '../../options.ts';
+import { collectList, completesWith } from '../../options.ts';
 import {
   addTokenScopeOptions,
   tokenScopeOptionsFrom,
@@ -69,7 +69,14 @@ export type RawTokenList = RawTokenPage & {
 export function addFilterOptions(command: Command): Command {
   return command
     .option('--id <id>', 'only these ids; repeat or separate with commas', collectList)
-    .option('--type <type>', 'only these types; repeat or separate with commas', collectTokenTypes)
+    .addOption(
+      completesWith(
+        new Option('--type <type>', 'only these types; repeat or separate with commas').argParser(
+          collectTokenTypes,
+        ),
+        TOKEN_TYPE_NAMES,
+      ),
+    )
     .option(
       '--metadata <key=value>',
       'only tokens with this metadata (case-insensitive exact match); repeatable, all must match',
