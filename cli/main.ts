@@ -56,7 +56,7 @@ export async function buildProgram(
     .enablePositionalOptions()
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 4 authentication or vault locked.\n' +
+      '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 3 unavailable (a server or database cannot be reached; try again), 4 authentication or vault locked.\n' +
         'Settings: flags > environment (SVC_*) > config file (<home>/config.json) > defaults; see `svc config`.',
     )
     .hook('preAction', async (_root, action) => {
