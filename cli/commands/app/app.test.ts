@@ -7,8 +7,7 @@ import {
   expectOk,
   expectOneLineError,
   expectShownOnce,
-  withHomeVault,
-} from '../../test-support/expect.ts';
+  withHomeVault, listData } from '../../test-support/expect.ts';
 import { runSvc, type TempHome } from '../../test-support/harness.ts';
 import { INIT, makeInitHome, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 
@@ -178,7 +177,7 @@ describe('svc app create', () => {
     const shape = await svc('app', 'create', '--name', 'X', '--type', 'private', '--rule', '[1]');
     expectOneLineError(shape, 2, /rules\[0\]: must be a JSON object/);
     const apps = await svc('app', 'list', '--json');
-    expect((JSON.parse(apps.stdout) as Application[]).map((a) => a.type)).toEqual(['management']);
+    expect(listData<Application>(apps.stdout).map((a) => a.type)).toEqual(['management']);
   });
 
   it('bad flags and files are usage errors', async () => {
@@ -271,14 +270,14 @@ describe('svc app list, show, update, regenerate, delete', () => {
   it('lists (JSON, filtered by type, tab-separated in a pipe) and shows without keys', async () => {
     const list = await svc('app', 'list', '--json');
     expectOk(list);
-    const apps = JSON.parse(list.stdout) as Application[];
+    const apps = listData<Application>(list.stdout);
     expect(apps).toHaveLength(2);
     expect(apps.map((a) => a.name)).toContain('Backend');
     expect(list.stdout).not.toContain('"key"');
     expectNoSecret(list, app.key, managementKey);
 
     const privateOnly = await svc('app', 'list', '--type', 'private', '--json');
-    expect((JSON.parse(privateOnly.stdout) as Application[]).map((a) => a.id)).toEqual([app.id]);
+    expect(listData<Application>(privateOnly.stdout).map((a) => a.id)).toEqual([app.id]);
     const table = await svc('app', 'list', '--type', 'private');
     expect(table.stdout).toBe(`${app.id}\tBackend\tprivate\t1\t0\t${app.created_at}\n`);
 
@@ -429,17 +428,17 @@ describe('svc app list, show, update, regenerate, delete', () => {
       /pass --tenant/,
     );
 
-    const acmeApps = JSON.parse(
+    const acmeApps = listData<Application>(
       (await svc('app', 'list', '--tenant', tenant.id, '--json')).stdout,
-    ) as Application[];
+    );
     expect(acmeApps.map((a) => a.id)).toContain(app.id);
-    const betaApps = JSON.parse(
+    const betaApps = listData<Application>(
       (await svc('app', 'list', '--tenant', beta.tenant.id, '--json')).stdout,
-    ) as Application[];
+    );
     expect(betaApps.map((a) => a.id)).not.toContain(app.id);
 
     // The hint `svc start` prints works whatever the number of tenants.
-    expectOk(await svc('app', 'regenerate', app.id));
+    expectOk(await svc('app', 'regenerate', app.id, '--yes'));
     expect(JSON.parse((await svc('app', 'show', app.id, '--json')).stdout)).toMatchObject({
       tenant_id: tenant.id,
     });
