@@ -357,10 +357,13 @@ export const TENANT_ENV = ENV_NAMES.tenant;
  * file's `tenant`), filled in before the action runs (applyDefaultTenant, cli/default-tenant.ts).
  */
 export function addTenantOption(command: Command, _deps: CliDeps): Command {
-  const option = completesWith(new Option(
-    '--tenant <id-or-name>',
-    `tenant to act in, by id or name (env ${TENANT_ENV} or config "tenant"; default: the only tenant of the vault)`,
-  ), { ids: 'tenant' });
+  const option = completesWith(
+    new Option(
+      '--tenant <id-or-name>',
+      `tenant to act in, by id or name (env ${TENANT_ENV} or config "tenant"; default: the only tenant of the vault)`,
+    ),
+    { ids: 'tenant' },
+  );
   return command.addOption(option);
 }
 

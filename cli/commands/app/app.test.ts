@@ -7,7 +7,9 @@ import {
   expectOk,
   expectOneLineError,
   expectShownOnce,
-  withHomeVault, listData } from '../../test-support/expect.ts';
+  withHomeVault,
+  listData,
+} from '../../test-support/expect.ts';
 import { runSvc, type TempHome } from '../../test-support/harness.ts';
 import { INIT, makeInitHome, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 

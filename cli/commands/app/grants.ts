@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { APPLICATION_TYPES, PERMISSIONS, permissionsFor, type ApplicationType } from '../../../core/access/permissions.ts';
+import {
+  APPLICATION_TYPES,
+  PERMISSIONS,
+  permissionsFor,
+  type ApplicationType,
+} from '../../../core/access/permissions.ts';
 import type { AccessRule } from '../../../core/access/rules.ts';
 import { VaultError, validationError, type FieldErrors } from '../../../core/errors/catalogue.ts';
 import type { CliDeps } from '../../deps.ts';

@@ -85,8 +85,10 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
       ),
     )
     .option('--entity-id <id>', 'only entries about this entity')
-    .option('--since <time>', 'only entries at or after this time: ISO 8601, 24h, 7d, today, yesterday', (text) =>
-      parseTimeInput(text, deps.clock.now()),
+    .option(
+      '--since <time>',
+      'only entries at or after this time: ISO 8601, 24h, 7d, today, yesterday',
+      (text) => parseTimeInput(text, deps.clock.now()),
     )
     .option('--until <time>', 'only entries before this time (the same forms)', (text) =>
       parseTimeInput(text, deps.clock.now()),

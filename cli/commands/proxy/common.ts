@@ -40,7 +40,10 @@ export function addProxyFieldOptions(command: Command): Command {
     .option('--response-transform-file <file>', 'JavaScript module run on each 2xx destination response')
     .addOption(
       completesWith(
-        new Option('--application <id>', "application whose grants detokenize for the proxy ('none' to clear)"),
+        new Option(
+          '--application <id>',
+          "application whose grants detokenize for the proxy ('none' to clear)",
+        ),
         { ids: 'application' },
       ),
     )

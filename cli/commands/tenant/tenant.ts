@@ -8,7 +8,9 @@ import { newTenantUseCommand } from './use.ts';
 
 export function newTenantCommand(deps: CliDeps): Command {
   return new Command('tenant')
-    .description('Create and inspect tenants (each with its owner, members and applications); choose the one to act in')
+    .description(
+      'Create and inspect tenants (each with its owner, members and applications); choose the one to act in',
+    )
     .addCommand(newTenantCreateCommand(deps))
     .addCommand(newTenantListCommand(deps))
     .addCommand(newTenantShowCommand(deps))
