@@ -2,17 +2,8 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { printsData } from './command-kit.ts';
 import { buildProgram } from './main.ts';
+import { everyCommand } from './test-support/command-tree.ts';
 import { makeTestIo } from './test-support/harness.ts';
-
-function everyCommand(root: Command): { path: string; command: Command }[] {
-  const found: { path: string; command: Command }[] = [];
-  const visit = (command: Command, path: string) => {
-    found.push({ path, command });
-    for (const sub of command.commands) visit(sub, `${path} ${sub.name()}`.trim());
-  };
-  visit(root, '');
-  return found;
-}
 
 describe('--json and --jq', () => {
   it('are on every command that runs and prints data, and on nothing else', async () => {

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isVaultError } from '../core/errors/catalogue.ts';
 import { confirmDestructive, destructiveAction } from './confirmation.ts';
 import { buildProgram } from './main.ts';
+import { everyCommand } from './test-support/command-tree.ts';
 import { makeTempHome, makeTestIo, runSvc, type TempHome } from './test-support/harness.ts';
 
 const DELETE_IT = { action: 'deleting it', question: 'Delete it?', unchanged: 'it was left as it is' };
@@ -36,17 +37,6 @@ describe('confirmDestructive', () => {
   });
 });
 
-/** Every command of the tree with its words after `svc`. */
-function commandsOf(root: Command): { words: string[]; command: Command }[] {
-  const found: { words: string[]; command: Command }[] = [];
-  const visit = (command: Command, words: string[]) => {
-    found.push({ words, command });
-    for (const sub of command.commands) visit(sub, [...words, sub.name()]);
-  };
-  visit(root, []);
-  return found;
-}
-
 /** The words that run `command` with a placeholder for each required argument and option. */
 function invocation(words: readonly string[], command: Command): string[] {
   const args = command.registeredArguments.filter((arg) => arg.required).map(() => 'x');
@@ -65,7 +55,9 @@ describe('destructive verbs', () => {
 
   it('are the verbs that lose data or a credential, each with --yes', async () => {
     const program = await buildProgram(makeTestIo().deps);
-    const destructive = commandsOf(program).filter(({ command }) => destructiveAction(command) !== undefined);
+    const destructive = everyCommand(program).filter(
+      ({ command }) => destructiveAction(command) !== undefined,
+    );
     expect(destructive.map(({ words }) => words.join(' ')).sort()).toEqual([
       'app delete',
       'app regenerate',
@@ -84,7 +76,9 @@ describe('destructive verbs', () => {
 
   it('refuse to run without --yes off a terminal, before they look for a vault', async () => {
     const program = await buildProgram(makeTestIo().deps);
-    const always = commandsOf(program).filter(({ command }) => destructiveAction(command)?.when === 'always');
+    const always = everyCommand(program).filter(
+      ({ command }) => destructiveAction(command)?.when === 'always',
+    );
     expect(always.length).toBeGreaterThan(5);
     for (const { words, command } of always) {
       // The home has no vault: a command that went looking for one would say so instead.
