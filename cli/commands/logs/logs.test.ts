@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationWithKey, LogEntry, Services, Tenant } from '../../../core/services-contract.ts';
 import { run } from '../../main.ts';
+import { actorOf } from './logs.ts';
 import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
 import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
@@ -294,5 +295,35 @@ describe('svc logs prune', () => {
     });
     expect((await svc('logs', 'prune')).code).toBe(2);
     expect((await svc('logs', 'prune', '--older-than', '0')).code).toBe(2);
+  });
+});
+
+describe('actors', () => {
+  const entry = {
+    id: 'e1',
+    tenant_id: 't1',
+    entity_type: 'token',
+    entity_id: 'tok',
+    operation: 'read',
+    message: 'Token read',
+    created_at: '2025-01-01T00:00:00.000Z',
+  } as const;
+
+  it('are shown by name when the log names them, else by type and id', () => {
+    expect(
+      actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: 'Shop' } as never),
+    ).toBe('application Shop');
+    expect(
+      actorOf({ ...entry, actor_type: 'user', actor_id: 'u1', actor_name: 'ada@example.com' } as never),
+    ).toBe('user ada@example.com');
+    expect(
+      actorOf({ ...entry, actor_type: 'operator', actor_id: null, actor_name: 'operator' } as never),
+    ).toBe('operator');
+    // A deleted actor (null name) or a server that sends no names: type and id.
+    expect(actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: null } as never)).toBe(
+      'application a1',
+    );
+    expect(actorOf({ ...entry, actor_type: 'user', actor_id: 'u1' } as never)).toBe('user u1');
+    expect(actorOf({ ...entry, actor_type: null, actor_id: null } as never)).toBe('-');
   });
 });
