@@ -14,7 +14,7 @@ import { ReactorsPage } from './pages/reactors';
 import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { TokensPage } from './pages/tokens';
-import { useSession } from './session/session';
+import { rememberedTenant, useSession } from './session/session';
 
 const SCREENS = [
   { path: '/', label: 'Overview', element: <OverviewPage /> },
@@ -41,7 +41,8 @@ const router = createBrowserRouter(
 );
 
 export function App({ linkSecret }: { readonly linkSecret: string | null }) {
-  const { session } = useSession();
+  const { session, restoring } = useSession();
+  if (restoring) return <Loading what="your session" />;
   if (session === null) return <SignInPage linkSecret={linkSecret} />;
   return <RouterProvider router={router} />;
 }
@@ -49,10 +50,12 @@ export function App({ linkSecret }: { readonly linkSecret: string | null }) {
 function TenantSwitcher() {
   const { tenantId, selectTenant } = useSession();
   const tenants = useQuery({ queryKey: ['tenants'], queryFn: () => unwrap(api.GET('/tenants')) });
-  const first = tenants.data?.[0]?.id;
+  // After a reload: the tenant this tab worked in, while the user still belongs to it; else the first.
+  const remembered = rememberedTenant();
+  const start = tenants.data?.find((t) => t.id === remembered)?.id ?? tenants.data?.[0]?.id;
   useEffect(() => {
-    if (tenantId === null && first !== undefined) selectTenant(first);
-  }, [tenantId, first, selectTenant]);
+    if (tenantId === null && start !== undefined) selectTenant(start);
+  }, [tenantId, start, selectTenant]);
   if (tenants.isPending) return <Loading what="tenants" />;
   if (tenants.isError) return <ProblemAlert error={tenants.error} />;
   return (
@@ -122,12 +125,13 @@ function NewTenant() {
 }
 
 function Shell() {
-  const { tenantId, signOut } = useSession();
+  const { tenantId, signOut, session } = useSession();
   return (
     <div className="shell">
       <header className="topbar">
         <span className="brand">svc vault</span>
         <TenantSwitcher />
+        {session !== null && <span className="signed-in-as">{session.email}</span>}
         <button type="button" className="ghost" onClick={() => void signOut()}>
           Sign out
         </button>

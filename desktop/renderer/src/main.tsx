@@ -26,7 +26,7 @@ void secret.then((linkSecret) =>
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>
-        <SessionProvider>
+        <SessionProvider restoreFromCookie={linkSecret === null}>
           <App linkSecret={linkSecret} />
         </SessionProvider>
       </QueryClientProvider>

@@ -1,44 +1,20 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../../../client/schema.js';
 
-/** An RFC 9457 problem as the server answers it (`errors`: field → messages). */
-export interface Problem {
-  readonly type?: string;
-  readonly title?: string;
-  readonly status?: number;
-  readonly detail?: string;
-  readonly errors?: Readonly<Record<string, readonly string[]>>;
-}
-
-/** A failed request: the status and the server's problem, shown as they are. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-  ) {
-    super(problem.detail ?? problem.title ?? `The server answered ${status}.`);
-  }
-
-  /** The server's messages for one field, empty when it named none. */
-  fieldErrors(field: string): readonly string[] {
-    return this.problem.errors?.[field] ?? [];
-  }
-}
-
-/** Messages for `field` when `error` is a problem that names it. */
-export function fieldErrorsOf(error: unknown, field: string): readonly string[] {
-  return error instanceof ApiError ? error.fieldErrors(field) : [];
-}
+export { ApiError, fieldErrorsOf, type Problem } from './problem';
+import { ApiError, type Problem } from './problem';
 
 /**
- * The credentials of this page: held in memory only (never in localStorage or a cookie), so a
- * closed tab leaves nothing behind to steal.
+ * What this page adds to its requests. The session itself is the console cookie (HttpOnly: no
+ * script reads it; the browser sends it to this origin only); the page holds the session's CSRF
+ * value, in memory only, and sends it as SVC-CSRF on every request, which the server requires of
+ * every request that carries the cookie.
  */
 interface Credentials {
-  token: string | null;
+  csrf: string | null;
   tenantId: string | null;
 }
-const credentials: Credentials = { token: null, tenantId: null };
+const credentials: Credentials = { csrf: null, tenantId: null };
 let onUnauthorized: () => void = () => undefined;
 
 export function setCredentials(next: Partial<Credentials>): void {
@@ -52,24 +28,35 @@ export function whenUnauthorized(handler: () => void): void {
 
 const authenticate: Middleware = {
   onRequest({ request }) {
-    if (credentials.token !== null) request.headers.set('authorization', `Bearer ${credentials.token}`);
+    if (credentials.csrf !== null) request.headers.set('svc-csrf', credentials.csrf);
     if (credentials.tenantId !== null) request.headers.set('svc-tenant-id', credentials.tenantId);
     return request;
   },
   onResponse({ response }) {
-    if (response.status === 401 && credentials.token !== null) onUnauthorized();
+    if (response.status === 401 && credentials.csrf !== null) onUnauthorized();
     return response;
   },
 };
 
-/** The one HTTP client of the console, typed by the server's OpenAPI document. */
-export const api = createClient<paths>({ baseUrl: window.location.origin });
+/**
+ * The one HTTP client of the console, typed by the server's OpenAPI document. Same-origin
+ * requests carry the console cookie; no other origin is ever called.
+ */
+export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
 api.use(authenticate);
 
 /**
- * Token permissions belong to applications, never to members: the Tokens screen calls the API as
- * an application, with a key its user pastes or picks right after creating it. The key is held in
- * this page's memory only, like the session, and is sent on its own (never with the session).
+ * The client of the token screens. Token permissions belong to applications, never to members: on
+ * token endpoints the server lets the console session act through its token access (its session
+ * application, or the application whose key its member gave; `PUT /console/token-access`), so
+ * these requests carry no key.
+ */
+export const tokenApi = api;
+
+/**
+ * The key given on the Tokens screen in this page, in memory only: the proxy test request sends it
+ * itself, because /proxy never accepts the console session. A reload forgets it (the server keeps
+ * the choice for the token endpoints).
  */
 let tokenKey: string | null = null;
 
@@ -80,17 +67,6 @@ export function setTokenKey(key: string | null): void {
 export function currentTokenKey(): string | null {
   return tokenKey;
 }
-
-const asApplication: Middleware = {
-  onRequest({ request }) {
-    if (tokenKey !== null) request.headers.set('svc-api-key', tokenKey);
-    return request;
-  },
-};
-
-/** The client of the Tokens screen: authenticated by the chosen application's key. */
-export const tokenApi = createClient<paths>({ baseUrl: window.location.origin });
-tokenApi.use(asApplication);
 
 /** The data of a successful answer; an ApiError carrying the problem otherwise. */
 export async function unwrap<T>(
@@ -108,6 +84,8 @@ export async function unwrap<T>(
 export type Schemas = components['schemas'];
 export type Tenant = paths['/tenants']['get']['responses'][200]['content']['application/json'][number];
 export type TokenView = paths['/tokens/{id}']['get']['responses'][200]['content']['application/json'];
+export type TokenAccess =
+  paths['/console/token-access']['get']['responses'][200]['content']['application/json'];
 export type Application = paths['/applications/{id}']['get']['responses'][200]['content']['application/json'];
 export type NewApplication = paths['/applications']['post']['requestBody']['content']['application/json'];
 export type Permission =

@@ -15,8 +15,9 @@ interface ProxyView {
   readonly key: string;
   readonly name: string;
   readonly destination_url: string;
-  readonly request_transform: { code: string } | null;
-  readonly response_transform: { code: string } | null;
+  /** Absent when the proxy has none. */
+  readonly request_transform?: { code: string };
+  readonly response_transform?: { code: string };
   readonly require_auth: boolean;
 }
 

@@ -3,7 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { ApiError, api, tokenApi, unwrap } from '../api/client';
 import { CodeEditor } from '../code/code-editor';
-import { compileErrorOf, type CompileError } from '../code/compile-error';
+import { compileErrorOf, saveWarningOf, type CompileError } from '../code/compile-error';
 import { parseJsonObject, pretty } from '../code/json-text';
 import { DeletionDialog, useDeletion } from '../components/deletion';
 import { Dialog } from '../components/dialog';
@@ -180,8 +180,12 @@ function FormulaDialog({
   const [code, setCode] = useState(formula?.code ?? NEW_FORMULA_CODE);
   const [config, setConfig] = useState(() => draftsOf(formula).config);
   const [params, setParams] = useState(() => draftsOf(formula).params);
+  // Code that does not compile is saved all the same: the dialog then stays open on the warning,
+  // and saves again to the formula just created.
+  const [savedId, setSavedId] = useState(formula?.id ?? null);
+  const [warning, setWarning] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: () => {
+    mutationFn: async () => {
       const body = {
         name,
         description: description === '' ? null : description,
@@ -199,16 +203,24 @@ function FormulaDialog({
           ...(p.description === '' ? {} : { description: p.description }),
         })),
       };
-      return formula === null
-        ? unwrap(api.POST('/reactor-formulas', { body }))
-        : unwrap(api.PUT('/reactor-formulas/{id}', { params: { path: { id: formula.id } }, body }));
+      const answered = await (savedId === null
+        ? api.POST('/reactor-formulas', { body })
+        : api.PUT('/reactor-formulas/{id}', { params: { path: { id: savedId } }, body }));
+      const saved = await unwrap(Promise.resolve(answered));
+      return { id: saved.id, warning: saveWarningOf(answered.response.headers) };
     },
-    onSuccess: async () => {
+    onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: ['reactor-formulas'] });
-      onClose();
+      setSavedId(saved.id);
+      setWarning(saved.warning);
+      if (saved.warning === null) onClose();
     },
   });
-  const errors = useMemo(() => compileErrorsOf(save.error), [save.error]);
+  const errors = useMemo(() => {
+    if (save.isError) return compileErrorsOf(save.error);
+    const at = compileErrorOf(warning ?? undefined);
+    return at === null ? [] : [at];
+  }, [save.isError, save.error, warning]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!readOnly) save.mutate();
@@ -220,6 +232,11 @@ function FormulaDialog({
       <form noValidate className="dialog-body" onSubmit={submit}>
         {readOnly && <p className="hint">Official formulas ship with the vault and cannot be changed.</p>}
         <ProblemAlert error={save.error} />
+        {warning !== null && !save.isError && (
+          <p className="hint" role="status">
+            Saved, but the code does not compile: reactors of this formula fail until it is fixed. {warning}
+          </p>
+        )}
         <Field label="Name" name="name" error={save.error}>
           {(p) => <input {...p} value={name} readOnly={readOnly} onChange={(e) => setName(e.target.value)} />}
         </Field>

@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { fieldErrorsOf, setTokenKey, tokenApi, unwrap, type TokenView } from '../api/client';
-import { useSession } from '../session/session';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, fieldErrorsOf, tokenApi, unwrap, type TokenView } from '../api/client';
+import { TOKEN_ACCESS_QUERY, useSession } from '../session/session';
+import { dataBlock, dataText } from '../tokens/data-view';
 import { ConfirmDialog, Dialog } from '../components/dialog';
 import { Field } from '../components/field';
 import { Pager } from '../components/pager';
@@ -23,29 +24,75 @@ const TYPE_SUGGESTIONS = [
 ];
 
 export function TokensPage() {
-  const { tokenApp } = useSession();
-  return tokenApp === null ? <ChooseApplication /> : <TokensOf appName={tokenApp.name} />;
+  const { tenantId } = useSession();
+  const access = useQuery({
+    queryKey: [TOKEN_ACCESS_QUERY, tenantId],
+    queryFn: () => unwrap(api.GET('/console/token-access')),
+  });
+  // "Act as an application instead": the member picked giving a key over the session's own application.
+  const [choosingKey, setChoosingKey] = useState(false);
+  if (access.isPending) return <Loading what="token access" />;
+  if (access.isError) return <ProblemAlert error={access.error} />;
+  const { mode, application, session_application_allowed: allowed } = access.data;
+  if (choosingKey || (mode === 'none' && !allowed)) {
+    return (
+      <ChooseApplication
+        onCancel={allowed && choosingKey ? () => setChoosingKey(false) : undefined}
+        onChosen={() => setChoosingKey(false)}
+      />
+    );
+  }
+  if (mode === 'none' || application === null) return <OpenSessionApplication />;
+  return (
+    <TokensOf
+      mode={mode}
+      appName={application.name}
+      mayUseSessionApplication={allowed}
+      onChooseKey={() => setChoosingKey(true)}
+    />
+  );
 }
 
 /**
- * Token permissions belong to applications, not to members: the screen acts as a private
- * application whose key its user gives (kept in this page's memory only).
+ * A member who may create applications reads tokens through an application the console makes for
+ * this session (masked, expiring with it, removed at sign-out): made here, on the first visit.
  */
-function ChooseApplication() {
+function OpenSessionApplication() {
+  const queryClient = useQueryClient();
+  const { tenantId } = useSession();
+  const open = useMutation({
+    mutationFn: () => unwrap(api.PUT('/console/token-access', { body: { mode: 'session-application' } })),
+    onSuccess: (next) => queryClient.setQueryData([TOKEN_ACCESS_QUERY, tenantId], next),
+  });
+  const { mutate, isIdle } = open;
+  useEffect(() => {
+    if (isIdle) mutate();
+  }, [isIdle, mutate]);
+  return (
+    <section aria-labelledby="tokens-title">
+      <h1 id="tokens-title">Tokens</h1>
+      {open.isError ? <ProblemAlert error={open.error} /> : <Loading what="your session's token access" />}
+    </section>
+  );
+}
+
+/**
+ * Token permissions belong to applications, not to members: a member who may not create
+ * applications (or who chooses to) acts as a private application whose key they give. The server
+ * keeps that choice for the rest of the session (the keyed hash of the key, never the key).
+ */
+function ChooseApplication({
+  onCancel,
+  onChosen,
+}: {
+  readonly onCancel: (() => void) | undefined;
+  readonly onChosen: () => void;
+}) {
   const { chooseTokenApp } = useSession();
   const [key, setKey] = useState('');
-  // The key is checked by reading one token page with it (what the screen needs: token:read).
   const check = useMutation({
-    mutationFn: async () => {
-      setTokenKey(key.trim());
-      try {
-        return await unwrap(tokenApi.GET('/tokens', { params: { query: { page: 1, size: 1 } } }));
-      } catch (error) {
-        setTokenKey(null);
-        throw error;
-      }
-    },
-    onSuccess: () => chooseTokenApp({ name: 'the application of the given key', key: key.trim() }),
+    mutationFn: () => chooseTokenApp({ name: 'the application of the given key', key: key.trim() }),
+    onSuccess: onChosen,
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -58,9 +105,9 @@ function ChooseApplication() {
         <h2>Act as an application</h2>
         <p>
           Tokens are created, read and searched by applications, each within its permissions and access rules;
-          a member's session administers the tenant but holds no token permissions. Give the key of a private
-          application (with token:read and token:search) to browse its tokens. The key stays in this page's
-          memory only. Right after creating an application, its key dialog offers "Use on the Tokens screen".
+          a member&apos;s session administers the tenant but holds no token permissions. Give the key of a
+          private application to browse its tokens as it would see them. The vault keeps this choice for the
+          rest of your session (a reload keeps it); the key itself is never stored in this browser.
         </p>
         <ProblemAlert error={check.error} />
         <Field label="Application key" name="key" error={check.error}>
@@ -74,15 +121,35 @@ function ChooseApplication() {
             />
           )}
         </Field>
-        <button type="submit" className="primary" disabled={check.isPending || key.trim() === ''}>
-          Use this key
-        </button>
+        <div className="dialog-actions">
+          {onCancel !== undefined && (
+            <button type="button" onClick={onCancel}>
+              Cancel
+            </button>
+          )}
+          <button type="submit" className="primary" disabled={check.isPending || key.trim() === ''}>
+            Use this key
+          </button>
+        </div>
       </form>
     </section>
   );
 }
 
-function TokensOf({ appName }: { readonly appName: string }) {
+/** Masked views in lists: a revealing application still shows its list masked, and reveals one token on request. */
+const MASKED = { 'svc-view': 'mask' } as const;
+
+function TokensOf({
+  mode,
+  appName,
+  mayUseSessionApplication,
+  onChooseKey,
+}: {
+  readonly mode: 'session-application' | 'application';
+  readonly appName: string;
+  readonly mayUseSessionApplication: boolean;
+  readonly onChooseKey: () => void;
+}) {
   const { chooseTokenApp } = useSession();
   const [draft, setDraft] = useState('');
   const [query, setQuery] = useState('');
@@ -91,11 +158,16 @@ function TokensOf({ appName }: { readonly appName: string }) {
   const [creating, setCreating] = useState(false);
 
   const list = useQuery({
-    queryKey: ['tokens', appName, query, page],
+    queryKey: ['tokens', mode, appName, query, page],
     queryFn: () =>
       query === ''
-        ? unwrap(tokenApi.GET('/tokens', { params: { query: { page, size: PAGE_SIZE } } }))
-        : unwrap(tokenApi.POST('/tokens/search', { body: { query, page, size: PAGE_SIZE } })),
+        ? unwrap(tokenApi.GET('/tokens', { params: { query: { page, size: PAGE_SIZE }, header: MASKED } }))
+        : unwrap(
+            tokenApi.POST('/tokens/search', {
+              params: { header: MASKED },
+              body: { query, page, size: PAGE_SIZE },
+            }),
+          ),
     placeholderData: keepPreviousData,
   });
 
@@ -110,12 +182,25 @@ function TokensOf({ appName }: { readonly appName: string }) {
       <div className="page-header">
         <h1 id="tokens-title">Tokens</h1>
         <div className="acting-as">
-          <span>
-            As application <strong>{appName}</strong>
-          </span>
-          <button type="button" onClick={() => chooseTokenApp(null)}>
-            Forget key
-          </button>
+          {mode === 'session-application' ? (
+            <>
+              <span>
+                As <strong>your console session</strong>, masked
+              </span>
+              <button type="button" onClick={onChooseKey}>
+                Act as an application instead
+              </button>
+            </>
+          ) : (
+            <>
+              <span>
+                As application <strong>{appName}</strong>
+              </span>
+              <button type="button" onClick={() => void chooseTokenApp(null)}>
+                {mayUseSessionApplication ? 'Stop acting as it' : 'Forget key'}
+              </button>
+            </>
+          )}
           <button type="button" className="primary" onClick={() => setCreating(true)}>
             Create token
           </button>
@@ -149,6 +234,7 @@ function TokensOf({ appName }: { readonly appName: string }) {
                 <tr>
                   <th scope="col">Id</th>
                   <th scope="col">Type</th>
+                  <th scope="col">Data (masked)</th>
                   <th scope="col">Containers</th>
                   <th scope="col">Metadata</th>
                   <th scope="col">Created</th>
@@ -163,6 +249,9 @@ function TokensOf({ appName }: { readonly appName: string }) {
                       </button>
                     </td>
                     <td>{t.type}</td>
+                    <td>
+                      <MaskedData data={t.data} />
+                    </td>
                     <td>{t.containers.join(', ')}</td>
                     <td>
                       {Object.entries(t.metadata ?? {})
@@ -185,6 +274,18 @@ function TokensOf({ appName }: { readonly appName: string }) {
   );
 }
 
+/** A token's masked data on one line, or a word saying none is shown. */
+function MaskedData({ data }: { readonly data: unknown }) {
+  const text = dataText(data);
+  return text === null ? (
+    <span className="hint">not shown</span>
+  ) : (
+    <code className="masked-data" data-testid="masked-data">
+      {text}
+    </code>
+  );
+}
+
 /** The problem of a search, with the character the server points at underlined in the query. */
 export function SearchProblem({ error, query }: { readonly error: unknown; readonly query: string }) {
   const messages = fieldErrorsOf(error, 'query');
@@ -204,14 +305,16 @@ export function SearchProblem({ error, query }: { readonly error: unknown; reado
 }
 
 /**
- * A token's details without its data. "Reveal" reads the token again (GET /tokens/{id}, an
- * audited read) and shows what the caller's transform allows: masked by default, explicit to reveal.
+ * A token's details with its data as the list showed it (masked). "Reveal" is one explicit request
+ * (`POST /console/tokens/{id}/reveal`): through the session's own application it is checked
+ * against the member's right to grant reveal, and audited as the member's read; as a given
+ * application it shows what that application's transform allows.
  */
 function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; readonly onClose: () => void }) {
   const queryClient = useQueryClient();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const reveal = useMutation({
-    mutationFn: (id: string) => unwrap(tokenApi.GET('/tokens/{id}', { params: { path: { id } } })),
+    mutationFn: (id: string) => unwrap(api.POST('/console/tokens/{id}/reveal', { params: { path: { id } } })),
   });
   const remove = useMutation({
     mutationFn: (id: string) => unwrap(tokenApi.DELETE('/tokens/{id}', { params: { path: { id } } })),
@@ -226,6 +329,8 @@ function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; rea
     remove.reset();
     onClose();
   };
+  const masked = token === null ? null : dataBlock(token.data);
+  const revealed = reveal.data === undefined ? undefined : dataBlock(reveal.data.data);
   return (
     <Dialog title="Token" open={token !== null} onClose={close} className="drawer">
       {token !== null && (
@@ -249,17 +354,21 @@ function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; rea
             </dd>
             <dt>Created</dt>
             <dd>{token.created_at ?? '—'}</dd>
-            <dt>Data</dt>
+            <dt>{revealed === undefined ? 'Data (masked)' : 'Data (revealed)'}</dt>
             <dd>
-              {reveal.data === undefined ? (
-                <span className="masked" aria-label="Data hidden">
-                  ••••••••
-                </span>
+              {revealed === undefined ? (
+                masked === null ? (
+                  <span className="hint" data-testid="masked-data">
+                    Not shown to you masked (no mask, or your access redacts it).
+                  </span>
+                ) : (
+                  <pre className="masked-data" data-testid="masked-data">
+                    {masked}
+                  </pre>
+                )
               ) : (
                 <pre className="revealed" data-testid="revealed-data">
-                  {reveal.data.data === undefined
-                    ? '(not shown to you)'
-                    : JSON.stringify(reveal.data.data, null, 2)}
+                  {revealed ?? '(not shown to you)'}
                 </pre>
               )}
             </dd>
@@ -279,7 +388,9 @@ function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; rea
               Delete
             </button>
           </footer>
-          <small className="hint">Revealing reads the token again; the read is in the audit log.</small>
+          <small className="hint">
+            Revealing reads the token in clear once; the read is in the audit log.
+          </small>
           <ConfirmDialog
             title="Delete this token?"
             open={confirmDelete}
