@@ -118,28 +118,3 @@ export async function retryOnMismatch<T>(deps: CliDeps, ask: () => Promise<T>): 
     }
   }
 }
-
-/**
- * A destructive command runs only with `--yes` or after a "yes" on a terminal. A script without
- * `--yes` is refused before anything is unlocked or read, so it never half-runs.
- * `action` completes "… needs confirmation", e.g. "deleting a token".
- */
-export function requireYes(deps: CliDeps, yes: boolean, action: string): void {
-  if (!yes && !deps.isTTY) throw new VaultError('USAGE', `${action} needs confirmation; pass --yes`);
-}
-
-/**
- * Asks `message` on the terminal unless `--yes` was given; a "no" cancels with nothing changed.
- * `unchanged` completes "cancelled; …", e.g. "the token was left as it is".
- */
-export async function confirmOrCancel(
-  deps: CliDeps,
-  yes: boolean,
-  message: string,
-  unchanged: string,
-): Promise<void> {
-  if (yes) return;
-  if (!(await deps.prompter.confirm({ message, default: false }))) {
-    throw new VaultError('CANCELLED', `cancelled; ${unchanged}`);
-  }
-}

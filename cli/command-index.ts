@@ -66,7 +66,8 @@ export const VERBS: readonly Verb[] = [
   {
     name: 'tenant',
     term: 'tenant',
-    description: 'Create and inspect tenants (each with its owner, members and applications)',
+    description:
+      'Create and inspect tenants (each with its owner, members and applications); choose the one to act in',
     load: async () => (await import('./commands/tenant/tenant.ts')).newTenantCommand,
   },
   {
@@ -152,14 +153,15 @@ export const VERBS: readonly Verb[] = [
 
 /**
  * The verbs an invocation needs built in full: the one it runs (`svc tenant list`, or the topic of
- * `svc help tenant`), every verb for `svc completion` (its script lists the whole tree), none for
+ * `svc help tenant`), every verb for `svc completion <shell>` (its script lists the whole tree), none for
  * `svc`, `svc --help` or `svc --version`.
  */
 export function verbsNeeded(argv: readonly string[]): 'all' | ReadonlySet<string> {
   const words = argv.filter((arg) => !arg.startsWith('-'));
   const [first, second] = words;
   if (first === undefined) return new Set();
-  if (first === 'completion') return 'all';
+  // The ids the completion scripts ask for need only the completion verb.
+  if (first === 'completion') return second === 'ids' ? new Set([first]) : 'all';
   if (first === 'help') return new Set(second === undefined ? [] : [second]);
   return new Set([first]);
 }

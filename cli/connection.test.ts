@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listData } from './test-support/expect.ts';
 import { leadingConnectionFlags } from './connection-flags.ts';
 import { deadPid } from '../core/test-support/dead-pid.ts';
 import { run } from './main.ts';
@@ -81,7 +82,7 @@ describe('svc status and the choice of connection', () => {
     const listed = await runSvc(['tenant', 'list', '--json'], { env: home.env() });
     expect(listed.stderr).toBe('');
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(1);
+    expect(listData<unknown>(listed.stdout).length).toBe(1);
   }, 120_000);
 
   it('while a server runs: status names it; restore says to stop it; --server with a key goes by what the key may do', async () => {

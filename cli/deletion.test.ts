@@ -23,6 +23,7 @@ describe('newByIdDeleteCommand', () => {
     const command = newByIdDeleteCommand(
       io.deps,
       {
+        action: 'deleting a thing',
         description: 'Delete a thing',
         argument: '<thing-id>',
         help: "the thing's id",
@@ -42,14 +43,14 @@ describe('newByIdDeleteCommand', () => {
     expect(await parse(['-y', 'th_1'])).toEqual([{ id: 'th_1', yes: true }]);
   });
 
-  it('offers the tenant, vault and JSON options of every by-id command', () => {
+  it('offers --yes and the tenant and vault options of every by-id command', () => {
     const io = makeTestIo();
     const command = newByIdDeleteCommand(
       io.deps,
-      { description: 'd', argument: '<id>', help: 'h', optionsFrom: () => ({}) },
+      { action: 'deleting it', description: 'd', argument: '<id>', help: 'h', optionsFrom: () => ({}) },
       async () => undefined,
     );
     const flags = command.options.map((o) => o.long);
-    expect(flags).toEqual(expect.arrayContaining(['--yes', '--tenant', '--json']));
+    expect(flags).toEqual(expect.arrayContaining(['--yes', '--tenant', '--path']));
   });
 });

@@ -1,22 +1,14 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from './command-kit.ts';
+import type { Runner } from './command-kit.ts';
+import { markDestructive, yesFrom } from './confirmation.ts';
 import type { CliDeps } from './deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from './options.ts';
+import { addTenantOption, addVaultOptions } from './options.ts';
 import { writeJson, writeLine } from './output.ts';
 
 /**
- * How every deleting command behaves: `-y, --yes` skips the question and is required off a
- * terminal; the question names what goes; `--json` prints `{id, tenant_id?, deleted: true}`.
+ * How every deleting command reports: `--json` prints `{id, tenant_id?, deleted: true}`. Asking
+ * first is the rule of every destructive verb (cli/confirmation.ts).
  */
-
-export function addYesOption(command: Command, verb = 'delete'): Command {
-  return command.option('-y, --yes', `${verb} without asking (needed when not on a terminal)`);
-}
-
-/** Whether the action's command was given `--yes`. */
-export function yesFrom(args: readonly unknown[]): boolean {
-  return commandOf(args).opts<{ yes?: boolean }>().yes === true;
-}
 
 /** The report of a deletion: the record with `deleted: true` under --json, else `line`. */
 export function reportDeleted(
@@ -31,11 +23,13 @@ export function reportDeleted(
 
 /**
  * `<noun> delete <id>` for a resource addressed by id within a tenant (application, proxy,
- * invitation): the tenant, vault and JSON options, `--yes`, and the id options read by `optionsFrom`.
+ * invitation): the tenant and vault options, `--yes`, and the id options read by `optionsFrom`.
  */
 export function newByIdDeleteCommand<O>(
   deps: CliDeps,
   spec: {
+    /** Completes "… needs confirmation", e.g. "deleting a proxy". */
+    readonly action: string;
     readonly description: string;
     readonly argument: string;
     readonly help: string;
@@ -43,12 +37,13 @@ export function newByIdDeleteCommand<O>(
   },
   run: Runner<O & { readonly yes: boolean }>,
 ): Command {
-  const command = addYesOption(
+  const command = markDestructive(
     new Command('delete').description(spec.description).argument(spec.argument, spec.help),
+    spec.action,
+    { verb: 'delete' },
   );
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run({ ...spec.optionsFrom(args), yes: yesFrom(args) });
   });

@@ -67,12 +67,10 @@ export function errorOfProblem(response: Response, body: unknown, named = false)
   return new VaultError(code, detail, errors === undefined ? undefined : { errors });
 }
 
+/** A request that got no answer: the transport names the server and why (cli/http-transport.ts). */
 function unreachable(error: unknown): VaultError {
-  return new VaultError(
-    'SERVICE_UNAVAILABLE',
-    `The server could not be reached: ${String((error as Error).message)}`,
-    { cause: error },
-  );
+  if (isVaultError(error)) return error;
+  return new VaultError('SERVICE_UNAVAILABLE', 'The server could not be reached.', { cause: error });
 }
 
 /** The data of a typed client call; a problem answer thrown as the catalogue error it names. */
@@ -507,6 +505,13 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         const users = await answer<User[]>(api.GET('/operator/users', { params: { query: { id } } }));
         return users[0] ?? null;
       },
+      setPassword: (id, password) =>
+        answer(
+          api.PUT('/operator/users/{id}/password', {
+            params: { path: { id: named(id) } },
+            body: { password },
+          }),
+        ),
     },
     applications: {
       create: (principal, input) =>

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isVaultError, type VaultError } from '../core/errors/catalogue.ts';
 import { cliApiClient, cliFetch } from './http-transport.ts';
 
 let server: http.Server;
@@ -63,15 +64,29 @@ describe('cliFetch', () => {
     expect(response.body).toBeNull();
   });
 
-  it('rejects as fetch does when nothing listens', async () => {
+  it('names a server that nothing listens on, and why (exit 3), with only its origin', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const failure = await cliFetch(`http://127.0.0.1:${port}/`).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(TypeError);
-    expect((failure as TypeError).message).toBe('fetch failed');
-    expect(((failure as TypeError).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+    const failure = await cliFetch(`http://127.0.0.1:${port}/tokens?secret=x`).catch(
+      (error: unknown) => error,
+    );
+    expect(isVaultError(failure, 'SERVICE_UNAVAILABLE')).toBe(true);
+    expect((failure as VaultError).message).toBe(`cannot reach http://127.0.0.1:${port}: connection refused`);
+    expect((failure as VaultError).exitCode).toBe(3);
+    // The global fetch's failures (https) are named the same way.
+    const refused = await cliFetch(`https://127.0.0.1:${port}/`).catch((error: unknown) => error);
+    expect((refused as VaultError).message).toBe(
+      `cannot reach https://127.0.0.1:${port}: connection refused`,
+    );
+  });
+
+  it('names an unknown host', async () => {
+    const failure = await cliFetch('http://no-such-host.invalid/').catch((error: unknown) => error);
+    expect((failure as VaultError).message).toMatch(
+      /^cannot reach http:\/\/no-such-host\.invalid: (no such host|the host name could not be resolved)/,
+    );
   });
 
   it('leaves other schemes (https) to the global fetch', async () => {

@@ -3,15 +3,28 @@ import pkg from '../package.json' with { type: 'json' };
 import { VERBS, verbsNeeded, type Verb } from './command-index.ts';
 import { leadingConnectionFlags } from './connection-flags.ts';
 import type { CliDeps } from './deps.ts';
+import { printsData } from './command-kit.ts';
+import { destructiveAction, refuseUnconfirmed } from './confirmation.ts';
 import { EXIT, reportError } from './errors.ts';
+import { addJsonOption } from './options.ts';
 import { capturingWriter, filterWithJq } from './output.ts';
 
 /**
  * Commander settings are not inherited by commands built separately and attached with addCommand, so
  * they are applied to the whole tree here: throw instead of exiting (we choose the exit code), write
  * through the injected streams, and leave error reporting to `reportError` (one line, our format).
+ *
+ * The rules every command follows are applied here too, so no command can forget one: every
+ * command that runs and prints data takes `--json` and `--jq` (cli/command-kit.ts says which print
+ * none), and a destructive verb without `--yes` off a terminal stops before it opens anything
+ * (cli/confirmation.ts).
  */
 export function configureTree(command: Command, deps: CliDeps): void {
+  if (printsData(command) && !command.options.some((option) => option.long === '--json'))
+    addJsonOption(command);
+  if (destructiveAction(command) !== undefined) {
+    command.hook('preAction', (_self, action) => refuseUnconfirmed(deps, action));
+  }
   command.exitOverride();
   command.configureOutput({
     writeOut: (text) => deps.stdout.write(text),
@@ -43,7 +56,7 @@ export async function buildProgram(
     .enablePositionalOptions()
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 4 authentication or vault locked.\n' +
+      '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 3 unavailable (a server or database cannot be reached; try again), 4 authentication or vault locked.\n' +
         'Settings: flags > environment (SVC_*) > config file (<home>/config.json) > defaults; see `svc config`.',
     )
     .hook('preAction', async (_root, action) => {

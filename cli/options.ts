@@ -2,6 +2,7 @@ import { DEFAULT_PAGE_SIZE } from '../core/common-types.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   ENV_NAMES,
+  LOG_LEVELS,
   parseSetting,
   type ConfigFlags,
   type ConfigKey,
@@ -9,6 +10,7 @@ import {
   type SvcConfig,
 } from '../core/config/index.ts';
 import { isVaultError } from '../core/errors/catalogue.ts';
+import { didYouMean } from '../core/validation/suggest.ts';
 import type { CliDeps } from './deps.ts';
 
 /**
@@ -164,8 +166,11 @@ export function addServerOptions(command: Command, deps: CliDeps): Command {
       ).argParser(settingParser(deps, 'snapshotThresholdBytes', '--snapshot-threshold')),
     )
     .addOption(
-      new Option('--log-level <level>', 'log level (default info; env SVC_LOG_LEVEL)').argParser(
-        settingParser(deps, 'logLevel', '--log-level'),
+      completesWith(
+        new Option('--log-level <level>', 'log level (default info; env SVC_LOG_LEVEL)').argParser(
+          settingParser(deps, 'logLevel', '--log-level'),
+        ),
+        LOG_LEVELS,
       ),
     )
     .addOption(
@@ -295,7 +300,12 @@ export function choiceOf<T extends string>(values: readonly T[]): (text: string)
   return (text) => {
     const wanted = text.trim().toLowerCase();
     const found = values.find((value) => value.toLowerCase() === wanted);
-    if (found === undefined) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    if (found === undefined) {
+      const near = didYouMean(text, values);
+      throw new InvalidArgumentError(
+        `Allowed choices are ${values.join(', ')}.${near === undefined ? '' : ` Did you mean ${near}?`}`,
+      );
+    }
     return found;
   };
 }
@@ -306,7 +316,38 @@ export function choiceOption<T extends string>(
   description: string,
   values: readonly T[],
 ): Option {
-  return new Option(flags, `${description} (${values.join(', ')})`).argParser(choiceOf(values));
+  return completesWith(
+    new Option(flags, `${description} (${values.join(', ')})`).argParser(choiceOf(values)),
+    values,
+  );
+}
+
+/** What shell completion offers for an option's value: fixed values, or the ids of a resource. */
+export type CompletionValues = readonly string[] | { readonly ids: IdKind };
+
+/** Resources whose ids (or, for tenants, names) `svc completion ids <kind>` lists. */
+export const ID_KINDS = [
+  'tenant',
+  'application',
+  'token',
+  'proxy',
+  'formula',
+  'reactor',
+  'invitation',
+  'member',
+] as const;
+export type IdKind = (typeof ID_KINDS)[number];
+
+const COMPLETIONS = new WeakMap<Option, CompletionValues>();
+
+/** Registers what completion offers for `option` (cli/commands/completion/completion.ts reads it). */
+export function completesWith(option: Option, values: CompletionValues): Option {
+  COMPLETIONS.set(option, values);
+  return option;
+}
+
+export function completionOf(option: Option): CompletionValues | undefined {
+  return COMPLETIONS.get(option);
 }
 
 export const TENANT_ENV = ENV_NAMES.tenant;
@@ -316,9 +357,12 @@ export const TENANT_ENV = ENV_NAMES.tenant;
  * file's `tenant`), filled in before the action runs (applyDefaultTenant, cli/default-tenant.ts).
  */
 export function addTenantOption(command: Command, _deps: CliDeps): Command {
-  const option = new Option(
-    '--tenant <id-or-name>',
-    `tenant to act in, by id or name (env ${TENANT_ENV} or config "tenant"; default: the only tenant of the vault)`,
+  const option = completesWith(
+    new Option(
+      '--tenant <id-or-name>',
+      `tenant to act in, by id or name (env ${TENANT_ENV} or config "tenant"; default: the only tenant of the vault)`,
+    ),
+    { ids: 'tenant' },
   );
   return command.addOption(option);
 }

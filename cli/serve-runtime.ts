@@ -100,8 +100,6 @@ export async function serveVault(
   options: ServeOptions,
 ): Promise<void> {
   const { host, port, allowRemote, bodyLimit, logLevel, rateLimit } = resolved.config;
-  // A database stays open to CLI commands while servers run on it; the file needs the server stopped.
-  const thenRun = resolved.config.databaseUrl === null ? 'stop the server and run' : 'run';
   let server: Awaited<ReturnType<CliDeps['startServer']>>;
   let bootstrapped: Awaited<ReturnType<CliDeps['tenancy']['bootstrapEmbeddedDefault']>>;
   let applications: Awaited<ReturnType<CliDeps['tenancy']['listApplications']>> = [];
@@ -182,12 +180,12 @@ export async function serveVault(
           deps.stdout,
           bootstrapped.ownerCanSignIn
             ? `Tenant owner: ${bootstrapped.ownerEmail}`
-            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, ${thenRun}: ${svcCommand(deps.env)} user passwd ${bootstrapped.ownerEmail})`,
+            : `Tenant owner: ${bootstrapped.ownerEmail} (no password yet; to claim it, run: ${svcCommand(deps.env)} user passwd ${bootstrapped.ownerEmail})`,
         );
       } else {
         writeLine(
           deps.stdout,
-          `Management API key: shown only once, on the first run. To mint a new one, ${thenRun}: ${svcCommand(deps.env)} app regenerate <application-id>`,
+          `Management API key: shown only once, on the first run. To mint a new one, run: ${svcCommand(deps.env)} app regenerate <application-id> (the ids: ${svcCommand(deps.env)} app list)`,
         );
         // With several tenants, the tenant says which one a management key would act in.
         for (const app of applications)

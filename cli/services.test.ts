@@ -296,6 +296,22 @@ const STEPS: readonly Step[] = [
   { name: 'logs', args: () => ['logs', ...TENANT, '--limit', '50', '--json'] },
   { name: 'logs verify', args: () => ['logs', 'verify', '--json'] },
   { name: 'tenant show (unknown)', args: () => ['tenant', 'show', '--tenant', 'Nobody'] },
+  { name: 'logs verify by name', args: () => ['logs', 'verify', '--tenant', 'acme', '--json'] },
+  { name: 'app regenerate (no --yes)', args: (ids) => ['app', 'regenerate', ids.app ?? ''] },
+  { name: 'app regenerate', args: (ids) => ['app', 'regenerate', ids.app ?? '', '--yes', '--json'] },
+  {
+    name: 'user passwd',
+    args: () => ['user', 'passwd', 'owner@example.test', '--password-stdin'],
+    stdin: 'a password long enough\n',
+  },
+  { name: 'completion ids', args: () => ['completion', 'ids', 'application', '--tenant', 'Acme'] },
+  { name: 'tenant use', args: () => ['tenant', 'use', 'Acme'] },
+  { name: 'app list (tenant in use)', args: () => ['app', 'list', '--json'] },
+  { name: 'logs (tenant in use)', args: () => ['logs', '--since', '1h', '--limit', '3', '--json'] },
+  {
+    name: 'tenant list (unreachable --server)',
+    args: () => ['tenant', 'list', '--server', 'http://127.0.0.1:9', '--api-key', 'key_x'],
+  },
 ];
 
 interface Outcome {
@@ -360,7 +376,7 @@ describe('the data commands in-process and through the server holding the vault'
       servedStatus = await runSvc(['vault', 'status', '--json'], { env: served.env() });
       // What needs the vault closed says so and names the server to stop, before any key is asked.
       refusals = [
-        await runSvc(['logs', 'prune', '--older-than', '1'], { env: served.env() }),
+        await runSvc(['logs', 'prune', '--older-than', '1', '--yes'], { env: served.env() }),
         await runSvc(['serve', '--port', '0'], { env: served.env() }),
       ];
       serverUrl = server.url;
@@ -388,9 +404,11 @@ describe('the data commands in-process and through the server holding the vault'
     }
     // Sanity: the table did real work in both modes, and only the steps meant to fail failed.
     expect(inProcess.filter((o) => o.code !== 0).map((o) => o.name)).toEqual(
-      STEPS.filter((step) => / \((missing|unknown|deleted|in use|bad URL|no --reveal)/.test(step.name)).map(
-        (step) => step.name,
-      ),
+      STEPS.filter((step) =>
+        / \((missing|unknown|deleted|in use|bad URL|no --reveal|no --yes|unreachable --server)/.test(
+          step.name,
+        ),
+      ).map((step) => step.name),
     );
   }, 240_000);
 });

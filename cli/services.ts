@@ -25,7 +25,7 @@ export interface VaultUpkeep {
  */
 export interface CliServices {
   readonly tenants: Pick<Services['tenants'], 'create' | 'get' | 'listAll'>;
-  readonly users: Pick<Services['users'], 'findByEmail' | 'get'>;
+  readonly users: Pick<Services['users'], 'findByEmail' | 'get' | 'setPassword'>;
   readonly applications: Pick<
     Services['applications'],
     'create' | 'list' | 'get' | 'update' | 'delete' | 'regenerate'

@@ -1,6 +1,7 @@
 import type { KeySourceFlags, ResolvedConfig } from '../core/config/index.ts';
 import { operatorIn, type Principal } from '../core/access/principal.ts';
 import { isVaultError, VaultError } from '../core/errors/catalogue.ts';
+import { didYouMeanSuffix } from '../core/validation/suggest.ts';
 import type { Application, Services, Tenant } from '../core/services-contract.ts';
 import { tenancyOptionsFrom } from './tenancy-options.ts';
 import { clientOf, connectionFor } from './connection.ts';
@@ -121,7 +122,11 @@ export async function resolveTenant(services: TenantLookup, requested: string | 
       );
     }
     const choices = tenants.length === 0 ? 'it has none' : `its tenants: ${describeTenants(tenants)}`;
-    throw new VaultError('NOT_FOUND', `no tenant ${requested} in this vault; ${choices}`);
+    const near = didYouMeanSuffix(
+      requested,
+      tenants.map((t) => t.name),
+    );
+    throw new VaultError('NOT_FOUND', `no tenant ${requested} in this vault${near}; ${choices}`);
   }
   const tenants = await services.tenants.listAll();
   const [only] = tenants;
@@ -129,8 +134,20 @@ export async function resolveTenant(services: TenantLookup, requested: string | 
   if (only === undefined) throw new VaultError('USAGE', NO_TENANTS);
   throw new VaultError(
     'USAGE',
-    `this vault has ${tenants.length} tenants; pass --tenant <id-or-name> (or set SVC_TENANT) with one of: ${describeTenants(tenants)}`,
+    `this vault has ${tenants.length} tenants; pass --tenant <id-or-name> or choose one with 'svc tenant use' (or set SVC_TENANT); its tenants: ${describeTenants(tenants)}`,
   );
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A tenant by name or id for the commands that also reach a deleted tenant's audit log (verify,
+ * prune): a name must name an existing tenant; an id passes as it is (lower case), since the log of
+ * a deleted tenant outlives it.
+ */
+export async function resolveTenantOrId(services: TenantLookup, requested: string): Promise<{ id: string }> {
+  if (UUID.test(requested)) return { id: requested.toLowerCase() };
+  return resolveTenant(services, requested);
 }
 
 /**

@@ -45,6 +45,8 @@ const BUNDLED = new Set([
   '@jsep-plugin/regex',
   'jsonpath-plus',
   'lucene',
+  'leven',
+  'ms',
 ]);
 
 /**

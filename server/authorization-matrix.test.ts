@@ -505,6 +505,10 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     body: () => ({ name: 'Made by the operator', owner_email: 'op@example.test' }),
   },
   'GET /operator/users': { query: { email: 'nobody@example.test' } },
+  'PUT /operator/users/:id/password': {
+    params: async (w) => ({ id: (await w.member()).user.id }),
+    body: () => ({ password: 'a password of the matrix operator' }),
+  },
   'GET /operator/vault/status': {},
   'POST /operator/vault/compact': {},
   'POST /operator/vault/backup': {

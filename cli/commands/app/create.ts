@@ -10,7 +10,6 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import {
   choiceOption,
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
@@ -54,7 +53,6 @@ export function newAppCreateCommand(
   addGrantOptions(command);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', permissionsHelp());
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawAppCreate>();

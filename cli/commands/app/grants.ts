@@ -1,11 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { APPLICATION_TYPES, permissionsFor, type ApplicationType } from '../../../core/access/permissions.ts';
+import {
+  APPLICATION_TYPES,
+  PERMISSIONS,
+  permissionsFor,
+  type ApplicationType,
+} from '../../../core/access/permissions.ts';
 import type { AccessRule } from '../../../core/access/rules.ts';
 import { VaultError, validationError, type FieldErrors } from '../../../core/errors/catalogue.ts';
 import type { CliDeps } from '../../deps.ts';
-import { collectList } from '../../options.ts';
+import { collectList, completesWith } from '../../options.ts';
 
 /**
  * Permissions and access rules from flags: `--permission` (repeatable, or comma-separated),
@@ -45,9 +50,12 @@ function parseRule(text: string, previous: unknown[] | undefined): unknown[] {
 export function addGrantOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--permission <name>', 'permission to grant; repeat or separate with commas')
-        .argParser(collectList)
-        .conflicts('allPermissions'),
+      completesWith(
+        new Option('--permission <name>', 'permission to grant; repeat or separate with commas')
+          .argParser(collectList)
+          .conflicts('allPermissions'),
+        PERMISSIONS.map((p) => p.type),
+      ),
     )
     .option('--all-permissions', 'grant every permission the application type may hold')
     .addOption(

@@ -9,14 +9,13 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   choiceOption,
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine, writeTable } from '../../output.ts';
+import { wholeListJson, writeJson, writeLine, writeTable } from '../../output.ts';
 import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
 import { APPLICATION_COLUMNS, applicationRow } from './format.ts';
 import { runnable } from '../../runnable.ts';
@@ -35,7 +34,6 @@ export function newAppListCommand(
     .addOption(choiceOption('--type <type>', 'only applications of this type', APPLICATION_TYPES));
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; type?: ApplicationType }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, type: raw.type });
@@ -67,7 +65,7 @@ export async function runAppList(deps: CliDeps, options: AppListOptions): Promis
     return listAll(services, operatorIn(tenant.id), options.type);
   });
   if (options.json) {
-    writeJson(deps.stdout, apps);
+    writeJson(deps.stdout, wholeListJson(apps));
     return;
   }
   if (apps.length === 0) {

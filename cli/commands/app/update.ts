@@ -3,7 +3,7 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
+import { addTenantOption, addVaultOptions } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
 import { findApplication, withServices } from '../../tenant-scope.ts';
 import { applicationEntries } from './format.ts';
@@ -35,7 +35,6 @@ export function newAppUpdateCommand(
   addGrantOptions(command);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText(
     'after',
     `\n--permission replaces all permissions; --rule / --rules-file replace all rules (an empty array removes them).${permissionsHelp()}`,

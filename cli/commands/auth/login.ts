@@ -8,7 +8,6 @@ import type { CliDeps } from '../../deps.ts';
 import { answer } from '../../http-services.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   commonOptionsFrom,
   serverOption,
   type CommonOptions,
@@ -41,7 +40,6 @@ export function newAuthLoginCommand(
     .option('--email <email>', 'your e-mail address (asked on a terminal)')
     .option('--password-stdin', 'read the password from standard input (else a hidden prompt)');
   addHomeOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { email?: string; passwordStdin?: boolean }>();

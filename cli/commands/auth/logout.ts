@@ -5,13 +5,7 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { answer } from '../../http-services.ts';
-import {
-  addHomeOptions,
-  addJsonOption,
-  commonOptionsFrom,
-  type CommonOptions,
-  type RawOptions,
-} from '../../options.ts';
+import { addHomeOptions, commonOptionsFrom, type CommonOptions, type RawOptions } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
 import { readSession, removeSession, type StoredSession } from '../../session-file.ts';
 
@@ -25,7 +19,6 @@ export function newAuthLogoutCommand(
     'End the session of svc auth login on its server and delete the session file',
   );
   addHomeOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -6,13 +6,7 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { answer } from '../../http-services.ts';
-import {
-  addHomeOptions,
-  addJsonOption,
-  commonOptionsFrom,
-  type CommonOptions,
-  type RawOptions,
-} from '../../options.ts';
+import { addHomeOptions, commonOptionsFrom, type CommonOptions, type RawOptions } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
 import { readSession } from '../../session-file.ts';
 import { describeTenants } from '../../tenant-scope.ts';
@@ -27,7 +21,6 @@ export function newAuthStatusCommand(
     'Who is signed in, to which server, until when, and in which tenants (never the token)',
   );
   addHomeOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -16,7 +16,6 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   addPathOptions,
   addServerOptions,
   commonOptionsFrom,
@@ -38,7 +37,6 @@ export function newConfigCommand(
   addHomeOptions(command, deps);
   addPathOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

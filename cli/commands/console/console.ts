@@ -4,7 +4,6 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig, openExistingVault } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
@@ -62,7 +61,6 @@ export function newConsoleCommand(
   );
   addVaultOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
   const runner = run ?? ((o: VaultCommandOptions) => runConsole(deps, o, opener));
   return command.action(async (...args: unknown[]) => {
     await runner(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));

@@ -1,11 +1,11 @@
 import { Command } from 'commander';
-import { confirmOrCancel, requireYes } from '../../ask.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { ReactorFormula, ReactorFormulaInput, SavedFormula } from '../../../core/reactors/contract.ts';
 import type { Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
-import { addYesOption, reportDeleted, yesFrom } from '../../deletion.ts';
-import { colours, writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
+import { reportDeleted } from '../../deletion.ts';
+import { colours, wholeListJson, writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
 import {
   addReactorScopeOptions,
   allPages,
@@ -127,7 +127,7 @@ export async function runFormulaList(
     allPages((page) => services.reactors.listFormulas(principal, { name: options.name }, page)),
   );
   if (options.json) {
-    writeJson(deps.stdout, formulas);
+    writeJson(deps.stdout, wholeListJson(formulas));
     return;
   }
   writeTable(
@@ -145,15 +145,12 @@ export async function runFormulaShow(deps: CliDeps, options: FormulaIdOptions): 
 }
 
 export async function runFormulaDelete(deps: CliDeps, options: FormulaIdOptions): Promise<void> {
-  requireYes(deps, options.yes, 'deleting a formula');
   await withReactors(deps, options, async (services, principal) => {
     const formula = await services.reactors.getFormula(principal, options.formulaId);
-    await confirmOrCancel(
-      deps,
-      options.yes,
-      `Delete formula ${formula.name} (${formula.id})?`,
-      'the formula was left as it is',
-    );
+    await confirmDestructive(deps, options.yes, {
+      question: `Delete formula ${formula.name} (${formula.id})?`,
+      unchanged: 'the formula was left as it is',
+    });
     await services.reactors.deleteFormula(principal, formula.id);
   });
   reportDeleted(deps, options.json, { id: options.formulaId }, `Deleted formula ${options.formulaId}`);
@@ -204,10 +201,12 @@ export function newFormulaCommand(deps: CliDeps, runners: Partial<FormulaRunners
   const remove = new Command('delete')
     .description('Delete a private formula (refused while reactors use it)')
     .argument('<formula-id>', "the formula's id");
-  addReactorScopeOptions(addYesOption(remove), deps).action(async (...args: unknown[]) => {
-    const scope = reactorScopeFrom(args);
-    await r.delete({ ...scope, formulaId: String(args[0]), yes: yesFrom(args) });
-  });
+  addReactorScopeOptions(markDestructive(remove, 'deleting a formula', { verb: 'delete' }), deps).action(
+    async (...args: unknown[]) => {
+      const scope = reactorScopeFrom(args);
+      await r.delete({ ...scope, formulaId: String(args[0]), yes: yesFrom(args) });
+    },
+  );
   return new Command('formula')
     .description('Manage reactor formulas (JavaScript run by reactors)')
     .addCommand(create)

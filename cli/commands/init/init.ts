@@ -7,7 +7,6 @@ import { ensurePrivateDir, loadConfig, vaultLocation } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import { chooseNewVaultKey } from '../../new-key.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -28,7 +27,6 @@ export function newInitCommand(deps: CliDeps, run: Runner<InitOptions> = (o) => 
         'SVC_VAULT_KEY or SVC_VAULT_PASSPHRASE; with none of them a key file is generated at <home>/vault.key.',
     );
   addVaultOptions(command, deps, 'key file to use or generate');
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

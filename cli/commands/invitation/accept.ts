@@ -5,7 +5,6 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -41,7 +40,6 @@ export function newInvitationAcceptCommand(
     .option('--last-name <name>', 'last name (a new user; asked on a terminal)')
     .option('--password-stdin', 'read the password from standard input (else a hidden prompt)');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawAccept>();

@@ -6,7 +6,6 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   choiceOption,
-  addJsonOption,
   addPageOptions,
   addTenantOption,
   addVaultOptions,
@@ -38,7 +37,6 @@ export function newInvitationListCommand(
   addPageOptions(command, MAX_INVITATION_PAGE_SIZE);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<
       RawOptions & { tenant?: string; status?: InvitationStatus; page?: number; size?: number }

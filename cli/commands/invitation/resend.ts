@@ -3,7 +3,7 @@ import { tenancyOptionsFrom } from '../../tenancy-options.ts';
 import { type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
+import { addTenantOption, addVaultOptions } from '../../options.ts';
 import { writeJson, writeLine } from '../../output.ts';
 import { MAIL_HELP } from './create.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
@@ -19,7 +19,6 @@ export function newInvitationResendCommand(
     .argument('<invitation-id>', INVITATION_ID_HELP);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', MAIL_HELP);
   return command.action(async (...args: unknown[]) => {
     await run(invitationIdOptionsFrom(args));

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
+import { addTenantOption, addVaultOptions } from '../../options.ts';
 import { writeJson, writeRecord } from '../../output.ts';
 import { invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP, invitationEntries } from './format.ts';
@@ -17,7 +17,6 @@ export function newInvitationShowCommand(
     .argument('<invitation-id>', INVITATION_ID_HELP);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(invitationIdOptionsFrom(args));
   });

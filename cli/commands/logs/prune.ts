@@ -2,10 +2,12 @@ import { Command, InvalidArgumentError } from 'commander';
 import { pruneReadEntries, type PruneResult } from '../../../core/audit/retention.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { requireNoServer } from '../../connection.ts';
-import { loadConfig, withVault } from '../../context.ts';
+import { markDestructive } from '../../confirmation.ts';
+import { loadConfig } from '../../context.ts';
+import { localCliServices } from '../../local-services.ts';
+import { resolveTenantOrId, withVaultServices } from '../../tenant-scope.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -37,9 +39,9 @@ export function newLogsPruneCommand(
       'Remove audit entries of reads older than N days, leaving a checkpoint per run of them so `svc logs verify` still verifies the chain (creates, updates and deletes are kept)',
     )
     .requiredOption('--older-than <days>', 'remove read entries older than this many days', parseDays)
-    .option('--tenant <id>', "only this tenant's log (default: every tenant)");
+    .option('--tenant <id-or-name>', "only this tenant's log (default: every tenant)");
+  markDestructive(command, 'pruning the audit log', { verb: 'prune' });
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; olderThan: number }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, olderThanDays: raw.olderThan });
@@ -54,13 +56,18 @@ export async function runLogsPrune(deps: CliDeps, options: LogsPruneOptions): Pr
   const resolved = await loadConfig(deps, options.config);
   // The server prunes by itself (--audit-read-retention-days); a one-off prune needs it stopped.
   await requireNoServer(resolved, 'Pruning the audit log');
-  const result = await withVault(deps, resolved, options.key, (vault) =>
-    pruneReadEntries(
+  const result = await withVaultServices(deps, resolved, options.key, async (services) => {
+    const { vault } = services;
+    const tenantId =
+      options.tenant === undefined
+        ? undefined
+        : (await resolveTenantOrId(localCliServices(services), options.tenant)).id;
+    return pruneReadEntries(
       vault,
       new Date(vault.clock.now().getTime() - options.olderThanDays * DAY_MS),
-      options.tenant,
-    ),
-  );
+      tenantId,
+    );
+  });
   if (options.json) writeJson(deps.stdout, result);
   else writeLine(deps.stdout, describePrune(result));
 }

@@ -4,7 +4,6 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addPageOptions,
   addTenantOption,
   addVaultOptions,
@@ -34,7 +33,6 @@ export function newMemberListCommand(
   addPageOptions(command, MAX_MEMBER_PAGE_SIZE);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<
       RawOptions & { tenant?: string; userId?: string[]; page?: number; size?: number }

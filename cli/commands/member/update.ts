@@ -5,7 +5,6 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   choiceOption,
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
@@ -33,7 +32,6 @@ export function newMemberUpdateCommand(
     .addOption(choiceOption('--role <role>', 'the new role', MEMBER_ROLES).makeOptionMandatory());
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; role: MemberRole }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, memberId: String(args[0]), role: raw.role });

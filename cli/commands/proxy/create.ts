@@ -4,7 +4,6 @@ import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import {
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
@@ -34,7 +33,6 @@ export function newProxyCreateCommand(
   addProxyFieldOptions(command);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & RawProxyFields & { tenant?: string }>();
     await run({ ...vaultOptionsFrom(raw), ...proxyFieldsFrom(raw), tenant: raw.tenant });

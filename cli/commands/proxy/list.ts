@@ -5,14 +5,13 @@ import type { CliDeps } from '../../deps.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import {
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeTable } from '../../output.ts';
+import { wholeListJson, writeJson, writeTable } from '../../output.ts';
 import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
 
 export interface ProxyListOptions extends VaultCommandOptions {
@@ -29,7 +28,6 @@ export function newProxyListCommand(
     .option('--name <pattern>', 'only names containing this text, or matching it with * wildcards');
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; name?: string }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, name: raw.name });
@@ -52,7 +50,7 @@ export async function runProxyList(deps: CliDeps, options: ProxyListOptions): Pr
     }
   });
   if (options.json) {
-    writeJson(deps.stdout, proxies);
+    writeJson(deps.stdout, wholeListJson(proxies));
     return;
   }
   writeTable(

@@ -3,7 +3,6 @@ import type { CliDeps } from '../../deps.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import {
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
@@ -31,7 +30,6 @@ export function newProxyShowCommand(
   const command = new Command('show').description('Show a proxy').argument('<proxy-id>', PROXY_ID_HELP);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => run(proxyIdOptionsFrom(args)));
 }
 

@@ -3,7 +3,6 @@ import type { CliDeps } from '../../deps.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import {
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
@@ -40,7 +39,6 @@ export function newProxyUpdateCommand(
   addProxyFieldOptions(command);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & RawProxyFields & { tenant?: string }>();
     await run({

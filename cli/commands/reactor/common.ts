@@ -6,7 +6,6 @@ import { commandOf } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
@@ -27,7 +26,7 @@ export type RawReactorScope = RawOptions & { tenant?: string };
 export function addReactorScopeOptions(command: Command, deps: CliDeps): Command {
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  return addJsonOption(command);
+  return command;
 }
 
 export function reactorScopeFrom(

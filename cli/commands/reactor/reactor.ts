@@ -1,11 +1,12 @@
-import { Command } from 'commander';
-import { confirmOrCancel, requireYes } from '../../ask.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Reactor, ReactorInput } from '../../../core/reactors/contract.ts';
+import { Command, Option } from 'commander';
+import { completesWith } from '../../options.ts';
 import type { Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
-import { addYesOption, reportDeleted, yesFrom } from '../../deletion.ts';
-import { writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
+import { reportDeleted } from '../../deletion.ts';
+import { wholeListJson, writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
 import {
   addReactorScopeOptions,
   allPages,
@@ -88,7 +89,7 @@ export async function runReactorList(
     allPages((page) => services.reactors.list(principal, { name: options.name }, page)),
   );
   if (options.json) {
-    writeJson(deps.stdout, reactors);
+    writeJson(deps.stdout, wholeListJson(reactors));
     return;
   }
   if (reactors.length === 0) {
@@ -110,15 +111,12 @@ export async function runReactorShow(deps: CliDeps, options: ReactorIdOptions): 
 }
 
 export async function runReactorDelete(deps: CliDeps, options: ReactorIdOptions): Promise<void> {
-  requireYes(deps, options.yes, 'deleting a reactor');
   await withReactors(deps, options, async (services, principal) => {
     const reactor = await services.reactors.get(principal, options.reactorId);
-    await confirmOrCancel(
-      deps,
-      options.yes,
-      `Delete reactor ${reactor.name} (${reactor.id})?`,
-      'the reactor was left as it is',
-    );
+    await confirmDestructive(deps, options.yes, {
+      question: `Delete reactor ${reactor.name} (${reactor.id})?`,
+      unchanged: 'the reactor was left as it is',
+    });
     await services.reactors.delete(principal, reactor.id);
   });
   reportDeleted(deps, options.json, { id: options.reactorId }, `Deleted reactor ${options.reactorId}`);
@@ -159,9 +157,17 @@ export function newReactorCommand(deps: CliDeps, runners: Partial<ReactorRunners
   const create = new Command('create')
     .description('Create a reactor from a formula')
     .option('--name <name>', 'reactor name (at most 200 characters)')
-    .option('--formula <id>', "the formula's id (see 'svc formula list')")
+    .addOption(
+      completesWith(new Option('--formula <id>', "the formula's id (see 'svc formula list')"), {
+        ids: 'formula',
+      }),
+    )
     .option('--configuration <json>', 'configuration values (JSON object), one per declared setting')
-    .option('--application <id>', 'the application its code acts as (req.svc)');
+    .addOption(
+      completesWith(new Option('--application <id>', 'the application its code acts as (req.svc)'), {
+        ids: 'application',
+      }),
+    );
   addReactorScopeOptions(create, deps).action(async (...args: unknown[]) => {
     const scope = reactorScopeFrom(args);
     await r.create({
@@ -177,7 +183,11 @@ export function newReactorCommand(deps: CliDeps, runners: Partial<ReactorRunners
     .argument('<reactor-id>', "the reactor's id (see 'svc reactor list')")
     .option('--name <name>', 'new name')
     .option('--configuration <json>', 'new configuration values (JSON object)')
-    .option('--application <id>', 'the application its code acts as')
+    .addOption(
+      completesWith(new Option('--application <id>', 'the application its code acts as'), {
+        ids: 'application',
+      }),
+    )
     .option('--no-application', 'remove the application');
   addReactorScopeOptions(update, deps).action(async (...args: unknown[]) => {
     const scope = reactorScopeFrom(args);
@@ -204,10 +214,12 @@ export function newReactorCommand(deps: CliDeps, runners: Partial<ReactorRunners
   const remove = new Command('delete')
     .description('Delete a reactor')
     .argument('<reactor-id>', "the reactor's id");
-  addReactorScopeOptions(addYesOption(remove), deps).action(async (...args: unknown[]) => {
-    const scope = reactorScopeFrom(args);
-    await r.delete({ ...scope, reactorId: String(args[0]), yes: yesFrom(args) });
-  });
+  addReactorScopeOptions(markDestructive(remove, 'deleting a reactor', { verb: 'delete' }), deps).action(
+    async (...args: unknown[]) => {
+      const scope = reactorScopeFrom(args);
+      await r.delete({ ...scope, reactorId: String(args[0]), yes: yesFrom(args) });
+    },
+  );
   const react = new Command('react')
     .description('Invoke a reactor as the operator; prints the response JSON')
     .argument('<reactor-id>', "the reactor's id")

@@ -4,7 +4,6 @@ import { requireNoServer } from '../../connection.ts';
 import { loadConfig, openExistingVault } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
@@ -24,7 +23,6 @@ export function newServeCommand(
   );
   addVaultOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
   command.option('--console', 'print a one-time sign-in link of the web console (served at /console/)');
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { console?: boolean }>();

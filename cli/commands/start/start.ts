@@ -7,7 +7,6 @@ import { ensurePrivateDir, loadConfig, openExistingVault, vaultLocation } from '
 import type { CliDeps } from '../../deps.ts';
 import { chooseNewVaultKey } from '../../new-key.ts';
 import {
-  addJsonOption,
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
@@ -28,7 +27,6 @@ export function newStartCommand(
   );
   addVaultOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

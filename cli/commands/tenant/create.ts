@@ -5,7 +5,6 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -44,7 +43,6 @@ export function newTenantCreateCommand(
       '\nWithout a password the owner cannot sign in yet; set one later with `svc user passwd <email>`.',
     );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawTenantCreate>();
     await run({

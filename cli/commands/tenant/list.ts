@@ -5,13 +5,12 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options.ts';
-import { writeJson, writeLine, writeTable } from '../../output.ts';
+import { wholeListJson, writeJson, writeLine, writeTable } from '../../output.ts';
 import { withServices } from '../../tenant-scope.ts';
 import { runnable } from '../../runnable.ts';
 
@@ -23,7 +22,6 @@ export function newTenantListCommand(
 ): Command {
   const command = new Command('list').description('List the tenants in the vault');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });
@@ -44,7 +42,7 @@ export async function runTenantList(deps: CliDeps, options: TenantListOptions): 
     return { tenants, owners: await Promise.all(tenants.map((t) => ownerLabel(services, t))) };
   });
   if (options.json) {
-    writeJson(deps.stdout, rows.tenants);
+    writeJson(deps.stdout, wholeListJson(rows.tenants));
     return;
   }
   if (rows.tenants.length === 0) {

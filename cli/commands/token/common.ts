@@ -5,7 +5,6 @@ import { loadConfig } from '../../context.ts';
 import type { CliServices } from '../../services.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
@@ -26,7 +25,7 @@ export type RawTokenScope = RawOptions & { tenant?: string };
 export function addTokenScopeOptions(command: Command, deps: CliDeps): Command {
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  return addJsonOption(command);
+  return command;
 }
 
 export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {

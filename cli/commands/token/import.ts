@@ -420,14 +420,21 @@ function writeSummary(deps: CliDeps, summary: ImportSummary, json: boolean): voi
   }
 }
 
+/**
+ * The summary of what was sent. An import stopped (Ctrl-C, or an error of the vault) counts the
+ * lines before the line it stopped at, and only their rejections: the rest was never sent, and
+ * `--resume-from` reads it again.
+ */
 function summarize(
   options: TokenImportOptions,
-  lines: number,
+  lineNumbers: readonly number[],
   tally: Tally,
   stoppedAt: number | undefined,
   interruptedAt: number | undefined,
 ): ImportSummary {
-  const rejections = [...tally.rejections].sort((a, b) => a.line - b.line);
+  const cut = interruptedAt ?? stoppedAt ?? Infinity;
+  const lines = lineNumbers.filter((line) => line < cut).length;
+  const rejections = tally.rejections.filter((r) => r.line < cut).sort((a, b) => a.line - b.line);
   const tokens = [...tally.tokens].sort((a, b) => a.line - b.line);
   const created = tokens.filter((t) => t.created).length;
   return {
@@ -450,6 +457,8 @@ export async function runTokenImport(deps: CliDeps, options: TokenImportOptions)
     options.dedupe,
     options.resumeFrom,
   );
+  // Every non-blank line: a request to send, or rejected as it was read.
+  const lineNumbers = [...pending.map((l) => l.line), ...rejections.map((r) => r.line)];
   const tally: Tally = { rejections, tokens: [] };
   let stopped: ImportStopped | undefined;
   let interrupted: ImportInterrupted | undefined;
@@ -472,7 +481,7 @@ export async function runTokenImport(deps: CliDeps, options: TokenImportOptions)
     else if (error instanceof ImportStopped) stopped = error;
     else throw error;
   }
-  const summary = summarize(options, lines, tally, stopped?.line, interrupted?.line);
+  const summary = summarize(options, lineNumbers, tally, stopped?.line, interrupted?.line);
   writeSummary(deps, summary, options.json);
   if (stopped !== undefined) throw stopped.cause;
   if (interrupted !== undefined) throw new VaultError('CANCELLED', interrupted.message);

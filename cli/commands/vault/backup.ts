@@ -4,7 +4,6 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -28,7 +27,6 @@ export function newVaultBackupCommand(
     .argument('<file>', 'backup file to write')
     .option('--force', 'overwrite the backup file if it exists');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions>();
     await run({

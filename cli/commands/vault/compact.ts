@@ -3,7 +3,6 @@ import { commandOf, type Runner } from '../../command-kit.ts';
 import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -20,7 +19,6 @@ export function newVaultCompactCommand(
 ): Command {
   const command = new Command('compact').description('Write a fresh snapshot and empty the journal');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -6,7 +6,6 @@ import { requireNoServer } from '../../connection.ts';
 import { keyForVault, loadConfig, openWithKey, requireEmbedded } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -31,7 +30,6 @@ export function newVaultExportCommand(
       'the database: postgres://user@host:5432/db (never printed with its password)',
     );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { to: string }>();
     await run({ ...vaultOptionsFrom(raw), to: raw.to });

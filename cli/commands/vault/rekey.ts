@@ -14,7 +14,6 @@ import { describeVaultLocation } from '../../../core/vault/location.ts';
 import { requireNoServer } from '../../connection.ts';
 import { secretInput, type CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -52,7 +51,6 @@ export function newVaultRekeyCommand(
       new Option('--new-key-file <file>', 'new key file (generated if missing)').conflicts('newPassphrase'),
     );
   addVaultOptions(command, deps, 'current key file');
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawRekeyOptions>();
     let newKey: NewKeyChoice;

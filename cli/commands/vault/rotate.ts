@@ -4,7 +4,6 @@ import { keyForVault, loadConfig, openWithKey, vaultWhere } from '../../context.
 import { requireNoServer } from '../../connection.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
@@ -22,7 +21,6 @@ export function newVaultRotateCommand(
     'Rotate the data keys: a new key term, all data re-encrypted under it, old terms retired',
   );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -6,7 +6,6 @@ import { loadConfig } from '../../context.ts';
 import type { CliDeps } from '../../deps.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   addPathOptions,
   commonOptionsFrom,
   type CommonOptions,
@@ -26,7 +25,6 @@ export function newVaultStatusCommand(
   );
   addHomeOptions(command, deps);
   addPathOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });
