@@ -197,7 +197,11 @@ async function liveSessionApplication(
   vault: Keys,
   member: Member,
 ): Promise<ApplicationRow | null> {
-  const row = await findApplicationRow(db, vault, sessionApplicationId(vault, member.sessionId, member.tenantId));
+  const row = await findApplicationRow(
+    db,
+    vault,
+    sessionApplicationId(vault, member.sessionId, member.tenantId),
+  );
   if (row === undefined || row.tenant_id !== member.tenantId) return null;
   if (row.expires_at !== null && isExpired(row.expires_at, vault.clock.now())) return null;
   return row;
@@ -209,7 +213,11 @@ async function removeSessionApplication(
   member: Member,
   message: string,
 ): Promise<void> {
-  const row = await findApplicationRow(trx, vault, sessionApplicationId(vault, member.sessionId, member.tenantId));
+  const row = await findApplicationRow(
+    trx,
+    vault,
+    sessionApplicationId(vault, member.sessionId, member.tenantId),
+  );
   if (row === undefined || row.tenant_id !== member.tenantId) return;
   await trx.deleteFrom('applications').where('id', '=', row.id).execute();
   await auditApplication(trx, vault, member, row, 'delete', message);
