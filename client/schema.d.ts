@@ -227,8 +227,24 @@ export interface paths {
                             /** Format: uuid */
                             owner_id: string | null;
                             name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". */
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                             settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
                                 [key: string]: string;
                             };
                             created_by: string | null;
@@ -293,8 +309,24 @@ export interface paths {
                             /** Format: uuid */
                             owner_id: string | null;
                             name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". */
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                             settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
                                 [key: string]: string;
                             };
                             created_by: string | null;
@@ -364,8 +396,24 @@ export interface paths {
                             /** Format: uuid */
                             owner_id: string | null;
                             name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". */
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                             settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
                                 [key: string]: string;
                             };
                             created_by: string | null;
@@ -430,8 +478,24 @@ export interface paths {
                             /** Format: uuid */
                             owner_id: string | null;
                             name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". */
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                             settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
                                 [key: string]: string;
                             };
                             created_by: string | null;
@@ -1068,7 +1132,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
+                /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -1093,6 +1157,16 @@ export interface paths {
                             modified_by: string | null;
                             /** Format: date-time */
                             modified_at: string | null;
+                            /** @description Extension: where the invitation e-mail was handed over. */
+                            mail: {
+                                /**
+                                 * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                                 * @enum {string}
+                                 */
+                                transport: "smtp" | "outbox";
+                                /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                                destination: string;
+                            };
                         };
                     };
                 };
@@ -1265,7 +1339,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
+                /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1290,6 +1364,16 @@ export interface paths {
                             modified_by: string | null;
                             /** Format: date-time */
                             modified_at: string | null;
+                            /** @description Extension: where the invitation e-mail was handed over. */
+                            mail: {
+                                /**
+                                 * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                                 * @enum {string}
+                                 */
+                                transport: "smtp" | "outbox";
+                                /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                                destination: string;
+                            };
                         };
                     };
                 };
@@ -1348,8 +1432,24 @@ export interface paths {
                             /** Format: uuid */
                             owner_id: string | null;
                             name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". */
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                             settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
                                 [key: string]: string;
                             };
                             created_by: string | null;
@@ -1419,8 +1519,24 @@ export interface paths {
                                 /** Format: uuid */
                                 owner_id: string | null;
                                 name: string;
-                                /** @description Tenant settings; booleans are the strings "true" and "false". */
+                                /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                                 settings: {
+                                    /**
+                                     * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                     * @enum {string}
+                                     */
+                                    deduplicate_tokens?: "true" | "false";
+                                    /**
+                                     * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                     * @enum {string}
+                                     */
+                                    fingerprint_tokens?: "true" | "false";
+                                    /**
+                                     * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                     * @enum {string}
+                                     */
+                                    disable_ephemeral_proxy?: "true" | "false";
+                                } & {
                                     [key: string]: string;
                                 };
                                 created_by: string | null;
