@@ -36,6 +36,8 @@ export function CodeEditor({
   language,
   errors = [],
   hint,
+  readOnly = false,
+  wrap = false,
 }: {
   readonly label: string;
   readonly value: string;
@@ -43,6 +45,10 @@ export function CodeEditor({
   readonly language: 'javascript' | 'json';
   readonly errors?: readonly CompileError[];
   readonly hint?: string;
+  /** Shown and selectable, never changed (an official formula). */
+  readonly readOnly?: boolean;
+  /** Wrap long lines instead of scrolling sideways (JSON someone pastes on one line). */
+  readonly wrap?: boolean;
 }) {
   const id = useId();
   const host = useRef<HTMLDivElement>(null);
@@ -65,7 +71,12 @@ export function CodeEditor({
           language === 'javascript' ? javascript() : json(),
           lintGutter(),
           EDITOR_THEME,
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          EditorView.contentAttributes.of({
+            'aria-label': label,
+            ...(readOnly ? { 'aria-readonly': 'true' } : {}),
+          }),
+          EditorState.readOnly.of(readOnly),
+          ...(wrap ? [EditorView.lineWrapping] : []),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) changed.current(update.state.doc.toString());
           }),
@@ -78,7 +89,7 @@ export function CodeEditor({
       view.current = null;
     };
     // The editor is made once per mount; value and errors reach it through the effects below.
-  }, [language, label]);
+  }, [language, label, readOnly, wrap]);
 
   // A value set from outside (a form reset, a loaded record) replaces the document.
   useEffect(() => {

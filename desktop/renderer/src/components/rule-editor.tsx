@@ -1,14 +1,45 @@
-import { fieldErrorsOf, type Permission } from '../api/client';
+import { fieldErrorsOf, type ApplicationRule, type Permission } from '../api/client';
 
 export type Transform = 'mask' | 'redact' | 'reveal';
+export type Condition = NonNullable<ApplicationRule['conditions']>[number];
 
-/** One access rule as edited: token permissions on a container, with what reads show. */
+/**
+ * One access rule as edited: token permissions on a container, with what reads show. A rule of an
+ * expiring application covers the tokens its conditions match instead of a container; those are
+ * kept as they are (shown, not edited).
+ */
 export interface RuleDraft {
   description: string;
   priority: number;
   container: string;
   transform: Transform;
   permissions: string[];
+  conditions?: readonly Condition[];
+}
+
+/** An application's rule as the editor holds it. */
+export function ruleDraftOf(rule: ApplicationRule): RuleDraft {
+  return {
+    description: rule.description,
+    priority: rule.priority,
+    container: rule.container ?? '',
+    transform: rule.transform,
+    permissions: [...rule.permissions],
+    ...(rule.conditions === undefined ? {} : { conditions: rule.conditions }),
+  };
+}
+
+/** A rule's body for the API: a conditioned rule sends its conditions and no container. */
+export function ruleInput(rule: RuleDraft) {
+  const { conditions, container, ...rest } = rule;
+  return conditions === undefined || conditions.length === 0
+    ? { ...rest, container }
+    : { ...rest, conditions: [...conditions] };
+}
+
+/** "id equals …, container starts_with …": what a conditioned rule covers. */
+export function conditionsText(conditions: readonly Condition[]): string {
+  return conditions.map((c) => `${c.attribute} ${c.operator.replace('_', ' ')} ${c.value}`).join(' and ');
 }
 
 const TRANSFORM_LABELS: Record<Transform, string> = {
@@ -80,15 +111,21 @@ export function RuleEditor({
               />
               <Messages list={messages('priority')} />
             </label>
-            <label>
-              <span>Container</span>
-              <input
-                value={rule.container}
-                onChange={(e) => update(i, { container: e.target.value })}
-                aria-invalid={messages('container').length > 0}
-              />
-              <Messages list={messages('container')} />
-            </label>
+            {rule.conditions !== undefined && rule.conditions.length > 0 ? (
+              <p className="rule-conditions">
+                <span>Tokens where</span> {conditionsText(rule.conditions)}
+              </p>
+            ) : (
+              <label>
+                <span>Container</span>
+                <input
+                  value={rule.container}
+                  onChange={(e) => update(i, { container: e.target.value })}
+                  aria-invalid={messages('container').length > 0}
+                />
+                <Messages list={messages('container')} />
+              </label>
+            )}
             <label>
               <span>Transform</span>
               <select

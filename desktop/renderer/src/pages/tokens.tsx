@@ -7,7 +7,8 @@ import { Field } from '../components/field';
 import { Pager } from '../components/pager';
 import { Empty, Loading, ProblemAlert } from '../components/states';
 import { luhnHint } from '../tokens/luhn';
-import { JsonlImport, TokenizePlayground } from './token-tools';
+import { Link } from 'react-router';
+import { CopyButton } from '../components/copy';
 import { searchErrorPosition, splitAt } from '../tokens/search-error';
 
 const PAGE_SIZE = 20;
@@ -31,7 +32,7 @@ export function TokensPage() {
  * Token permissions belong to applications, not to members: the screen acts as a private
  * application whose key its user gives (kept in this page's memory only).
  */
-function ChooseApplication() {
+export function ChooseApplication({ title = 'Tokens' }: { readonly title?: string }) {
   const { chooseTokenApp } = useSession();
   const [key, setKey] = useState('');
   // The key is checked by reading one token page with it (what the screen needs: token:read).
@@ -53,7 +54,7 @@ function ChooseApplication() {
   };
   return (
     <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title">Tokens</h1>
+      <h1 id="tokens-title">{title}</h1>
       <form noValidate className="card" onSubmit={submit}>
         <h2>Act as an application</h2>
         <p>
@@ -116,6 +117,7 @@ function TokensOf({ appName }: { readonly appName: string }) {
           <button type="button" onClick={() => chooseTokenApp(null)}>
             Forget key
           </button>
+          <Link to="/tools">Tokenize &amp; import</Link>
           <button type="button" className="primary" onClick={() => setCreating(true)}>
             Create token
           </button>
@@ -157,10 +159,13 @@ function TokensOf({ appName }: { readonly appName: string }) {
               <tbody>
                 {list.data.data.map((t) => (
                   <tr key={t.id}>
-                    <td>
-                      <button type="button" className="link" onClick={() => setSelected(t)}>
-                        {t.id}
+                    <td className="token-id">
+                      <button type="button" className="link" onClick={() => setSelected(t)} title={t.id}>
+                        {t.id.slice(0, 8)}
+                        <span aria-hidden="true">…</span>
+                        <span className="visually-hidden">{t.id.slice(8)}</span>
                       </button>
+                      <CopyButton value={t.id} label="Copy the id of this token" />
                     </td>
                     <td>{t.type}</td>
                     <td>{t.containers.join(', ')}</td>
@@ -177,8 +182,6 @@ function TokensOf({ appName }: { readonly appName: string }) {
             <Pager pagination={list.data.pagination} onPage={setPage} />
           </>
         ))}
-      <TokenizePlayground />
-      <JsonlImport />
       <TokenDrawer token={selected} onClose={() => setSelected(null)} />
       <CreateToken open={creating} onClose={() => setCreating(false)} />
     </section>
