@@ -3,7 +3,7 @@ import { useToast } from './toast';
 
 /** How long a copy button says "Copied" before it reads "Copy" again. */
 const COPIED_FOR_MS = 2_000;
-/** Ids longer than this are shown shortened in tables (the full value on hover, to screen readers and in the copy). */
+/** Ids longer than this (and a few more) are shown cut to about this many characters (styles.css: `code.short`). */
 const SHORT_ID_LENGTH = 8;
 
 /**
@@ -60,8 +60,9 @@ export function CopyButton({ value, label }: { readonly value: string; readonly 
 }
 
 /**
- * An id as tables show it: its first characters, the full value on hover (title) and to screen
- * readers, and a copy button that copies the full value. `full` shows it whole (details, dialogs).
+ * An id as tables show it: its first characters, cut by CSS with an ellipsis, while the page holds
+ * the whole id (read by screen readers, found by search, shown on hover), and a copy button that
+ * copies the full value. `full` shows it whole (details, dialogs).
  */
 export function Id({
   value,
@@ -76,16 +77,8 @@ export function Id({
   const shortened = !full && value.length > SHORT_ID_LENGTH + 4;
   return (
     <span className="id">
-      <code title={value}>
-        {shortened ? (
-          <>
-            {value.slice(0, SHORT_ID_LENGTH)}
-            <span aria-hidden="true">…</span>
-            <span className="visually-hidden">{value.slice(SHORT_ID_LENGTH)}</span>
-          </>
-        ) : (
-          value
-        )}
+      <code className={shortened ? 'short' : undefined} title={value}>
+        {value}
       </code>
       <CopyButton value={value} label={`Copy the id of ${of}`} />
     </span>

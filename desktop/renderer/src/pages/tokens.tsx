@@ -160,10 +160,13 @@ function TokensOf({ appName }: { readonly appName: string }) {
                 {list.data.data.map((t) => (
                   <tr key={t.id}>
                     <td className="token-id">
-                      <button type="button" className="link" onClick={() => setSelected(t)} title={t.id}>
-                        {t.id.slice(0, 8)}
-                        <span aria-hidden="true">…</span>
-                        <span className="visually-hidden">{t.id.slice(8)}</span>
+                      <button
+                        type="button"
+                        className="link short"
+                        onClick={() => setSelected(t)}
+                        title={t.id}
+                      >
+                        {t.id}
                       </button>
                       <CopyButton value={t.id} label="Copy the id of this token" />
                     </td>
