@@ -366,7 +366,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     await screen('proxies-traffic');
     await page.setViewportSize({ width: 800, height: 900 });
     expect(await horizontalOverflow(page)).toBe(0);
-    await screen('proxies-800');
+    await screen('proxies-traffic-800');
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // Deleting asks first, naming the proxy; once confirmed the row is gone.

@@ -332,6 +332,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
       await invitee.getByRole('button', { name: 'Accept the invitation' }).click();
       await invitee.locator('#password-errors').waitFor();
       expect(await invitee.getByLabel('Password').getAttribute('aria-invalid')).toBe('true');
+      await screen('invitation-accept', invitee);
       await invitee.getByLabel('Password').fill(MEMBER.password);
       await invitee.getByRole('button', { name: 'Accept the invitation' }).click();
       await invitee.getByRole('heading', { name: 'You joined the tenant' }).waitFor();
@@ -372,7 +373,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await dedupe.check();
     await page.getByLabel('Name').fill('Default tenant');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByRole('status').getByText('Tenant settings saved.').waitFor();
     const tenant = (await (
       await fetch(`${server.url}/tenants/self`, { headers: await ownerHeaders() })
     ).json()) as { settings: Record<string, string> };
@@ -388,6 +389,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Tokens by type' }).waitFor();
     await page.getByRole('cell', { name: 'card_number' }).waitFor();
+    await page.locator('.recharts-bar-rectangle').first().waitFor();
     await screen('overview');
   });
 

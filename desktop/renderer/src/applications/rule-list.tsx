@@ -14,7 +14,9 @@ export function RuleList({ rules, of }: { readonly rules: readonly ApplicationRu
             {rule.conditions !== undefined && rule.conditions.length > 0 ? (
               conditionsText(rule.conditions)
             ) : (
-              <code>{rule.container}</code>
+              <>
+                container <code>{rule.container}</code>
+              </>
             )}{' '}
             · {rule.transform}
           </span>

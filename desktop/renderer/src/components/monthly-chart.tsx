@@ -9,7 +9,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { formatCount } from './numbers';
+import { formatCount, niceCeiling } from './numbers';
 
 interface Month {
   readonly year: number;
@@ -36,7 +36,7 @@ export function MonthlyChart({
 }) {
   if (history.length === 0) return <p className="state empty">No monthly history yet.</p>;
   const data = history.map((m) => ({ month: label(m), count: m.count }));
-  const top = Math.ceil(Math.max(included, ...history.map((m) => m.count), 1) * 1.15);
+  const top = niceCeiling(Math.max(included, ...history.map((m) => m.count), 1) * 1.1);
   const axisWidth = 12 + 7 * formatCount(top).length;
   return (
     <figure className="chart">
@@ -52,6 +52,7 @@ export function MonthlyChart({
             <YAxis
               allowDecimals={false}
               domain={[0, top]}
+              ticks={[0, top / 4, top / 2, (top * 3) / 4, top].filter((t) => Number.isInteger(t))}
               tick={{ fontSize: 11 }}
               tickFormatter={(v: number) => formatCount(v)}
               width={axisWidth}

@@ -13,3 +13,10 @@ export function usageLevel(used: number, included: number): 'within' | 'near' | 
   if (used > included) return 'over';
   return used >= included * 0.8 ? 'near' : 'within';
 }
+
+/** The round number at or above `n` an axis ends on: 1, 2, 2.5 or 5 times a power of ten. */
+export function niceCeiling(n: number): number {
+  const power = 10 ** Math.floor(Math.log10(n));
+  const step = [1, 2, 2.5, 5, 10].find((s) => s * power >= n) ?? 10;
+  return Math.max(1, Math.round(step * power));
+}

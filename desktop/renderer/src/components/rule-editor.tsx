@@ -139,7 +139,7 @@ export function RuleEditor({
                 ))}
               </select>
             </label>
-            <label>
+            <label className="rule-description">
               <span>Description</span>
               <input value={rule.description} onChange={(e) => update(i, { description: e.target.value })} />
             </label>

@@ -57,11 +57,6 @@ export function SettingsForm({ tenant }: { readonly tenant: Tenant }) {
     <form noValidate className="card" onSubmit={submit} aria-labelledby="general-title">
       <h2 id="general-title">General</h2>
       <ProblemAlert error={save.error} />
-      {save.isSuccess && (
-        <p className="notice" role="status">
-          Saved.
-        </p>
-      )}
       <Field label="Name" name="name" error={save.error}>
         {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} required />}
       </Field>
