@@ -1,28 +1,8 @@
-import { createApiClient, type paths, type Problem } from '../../../../client/api-client.js';
+import { createApiClient, type paths } from '../../../../client/api-client.js';
 import { applicationAuth, sessionAuth } from './auth';
 
-export type { Problem };
+export { ApiError, fieldErrorsOf, unwrap, type Problem } from './problem';
 export { currentTokenKey, setCredentials, setTokenKey, whenUnauthorized } from './auth';
-
-/** A failed request: the status and the server's problem, shown as they are. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-  ) {
-    super(problem.detail ?? problem.title ?? `The server answered ${status}.`);
-  }
-
-  /** The server's messages for one field, empty when it named none. */
-  fieldErrors(field: string): readonly string[] {
-    return this.problem.errors?.[field] ?? [];
-  }
-}
-
-/** Messages for `field` when `error` is a problem that names it. */
-export function fieldErrorsOf(error: unknown, field: string): readonly string[] {
-  return error instanceof ApiError ? error.fieldErrors(field) : [];
-}
 
 /**
  * The shared typed client of the API (client/api-client.ts, the CLI's too), on this page's origin:
@@ -33,19 +13,6 @@ api.use(sessionAuth);
 
 export const tokenApi = createApiClient({ baseUrl: window.location.origin });
 tokenApi.use(applicationAuth);
-
-/** The data of a successful answer; an ApiError carrying the problem otherwise. */
-export async function unwrap<T>(
-  request: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<T> {
-  const { data, error, response } = await request;
-  if (!response.ok) {
-    const problem: Problem =
-      typeof error === 'object' && error !== null ? (error as Problem) : { title: response.statusText };
-    throw new ApiError(response.status, problem);
-  }
-  return data as T;
-}
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {

@@ -5,7 +5,7 @@ import {
   type ImportRequest,
   type ImportTransport,
 } from '../../../../client/token-import.js';
-import { jsonlLines, type LineOutcome } from './jsonl';
+import { jsonlLines, type LineOutcome } from './jsonl.ts';
 
 export interface ImportProgress {
   /** Lines done (imported, refused or not JSON), and all the non-blank lines of the file. */

@@ -1,40 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type ChangeEvent, type FormEvent } from 'react';
-import type { ImportRequest, ImportTransport } from '../../../../client/token-import.js';
-import { ApiError, api, tokenApi, unwrap } from '../api/client';
+import { api, tokenApi, unwrap } from '../api/client';
 import { useToast } from '../components/toast';
 import { runImport, type ImportProgress } from './import-run';
+import { importMessageOf as messageOf, importTransport } from './import-transport';
 import { summarize } from './jsonl';
 
-/**
- * Errors that belong to the lines sent (the request's own fault); any other answer (401, 429, 5xx,
- * no answer at all) is the vault's or the network's and stops the import.
- */
-const LINE_STATUSES = new Set([400, 403, 404, 409, 413, 415, 422]);
-
-/** A failed line's message: the server's detail with the fields it names. */
-function messageOf(error: unknown): string {
-  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : 'failed';
-  const fields = Object.entries(error.problem.errors ?? {}).map(([f, m]) => `${f}: ${m.join('; ')}`);
-  return [error.message, ...fields].join(' — ');
-}
-
 /** The import's requests, as the application the Tokens screen acts as. */
-const transport: ImportTransport<ImportRequest> = {
-  async tokenize(requests) {
-    const views = await unwrap(
-      tokenApi.POST('/tokenize', { body: requests.map((r) => ({ ...r, type: r.type ?? 'token' })) }),
-    );
-    if (!Array.isArray(views)) throw new Error('tokenize answered a batch with an unexpected shape');
-    return views.map((v: unknown) => String((v as { id?: unknown }).id));
-  },
-  async create(request) {
-    const { data, error, response } = await tokenApi.POST('/tokens', { body: request as never });
-    if (data === undefined) await unwrap(Promise.resolve({ error, response }));
-    return { id: data!.id, created: response.status === 201 };
-  },
-  isLineError: (error) => error instanceof ApiError && LINE_STATUSES.has(error.status),
-};
+const transport = importTransport(tokenApi);
 
 /** Whether the tenant deduplicates (which lines go one by one); off when it cannot be read. */
 async function tenantDedupes(): Promise<boolean> {
