@@ -198,6 +198,25 @@ export function horizontalOverflow(page: Page): Promise<number> {
   ) as Promise<number>;
 }
 
+/**
+ * A member's session over HTTP (signed in with `email` and `password`, acting in `tenantId`), for
+ * comparing what the console shows with what the API answers.
+ */
+export async function sessionHeaders(
+  serverUrl: string,
+  member: { readonly email: string; readonly password: string },
+  tenantId: string,
+): Promise<Record<string, string>> {
+  const login = await fetch(`${serverUrl}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: member.email, password: member.password }),
+  });
+  if (!login.ok) throw new Error(`signing in as ${member.email} answered ${login.status}`);
+  const { token } = (await login.json()) as { token: string };
+  return { authorization: `Bearer ${token}`, 'svc-tenant-id': tenantId };
+}
+
 /** A served console and a browser on it: what each console test file runs against. */
 export interface ConsoleRig {
   /** The vault the server holds (its folder keeps the outbox, when one is asked for). */

@@ -9,7 +9,13 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
-import { HAS_CHROMIUM, horizontalOverflow, useConsoleRig, type ConsoleRig } from './console-browser.ts';
+import {
+  HAS_CHROMIUM,
+  horizontalOverflow,
+  sessionHeaders,
+  useConsoleRig,
+  type ConsoleRig,
+} from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
   console.warn(
@@ -32,16 +38,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
   let screen: ConsoleRig['screen'];
   let apiKey: string;
   const cspRefusals: string[] = [];
-  /** The owner's session over HTTP, to compare what the console shows with what the API answers. */
-  async function ownerHeaders(): Promise<Record<string, string>> {
-    const login = await fetch(`${server.url}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: OWNER.email, password: OWNER.password }),
-    });
-    const { token } = (await login.json()) as { token: string };
-    return { authorization: `Bearer ${token}`, 'svc-tenant-id': tenantId };
-  }
+  const ownerHeaders = () => sessionHeaders(server.url, OWNER, tenantId);
 
   beforeAll(() => {
     ({ server, page, tenantId, screen } = rig());

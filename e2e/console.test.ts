@@ -14,7 +14,13 @@ import type { RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
 import { acceptLinkOf, outboxMessages } from '../core/test-support/smtp-sink.ts';
 import { ENTRY_MAX_BYTES } from '../desktop/renderer/vite.config.ts';
-import { HAS_CHROMIUM, horizontalOverflow, useConsoleRig, type ConsoleRig } from './console-browser.ts';
+import {
+  HAS_CHROMIUM,
+  horizontalOverflow,
+  sessionHeaders,
+  useConsoleRig,
+  type ConsoleRig,
+} from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
   console.warn('e2e/console.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
@@ -46,16 +52,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     ({ temp, server, browser, context, page, tenantId, screen } = rig());
   });
 
-  /** The owner's session over HTTP, to compare what the console shows with what the API answers. */
-  async function ownerHeaders(): Promise<Record<string, string>> {
-    const login = await fetch(`${server.url}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: OWNER.email, password: OWNER.password }),
-    });
-    const { token } = (await login.json()) as { token: string };
-    return { authorization: `Bearer ${token}`, 'svc-tenant-id': tenantId };
-  }
+  const ownerHeaders = () => sessionHeaders(server.url, OWNER, tenantId);
 
   it('serves the console with its security headers, a favicon and an entry script within budget', async () => {
     const res = await fetch(`${server.url}/console/`);

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, fieldErrorsOf, unwrap, type Application } from '../api/client';
 import { Dialog } from '../components/dialog';
-import { Field } from '../components/field';
+import { Field, FieldMessages } from '../components/field';
 import { RuleEditor, ruleDraftOf, ruleInput, type RuleDraft } from '../components/rule-editor';
 import { Loading, ProblemAlert } from '../components/states';
 import { useToast } from '../components/toast';
@@ -122,7 +122,7 @@ export function ApplicationDialog({
               <code>{p.type}</code> <span>{p.description}</span>
             </label>
           ))}
-          <FieldMessages error={save.error} name="permissions" />
+          <FieldMessages messages={fieldErrorsOf(save.error, 'permissions')} />
         </fieldset>
         {type === 'private' && (
           <label className="inline">
@@ -148,17 +148,5 @@ export function ApplicationDialog({
         </footer>
       </form>
     </Dialog>
-  );
-}
-
-function FieldMessages({ error, name }: { readonly error: unknown; readonly name: string }) {
-  const messages = fieldErrorsOf(error, name);
-  if (messages.length === 0) return null;
-  return (
-    <ul className="field-errors">
-      {messages.map((m) => (
-        <li key={m}>{m}</li>
-      ))}
-    </ul>
   );
 }

@@ -1,4 +1,5 @@
 import { fieldErrorsOf } from '../api/client';
+import { FieldMessages } from './field';
 
 export const PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -94,13 +95,7 @@ export function ParameterEditor({
             <button type="button" onClick={() => onChange(parameters.filter((_, i) => i !== index))}>
               Remove {n}
             </button>
-            {[...errorsAt(index), ...nameErrors, ...errorsAt(index, 'type')].length > 0 && (
-              <ul className="field-errors">
-                {[...errorsAt(index), ...nameErrors, ...errorsAt(index, 'type')].map((m) => (
-                  <li key={m}>{m}</li>
-                ))}
-              </ul>
-            )}
+            <FieldMessages messages={[...errorsAt(index), ...nameErrors, ...errorsAt(index, 'type')]} />
           </div>
         );
       })}

@@ -1,4 +1,5 @@
 import { fieldErrorsOf, type ApplicationRule, type Permission } from '../api/client';
+import { FieldMessages } from './field';
 
 export type Transform = 'mask' | 'redact' | 'reveal';
 export type Condition = NonNullable<ApplicationRule['conditions']>[number];
@@ -109,7 +110,7 @@ export function RuleEditor({
                 onChange={(e) => update(i, { priority: Number(e.target.value) })}
                 aria-invalid={messages('priority').length > 0}
               />
-              <Messages list={messages('priority')} />
+              <FieldMessages messages={messages('priority')} />
             </label>
             {rule.conditions !== undefined && rule.conditions.length > 0 ? (
               <p className="rule-conditions">
@@ -123,7 +124,7 @@ export function RuleEditor({
                   onChange={(e) => update(i, { container: e.target.value })}
                   aria-invalid={messages('container').length > 0}
                 />
-                <Messages list={messages('container')} />
+                <FieldMessages messages={messages('container')} />
               </label>
             )}
             <label>
@@ -155,7 +156,7 @@ export function RuleEditor({
                   <code>{p.type}</code>
                 </label>
               ))}
-              <Messages list={permissionMessages} />
+              <FieldMessages messages={permissionMessages} />
             </div>
             <button type="button" className="ghost" onClick={() => onChange(rules.filter((_, j) => j !== i))}>
               Remove rule {i + 1}
@@ -167,16 +168,5 @@ export function RuleEditor({
         Add a rule
       </button>
     </fieldset>
-  );
-}
-
-function Messages({ list }: { readonly list: readonly string[] }) {
-  if (list.length === 0) return null;
-  return (
-    <ul className="field-errors">
-      {list.map((m) => (
-        <li key={m}>{m}</li>
-      ))}
-    </ul>
   );
 }

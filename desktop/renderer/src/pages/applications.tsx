@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useApplications } from '../applications/use-applications';
 import { api, unwrap, type Application } from '../api/client';
 import { ApplicationDialog } from '../applications/application-dialog';
 import { KeyOnce } from '../applications/key-once';
@@ -19,10 +20,7 @@ export function ApplicationsPage() {
   const [shownKey, setShownKey] = useState<{ name: string; key: string } | null>(null);
   const [regenerating, setRegenerating] = useState<Application | null>(null);
 
-  const list = useQuery({
-    queryKey: ['applications'],
-    queryFn: () => unwrap(api.GET('/applications', { params: { query: { page: 1, size: 100 } } })),
-  });
+  const list = useApplications();
   const deletion = useDeletion(
     (app: Application) => unwrap(api.DELETE('/applications/{id}', { params: { path: { id: app.id } } })),
     'applications',

@@ -12,17 +12,11 @@ export function ReactorsPage() {
     queryKey: ['reactors'],
     queryFn: () => unwrap(api.GET('/reactors', { params: { query: { page: 1, size: 100 } } })),
   });
-  const formulaList = formulas.data?.data ?? [];
   return (
     <section aria-labelledby="reactors-title">
       <h1 id="reactors-title">Reactors</h1>
-      <Formulas query={formulas} list={formulaList} />
-      <Reactors
-        loading={reactors.isPending}
-        error={reactors.error}
-        list={reactors.data?.data ?? []}
-        formulas={formulaList}
-      />
+      <Formulas query={formulas} />
+      <Reactors query={reactors} formulas={formulas.data?.data ?? []} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
+import { useApplications } from '../applications/use-applications';
 import { api, fieldErrorsOf, unwrap, type ProxyView } from '../api/client';
 import { compileErrorOf, type CompileError } from '../code/compile-error';
 import { CodeEditor } from '../code/lazy-code-editor';
@@ -42,10 +43,7 @@ export function ProxyDialog({
   const [applicationId, setApplicationId] = useState(proxy?.application_id ?? '');
   const [requestCode, setRequestCode] = useState(proxy?.request_transform?.code ?? '');
   const [responseCode, setResponseCode] = useState(proxy?.response_transform?.code ?? '');
-  const applications = useQuery({
-    queryKey: ['applications'],
-    queryFn: () => unwrap(api.GET('/applications', { params: { query: { page: 1, size: 100 } } })),
-  });
+  const applications = useApplications();
   const save = useMutation({
     mutationFn: () => {
       const body = {

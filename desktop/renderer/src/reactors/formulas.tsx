@@ -7,16 +7,15 @@ import { DeletionDialog, useDeletion } from '../components/deletion';
 import { Dialog } from '../components/dialog';
 import { Field } from '../components/field';
 import { ParameterEditor, type ParameterDraft } from '../components/parameter-editor';
-import { Empty, Loading, ProblemAlert } from '../components/states';
+import { ProblemAlert } from '../components/states';
+import { ResourceTable, type Column, type ListQuery } from '../components/resource-table';
 import { useToast } from '../components/toast';
 import { compileErrorsOf, NEW_FORMULA_CODE, type FormulaView } from './views';
 
 export function Formulas({
   query,
-  list,
 }: {
-  readonly query: { isPending: boolean; error: unknown };
-  readonly list: readonly FormulaView[];
+  readonly query: ListQuery<{ readonly data: readonly FormulaView[] }>;
 }) {
   const [editing, setEditing] = useState<FormulaView | 'new' | null>(null);
   const deletion = useDeletion(
@@ -24,6 +23,46 @@ export function Formulas({
     'reactor-formulas',
     (f) => `Formula "${f.name}" deleted.`,
   );
+  const columns: Column<FormulaView>[] = [
+    {
+      header: 'Name',
+      cell: (f) => (
+        <>
+          {f.name}
+          {f.description === null ? null : <small className="hint"> {f.description}</small>}
+        </>
+      ),
+    },
+    { header: 'Id', cell: (f) => <Id value={f.id} of={f.name} /> },
+    { header: 'Type', cell: (f) => `${f.type}${f.status === 'coming_soon' ? ' (coming soon)' : ''}` },
+    { header: 'Parameters', cell: (f) => f.request_parameters.map((p) => p.name).join(', ') || '—' },
+    {
+      header: 'Actions',
+      headerHidden: true,
+      className: 'actions',
+      cell: (f) => (
+        <>
+          <button
+            type="button"
+            onClick={() => setEditing(f)}
+            aria-label={`${f.type === 'official' ? 'View' : 'Edit'} ${f.name}`}
+          >
+            {f.type === 'official' ? 'View' : 'Edit'}
+          </button>
+          {f.type === 'private' && (
+            <button
+              type="button"
+              className="danger"
+              onClick={() => deletion.ask(f)}
+              aria-label={`Delete ${f.name}`}
+            >
+              Delete
+            </button>
+          )}
+        </>
+      ),
+    },
+  ];
   return (
     <div className="card">
       <div className="page-header">
@@ -32,66 +71,15 @@ export function Formulas({
           New formula
         </button>
       </div>
-      {query.isPending && <Loading what="formulas" />}
-      <ProblemAlert error={query.error} />
-      {!query.isPending &&
-        query.error === null &&
-        (list.length === 0 ? (
-          <Empty>No formulas yet.</Empty>
-        ) : (
-          <div className="table-wrap">
-            <table aria-label="Formulas">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Id</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Parameters</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((f) => (
-                  <tr key={f.id}>
-                    <td>
-                      {f.name}
-                      {f.description === null ? null : <small className="hint"> {f.description}</small>}
-                    </td>
-                    <td>
-                      <Id value={f.id} of={f.name} />
-                    </td>
-                    <td>
-                      {f.type}
-                      {f.status === 'coming_soon' ? ' (coming soon)' : ''}
-                    </td>
-                    <td>{f.request_parameters.map((p) => p.name).join(', ') || '—'}</td>
-                    <td className="actions">
-                      <button
-                        type="button"
-                        onClick={() => setEditing(f)}
-                        aria-label={`${f.type === 'official' ? 'View' : 'Edit'} ${f.name}`}
-                      >
-                        {f.type === 'official' ? 'View' : 'Edit'}
-                      </button>
-                      {f.type === 'private' && (
-                        <button
-                          type="button"
-                          className="danger"
-                          onClick={() => deletion.ask(f)}
-                          aria-label={`Delete ${f.name}`}
-                        >
-                          Delete
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ))}
+      <ResourceTable
+        query={query}
+        rows={(page) => page.data}
+        what="formulas"
+        empty="No formulas yet."
+        label="Formulas"
+        columns={columns}
+        rowKey={(f) => f.id}
+      />
       {editing !== null && (
         <FormulaDialog formula={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />
       )}

@@ -8,20 +8,17 @@ import { Id } from '../components/copy';
 import { DeletionDialog, useDeletion } from '../components/deletion';
 import { Dialog } from '../components/dialog';
 import { Field } from '../components/field';
-import { Empty, Loading, ProblemAlert } from '../components/states';
+import { ProblemAlert } from '../components/states';
+import { ResourceTable, type Column, type ListQuery } from '../components/resource-table';
 import { useToast } from '../components/toast';
 import { useSession } from '../session/session';
 import type { FormulaView, ReactorView } from './views';
 
 export function Reactors({
-  loading,
-  error,
-  list,
+  query,
   formulas,
 }: {
-  readonly loading: boolean;
-  readonly error: unknown;
-  readonly list: readonly ReactorView[];
+  readonly query: ListQuery<{ readonly data: readonly ReactorView[] }>;
   readonly formulas: readonly FormulaView[];
 }) {
   const [creating, setCreating] = useState(false);
@@ -31,6 +28,31 @@ export function Reactors({
     'reactors',
     (r) => `Reactor "${r.name}" deleted.`,
   );
+  const columns: Column<ReactorView>[] = [
+    { header: 'Name', cell: (r) => r.name },
+    { header: 'Id', cell: (r) => <Id value={r.id} of={r.name} /> },
+    { header: 'Formula', cell: (r) => r.formula.name },
+    {
+      header: 'Actions',
+      headerHidden: true,
+      className: 'actions',
+      cell: (r) => (
+        <>
+          <button type="button" onClick={() => setInvoking(r)} aria-label={`Invoke ${r.name}`}>
+            Invoke
+          </button>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => deletion.ask(r)}
+            aria-label={`Delete ${r.name}`}
+          >
+            Delete
+          </button>
+        </>
+      ),
+    },
+  ];
   return (
     <div className="card">
       <div className="page-header">
@@ -39,52 +61,15 @@ export function Reactors({
           New reactor
         </button>
       </div>
-      {loading && <Loading what="reactors" />}
-      <ProblemAlert error={error} />
-      {!loading &&
-        error === null &&
-        (list.length === 0 ? (
-          <Empty>No reactors yet: a reactor is a formula with its configuration.</Empty>
-        ) : (
-          <div className="table-wrap">
-            <table aria-label="Reactors">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Id</th>
-                  <th scope="col">Formula</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((r) => (
-                  <tr key={r.id}>
-                    <td>{r.name}</td>
-                    <td>
-                      <Id value={r.id} of={r.name} />
-                    </td>
-                    <td>{r.formula.name}</td>
-                    <td className="actions">
-                      <button type="button" onClick={() => setInvoking(r)} aria-label={`Invoke ${r.name}`}>
-                        Invoke
-                      </button>
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() => deletion.ask(r)}
-                        aria-label={`Delete ${r.name}`}
-                      >
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ))}
+      <ResourceTable
+        query={query}
+        rows={(page) => page.data}
+        what="reactors"
+        empty="No reactors yet: a reactor is a formula with its configuration."
+        label="Reactors"
+        columns={columns}
+        rowKey={(r) => r.id}
+      />
       {creating && <ReactorDialog formulas={formulas} onClose={() => setCreating(false)} />}
       {invoking !== null && <InvokeDialog reactor={invoking} onClose={() => setInvoking(null)} />}
       <DeletionDialog deletion={deletion} title="Delete reactor" confirmLabel="Delete reactor">

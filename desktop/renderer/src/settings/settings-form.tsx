@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { api, fieldErrorsOf, unwrap, type Tenant } from '../api/client';
-import { Field } from '../components/field';
+import { Field, FieldMessages } from '../components/field';
 import { Loading, ProblemAlert } from '../components/states';
 import { useToast } from '../components/toast';
 import { settingLabel, settingSpecs, type SettingSpec } from './schema';
@@ -156,13 +156,7 @@ function SettingControl({
         <code>{spec.name}</code>: {spec.description}
         {defaultNote}
       </small>
-      {messages.length > 0 && (
-        <ul id={`${id}-errors`} className="field-errors">
-          {messages.map((m) => (
-            <li key={m}>{m}</li>
-          ))}
-        </ul>
-      )}
+      <FieldMessages messages={messages} id={`${id}-errors`} />
     </div>
   );
 }
