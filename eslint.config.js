@@ -51,6 +51,7 @@ export default tseslint.config(
       'coverage/**',
       'desktop/dist/**',
       'desktop/renderer/dist/**',
+      'desktop/start-screen/dist/**',
       'client/schema.d.ts',
     ],
   },
@@ -86,10 +87,19 @@ export default tseslint.config(
   ...room('cli', ['desktop', 'bench', 'e2e']),
   ...room('desktop/main', ['cli', 'desktop/renderer', 'bench', 'e2e']),
   {
-    files: ['desktop/renderer/**/*.{ts,tsx}'],
+    files: ['desktop/renderer/**/*.{ts,tsx}', 'desktop/start-screen/**/*.{ts,tsx}'],
     rules: forbid(
       ['core', 'server', 'cli', 'desktop/main', 'bench', 'e2e'],
       [{ group: ['node:*'], message: 'The renderer talks HTTP only; Node built-ins are not available.' }],
+    ),
+  },
+  // The bridge's channel map is read by the main process, the preload and the pages: it imports nothing.
+  {
+    files: ['desktop/bridge/**/*.ts'],
+    ignores: TESTS,
+    rules: forbid(
+      ['core', 'server', 'cli', 'desktop/main', 'desktop/renderer', 'desktop/preload', 'bench', 'e2e'],
+      [{ group: ['node:*', '*'], message: 'The bridge map imports nothing: every side reads it.' }],
     ),
   },
   { files: ['cli/bin/*.js'], languageOptions: { globals: { process: 'readonly' } } },

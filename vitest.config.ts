@@ -18,6 +18,7 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/request-handling.test.ts': 'body limits and parsing, refused before storage',
   'server/http/host-check.test.ts': 'the Host header check, before any route',
   'server/routes/openapi.test.ts': 'the published schema: no storage path',
+  'server/routes/api-docs.test.ts': 'the reference page and its files: no storage path',
   'server/expression-attacks.test.ts': 'refused by counted expression limits before storage',
   'server/http/body-parsers.test.ts': 'body parsing, before any route',
   'server/http/pagination.test.ts': 'query parsing of page parameters: no storage path',

@@ -9,7 +9,8 @@ import {
 } from '../core/errors/catalogue.ts';
 import type { Page, Tenant, User } from '../core/services-contract.ts';
 import type { Proxy } from '../core/proxies/index.ts';
-import type { Reactor, ReactorFormula, ReactResult } from '../core/reactors/contract.ts';
+import type { Reactor, ReactorFormula, ReactResult, SavedFormula } from '../core/reactors/contract.ts';
+import { formulaWarningOf } from '../core/reactors/formula-warning.ts';
 import type { Member } from '../core/tenancy/contract.ts';
 import type { TokenView } from '../core/tokens/contract.ts';
 import type { VaultStatus } from '../core/vault/types.ts';
@@ -320,8 +321,32 @@ const PROXY_FIELDS: readonly (keyof Proxy)[] = [
   'modified_at',
 ];
 
+/** The API leaves a missing transform out; core (and so the CLI in process) says null. */
 function proxyOf(body: Proxy): Proxy {
-  return inFieldOrder(body, PROXY_FIELDS);
+  return inFieldOrder(
+    {
+      ...body,
+      request_transform: body.request_transform ?? null,
+      response_transform: body.response_transform ?? null,
+    },
+    PROXY_FIELDS,
+  );
+}
+
+const TENANT_FIELDS: readonly (keyof Tenant)[] = [
+  'id',
+  'owner_id',
+  'name',
+  'settings',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+];
+
+/** The API leaves `owner_id` out for a tenant without an owner (and so sends it last); core says null. */
+function tenantOf(body: Tenant): Tenant {
+  return inFieldOrder({ ...body, owner_id: body.owner_id ?? null }, TENANT_FIELDS);
 }
 
 /** The query of a name-and-ids filter (formulas, reactors, proxies). */
@@ -361,7 +386,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
    */
   const ownTenant = async (): Promise<Tenant> => {
     try {
-      return await answer<Tenant>(api.GET('/tenants/self', {}));
+      return tenantOf(await answer<Tenant>(api.GET('/tenants/self', {})));
     } catch (error) {
       if (!isVaultError(error, 'FORBIDDEN')) throw error;
     }
@@ -418,6 +443,17 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
     };
   };
   const formulas = namedResource<ReactorFormula>('/reactor-formulas', formulaOf);
+  /** A saved formula and the warning the server sends beside it in `SVC-Warning` (code that does not compile). */
+  const savedFormula = async (request: Promise<Answer>): Promise<SavedFormula> => {
+    let warning: string | null = null;
+    const formula = await answerNamed<ReactorFormula>(
+      request.then((answered) => {
+        warning = answered.response.headers.get('svc-warning');
+        return answered;
+      }),
+    );
+    return { formula: formulaOf(formula), warnings: warning === null ? [] : [formulaWarningOf(warning)] };
+  };
 
   return {
     tenants: {
@@ -445,21 +481,20 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
                 first_name: created.owner.first_name,
                 last_name: created.owner.last_name,
               };
-        return { tenant: created.tenant, owner, application: created.application };
+        return { tenant: tenantOf(created.tenant), owner, application: created.application };
       },
       async get(principal) {
         tenantNamed(principal);
-        const tenant = await answer<Awaited<ReturnType<CliServices['tenants']['get']>>>(
-          api.GET('/tenants/self', inTenant(principal)),
-        );
+        const tenant = tenantOf(await answer<Tenant>(api.GET('/tenants/self', inTenant(principal))));
         // A key answers for its own tenant whatever was asked: another tenant is not found.
         if (tenant.id !== principal.tenantId.toLowerCase()) throw new VaultError('NOT_FOUND');
         return tenant;
       },
       async listAll() {
-        if (authority === 'operator') return answer(api.GET('/operator/tenants', {}));
+        if (authority === 'operator')
+          return (await answer<Tenant[]>(api.GET('/operator/tenants', {}))).map(tenantOf);
         // A member sees the tenants they belong to.
-        if (authority === 'session') return answer(api.GET('/tenants', {}));
+        if (authority === 'session') return (await answer<Tenant[]>(api.GET('/tenants', {}))).map(tenantOf);
         return [await ownTenant()];
       },
     },
@@ -714,10 +749,18 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
       report: (principal) => answer(api.GET('/tenants/self/reports/usage', inTenant(principal))),
     },
     reactors: {
-      createFormula: formulas.create,
+      createFormula: (principal, input) =>
+        savedFormula(api.POST('/reactor-formulas', { ...inTenant(principal), body: input as never })),
       listFormulas: formulas.list,
       getFormula: formulas.get,
-      updateFormula: formulas.update,
+      updateFormula: (principal, id, input) =>
+        savedFormula(
+          api.PUT('/reactor-formulas/{id}', {
+            ...inTenant(principal),
+            params: { path: { id: named(id) } },
+            body: input as never,
+          }),
+        ),
       deleteFormula: formulas.delete,
       ...namedResource<Reactor>('/reactors', reactorOf),
       react: (principal, id, args) =>

@@ -187,6 +187,21 @@ const STEPS: readonly Step[] = [
   },
   { name: 'formula show (missing)', args: () => ['formula', 'show', ...TENANT, 'no-such-formula'] },
   {
+    // Saved all the same; the warning names the line in both modes (a header over HTTP).
+    name: 'formula create (does not compile)',
+    before: (_ids, home) =>
+      writeFile(path.join(home, 'broken.js'), 'module.exports = async function () {\n  return {;\n};\n'),
+    args: (_ids, home) => [
+      'formula',
+      'create',
+      ...TENANT,
+      '--name',
+      'Broken',
+      '--code-file',
+      path.join(home, 'broken.js'),
+    ],
+  },
+  {
     name: 'reactor create',
     args: (ids) => [
       'reactor',

@@ -9,59 +9,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness check */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description `failed` (with status 503) once the vault stopped accepting writes, e.g. on a full disk. */
-                            status: "ok" | "failed";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description `failed` (with status 503) once the vault stopped accepting writes, e.g. on a full disk. */
-                            status: "ok" | "failed";
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Health_Get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -83,57 +31,7 @@ export interface paths {
          * Sign in
          * @description Exchanges e-mail and password for a session token. Every failure is the same 401; repeated failures are answered with 429 and a Retry-After header.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Session token: send it as `Authorization: Bearer <token>` (with SVC-TENANT-ID on tenant endpoints). */
-                            token: string;
-                            /** Format: date-time */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Auth_Login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -151,44 +49,9 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Revokes the presented session token.
+         * @description Revokes the presented session (a bearer token, or the console cookie, which is then cleared) and removes what the console made for it (its session applications).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Signed out. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Auth_Logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -206,158 +69,13 @@ export interface paths {
          * The signed-in user's tenants
          * @description Every tenant the user is a member of, as a plain array (a user belongs to few tenants).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            owner_id: string | null;
-                            name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
-                            settings: {
-                                /**
-                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
-                                 * @enum {string}
-                                 */
-                                deduplicate_tokens?: "true" | "false";
-                                /**
-                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
-                                 * @enum {string}
-                                 */
-                                fingerprint_tokens?: "true" | "false";
-                                /**
-                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
-                                 * @enum {string}
-                                 */
-                                disable_ephemeral_proxy?: "true" | "false";
-                            } & {
-                                [key: string]: string;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        }[];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Tenants_List"];
         put?: never;
         /**
          * Create a tenant
          * @description Creates a tenant owned by the signed-in user (OWNER member). No application is created: the owner manages the tenant with the session and SVC-TENANT-ID, and may create applications.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            owner_id: string | null;
-                            name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
-                            settings: {
-                                /**
-                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
-                                 * @enum {string}
-                                 */
-                                deduplicate_tokens?: "true" | "false";
-                                /**
-                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
-                                 * @enum {string}
-                                 */
-                                fingerprint_tokens?: "true" | "false";
-                                /**
-                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
-                                 * @enum {string}
-                                 */
-                                disable_ephemeral_proxy?: "true" | "false";
-                            } & {
-                                [key: string]: string;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Tenants_Create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -375,199 +93,15 @@ export interface paths {
          * The caller's tenant
          * @description The tenant of the API key, or the one named by SVC-TENANT-ID with a session.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            owner_id: string | null;
-                            name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
-                            settings: {
-                                /**
-                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
-                                 * @enum {string}
-                                 */
-                                deduplicate_tokens?: "true" | "false";
-                                /**
-                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
-                                 * @enum {string}
-                                 */
-                                fingerprint_tokens?: "true" | "false";
-                                /**
-                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
-                                 * @enum {string}
-                                 */
-                                disable_ephemeral_proxy?: "true" | "false";
-                            } & {
-                                [key: string]: string;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Tenants_Get"];
         /** Update the caller's tenant */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description Replaces all settings when present; left unchanged when omitted or null. */
-                        settings?: {
-                            [key: string]: string;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            owner_id: string | null;
-                            name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
-                            settings: {
-                                /**
-                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
-                                 * @enum {string}
-                                 */
-                                deduplicate_tokens?: "true" | "false";
-                                /**
-                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
-                                 * @enum {string}
-                                 */
-                                fingerprint_tokens?: "true" | "false";
-                                /**
-                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
-                                 * @enum {string}
-                                 */
-                                disable_ephemeral_proxy?: "true" | "false";
-                            } & {
-                                [key: string]: string;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["Tenants_Update"];
         post?: never;
         /**
          * Delete the caller's tenant
          * @description Removes the tenant and all its data, applications and members included.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["Tenants_Delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -584,63 +118,7 @@ export interface paths {
          * The caller's tenant usage report
          * @description Tokens per type, and monthly active tokens: created, read (get, list page, search page) or used this calendar month (UTC), each token once; with the month-by-month history.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            token_report: {
-                                /** @description Per token type: how many tokens exist and when the newest was created. */
-                                metrics_by_type: {
-                                    [key: string]: {
-                                        count: number;
-                                        /** Format: date-time */
-                                        last_created_at?: string;
-                                    };
-                                };
-                                included_monthly_active_tokens: number;
-                                /** @description Tokens created, read or used this calendar month (UTC), each counted once. */
-                                monthly_active_tokens: number;
-                                monthly_active_token_history: {
-                                    year: number;
-                                    month: number;
-                                    count: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["TenantReports_GetTenantUsageReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -660,63 +138,7 @@ export interface paths {
          * The caller's tenant operations report
          * @description The same report as `/tenants/self/reports/usage`, under the name the reference also lists.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            token_report: {
-                                /** @description Per token type: how many tokens exist and when the newest was created. */
-                                metrics_by_type: {
-                                    [key: string]: {
-                                        count: number;
-                                        /** Format: date-time */
-                                        last_created_at?: string;
-                                    };
-                                };
-                                included_monthly_active_tokens: number;
-                                /** @description Tokens created, read or used this calendar month (UTC), each counted once. */
-                                monthly_active_tokens: number;
-                                monthly_active_token_history: {
-                                    year: number;
-                                    month: number;
-                                    count: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["TenantReports_GetTenantOperationReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -736,66 +158,7 @@ export interface paths {
          * The tenant's owner
          * @description The OWNER member, with their user.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
-                            role: string;
-                            user: {
-                                /** Format: uuid */
-                                id: string;
-                                email: string | null;
-                                first_name: string | null;
-                                last_name: string | null;
-                                /** @description A picture URL; this vault stores none, so always null. */
-                                picture: string | null;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["TenantMembers_GetOwner"];
         put?: never;
         post?: never;
         delete?: never;
@@ -816,124 +179,13 @@ export interface paths {
          * Change a member's role
          * @description Setting `OWNER` on a member transfers ownership: the previous owner becomes `ADMIN`. The owner's own role cannot be lowered (422).
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Member id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description `OWNER` transfers ownership to this member (the previous owner becomes `ADMIN`).
-                         * @enum {string}
-                         */
-                        role: "OWNER" | "ADMIN";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
-                            role: string;
-                            user: {
-                                /** Format: uuid */
-                                id: string;
-                                email: string | null;
-                                first_name: string | null;
-                                last_name: string | null;
-                                /** @description A picture URL; this vault stores none, so always null. */
-                                picture: string | null;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["TenantMembers_UpdateMember"];
         post?: never;
         /**
          * Remove a tenant member
          * @description Their sessions lose access to this tenant at once. The tenant's OWNER cannot be removed (422).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Member id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Removed. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["TenantMembers_DeleteMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -947,81 +199,7 @@ export interface paths {
             cookie?: never;
         };
         /** List tenant members */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 50 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only the members of these users; repeat the parameter for several (`?user_id=a&user_id=b`). */
-                    user_id?: string[];
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
-                                role: string;
-                                user: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    email: string | null;
-                                    first_name: string | null;
-                                    last_name: string | null;
-                                    /** @description A picture URL; this vault stores none, so always null. */
-                                    picture: string | null;
-                                };
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["TenantMembers_GetMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1038,158 +216,13 @@ export interface paths {
             cookie?: never;
         };
         /** List invitations */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 100 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only invitations in this status. */
-                    status?: "PENDING" | "EXPIRED";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                email: string;
-                                /**
-                                 * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
-                                 * @enum {string}
-                                 */
-                                status: "PENDING" | "EXPIRED";
-                                /** Format: date-time */
-                                expires_at: string;
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["TenantInvitations_GetInvitations"];
         put?: never;
         /**
          * Invite someone to the tenant
          * @description Sends an e-mail with an accept link, valid for 72 hours. If the mail cannot be sent, the call fails and no invitation is left behind.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The invitee, an RFC 5322 address. Anyone already a member → 409. */
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            email: string;
-                            /**
-                             * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
-                             * @enum {string}
-                             */
-                            status: "PENDING" | "EXPIRED";
-                            /** Format: date-time */
-                            expires_at: string;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                            /** @description Extension: where the invitation e-mail was handed over. */
-                            mail: {
-                                /**
-                                 * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
-                                 * @enum {string}
-                                 */
-                                transport: "smtp" | "outbox";
-                                /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
-                                destination: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["TenantInvitations_CreateInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1204,111 +237,14 @@ export interface paths {
             cookie?: never;
         };
         /** Get an invitation */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Invitation id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            email: string;
-                            /**
-                             * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
-                             * @enum {string}
-                             */
-                            status: "PENDING" | "EXPIRED";
-                            /** Format: date-time */
-                            expires_at: string;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["TenantInvitations_GetInvitationById"];
         put?: never;
         post?: never;
         /**
          * Delete an invitation
          * @description Every outstanding link stops working.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Invitation id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["TenantInvitations_DeleteInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1327,76 +263,7 @@ export interface paths {
          * Resend an invitation
          * @description Sends a new link and moves `expires_at` to 72 hours from now (PENDING again, even when it had EXPIRED). Every earlier link stops working.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Invitation id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            email: string;
-                            /**
-                             * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
-                             * @enum {string}
-                             */
-                            status: "PENDING" | "EXPIRED";
-                            /** Format: date-time */
-                            expires_at: string;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                            /** @description Extension: where the invitation e-mail was handed over. */
-                            mail: {
-                                /**
-                                 * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
-                                 * @enum {string}
-                                 */
-                                transport: "smtp" | "outbox";
-                                /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
-                                destination: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["TenantInvitations_ResendInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1411,216 +278,13 @@ export interface paths {
             cookie?: never;
         };
         /** Every tenant of the vault */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            owner_id: string | null;
-                            name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
-                            settings: {
-                                /**
-                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
-                                 * @enum {string}
-                                 */
-                                deduplicate_tokens?: "true" | "false";
-                                /**
-                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
-                                 * @enum {string}
-                                 */
-                                fingerprint_tokens?: "true" | "false";
-                                /**
-                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
-                                 * @enum {string}
-                                 */
-                                disable_ephemeral_proxy?: "true" | "false";
-                            } & {
-                                [key: string]: string;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        }[];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Operator_GetTenants"];
         put?: never;
         /**
          * Create a tenant with its owner
          * @description Creates the tenant, its owner (a new user unless the e-mail has an account) as OWNER member and, unless `with_application` is false, a first management application whose key is shown once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        owner_email?: string;
-                        owner_password?: string;
-                        /** @default true */
-                        with_application?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            tenant: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                owner_id: string | null;
-                                name: string;
-                                /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
-                                settings: {
-                                    /**
-                                     * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
-                                     * @enum {string}
-                                     */
-                                    deduplicate_tokens?: "true" | "false";
-                                    /**
-                                     * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
-                                     * @enum {string}
-                                     */
-                                    fingerprint_tokens?: "true" | "false";
-                                    /**
-                                     * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
-                                     * @enum {string}
-                                     */
-                                    disable_ephemeral_proxy?: "true" | "false";
-                                } & {
-                                    [key: string]: string;
-                                };
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            };
-                            owner: {
-                                /** Format: uuid */
-                                id: string;
-                                email: string | null;
-                                first_name: string | null;
-                                last_name: string | null;
-                                /** @description A picture URL; this vault stores none, so always null. */
-                                picture: string | null;
-                            } | null;
-                            /** @description An application with its new API key. */
-                            application: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "private" | "public" | "management" | "expiring";
-                                permissions: string[];
-                                rules: {
-                                    description: string;
-                                    priority: number;
-                                    /** @description Absent on a rule limited by conditions. */
-                                    container?: string;
-                                    /** @description Present on expiring applications only. */
-                                    conditions?: {
-                                        /**
-                                         * @description What of the token is compared.
-                                         * @enum {string}
-                                         */
-                                        attribute: "id" | "container";
-                                        /** @enum {string} */
-                                        operator: "equals" | "starts_with";
-                                        value: string;
-                                    }[];
-                                    permissions: string[];
-                                    /** @enum {string} */
-                                    transform: "mask" | "redact" | "reveal";
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                /** @description Private applications: whether their key may create expiring applications. */
-                                can_create_expiring_applications: boolean;
-                                /** @description The API key. Shown once: store it now, it cannot be read again. */
-                                key: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Operator_CreateTenant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1638,53 +302,7 @@ export interface paths {
          * Users by e-mail or id
          * @description The user with this e-mail address or id, as a list of zero or one; neither given: none.
          */
-        get: {
-            parameters: {
-                query?: {
-                    email?: string;
-                    id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            email: string;
-                            first_name: string | null;
-                            last_name: string | null;
-                        }[];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Operator_GetUsers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1701,63 +319,7 @@ export interface paths {
             cookie?: never;
         };
         /** The vault file, its sizes, journal, key terms and lock holder */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            path: string;
-                            journal_path: string;
-                            vault_id: string;
-                            created_at: string;
-                            format_version: number;
-                            key_source: "passphrase" | "key";
-                            key_terms: number[];
-                            snapshot_bytes: number;
-                            snapshot_sequence: number;
-                            snapshot_written_at: string;
-                            journal_bytes: number;
-                            journal_records: number;
-                            lock_holder: {
-                                pid: number;
-                                host: string;
-                                started_at: string;
-                                url?: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Operator_GetVaultStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1776,63 +338,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Write a fresh snapshot and empty the journal */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            path: string;
-                            journal_path: string;
-                            vault_id: string;
-                            created_at: string;
-                            format_version: number;
-                            key_source: "passphrase" | "key";
-                            key_terms: number[];
-                            snapshot_bytes: number;
-                            snapshot_sequence: number;
-                            snapshot_written_at: string;
-                            journal_bytes: number;
-                            journal_records: number;
-                            lock_holder: {
-                                pid: number;
-                                host: string;
-                                started_at: string;
-                                url?: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Operator_CompactVault"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1852,57 +358,7 @@ export interface paths {
          * Write a consistent, encrypted copy of the vault to a file on the server host
          * @description Compacts, then copies the snapshot: a snapshot file is never changed once in place, so the copy is the committed state at the compaction, encrypted with the key the vault has now.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Absolute path on the server host. */
-                        file: string;
-                        /** @default false */
-                        force?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            file: string;
-                            bytes: number;
-                            sequence: number;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Operator_BackupVault"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1917,56 +373,7 @@ export interface paths {
             cookie?: never;
         };
         /** Check the audit log's hash chains */
-        get: {
-            parameters: {
-                query?: {
-                    tenant_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            tenants: number;
-                            entries: number;
-                            first_break: {
-                                tenant_id: string;
-                                seq: number;
-                                entry_id: string | null;
-                                reason: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Operator_VerifyLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1986,121 +393,13 @@ export interface paths {
          * The page of an invitation link
          * @description What the e-mailed link opens: a small HTML form (name, password) that posts to `POST /invitations/accept`. The page reads the secret from its own address; the server does not look at it here.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An HTML page. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Invitations_GetAcceptPage"];
         put?: never;
         /**
          * Accept an invitation
          * @description Joins the tenant of the invitation as an ADMIN member. A new user gives first and last name and a password; an existing user proves who they are with their password. The link works once; an expired, resent-over or deleted one is refused.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The secret of the accept link (its `token` query parameter). */
-                        token: string;
-                        first_name?: string;
-                        last_name?: string;
-                        /** @description A new user chooses their password here; somebody who already has an account gives theirs. */
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
-                            role: string;
-                            user: {
-                                /** Format: uuid */
-                                id: string;
-                                email: string | null;
-                                first_name: string | null;
-                                last_name: string | null;
-                                /** @description A picture URL; this vault stores none, so always null. */
-                                picture: string | null;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Invitations_Accept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2115,221 +414,13 @@ export interface paths {
             cookie?: never;
         };
         /** List applications */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 100 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only these applications; repeat the parameter for several (`?id=a&id=b`). */
-                    id?: string[];
-                    /** @description Only applications of these types; repeat the parameter for several (`?type=a&type=b`). */
-                    type?: ("private" | "public" | "management" | "expiring")[];
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "private" | "public" | "management" | "expiring";
-                                permissions: string[];
-                                rules: {
-                                    description: string;
-                                    priority: number;
-                                    /** @description Absent on a rule limited by conditions. */
-                                    container?: string;
-                                    /** @description Present on expiring applications only. */
-                                    conditions?: {
-                                        /**
-                                         * @description What of the token is compared.
-                                         * @enum {string}
-                                         */
-                                        attribute: "id" | "container";
-                                        /** @enum {string} */
-                                        operator: "equals" | "starts_with";
-                                        value: string;
-                                    }[];
-                                    permissions: string[];
-                                    /** @enum {string} */
-                                    transform: "mask" | "redact" | "reveal";
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                /** @description Private applications: whether their key may create expiring applications. */
-                                can_create_expiring_applications: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Applications_Get"];
         put?: never;
         /**
          * Create an application
          * @description Returns the new application with its API key, which is shown only this once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored; `null` means not given. A private key whose application may create expiring applications creates `type: "expiring"` only. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @enum {string} */
-                        type: "private" | "public" | "management" | "expiring";
-                        permissions?: string[] | null;
-                        rules?: {
-                            description?: string | null;
-                            /** @description Evaluation order, from 1 (first); unique per application. */
-                            priority: number;
-                            /** @description Container path the rule covers, e.g. '/pci/high/'. Required except on expiring applications, which use conditions instead. */
-                            container?: string | null;
-                            permissions: string[];
-                            /**
-                             * @description How token data is shown when this rule decides.
-                             * @enum {string}
-                             */
-                            transform: "mask" | "redact" | "reveal";
-                            /** @description Expiring applications only, instead of a container: the rule covers the tokens matching every condition. */
-                            conditions?: {
-                                /**
-                                 * @description What of the token is compared.
-                                 * @enum {string}
-                                 */
-                                attribute: "id" | "container";
-                                /** @enum {string} */
-                                operator: "equals" | "starts_with";
-                                value: string;
-                            }[] | null;
-                        }[] | null;
-                        /** @description Expiring applications only: default one minute from now, at most one day ahead. */
-                        expires_at?: string | null;
-                        can_create_expiring_applications?: boolean | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description An application with its new API key. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "private" | "public" | "management" | "expiring";
-                            permissions: string[];
-                            rules: {
-                                description: string;
-                                priority: number;
-                                /** @description Absent on a rule limited by conditions. */
-                                container?: string;
-                                /** @description Present on expiring applications only. */
-                                conditions?: {
-                                    /**
-                                     * @description What of the token is compared.
-                                     * @enum {string}
-                                     */
-                                    attribute: "id" | "container";
-                                    /** @enum {string} */
-                                    operator: "equals" | "starts_with";
-                                    value: string;
-                                }[];
-                                permissions: string[];
-                                /** @enum {string} */
-                                transform: "mask" | "redact" | "reveal";
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** @description Private applications: whether their key may create expiring applications. */
-                            can_create_expiring_applications: boolean;
-                            /** @description The API key. Shown once: store it now, it cannot be read again. */
-                            key: string;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Applications_Create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2347,83 +438,7 @@ export interface paths {
          * Get the calling application
          * @description The application that owns the presented SVC-API-KEY (never its key), for any valid key. A user session has no application: 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An application. Its API key is shown only when created or regenerated. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "private" | "public" | "management" | "expiring";
-                            permissions: string[];
-                            rules: {
-                                description: string;
-                                priority: number;
-                                /** @description Absent on a rule limited by conditions. */
-                                container?: string;
-                                /** @description Present on expiring applications only. */
-                                conditions?: {
-                                    /**
-                                     * @description What of the token is compared.
-                                     * @enum {string}
-                                     */
-                                    attribute: "id" | "container";
-                                    /** @enum {string} */
-                                    operator: "equals" | "starts_with";
-                                    value: string;
-                                }[];
-                                permissions: string[];
-                                /** @enum {string} */
-                                transform: "mask" | "redact" | "reveal";
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** @description Private applications: whether their key may create expiring applications. */
-                            can_create_expiring_applications: boolean;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Applications_GetByKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2440,247 +455,18 @@ export interface paths {
             cookie?: never;
         };
         /** Get an application */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Application id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An application. Its API key is shown only when created or regenerated. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "private" | "public" | "management" | "expiring";
-                            permissions: string[];
-                            rules: {
-                                description: string;
-                                priority: number;
-                                /** @description Absent on a rule limited by conditions. */
-                                container?: string;
-                                /** @description Present on expiring applications only. */
-                                conditions?: {
-                                    /**
-                                     * @description What of the token is compared.
-                                     * @enum {string}
-                                     */
-                                    attribute: "id" | "container";
-                                    /** @enum {string} */
-                                    operator: "equals" | "starts_with";
-                                    value: string;
-                                }[];
-                                permissions: string[];
-                                /** @enum {string} */
-                                transform: "mask" | "redact" | "reveal";
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** @description Private applications: whether their key may create expiring applications. */
-                            can_create_expiring_applications: boolean;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Applications_GetById"];
         /**
          * Update an application
          * @description Replaces name, permissions and rules. The type cannot change.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Application id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Full replacement; the type cannot change. Unknown fields (the type among them) are ignored; `null` means not given. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        permissions?: string[] | null;
-                        rules?: {
-                            description?: string | null;
-                            /** @description Evaluation order, from 1 (first); unique per application. */
-                            priority: number;
-                            /** @description Container path the rule covers, e.g. '/pci/high/'. Required except on expiring applications, which use conditions instead. */
-                            container?: string | null;
-                            permissions: string[];
-                            /**
-                             * @description How token data is shown when this rule decides.
-                             * @enum {string}
-                             */
-                            transform: "mask" | "redact" | "reveal";
-                            /** @description Expiring applications only, instead of a container: the rule covers the tokens matching every condition. */
-                            conditions?: {
-                                /**
-                                 * @description What of the token is compared.
-                                 * @enum {string}
-                                 */
-                                attribute: "id" | "container";
-                                /** @enum {string} */
-                                operator: "equals" | "starts_with";
-                                value: string;
-                            }[] | null;
-                        }[] | null;
-                        can_create_expiring_applications?: boolean | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description An application. Its API key is shown only when created or regenerated. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "private" | "public" | "management" | "expiring";
-                            permissions: string[];
-                            rules: {
-                                description: string;
-                                priority: number;
-                                /** @description Absent on a rule limited by conditions. */
-                                container?: string;
-                                /** @description Present on expiring applications only. */
-                                conditions?: {
-                                    /**
-                                     * @description What of the token is compared.
-                                     * @enum {string}
-                                     */
-                                    attribute: "id" | "container";
-                                    /** @enum {string} */
-                                    operator: "equals" | "starts_with";
-                                    value: string;
-                                }[];
-                                permissions: string[];
-                                /** @enum {string} */
-                                transform: "mask" | "redact" | "reveal";
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** @description Private applications: whether their key may create expiring applications. */
-                            can_create_expiring_applications: boolean;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["Applications_Update"];
         post?: never;
         /**
          * Delete an application
          * @description Its key stops working at once.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Application id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["Applications_Delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2699,88 +485,7 @@ export interface paths {
          * Regenerate an application's key
          * @description Issues a new key, shown only in this response; the old key stops working at once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Application id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An application with its new API key. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "private" | "public" | "management" | "expiring";
-                            permissions: string[];
-                            rules: {
-                                description: string;
-                                priority: number;
-                                /** @description Absent on a rule limited by conditions. */
-                                container?: string;
-                                /** @description Present on expiring applications only. */
-                                conditions?: {
-                                    /**
-                                     * @description What of the token is compared.
-                                     * @enum {string}
-                                     */
-                                    attribute: "id" | "container";
-                                    /** @enum {string} */
-                                    operator: "equals" | "starts_with";
-                                    value: string;
-                                }[];
-                                permissions: string[];
-                                /** @enum {string} */
-                                transform: "mask" | "redact" | "reveal";
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** @description Private applications: whether their key may create expiring applications. */
-                            can_create_expiring_applications: boolean;
-                            /** @description The API key. Shown once: store it now, it cannot be read again. */
-                            key: string;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Applications_RegenerateKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2795,63 +500,7 @@ export interface paths {
             cookie?: never;
         };
         /** List application templates */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            application_type: "private" | "public" | "management" | "expiring";
-                            /** @description `backend`, `collector` or `reporting`. */
-                            template_type: string;
-                            is_starter: boolean;
-                            rules: {
-                                description: string;
-                                priority: number;
-                                container: string;
-                                permissions: string[];
-                                /** @enum {string} */
-                                transform: "mask" | "redact" | "reveal";
-                            }[];
-                            permissions: string[];
-                        }[];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["ApplicationTemplates_Get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2868,66 +517,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get an application template */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Template id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A starting point for an application: POST its type, permissions and rules to /applications. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            application_type: "private" | "public" | "management" | "expiring";
-                            /** @description `backend`, `collector` or `reporting`. */
-                            template_type: string;
-                            is_starter: boolean;
-                            rules: {
-                                description: string;
-                                priority: number;
-                                container: string;
-                                permissions: string[];
-                                /** @enum {string} */
-                                transform: "mask" | "redact" | "reveal";
-                            }[];
-                            permissions: string[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["ApplicationTemplates_GetById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2944,53 +534,7 @@ export interface paths {
             cookie?: never;
         };
         /** The permission catalogue */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only permissions this application type may hold. */
-                    application_type?: "private" | "public" | "management" | "expiring";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The permission, `resource:action`. */
-                            type: string;
-                            description: string;
-                            /** @description Application types that may hold it. */
-                            application_types: ("private" | "public" | "management" | "expiring")[];
-                        }[];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Permissions_Get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3010,81 +554,7 @@ export interface paths {
          * The tenant's audit log
          * @description Newest first.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 10000 (0: no items, only the totals). */
-                    size: number;
-                    entity_type?: string;
-                    entity_id?: string;
-                    /** @description Entries created at or after this time. ISO 8601: a date (`2025-01-31`, midnight UTC) or a date-time (`2025-01-31T12:00:00Z`; without an offset it is read as UTC). */
-                    start_date?: string;
-                    /** @description Entries created before this time. ISO 8601: a date (`2025-01-31`, midnight UTC) or a date-time (`2025-01-31T12:00:00Z`; without an offset it is read as UTC). */
-                    end_date?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description Extension: the entry’s own id, stable across pages (not in the reference schema).
-                                 */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                actor_id: string | null;
-                                /** @description `user`, `application` or `operator` (the CLI). */
-                                actor_type: string | null;
-                                entity_type: string;
-                                entity_id: string;
-                                /** @description `create`, `read`, `update`, `delete`, `use` or `invoke`. */
-                                operation: string;
-                                message: string;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Logs_Get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3101,48 +571,7 @@ export interface paths {
             cookie?: never;
         };
         /** Entity types of log entries */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            display_name: string;
-                            /** @description What a log entry holds in `entity_type`. */
-                            value: string;
-                        }[];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Logs_GetEntityTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3162,56 +591,7 @@ export interface paths {
          * Verify the tenant's audit chain
          * @description Recomputes the hash chain of the tenant’s audit log and reports the first altered, removed or reordered entry. An extension (not in the reference API).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description True when every entry of the chain is intact. */
-                            ok: boolean;
-                            /** @description Entries checked before the answer was known. */
-                            entries: number;
-                            first_break: {
-                                /** @description Position in the chain of the first link that does not hold. */
-                                seq: number;
-                                /** @description Null when entries were removed from the end. */
-                                entry_id: string | null;
-                                reason: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Logs_Verify"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3231,54 +611,9 @@ export interface paths {
         put?: never;
         /**
          * Detokenize a payload
-         * @description Replaces every `{{ <token id> | filters }}` expression in any JSON value by the token data, as the `token:read` transform of each token container shows it (masked unless a rule reveals). A string that is exactly one expression takes the value itself (a card token as its object). At most 100 distinct tokens; unknown ids → 400; no `token:read` on a token's container → 403.
+         * @description Replaces every `{{ <token id> | filters }}` expression in any JSON value by the token data, as the `token:read` transform of each token container shows it (masked unless a rule reveals). A string that is exactly one expression takes the value itself (a card token as its object). At most 100 distinct tokens; unknown ids, and tokens the caller may not read, → 400 alike.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Any JSON value holding detokenization expressions. */
-            requestBody: {
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            responses: {
-                /** @description The value with each expression replaced. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Detokenize_Detokenize"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3296,181 +631,13 @@ export interface paths {
          * List reactor formulas
          * @description The official formulas and the tenant private ones.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 100 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only these ids; repeat for several. */
-                    id?: string[];
-                    /** @description Wildcard search: `*` matches anything; else a substring. */
-                    name?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                type: "official" | "private";
-                                /** @enum {string} */
-                                status: "verified" | "coming_soon";
-                                icon: string | null;
-                                code: string;
-                                configuration: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                }[];
-                                request_parameters: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                    optional: boolean;
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["ReactorFormulas_Get"];
         put?: never;
         /**
          * Create a reactor formula
-         * @description Code that does not compile or export one function → 422 with `line <n>, column <m>`.
+         * @description Code that does not compile or export one function is saved as sent, with an `SVC-Warning` header saying where; reactors of it answer 422 at invocation until it is fixed.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Full replacement on update. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string | null;
-                        /** @description private (official formulas ship with the vault). */
-                        type: string;
-                        /** @description verified (default) or coming_soon. */
-                        status?: string | null;
-                        icon?: string | null;
-                        /** @description CommonJS: `module.exports = async function (req) { … }`; checked on every write. */
-                        code: string;
-                        configuration?: unknown[];
-                        request_parameters?: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            type: "official" | "private";
-                            /** @enum {string} */
-                            status: "verified" | "coming_soon";
-                            icon: string | null;
-                            code: string;
-                            configuration: {
-                                name: string;
-                                description?: string;
-                                /** @enum {string} */
-                                type: "string" | "boolean" | "number";
-                            }[];
-                            request_parameters: {
-                                name: string;
-                                description?: string;
-                                /** @enum {string} */
-                                type: "string" | "boolean" | "number";
-                                optional: boolean;
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["ReactorFormulas_Create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3485,213 +652,18 @@ export interface paths {
             cookie?: never;
         };
         /** Get a reactor formula */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Reactor formula id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            type: "official" | "private";
-                            /** @enum {string} */
-                            status: "verified" | "coming_soon";
-                            icon: string | null;
-                            code: string;
-                            configuration: {
-                                name: string;
-                                description?: string;
-                                /** @enum {string} */
-                                type: "string" | "boolean" | "number";
-                            }[];
-                            request_parameters: {
-                                name: string;
-                                description?: string;
-                                /** @enum {string} */
-                                type: "string" | "boolean" | "number";
-                                optional: boolean;
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["ReactorFormulas_GetById"];
         /**
          * Update a reactor formula
-         * @description Full replacement. Official formulas are read-only (403).
+         * @description Full replacement. Official formulas are read-only (403). Code that does not compile is saved with an `SVC-Warning` header, as on create.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Reactor formula id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Full replacement on update. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string | null;
-                        /** @description private (official formulas ship with the vault). */
-                        type: string;
-                        /** @description verified (default) or coming_soon. */
-                        status?: string | null;
-                        icon?: string | null;
-                        /** @description CommonJS: `module.exports = async function (req) { … }`; checked on every write. */
-                        code: string;
-                        configuration?: unknown[];
-                        request_parameters?: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @enum {string} */
-                            type: "official" | "private";
-                            /** @enum {string} */
-                            status: "verified" | "coming_soon";
-                            icon: string | null;
-                            code: string;
-                            configuration: {
-                                name: string;
-                                description?: string;
-                                /** @enum {string} */
-                                type: "string" | "boolean" | "number";
-                            }[];
-                            request_parameters: {
-                                name: string;
-                                description?: string;
-                                /** @enum {string} */
-                                type: "string" | "boolean" | "number";
-                                optional: boolean;
-                            }[];
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["ReactorFormulas_Update"];
         post?: never;
         /**
          * Delete a reactor formula
          * @description Refused with 409 while reactors use it; official formulas are read-only (403).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Reactor formula id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["ReactorFormulas_Delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3705,296 +677,13 @@ export interface paths {
             cookie?: never;
         };
         /** List reactors */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 100 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only these ids; repeat for several. */
-                    id?: string[];
-                    /** @description Wildcard search: `*` matches anything; else a substring. */
-                    name?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                name: string;
-                                /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
-                                formula: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                    description: string | null;
-                                    /** @enum {string} */
-                                    type: "official" | "private";
-                                    /** @enum {string} */
-                                    status: "verified" | "coming_soon";
-                                    icon: string | null;
-                                    code: string;
-                                    configuration: {
-                                        name: string;
-                                        description?: string;
-                                        /** @enum {string} */
-                                        type: "string" | "boolean" | "number";
-                                    }[];
-                                    request_parameters: {
-                                        name: string;
-                                        description?: string;
-                                        /** @enum {string} */
-                                        type: "string" | "boolean" | "number";
-                                        optional: boolean;
-                                    }[];
-                                    created_by: string | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    modified_by: string | null;
-                                    /** Format: date-time */
-                                    modified_at: string | null;
-                                };
-                                /** @description Values for the formula's configuration contract (every declared setting is required). */
-                                configuration: {
-                                    [key: string]: string | number | boolean;
-                                };
-                                /** @description An application. Its API key is shown only when created or regenerated. */
-                                application?: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    /** Format: uuid */
-                                    tenant_id: string;
-                                    name: string;
-                                    /** @enum {string} */
-                                    type: "private" | "public" | "management" | "expiring";
-                                    permissions: string[];
-                                    rules: {
-                                        description: string;
-                                        priority: number;
-                                        /** @description Absent on a rule limited by conditions. */
-                                        container?: string;
-                                        /** @description Present on expiring applications only. */
-                                        conditions?: {
-                                            /**
-                                             * @description What of the token is compared.
-                                             * @enum {string}
-                                             */
-                                            attribute: "id" | "container";
-                                            /** @enum {string} */
-                                            operator: "equals" | "starts_with";
-                                            value: string;
-                                        }[];
-                                        permissions: string[];
-                                        /** @enum {string} */
-                                        transform: "mask" | "redact" | "reveal";
-                                    }[];
-                                    created_by: string | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    modified_by: string | null;
-                                    /** Format: date-time */
-                                    modified_at: string | null;
-                                    /** Format: date-time */
-                                    expires_at: string | null;
-                                    /** @description Private applications: whether their key may create expiring applications. */
-                                    can_create_expiring_applications: boolean;
-                                };
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Reactors_Get"];
         put?: never;
-        /** Create a reactor */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        configuration?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description `{ id }`; a whole object carrying its id is accepted too. */
-                        formula: {
-                            id: string;
-                        };
-                        /** @description `{ id }`; a whole object carrying its id is accepted too. */
-                        application?: {
-                            id: string;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
-                            formula: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                type: "official" | "private";
-                                /** @enum {string} */
-                                status: "verified" | "coming_soon";
-                                icon: string | null;
-                                code: string;
-                                configuration: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                }[];
-                                request_parameters: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                    optional: boolean;
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            };
-                            /** @description Values for the formula's configuration contract (every declared setting is required). */
-                            configuration: {
-                                [key: string]: string | number | boolean;
-                            };
-                            /** @description An application. Its API key is shown only when created or regenerated. */
-                            application?: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "private" | "public" | "management" | "expiring";
-                                permissions: string[];
-                                rules: {
-                                    description: string;
-                                    priority: number;
-                                    /** @description Absent on a rule limited by conditions. */
-                                    container?: string;
-                                    /** @description Present on expiring applications only. */
-                                    conditions?: {
-                                        /**
-                                         * @description What of the token is compared.
-                                         * @enum {string}
-                                         */
-                                        attribute: "id" | "container";
-                                        /** @enum {string} */
-                                        operator: "equals" | "starts_with";
-                                        value: string;
-                                    }[];
-                                    permissions: string[];
-                                    /** @enum {string} */
-                                    transform: "mask" | "redact" | "reveal";
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                /** @description Private applications: whether their key may create expiring applications. */
-                                can_create_expiring_applications: boolean;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a reactor
+         * @description The reactor's code runs as its application, so naming one needs at least that application's token access (403).
+         */
+        post: operations["Reactors_Create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4009,322 +698,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get a reactor */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Reactor id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
-                            formula: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                type: "official" | "private";
-                                /** @enum {string} */
-                                status: "verified" | "coming_soon";
-                                icon: string | null;
-                                code: string;
-                                configuration: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                }[];
-                                request_parameters: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                    optional: boolean;
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            };
-                            /** @description Values for the formula's configuration contract (every declared setting is required). */
-                            configuration: {
-                                [key: string]: string | number | boolean;
-                            };
-                            /** @description An application. Its API key is shown only when created or regenerated. */
-                            application?: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "private" | "public" | "management" | "expiring";
-                                permissions: string[];
-                                rules: {
-                                    description: string;
-                                    priority: number;
-                                    /** @description Absent on a rule limited by conditions. */
-                                    container?: string;
-                                    /** @description Present on expiring applications only. */
-                                    conditions?: {
-                                        /**
-                                         * @description What of the token is compared.
-                                         * @enum {string}
-                                         */
-                                        attribute: "id" | "container";
-                                        /** @enum {string} */
-                                        operator: "equals" | "starts_with";
-                                        value: string;
-                                    }[];
-                                    permissions: string[];
-                                    /** @enum {string} */
-                                    transform: "mask" | "redact" | "reveal";
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                /** @description Private applications: whether their key may create expiring applications. */
-                                can_create_expiring_applications: boolean;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        /** Update a reactor */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Reactor id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Full replacement; the formula does not change. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        configuration?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description `{ id }`; a whole object carrying its id is accepted too. */
-                        application?: {
-                            id: string;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
-                            formula: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                description: string | null;
-                                /** @enum {string} */
-                                type: "official" | "private";
-                                /** @enum {string} */
-                                status: "verified" | "coming_soon";
-                                icon: string | null;
-                                code: string;
-                                configuration: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                }[];
-                                request_parameters: {
-                                    name: string;
-                                    description?: string;
-                                    /** @enum {string} */
-                                    type: "string" | "boolean" | "number";
-                                    optional: boolean;
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            };
-                            /** @description Values for the formula's configuration contract (every declared setting is required). */
-                            configuration: {
-                                [key: string]: string | number | boolean;
-                            };
-                            /** @description An application. Its API key is shown only when created or regenerated. */
-                            application?: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "private" | "public" | "management" | "expiring";
-                                permissions: string[];
-                                rules: {
-                                    description: string;
-                                    priority: number;
-                                    /** @description Absent on a rule limited by conditions. */
-                                    container?: string;
-                                    /** @description Present on expiring applications only. */
-                                    conditions?: {
-                                        /**
-                                         * @description What of the token is compared.
-                                         * @enum {string}
-                                         */
-                                        attribute: "id" | "container";
-                                        /** @enum {string} */
-                                        operator: "equals" | "starts_with";
-                                        value: string;
-                                    }[];
-                                    permissions: string[];
-                                    /** @enum {string} */
-                                    transform: "mask" | "redact" | "reveal";
-                                }[];
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                /** @description Private applications: whether their key may create expiring applications. */
-                                can_create_expiring_applications: boolean;
-                            };
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Reactors_GetById"];
+        /**
+         * Update a reactor
+         * @description A reactor that has an application afterwards may be changed only by a caller holding at least that application's token access (403).
+         */
+        put: operations["Reactors_Update"];
         post?: never;
         /** Delete a reactor */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Reactor id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["Reactors_Delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4343,61 +725,7 @@ export interface paths {
          * Invoke a reactor
          * @description Detokenizes `args` (token:use on each token container), checks them against the formula request parameters, runs the code in the sandbox and tokenizes its `tokenize` output as the reactor application. Errors thrown by the code map to problems; a CustomHttpResponseError answers its own status, headers and body; a timeout is 408.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Reactor id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Arguments; `{{ <token id> | filters }}` expressions are detokenized first (token:use). */
-                        args?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description What the code returned as raw. */
-                            raw?: unknown;
-                            /** @description The code's tokenize output, tokenized. */
-                            tokens?: unknown;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Reactors_React"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4412,186 +740,13 @@ export interface paths {
             cookie?: never;
         };
         /** List proxies */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 100 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only these proxies; repeat for several. */
-                    id?: string[];
-                    /** @description Name filter: `*` matches any characters; without `*`, names containing the text (case-insensitive). */
-                    name?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
-                                key: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                name: string;
-                                destination_url: string;
-                                request_transform: {
-                                    code: string;
-                                } | null;
-                                response_transform: {
-                                    code: string;
-                                } | null;
-                                /** Format: uuid */
-                                application_id: string | null;
-                                configuration: {
-                                    [key: string]: string;
-                                };
-                                require_auth: boolean;
-                                created_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                modified_by: string | null;
-                                /** Format: date-time */
-                                modified_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Proxies_Get"];
         put?: never;
         /**
          * Create a proxy
-         * @description The vault generates the proxy key. Transform code is compiled on save (422 on errors).
+         * @description The vault generates the proxy key. Transform code is compiled on save (422 on errors). The proxy runs as its application, so naming one needs at least that application's token access (403).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description https:// URL with a DNS host name; the path after /proxy and the query are appended. */
-                        destination_url: string;
-                        request_transform?: {
-                            /** @description CommonJS module code. */
-                            code: string;
-                        } | null;
-                        response_transform?: {
-                            /** @description CommonJS module code. */
-                            code: string;
-                        } | null;
-                        application?: {
-                            /**
-                             * Format: uuid
-                             * @description Public or private application id
-                             */
-                            id: string;
-                        } | null;
-                        configuration?: {
-                            [key: string]: string;
-                        } | null;
-                        /** @default true */
-                        require_auth?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description A pre-configured proxy. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
-                            key: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            destination_url: string;
-                            request_transform: {
-                                code: string;
-                            } | null;
-                            response_transform: {
-                                code: string;
-                            } | null;
-                            /** Format: uuid */
-                            application_id: string | null;
-                            configuration: {
-                                [key: string]: string;
-                            };
-                            require_auth: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Proxies_Create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4606,218 +761,18 @@ export interface paths {
             cookie?: never;
         };
         /** Get a proxy */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Proxy id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A pre-configured proxy. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
-                            key: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            destination_url: string;
-                            request_transform: {
-                                code: string;
-                            } | null;
-                            response_transform: {
-                                code: string;
-                            } | null;
-                            /** Format: uuid */
-                            application_id: string | null;
-                            configuration: {
-                                [key: string]: string;
-                            };
-                            require_auth: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Proxies_GetById"];
         /**
          * Update a proxy
-         * @description Replaces every field; the id and key never change.
+         * @description Replaces every field; the id and key never change. A proxy that has an application afterwards may be changed only by a caller holding at least that application's token access (403).
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Proxy id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description https:// URL with a DNS host name; the path after /proxy and the query are appended. */
-                        destination_url: string;
-                        request_transform?: {
-                            /** @description CommonJS module code. */
-                            code: string;
-                        } | null;
-                        response_transform?: {
-                            /** @description CommonJS module code. */
-                            code: string;
-                        } | null;
-                        application?: {
-                            /**
-                             * Format: uuid
-                             * @description Public or private application id
-                             */
-                            id: string;
-                        } | null;
-                        configuration?: {
-                            [key: string]: string;
-                        } | null;
-                        /** @default true */
-                        require_auth?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description A pre-configured proxy. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
-                            key: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            name: string;
-                            destination_url: string;
-                            request_transform: {
-                                code: string;
-                            } | null;
-                            response_transform: {
-                                code: string;
-                            } | null;
-                            /** Format: uuid */
-                            application_id: string | null;
-                            configuration: {
-                                [key: string]: string;
-                            };
-                            require_auth: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            modified_by: string | null;
-                            /** Format: date-time */
-                            modified_at: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["Proxies_Update"];
         post?: never;
         /**
          * Delete a proxy
          * @description Its key stops working at once.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Proxy id (UUID). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["Proxies_Delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4834,65 +789,97 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a one-time link
-         * @description Exchanges the secret of a one-time sign-in link (printed by the process that started the server) for a session of the owner of the operator tenant (the embedded default, else the oldest tenant). A link works once and for five minutes; a used, unknown or expired one is 401. While that owner is not set up (it has no password yet, as the embedded default owner made without a terminal, or the tenant has none), the answer is 400 with a field error on `owner` and the link stays usable: send it again with `owner` to claim the owner (its e-mail, name and password, audited) and sign in as it.
+         * @description Exchanges the secret of a one-time sign-in link (printed by the process that started the server) for a session of the owner of the operator tenant (the embedded default, else the oldest tenant). A link works once and for five minutes; a used, unknown or expired one is 401. While that owner is not set up (it has no password yet, as the embedded default owner made without a terminal, or the tenant has none), the answer is 400 with a field error on `owner` and the link stays usable: send it again with `owner` to claim the owner (its e-mail, name and password, audited) and sign in as it. The session token is set in an HttpOnly, SameSite=Strict cookie of this host (`svc_console_<port>`, `__Host-` prefixed and Secure over TLS) that expires with the session; it is never in the body.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The secret of the one-time sign-in link (the part after `#` in its address). */
-                        secret: string;
-                        /** @description The owner to set up, only while it is not (the first sign-in): the e-mail, name and password of the unclaimed owner (no password yet), or of a new owner when the tenant has none. */
-                        owner?: {
-                            email: string;
-                            password: string;
-                            first_name?: string;
-                            last_name?: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Session token, as `POST /auth/login` returns it. */
-                            token: string;
-                            /** Format: date-time */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
+        post: operations["ConsoleSessions_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/sessions/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console
+         * @description E-mail and password, as `POST /auth/login` checks them (the same 401 for every failure, 429 with Retry-After after repeated ones), for a console session. The session token is set in an HttpOnly, SameSite=Strict cookie of this host (`svc_console_<port>`, `__Host-` prefixed and Secure over TLS) that expires with the session; it is never in the body.
+         */
+        post: operations["ConsoleSessions_Login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session
+         * @description Who the session signs in and until when; for the console cookie also the SVC-CSRF value of that session (a reloaded page has none yet, so this one request does not need it; it changes nothing). Signing out is `POST /auth/logout`.
+         */
+        get: operations["ConsoleSessions_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/token-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session's token access
+         * @description What the Tokens screen of this console session acts through in the tenant.
+         */
+        get: operations["ConsoleTokenAccess_Get"];
+        /**
+         * Choose the console session's token access
+         * @description `session-application`: the console makes an application for this session (audited as the member's), with masked token access and never more than the member could grant (403 otherwise), expiring with the session and removed at sign-out. `application`: act as the application of `key` for the rest of the session (the server keeps the keyed hash of the key with the session, in memory; a restart forgets it); a key of another tenant, unknown, or without token permissions is a 400 on `key`.
+         */
+        put: operations["ConsoleTokenAccess_Update"];
+        post?: never;
+        /**
+         * Forget the console session's token access
+         * @description Removes the session application (audited) and forgets a given key.
+         */
+        delete: operations["ConsoleTokenAccess_Delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/tokens/{id}/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal one token in the console
+         * @description One token with its data as this console session's member may see it in clear: through the session application, when the member could grant reveal on it (403 otherwise), audited as the member's read; as a given application, exactly what its key shows. A token the session cannot read is a 404, like a missing one.
+         */
+        post: operations["ConsoleTokens_Reveal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4912,52 +899,7 @@ export interface paths {
          * Tokenize a payload
          * @description Walks any JSON: an object with `type` and `data` is a token definition (the fields of POST /tokens) and is replaced by the created token (data through the caller’s token:create transform: masked unless a rule reveals); any other primitive becomes a `token` token and is replaced by its id; other objects and arrays are walked. All or nothing: one invalid definition fails the request and creates no token. Needs `token:create` on every container written to.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Any JSON value. */
-            requestBody: {
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            responses: {
-                /** @description The request with each value replaced. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Tokenize_Tokenize"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4975,288 +917,13 @@ export interface paths {
          * List tokens
          * @description Tokens of containers the caller may read, each shown through its transform. Metadata filters: `metadata.<key>=<value>`, `metadata[<key>]=<value>` or `metadata={"<key>":"<value>"}`. A type no token has gives an empty page. `size=0` answers only the totals.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 100 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only these tokens; repeat the parameter for several (`?id=a&id=b`). */
-                    id?: string[];
-                    /** @description Only tokens of these types; repeatable. */
-                    type?: string[];
-                    /** @description Only tokens whose metadata has these values, as `metadata.<key>=<value>`, `metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings (`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a repeated key ignored after its first value. Up to 20 keys. */
-                    metadata?: {
-                        [key: string]: string;
-                    };
-                };
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                /** @description Token type: token, card, bank, card_number, … */
-                                type: string;
-                                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                                data?: unknown;
-                                /** @description The mask expression (a string, or an object/array of them). */
-                                mask?: unknown;
-                                /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                                fingerprint?: string;
-                                fingerprint_expression?: string;
-                                /** @description The one container of the token. */
-                                containers: string[];
-                                /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                                privacy?: {
-                                    /** @description First segment of the container. */
-                                    classification: string | null;
-                                    /**
-                                     * @description Second segment of the container.
-                                     * @enum {string|null}
-                                     */
-                                    impact_level: "low" | "moderate" | "high" | null;
-                                    /**
-                                     * @description Always mask.
-                                     * @enum {string}
-                                     */
-                                    restriction_policy: "mask" | "redact";
-                                };
-                                /** @description Non-sensitive data only: it is stored in plaintext. */
-                                metadata?: {
-                                    [key: string]: string;
-                                };
-                                search_indexes?: string[];
-                                created_by?: string | null;
-                                /** Format: date-time */
-                                created_at?: string;
-                                modified_by?: string | null;
-                                /** Format: date-time */
-                                modified_at?: string | null;
-                                /** Format: date-time */
-                                expires_at?: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Tokens_Get"];
         put?: never;
         /**
          * Create a token
          * @description Returns the token with its data through the caller’s token:create transform (masked unless a rule of the caller reveals for token:create). 201 with a Location header for a new token. With deduplication (the request’s `deduplicate_token`, else the tenant setting `deduplicate_tokens`) a token whose fingerprint matches an existing one is not created: the existing token is returned with 200 instead (redacted to id, type, tenant_id, fingerprint and containers when the caller may not read it). Public applications do not deduplicate: `deduplicate_token: true` from one is a 403. A taken id is a 409.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID. */
-                        id?: string | null;
-                        /** @description Default `token`. */
-                        type?: string | null;
-                        /** @description The sensitive data, any JSON. */
-                        data: unknown;
-                        /** @description Mask expression(s). Default: the type’s. */
-                        mask?: unknown;
-                        /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
-                        containers?: string[] | null;
-                        /** @description The older way to choose a container: classification and impact level name `/<classification>/<impact_level>/` (a missing one from the type’s default container). With `containers` as well, every field given must agree with the container (else 400). `restriction_policy` may only be `mask`. */
-                        privacy?: {
-                            classification?: string | null;
-                            /** @enum {string|null} */
-                            impact_level?: "low" | "moderate" | "high" | null;
-                            /** @enum {string|null} */
-                            restriction_policy?: "mask" | "redact" | null;
-                        } | null;
-                        /** @description Non-sensitive string pairs (keys up to 200, values up to 500 characters). */
-                        metadata?: {
-                            [key: string]: string;
-                        } | null;
-                        /** @description Expressions whose values the token can be searched by (`data:<value>`). */
-                        search_indexes?: string[] | null;
-                        /** @description Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s. */
-                        fingerprint_expression?: string | null;
-                        /** @description Return an existing token with the same fingerprint. */
-                        deduplicate_token?: boolean | null;
-                        /** @description When the token expires: a date-time with offset, a date-time without offset (UTC), or a short date M/D/YYYY (midnight UTC). Returned as ISO 8601. */
-                        expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Deduplicated: the existing token. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description Token type: token, card, bank, card_number, … */
-                            type: string;
-                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                            data?: unknown;
-                            /** @description The mask expression (a string, or an object/array of them). */
-                            mask?: unknown;
-                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                            fingerprint?: string;
-                            fingerprint_expression?: string;
-                            /** @description The one container of the token. */
-                            containers: string[];
-                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                            privacy?: {
-                                /** @description First segment of the container. */
-                                classification: string | null;
-                                /**
-                                 * @description Second segment of the container.
-                                 * @enum {string|null}
-                                 */
-                                impact_level: "low" | "moderate" | "high" | null;
-                                /**
-                                 * @description Always mask.
-                                 * @enum {string}
-                                 */
-                                restriction_policy: "mask" | "redact";
-                            };
-                            /** @description Non-sensitive data only: it is stored in plaintext. */
-                            metadata?: {
-                                [key: string]: string;
-                            };
-                            search_indexes?: string[];
-                            created_by?: string | null;
-                            /** Format: date-time */
-                            created_at?: string;
-                            modified_by?: string | null;
-                            /** Format: date-time */
-                            modified_at?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
-                        };
-                    };
-                };
-                /** @description Created. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description Token type: token, card, bank, card_number, … */
-                            type: string;
-                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                            data?: unknown;
-                            /** @description The mask expression (a string, or an object/array of them). */
-                            mask?: unknown;
-                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                            fingerprint?: string;
-                            fingerprint_expression?: string;
-                            /** @description The one container of the token. */
-                            containers: string[];
-                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                            privacy?: {
-                                /** @description First segment of the container. */
-                                classification: string | null;
-                                /**
-                                 * @description Second segment of the container.
-                                 * @enum {string|null}
-                                 */
-                                impact_level: "low" | "moderate" | "high" | null;
-                                /**
-                                 * @description Always mask.
-                                 * @enum {string}
-                                 */
-                                restriction_policy: "mask" | "redact";
-                            };
-                            /** @description Non-sensitive data only: it is stored in plaintext. */
-                            metadata?: {
-                                [key: string]: string;
-                            };
-                            search_indexes?: string[];
-                            created_by?: string | null;
-                            /** Format: date-time */
-                            created_at?: string;
-                            modified_by?: string | null;
-                            /** Format: date-time */
-                            modified_at?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Tokens_Create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5276,110 +943,7 @@ export interface paths {
          * Search tokens
          * @description Tokens matching a query, of containers the caller may search, each shown through its transform. `data:` matches search indexes (keyed blind indexes), never decrypted data; it needs the reveal transform for token:search on every container the caller may search (403 otherwise), and a query holds at most 3 `data:` terms. An invalid query is a 400 naming the position.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored; `null` page or size means not given. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Lucene-style query over id, type, data (search indexes), fingerprint, container, metadata.<key>, created_by/at, modified_by/at; AND, OR, NOT, parentheses. */
-                        query: string;
-                        /** @description Page number, from 1; default 1. */
-                        page?: number | null;
-                        /** @description Items per page, 0 to 100 (0: only the totals); default 20. */
-                        size?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                /** @description Token type: token, card, bank, card_number, … */
-                                type: string;
-                                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                                data?: unknown;
-                                /** @description The mask expression (a string, or an object/array of them). */
-                                mask?: unknown;
-                                /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                                fingerprint?: string;
-                                fingerprint_expression?: string;
-                                /** @description The one container of the token. */
-                                containers: string[];
-                                /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                                privacy?: {
-                                    /** @description First segment of the container. */
-                                    classification: string | null;
-                                    /**
-                                     * @description Second segment of the container.
-                                     * @enum {string|null}
-                                     */
-                                    impact_level: "low" | "moderate" | "high" | null;
-                                    /**
-                                     * @description Always mask.
-                                     * @enum {string}
-                                     */
-                                    restriction_policy: "mask" | "redact";
-                                };
-                                /** @description Non-sensitive data only: it is stored in plaintext. */
-                                metadata?: {
-                                    [key: string]: string;
-                                };
-                                search_indexes?: string[];
-                                created_by?: string | null;
-                                /** Format: date-time */
-                                created_at?: string;
-                                modified_by?: string | null;
-                                /** Format: date-time */
-                                modified_at?: string | null;
-                                /** Format: date-time */
-                                expires_at?: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Tokens_Search"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5397,258 +961,21 @@ export interface paths {
          * Get a token
          * @description Data shown through the caller’s transform for the token’s container. A token outside the containers the caller may read is a 404, like a missing one.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path: {
-                    /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A token. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description Token type: token, card, bank, card_number, … */
-                            type: string;
-                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                            data?: unknown;
-                            /** @description The mask expression (a string, or an object/array of them). */
-                            mask?: unknown;
-                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                            fingerprint?: string;
-                            fingerprint_expression?: string;
-                            /** @description The one container of the token. */
-                            containers: string[];
-                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                            privacy?: {
-                                /** @description First segment of the container. */
-                                classification: string | null;
-                                /**
-                                 * @description Second segment of the container.
-                                 * @enum {string|null}
-                                 */
-                                impact_level: "low" | "moderate" | "high" | null;
-                                /**
-                                 * @description Always mask.
-                                 * @enum {string}
-                                 */
-                                restriction_policy: "mask" | "redact";
-                            };
-                            /** @description Non-sensitive data only: it is stored in plaintext. */
-                            metadata?: {
-                                [key: string]: string;
-                            };
-                            search_indexes?: string[];
-                            created_by?: string | null;
-                            /** Format: date-time */
-                            created_at?: string;
-                            modified_by?: string | null;
-                            /** Format: date-time */
-                            modified_at?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Tokens_GetById"];
         put?: never;
         post?: never;
         /**
          * Delete a token
          * @description Its data is gone for good; an audit record remains.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["Tokens_Delete"];
         options?: never;
         head?: never;
         /**
          * Update a token
          * @description Takes `Content-Type: application/merge-patch+json` only (any other type is a 415). Returns the token with its data shown through the stricter of the token:update and token:read transforms. Changing `mask`, `fingerprint_expression` or `search_indexes`, or moving the token, needs token:read with the reveal transform on its container (and the target one), else 403; moving also needs `token:update` on both. A token the caller may not read is a 404.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path: {
-                    /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description A JSON merge patch: `data`, `mask` and `metadata` are merged, the other fields replaced; `null` removes. Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/merge-patch+json": {
-                        /** @description Cannot be changed; may repeat the current id. */
-                        id?: unknown;
-                        /** @description Cannot be changed; may repeat the current type. */
-                        type?: unknown;
-                        /** @description Merge patch (RFC 7386): `null` members remove. */
-                        data?: unknown;
-                        /** @description Merge patch. */
-                        mask?: unknown;
-                        /** @description Merge patch: a `null` value removes the key. */
-                        metadata?: {
-                            [key: string]: string | null;
-                        } | null;
-                        /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
-                        containers?: string[] | null;
-                        /** @description Expressions whose values the token can be searched by (`data:<value>`). */
-                        search_indexes?: string[] | null;
-                        /** @description Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s. */
-                        fingerprint_expression?: string | null;
-                        deduplicate_token?: boolean | null;
-                        /** @description When the token expires: a date-time with offset, a date-time without offset (UTC), or a short date M/D/YYYY (midnight UTC). Returned as ISO 8601. */
-                        expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description A token. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description Token type: token, card, bank, card_number, … */
-                            type: string;
-                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                            data?: unknown;
-                            /** @description The mask expression (a string, or an object/array of them). */
-                            mask?: unknown;
-                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                            fingerprint?: string;
-                            fingerprint_expression?: string;
-                            /** @description The one container of the token. */
-                            containers: string[];
-                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                            privacy?: {
-                                /** @description First segment of the container. */
-                                classification: string | null;
-                                /**
-                                 * @description Second segment of the container.
-                                 * @enum {string|null}
-                                 */
-                                impact_level: "low" | "moderate" | "high" | null;
-                                /**
-                                 * @description Always mask.
-                                 * @enum {string}
-                                 */
-                                restriction_policy: "mask" | "redact";
-                            };
-                            /** @description Non-sensitive data only: it is stored in plaintext. */
-                            metadata?: {
-                                [key: string]: string;
-                            };
-                            search_indexes?: string[];
-                            created_by?: string | null;
-                            /** Format: date-time */
-                            created_at?: string;
-                            modified_by?: string | null;
-                            /** Format: date-time */
-                            modified_at?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["Tokens_Update"];
         trace?: never;
     };
     "/tokens/{parentId}/children/{childId}": {
@@ -5664,92 +991,12 @@ export interface paths {
          * Associate a child token with a parent token
          * @description Links two tokens of the tenant as parent and child. Needs `token:read` on the containers of both. The reverse link is a separate association; a token cannot be its own child (400). An existing link is a 409. A link lasts as long as both tokens.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Id of the parent token, URL-encoded. */
-                    parentId: string;
-                    /** @description Id of the child token, URL-encoded. */
-                    childId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Associated. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Tokens_CreateAssociation"];
         /**
          * Dissociate a child token from a parent token
          * @description Removes the link; both tokens stay. Needs `token:delete` on the containers of both. A missing link is a 404.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Id of the parent token, URL-encoded. */
-                    parentId: string;
-                    /** @description Id of the child token, URL-encoded. */
-                    childId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Dissociated. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["Tokens_DeleteAssociation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5766,294 +1013,13 @@ export interface paths {
          * List the child tokens of a token
          * @description Needs `token:read` on the parent. Lists the children the caller may read, each through its transform, filtered and paged exactly like GET /tokens (`id`, `type`, metadata in its three forms, `page`, `size`).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Items per page, 0 to 100 (0: no items, only the totals). */
-                    size: number;
-                    /** @description Only these tokens; repeat the parameter for several (`?id=a&id=b`). */
-                    id?: string[];
-                    /** @description Only tokens of these types; repeatable. */
-                    type?: string[];
-                    /** @description Only tokens whose metadata has these values, as `metadata.<key>=<value>`, `metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings (`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a repeated key ignored after its first value. Up to 20 keys. */
-                    metadata?: {
-                        [key: string]: string;
-                    };
-                };
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path: {
-                    /** @description Id of the parent token, URL-encoded. */
-                    parentId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pagination: {
-                                total_items: number;
-                                page_number: number;
-                                page_size: number;
-                                total_pages: number;
-                            };
-                            data: {
-                                id: string;
-                                /** Format: uuid */
-                                tenant_id: string;
-                                /** @description Token type: token, card, bank, card_number, … */
-                                type: string;
-                                /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                                data?: unknown;
-                                /** @description The mask expression (a string, or an object/array of them). */
-                                mask?: unknown;
-                                /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                                fingerprint?: string;
-                                fingerprint_expression?: string;
-                                /** @description The one container of the token. */
-                                containers: string[];
-                                /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                                privacy?: {
-                                    /** @description First segment of the container. */
-                                    classification: string | null;
-                                    /**
-                                     * @description Second segment of the container.
-                                     * @enum {string|null}
-                                     */
-                                    impact_level: "low" | "moderate" | "high" | null;
-                                    /**
-                                     * @description Always mask.
-                                     * @enum {string}
-                                     */
-                                    restriction_policy: "mask" | "redact";
-                                };
-                                /** @description Non-sensitive data only: it is stored in plaintext. */
-                                metadata?: {
-                                    [key: string]: string;
-                                };
-                                search_indexes?: string[];
-                                created_by?: string | null;
-                                /** Format: date-time */
-                                created_at?: string;
-                                modified_by?: string | null;
-                                /** Format: date-time */
-                                modified_at?: string | null;
-                                /** Format: date-time */
-                                expires_at?: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["Tokens_GetChildren"];
         put?: never;
         /**
          * Create a child token
          * @description Creates a token exactly as POST /tokens does (same body, same transform of the response) and links it as a child of the parent, in one step: a missing parent creates nothing. Needs `token:create` where the child goes and `token:read` on the parent. A deduplicated child (200) is the existing token, linked as it is.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
-                    "svc-view"?: string;
-                };
-                path: {
-                    /** @description Id of the parent token, URL-encoded. */
-                    parentId: string;
-                };
-                cookie?: never;
-            };
-            /** @description Unknown fields are ignored. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID. */
-                        id?: string | null;
-                        /** @description Default `token`. */
-                        type?: string | null;
-                        /** @description The sensitive data, any JSON. */
-                        data: unknown;
-                        /** @description Mask expression(s). Default: the type’s. */
-                        mask?: unknown;
-                        /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
-                        containers?: string[] | null;
-                        /** @description The older way to choose a container: classification and impact level name `/<classification>/<impact_level>/` (a missing one from the type’s default container). With `containers` as well, every field given must agree with the container (else 400). `restriction_policy` may only be `mask`. */
-                        privacy?: {
-                            classification?: string | null;
-                            /** @enum {string|null} */
-                            impact_level?: "low" | "moderate" | "high" | null;
-                            /** @enum {string|null} */
-                            restriction_policy?: "mask" | "redact" | null;
-                        } | null;
-                        /** @description Non-sensitive string pairs (keys up to 200, values up to 500 characters). */
-                        metadata?: {
-                            [key: string]: string;
-                        } | null;
-                        /** @description Expressions whose values the token can be searched by (`data:<value>`). */
-                        search_indexes?: string[] | null;
-                        /** @description Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s. */
-                        fingerprint_expression?: string | null;
-                        /** @description Return an existing token with the same fingerprint. */
-                        deduplicate_token?: boolean | null;
-                        /** @description When the token expires: a date-time with offset, a date-time without offset (UTC), or a short date M/D/YYYY (midnight UTC). Returned as ISO 8601. */
-                        expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Deduplicated: the existing token, associated. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description Token type: token, card, bank, card_number, … */
-                            type: string;
-                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                            data?: unknown;
-                            /** @description The mask expression (a string, or an object/array of them). */
-                            mask?: unknown;
-                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                            fingerprint?: string;
-                            fingerprint_expression?: string;
-                            /** @description The one container of the token. */
-                            containers: string[];
-                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                            privacy?: {
-                                /** @description First segment of the container. */
-                                classification: string | null;
-                                /**
-                                 * @description Second segment of the container.
-                                 * @enum {string|null}
-                                 */
-                                impact_level: "low" | "moderate" | "high" | null;
-                                /**
-                                 * @description Always mask.
-                                 * @enum {string}
-                                 */
-                                restriction_policy: "mask" | "redact";
-                            };
-                            /** @description Non-sensitive data only: it is stored in plaintext. */
-                            metadata?: {
-                                [key: string]: string;
-                            };
-                            search_indexes?: string[];
-                            created_by?: string | null;
-                            /** Format: date-time */
-                            created_at?: string;
-                            modified_by?: string | null;
-                            /** Format: date-time */
-                            modified_at?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
-                        };
-                    };
-                };
-                /** @description Created and associated. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                            /** @description Token type: token, card, bank, card_number, … */
-                            type: string;
-                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
-                            data?: unknown;
-                            /** @description The mask expression (a string, or an object/array of them). */
-                            mask?: unknown;
-                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
-                            fingerprint?: string;
-                            fingerprint_expression?: string;
-                            /** @description The one container of the token. */
-                            containers: string[];
-                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
-                            privacy?: {
-                                /** @description First segment of the container. */
-                                classification: string | null;
-                                /**
-                                 * @description Second segment of the container.
-                                 * @enum {string|null}
-                                 */
-                                impact_level: "low" | "moderate" | "high" | null;
-                                /**
-                                 * @description Always mask.
-                                 * @enum {string}
-                                 */
-                                restriction_policy: "mask" | "redact";
-                            };
-                            /** @description Non-sensitive data only: it is stored in plaintext. */
-                            metadata?: {
-                                [key: string]: string;
-                            };
-                            search_indexes?: string[];
-                            created_by?: string | null;
-                            /** Format: date-time */
-                            created_at?: string;
-                            modified_by?: string | null;
-                            /** Format: date-time */
-                            modified_at?: string | null;
-                            /** Format: date-time */
-                            expires_at?: string | null;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["Tokens_CreateChild"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6071,224 +1037,29 @@ export interface paths {
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["Proxy_Get"];
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["Proxy_Put"];
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["Proxy_Post"];
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["Proxy_Delete"];
         options?: never;
         head?: never;
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["Proxy_Patch"];
         trace?: never;
     };
     "/proxy/{*}": {
@@ -6302,234 +1073,29 @@ export interface paths {
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    "*": string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["Proxy_GetPath"];
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    "*": string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["Proxy_PutPath"];
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    "*": string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["Proxy_PostPath"];
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    "*": string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["Proxy_DeletePath"];
         options?: never;
         head?: never;
         /**
          * Invoke a proxy
          * @description Forwards the request to a pre-configured proxy (SVC-PROXY-KEY header or svc-proxy-key query) or to SVC-PROXY-URL (ephemeral; a private application key), with token expressions in the body and header values detokenized. Any content type; the response is the destination response (with SVC-PROXY-DESTINATION-STATUS), or `{proxy_error}` when the vault fails.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    "*": string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Problem details (RFC 7807). */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 7807). */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The destination response, or a proxy_error. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            proxy_error?: components["schemas"]["Problem"];
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["Proxy_PatchPath"];
         trace?: never;
     };
 }
@@ -6561,4 +1127,5957 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    Health_Get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `failed` (with status 503) once the vault stopped accepting writes, e.g. on a full disk. */
+                        status: "ok" | "failed";
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `failed` (with status 503) once the vault stopped accepting writes, e.g. on a full disk. */
+                        status: "ok" | "failed";
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_Login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Session token: send it as `Authorization: Bearer <token>` (with SVC-TENANT-ID on tenant endpoints). */
+                        token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_Logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tenants_List: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        owner_id?: string;
+                        name: string;
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
+                        settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
+                            [key: string]: string;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tenants_Create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        owner_id?: string;
+                        name: string;
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
+                        settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
+                            [key: string]: string;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tenants_Get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        owner_id?: string;
+                        name: string;
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
+                        settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
+                            [key: string]: string;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tenants_Update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description Replaces all settings when present; left unchanged when omitted or null. */
+                    settings?: {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        owner_id?: string;
+                        name: string;
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
+                        settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
+                            [key: string]: string;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tenants_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantReports_GetTenantUsageReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token_report: {
+                            /** @description Per token type: how many tokens exist and when the newest was created. */
+                            metrics_by_type: {
+                                [key: string]: {
+                                    count: number;
+                                    /** Format: date-time */
+                                    last_created_at?: string;
+                                };
+                            };
+                            included_monthly_active_tokens: number;
+                            /** @description Tokens created, read or used this calendar month (UTC), each counted once. */
+                            monthly_active_tokens: number;
+                            monthly_active_token_history: {
+                                year: number;
+                                month: number;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantReports_GetTenantOperationReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token_report: {
+                            /** @description Per token type: how many tokens exist and when the newest was created. */
+                            metrics_by_type: {
+                                [key: string]: {
+                                    count: number;
+                                    /** Format: date-time */
+                                    last_created_at?: string;
+                                };
+                            };
+                            included_monthly_active_tokens: number;
+                            /** @description Tokens created, read or used this calendar month (UTC), each counted once. */
+                            monthly_active_tokens: number;
+                            monthly_active_token_history: {
+                                year: number;
+                                month: number;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantMembers_GetOwner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
+                        role: string;
+                        user: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            /** @description A picture URL; this vault stores none, so always null. */
+                            picture: string | null;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantMembers_UpdateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Member id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `OWNER` transfers ownership to this member (the previous owner becomes `ADMIN`).
+                     * @enum {string}
+                     */
+                    role: "OWNER" | "ADMIN";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
+                        role: string;
+                        user: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            /** @description A picture URL; this vault stores none, so always null. */
+                            picture: string | null;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantMembers_DeleteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Member id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantMembers_GetMembers: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 50 (0: no items, only the totals). */
+                size: number;
+                /** @description Only the members of these users; repeat the parameter for several (`?user_id=a&user_id=b`). */
+                user_id?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
+                            role: string;
+                            user: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string | null;
+                                first_name: string | null;
+                                last_name: string | null;
+                                /** @description A picture URL; this vault stores none, so always null. */
+                                picture: string | null;
+                            };
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantInvitations_GetInvitations: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+                size: number;
+                /** @description Only invitations in this status. */
+                status?: "PENDING" | "EXPIRED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            email: string;
+                            /**
+                             * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "EXPIRED";
+                            /** Format: date-time */
+                            expires_at: string;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantInvitations_CreateInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The invitee, an RFC 5322 address. Anyone already a member → 409. */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        email: string;
+                        /**
+                         * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
+                         * @enum {string}
+                         */
+                        status: "PENDING" | "EXPIRED";
+                        /** Format: date-time */
+                        expires_at: string;
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                        /** @description Extension: where the invitation e-mail was handed over. */
+                        mail: {
+                            /**
+                             * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                             * @enum {string}
+                             */
+                            transport: "smtp" | "outbox";
+                            /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                            destination: string;
+                        };
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantInvitations_GetInvitationById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invitation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        email: string;
+                        /**
+                         * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
+                         * @enum {string}
+                         */
+                        status: "PENDING" | "EXPIRED";
+                        /** Format: date-time */
+                        expires_at: string;
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantInvitations_DeleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invitation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TenantInvitations_ResendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invitation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        email: string;
+                        /**
+                         * @description PENDING until `expires_at`, EXPIRED from then on (derived from the time).
+                         * @enum {string}
+                         */
+                        status: "PENDING" | "EXPIRED";
+                        /** Format: date-time */
+                        expires_at: string;
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                        /** @description Extension: where the invitation e-mail was handed over. */
+                        mail: {
+                            /**
+                             * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                             * @enum {string}
+                             */
+                            transport: "smtp" | "outbox";
+                            /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                            destination: string;
+                        };
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_GetTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        owner_id?: string;
+                        name: string;
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
+                        settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
+                            [key: string]: string;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_CreateTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    owner_email?: string;
+                    owner_password?: string;
+                    /** @default true */
+                    with_application?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tenant: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            owner_id?: string;
+                            name: string;
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
+                            settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
+                                [key: string]: string;
+                            };
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        };
+                        owner: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            /** @description A picture URL; this vault stores none, so always null. */
+                            picture: string | null;
+                        } | null;
+                        /** @description An application with its new API key. */
+                        application: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "private" | "public" | "management" | "expiring";
+                            permissions: string[];
+                            rules: {
+                                description: string;
+                                priority: number;
+                                /** @description Absent on a rule limited by conditions. */
+                                container?: string;
+                                /** @description Present on expiring applications only. */
+                                conditions?: {
+                                    /**
+                                     * @description What of the token is compared.
+                                     * @enum {string}
+                                     */
+                                    attribute: "id" | "container";
+                                    /** @enum {string} */
+                                    operator: "equals" | "starts_with";
+                                    value: string;
+                                }[];
+                                permissions: string[];
+                                /** @enum {string} */
+                                transform: "mask" | "redact" | "reveal";
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** @description Private applications: whether their key may create expiring applications. */
+                            can_create_expiring_applications: boolean;
+                            /** @description The API key. Shown once: store it now, it cannot be read again. */
+                            key: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_GetUsers: {
+        parameters: {
+            query?: {
+                email?: string;
+                id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        email: string;
+                        first_name: string | null;
+                        last_name: string | null;
+                    }[];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_GetVaultStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        path: string;
+                        journal_path: string;
+                        vault_id: string;
+                        created_at: string;
+                        format_version: number;
+                        key_source: "passphrase" | "key";
+                        key_terms: number[];
+                        snapshot_bytes: number;
+                        snapshot_sequence: number;
+                        snapshot_written_at: string;
+                        journal_bytes: number;
+                        journal_records: number;
+                        lock_holder: {
+                            pid: number;
+                            host: string;
+                            started_at: string;
+                            url?: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_CompactVault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        path: string;
+                        journal_path: string;
+                        vault_id: string;
+                        created_at: string;
+                        format_version: number;
+                        key_source: "passphrase" | "key";
+                        key_terms: number[];
+                        snapshot_bytes: number;
+                        snapshot_sequence: number;
+                        snapshot_written_at: string;
+                        journal_bytes: number;
+                        journal_records: number;
+                        lock_holder: {
+                            pid: number;
+                            host: string;
+                            started_at: string;
+                            url?: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_BackupVault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Absolute path on the server host. */
+                    file: string;
+                    /** @default false */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        file: string;
+                        bytes: number;
+                        sequence: number;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_VerifyLogs: {
+        parameters: {
+            query?: {
+                tenant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        tenants: number;
+                        entries: number;
+                        first_break: {
+                            tenant_id: string;
+                            seq: number;
+                            entry_id: string | null;
+                            reason: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Invitations_GetAcceptPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Invitations_Accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The secret of the accept link (its `token` query parameter). */
+                    token: string;
+                    first_name?: string;
+                    last_name?: string;
+                    /** @description A new user chooses their password here; somebody who already has an account gives theirs. */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description `OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`. */
+                        role: string;
+                        user: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            /** @description A picture URL; this vault stores none, so always null. */
+                            picture: string | null;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Applications_Get: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+                size: number;
+                /** @description Only these applications; repeat the parameter for several (`?id=a&id=b`). */
+                id?: string[];
+                /** @description Only applications of these types; repeat the parameter for several (`?type=a&type=b`). */
+                type?: ("private" | "public" | "management" | "expiring")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "private" | "public" | "management" | "expiring";
+                            permissions: string[];
+                            rules: {
+                                description: string;
+                                priority: number;
+                                /** @description Absent on a rule limited by conditions. */
+                                container?: string;
+                                /** @description Present on expiring applications only. */
+                                conditions?: {
+                                    /**
+                                     * @description What of the token is compared.
+                                     * @enum {string}
+                                     */
+                                    attribute: "id" | "container";
+                                    /** @enum {string} */
+                                    operator: "equals" | "starts_with";
+                                    value: string;
+                                }[];
+                                permissions: string[];
+                                /** @enum {string} */
+                                transform: "mask" | "redact" | "reveal";
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** @description Private applications: whether their key may create expiring applications. */
+                            can_create_expiring_applications: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Applications_Create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored; `null` means not given. A private key whose application may create expiring applications creates `type: "expiring"` only. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    type: "private" | "public" | "management" | "expiring";
+                    permissions?: string[] | null;
+                    rules?: {
+                        description?: string | null;
+                        /** @description Evaluation order, from 1 (first); unique per application. */
+                        priority: number;
+                        /** @description Container path the rule covers, e.g. '/pci/high/'. Required except on expiring applications, which use conditions instead. */
+                        container?: string | null;
+                        permissions: string[];
+                        /**
+                         * @description How token data is shown when this rule decides.
+                         * @enum {string}
+                         */
+                        transform: "mask" | "redact" | "reveal";
+                        /** @description Expiring applications only, instead of a container: the rule covers the tokens matching every condition. */
+                        conditions?: {
+                            /**
+                             * @description What of the token is compared.
+                             * @enum {string}
+                             */
+                            attribute: "id" | "container";
+                            /** @enum {string} */
+                            operator: "equals" | "starts_with";
+                            value: string;
+                        }[] | null;
+                    }[] | null;
+                    /** @description Expiring applications only: default one minute from now, at most one day ahead. */
+                    expires_at?: string | null;
+                    can_create_expiring_applications?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description An application with its new API key. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "private" | "public" | "management" | "expiring";
+                        permissions: string[];
+                        rules: {
+                            description: string;
+                            priority: number;
+                            /** @description Absent on a rule limited by conditions. */
+                            container?: string;
+                            /** @description Present on expiring applications only. */
+                            conditions?: {
+                                /**
+                                 * @description What of the token is compared.
+                                 * @enum {string}
+                                 */
+                                attribute: "id" | "container";
+                                /** @enum {string} */
+                                operator: "equals" | "starts_with";
+                                value: string;
+                            }[];
+                            permissions: string[];
+                            /** @enum {string} */
+                            transform: "mask" | "redact" | "reveal";
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /** @description Private applications: whether their key may create expiring applications. */
+                        can_create_expiring_applications: boolean;
+                        /** @description The API key. Shown once: store it now, it cannot be read again. */
+                        key: string;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Applications_GetByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An application. Its API key is shown only when created or regenerated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "private" | "public" | "management" | "expiring";
+                        permissions: string[];
+                        rules: {
+                            description: string;
+                            priority: number;
+                            /** @description Absent on a rule limited by conditions. */
+                            container?: string;
+                            /** @description Present on expiring applications only. */
+                            conditions?: {
+                                /**
+                                 * @description What of the token is compared.
+                                 * @enum {string}
+                                 */
+                                attribute: "id" | "container";
+                                /** @enum {string} */
+                                operator: "equals" | "starts_with";
+                                value: string;
+                            }[];
+                            permissions: string[];
+                            /** @enum {string} */
+                            transform: "mask" | "redact" | "reveal";
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /** @description Private applications: whether their key may create expiring applications. */
+                        can_create_expiring_applications: boolean;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Applications_GetById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An application. Its API key is shown only when created or regenerated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "private" | "public" | "management" | "expiring";
+                        permissions: string[];
+                        rules: {
+                            description: string;
+                            priority: number;
+                            /** @description Absent on a rule limited by conditions. */
+                            container?: string;
+                            /** @description Present on expiring applications only. */
+                            conditions?: {
+                                /**
+                                 * @description What of the token is compared.
+                                 * @enum {string}
+                                 */
+                                attribute: "id" | "container";
+                                /** @enum {string} */
+                                operator: "equals" | "starts_with";
+                                value: string;
+                            }[];
+                            permissions: string[];
+                            /** @enum {string} */
+                            transform: "mask" | "redact" | "reveal";
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /** @description Private applications: whether their key may create expiring applications. */
+                        can_create_expiring_applications: boolean;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Applications_Update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Full replacement; the type cannot change. Unknown fields (the type among them) are ignored; `null` means not given. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    permissions?: string[] | null;
+                    rules?: {
+                        description?: string | null;
+                        /** @description Evaluation order, from 1 (first); unique per application. */
+                        priority: number;
+                        /** @description Container path the rule covers, e.g. '/pci/high/'. Required except on expiring applications, which use conditions instead. */
+                        container?: string | null;
+                        permissions: string[];
+                        /**
+                         * @description How token data is shown when this rule decides.
+                         * @enum {string}
+                         */
+                        transform: "mask" | "redact" | "reveal";
+                        /** @description Expiring applications only, instead of a container: the rule covers the tokens matching every condition. */
+                        conditions?: {
+                            /**
+                             * @description What of the token is compared.
+                             * @enum {string}
+                             */
+                            attribute: "id" | "container";
+                            /** @enum {string} */
+                            operator: "equals" | "starts_with";
+                            value: string;
+                        }[] | null;
+                    }[] | null;
+                    can_create_expiring_applications?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description An application. Its API key is shown only when created or regenerated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "private" | "public" | "management" | "expiring";
+                        permissions: string[];
+                        rules: {
+                            description: string;
+                            priority: number;
+                            /** @description Absent on a rule limited by conditions. */
+                            container?: string;
+                            /** @description Present on expiring applications only. */
+                            conditions?: {
+                                /**
+                                 * @description What of the token is compared.
+                                 * @enum {string}
+                                 */
+                                attribute: "id" | "container";
+                                /** @enum {string} */
+                                operator: "equals" | "starts_with";
+                                value: string;
+                            }[];
+                            permissions: string[];
+                            /** @enum {string} */
+                            transform: "mask" | "redact" | "reveal";
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /** @description Private applications: whether their key may create expiring applications. */
+                        can_create_expiring_applications: boolean;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Applications_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Applications_RegenerateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Application id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An application with its new API key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "private" | "public" | "management" | "expiring";
+                        permissions: string[];
+                        rules: {
+                            description: string;
+                            priority: number;
+                            /** @description Absent on a rule limited by conditions. */
+                            container?: string;
+                            /** @description Present on expiring applications only. */
+                            conditions?: {
+                                /**
+                                 * @description What of the token is compared.
+                                 * @enum {string}
+                                 */
+                                attribute: "id" | "container";
+                                /** @enum {string} */
+                                operator: "equals" | "starts_with";
+                                value: string;
+                            }[];
+                            permissions: string[];
+                            /** @enum {string} */
+                            transform: "mask" | "redact" | "reveal";
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /** @description Private applications: whether their key may create expiring applications. */
+                        can_create_expiring_applications: boolean;
+                        /** @description The API key. Shown once: store it now, it cannot be read again. */
+                        key: string;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApplicationTemplates_Get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        description: string;
+                        /** @enum {string} */
+                        application_type: "private" | "public" | "management" | "expiring";
+                        /** @description `backend`, `collector` or `reporting`. */
+                        template_type: string;
+                        is_starter: boolean;
+                        rules: {
+                            description: string;
+                            priority: number;
+                            container: string;
+                            permissions: string[];
+                            /** @enum {string} */
+                            transform: "mask" | "redact" | "reveal";
+                        }[];
+                        permissions: string[];
+                    }[];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApplicationTemplates_GetById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Template id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A starting point for an application: POST its type, permissions and rules to /applications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        description: string;
+                        /** @enum {string} */
+                        application_type: "private" | "public" | "management" | "expiring";
+                        /** @description `backend`, `collector` or `reporting`. */
+                        template_type: string;
+                        is_starter: boolean;
+                        rules: {
+                            description: string;
+                            priority: number;
+                            container: string;
+                            permissions: string[];
+                            /** @enum {string} */
+                            transform: "mask" | "redact" | "reveal";
+                        }[];
+                        permissions: string[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Permissions_Get: {
+        parameters: {
+            query?: {
+                /** @description Only permissions this application type may hold. */
+                application_type?: "private" | "public" | "management" | "expiring";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The permission, `resource:action`. */
+                        type: string;
+                        description: string;
+                        /** @description Application types that may hold it. */
+                        application_types: ("private" | "public" | "management" | "expiring")[];
+                    }[];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Logs_Get: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 10000 (0: no items, only the totals). */
+                size: number;
+                entity_type?: string;
+                entity_id?: string;
+                /** @description Entries created at or after this time. ISO 8601: a date (`2025-01-31`, midnight UTC) or a date-time (`2025-01-31T12:00:00Z`; without an offset it is read as UTC). */
+                start_date?: string;
+                /** @description Entries created before this time. ISO 8601: a date (`2025-01-31`, midnight UTC) or a date-time (`2025-01-31T12:00:00Z`; without an offset it is read as UTC). */
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description Extension: the entry’s own id, stable across pages (not in the reference schema).
+                             */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            actor_id: string | null;
+                            /** @description `user`, `application` or `operator` (the CLI). */
+                            actor_type: string | null;
+                            entity_type: string;
+                            entity_id: string;
+                            /** @description `create`, `read`, `update`, `delete`, `use` or `invoke`. */
+                            operation: string;
+                            message: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Logs_GetEntityTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display_name: string;
+                        /** @description What a log entry holds in `entity_type`. */
+                        value: string;
+                    }[];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Logs_Verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description True when every entry of the chain is intact. */
+                        ok: boolean;
+                        /** @description Entries checked before the answer was known. */
+                        entries: number;
+                        first_break: {
+                            /** @description Position in the chain of the first link that does not hold. */
+                            seq: number;
+                            /** @description Null when entries were removed from the end. */
+                            entry_id: string | null;
+                            reason: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Detokenize_Detokenize: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Any JSON value holding detokenization expressions. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The value with each expression replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReactorFormulas_Get: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+                size: number;
+                /** @description Only these ids; repeat for several. */
+                id?: string[];
+                /** @description Wildcard search: `*` matches anything; else a substring. */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            type: "official" | "private";
+                            /** @enum {string} */
+                            status: "verified" | "coming_soon";
+                            icon: string | null;
+                            code: string;
+                            configuration: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                            }[];
+                            request_parameters: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                                optional: boolean;
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReactorFormulas_Create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Full replacement on update. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /** @description private (official formulas ship with the vault). */
+                    type: string;
+                    /** @description verified (default) or coming_soon. */
+                    status?: string | null;
+                    icon?: string | null;
+                    /** @description CommonJS: `module.exports = async function (req) { … }`; checked on every write. */
+                    code: string;
+                    configuration?: unknown[];
+                    request_parameters?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+            201: {
+                headers: {
+                    /** @description Present when the code does not compile or export one function: the formula is saved as sent, and invoking a reactor of it answers 422 with this text, `Invalid Reactor Formula: line <n>, column <m>: <message>` (line and column in the code, from 1; printable ASCII). */
+                    "SVC-Warning"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {string} */
+                        type: "official" | "private";
+                        /** @enum {string} */
+                        status: "verified" | "coming_soon";
+                        icon: string | null;
+                        code: string;
+                        configuration: {
+                            name: string;
+                            description?: string;
+                            /** @enum {string} */
+                            type: "string" | "boolean" | "number";
+                        }[];
+                        request_parameters: {
+                            name: string;
+                            description?: string;
+                            /** @enum {string} */
+                            type: "string" | "boolean" | "number";
+                            optional: boolean;
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReactorFormulas_GetById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Reactor formula id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {string} */
+                        type: "official" | "private";
+                        /** @enum {string} */
+                        status: "verified" | "coming_soon";
+                        icon: string | null;
+                        code: string;
+                        configuration: {
+                            name: string;
+                            description?: string;
+                            /** @enum {string} */
+                            type: "string" | "boolean" | "number";
+                        }[];
+                        request_parameters: {
+                            name: string;
+                            description?: string;
+                            /** @enum {string} */
+                            type: "string" | "boolean" | "number";
+                            optional: boolean;
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReactorFormulas_Update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Reactor formula id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Full replacement on update. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /** @description private (official formulas ship with the vault). */
+                    type: string;
+                    /** @description verified (default) or coming_soon. */
+                    status?: string | null;
+                    icon?: string | null;
+                    /** @description CommonJS: `module.exports = async function (req) { … }`; checked on every write. */
+                    code: string;
+                    configuration?: unknown[];
+                    request_parameters?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+            200: {
+                headers: {
+                    /** @description Present when the code does not compile or export one function: the formula is saved as sent, and invoking a reactor of it answers 422 with this text, `Invalid Reactor Formula: line <n>, column <m>: <message>` (line and column in the code, from 1; printable ASCII). */
+                    "SVC-Warning"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {string} */
+                        type: "official" | "private";
+                        /** @enum {string} */
+                        status: "verified" | "coming_soon";
+                        icon: string | null;
+                        code: string;
+                        configuration: {
+                            name: string;
+                            description?: string;
+                            /** @enum {string} */
+                            type: "string" | "boolean" | "number";
+                        }[];
+                        request_parameters: {
+                            name: string;
+                            description?: string;
+                            /** @enum {string} */
+                            type: "string" | "boolean" | "number";
+                            optional: boolean;
+                        }[];
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReactorFormulas_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Reactor formula id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reactors_Get: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+                size: number;
+                /** @description Only these ids; repeat for several. */
+                id?: string[];
+                /** @description Wildcard search: `*` matches anything; else a substring. */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            name: string;
+                            /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+                            formula: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                description: string | null;
+                                /** @enum {string} */
+                                type: "official" | "private";
+                                /** @enum {string} */
+                                status: "verified" | "coming_soon";
+                                icon: string | null;
+                                code: string;
+                                configuration: {
+                                    name: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    type: "string" | "boolean" | "number";
+                                }[];
+                                request_parameters: {
+                                    name: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    type: "string" | "boolean" | "number";
+                                    optional: boolean;
+                                }[];
+                                created_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                modified_by: string | null;
+                                /** Format: date-time */
+                                modified_at: string | null;
+                            };
+                            /** @description Values for the formula's configuration contract (every declared setting is required). */
+                            configuration: {
+                                [key: string]: string | number | boolean;
+                            };
+                            /** @description An application. Its API key is shown only when created or regenerated. */
+                            application?: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                tenant_id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "private" | "public" | "management" | "expiring";
+                                permissions: string[];
+                                rules: {
+                                    description: string;
+                                    priority: number;
+                                    /** @description Absent on a rule limited by conditions. */
+                                    container?: string;
+                                    /** @description Present on expiring applications only. */
+                                    conditions?: {
+                                        /**
+                                         * @description What of the token is compared.
+                                         * @enum {string}
+                                         */
+                                        attribute: "id" | "container";
+                                        /** @enum {string} */
+                                        operator: "equals" | "starts_with";
+                                        value: string;
+                                    }[];
+                                    permissions: string[];
+                                    /** @enum {string} */
+                                    transform: "mask" | "redact" | "reveal";
+                                }[];
+                                created_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                modified_by: string | null;
+                                /** Format: date-time */
+                                modified_at: string | null;
+                                /** Format: date-time */
+                                expires_at: string | null;
+                                /** @description Private applications: whether their key may create expiring applications. */
+                                can_create_expiring_applications: boolean;
+                            };
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reactors_Create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    configuration?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description `{ id }`; a whole object carrying its id is accepted too. */
+                    formula: {
+                        id: string;
+                    };
+                    /** @description `{ id }`; a whole object carrying its id is accepted too. */
+                    application?: {
+                        id: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+                        formula: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            type: "official" | "private";
+                            /** @enum {string} */
+                            status: "verified" | "coming_soon";
+                            icon: string | null;
+                            code: string;
+                            configuration: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                            }[];
+                            request_parameters: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                                optional: boolean;
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        };
+                        /** @description Values for the formula's configuration contract (every declared setting is required). */
+                        configuration: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description An application. Its API key is shown only when created or regenerated. */
+                        application?: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "private" | "public" | "management" | "expiring";
+                            permissions: string[];
+                            rules: {
+                                description: string;
+                                priority: number;
+                                /** @description Absent on a rule limited by conditions. */
+                                container?: string;
+                                /** @description Present on expiring applications only. */
+                                conditions?: {
+                                    /**
+                                     * @description What of the token is compared.
+                                     * @enum {string}
+                                     */
+                                    attribute: "id" | "container";
+                                    /** @enum {string} */
+                                    operator: "equals" | "starts_with";
+                                    value: string;
+                                }[];
+                                permissions: string[];
+                                /** @enum {string} */
+                                transform: "mask" | "redact" | "reveal";
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** @description Private applications: whether their key may create expiring applications. */
+                            can_create_expiring_applications: boolean;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reactors_GetById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Reactor id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+                        formula: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            type: "official" | "private";
+                            /** @enum {string} */
+                            status: "verified" | "coming_soon";
+                            icon: string | null;
+                            code: string;
+                            configuration: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                            }[];
+                            request_parameters: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                                optional: boolean;
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        };
+                        /** @description Values for the formula's configuration contract (every declared setting is required). */
+                        configuration: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description An application. Its API key is shown only when created or regenerated. */
+                        application?: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "private" | "public" | "management" | "expiring";
+                            permissions: string[];
+                            rules: {
+                                description: string;
+                                priority: number;
+                                /** @description Absent on a rule limited by conditions. */
+                                container?: string;
+                                /** @description Present on expiring applications only. */
+                                conditions?: {
+                                    /**
+                                     * @description What of the token is compared.
+                                     * @enum {string}
+                                     */
+                                    attribute: "id" | "container";
+                                    /** @enum {string} */
+                                    operator: "equals" | "starts_with";
+                                    value: string;
+                                }[];
+                                permissions: string[];
+                                /** @enum {string} */
+                                transform: "mask" | "redact" | "reveal";
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** @description Private applications: whether their key may create expiring applications. */
+                            can_create_expiring_applications: boolean;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reactors_Update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Reactor id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Full replacement; the formula does not change. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    configuration?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description `{ id }`; a whole object carrying its id is accepted too. */
+                    application?: {
+                        id: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description A reactor: a configured instance of a formula, with the whole formula and application embedded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        /** @description A reactor formula: CommonJS code exporting one async function, and its contracts. */
+                        formula: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            type: "official" | "private";
+                            /** @enum {string} */
+                            status: "verified" | "coming_soon";
+                            icon: string | null;
+                            code: string;
+                            configuration: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                            }[];
+                            request_parameters: {
+                                name: string;
+                                description?: string;
+                                /** @enum {string} */
+                                type: "string" | "boolean" | "number";
+                                optional: boolean;
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        };
+                        /** @description Values for the formula's configuration contract (every declared setting is required). */
+                        configuration: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description An application. Its API key is shown only when created or regenerated. */
+                        application?: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "private" | "public" | "management" | "expiring";
+                            permissions: string[];
+                            rules: {
+                                description: string;
+                                priority: number;
+                                /** @description Absent on a rule limited by conditions. */
+                                container?: string;
+                                /** @description Present on expiring applications only. */
+                                conditions?: {
+                                    /**
+                                     * @description What of the token is compared.
+                                     * @enum {string}
+                                     */
+                                    attribute: "id" | "container";
+                                    /** @enum {string} */
+                                    operator: "equals" | "starts_with";
+                                    value: string;
+                                }[];
+                                permissions: string[];
+                                /** @enum {string} */
+                                transform: "mask" | "redact" | "reveal";
+                            }[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** @description Private applications: whether their key may create expiring applications. */
+                            can_create_expiring_applications: boolean;
+                        };
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reactors_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Reactor id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reactors_React: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Reactor id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Arguments; `{{ <token id> | filters }}` expressions are detokenized first (token:use). */
+                    args?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What the code returned as raw. */
+                        raw?: unknown;
+                        /** @description The code's tokenize output, tokenized. */
+                        tokens?: unknown;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Proxies_Get: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+                size: number;
+                /** @description Only these proxies; repeat for several. */
+                id?: string[];
+                /** @description Name filter: `*` matches any characters; without `*`, names containing the text (case-insensitive). */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+                            key: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            name: string;
+                            destination_url: string;
+                            request_transform?: {
+                                code: string;
+                            };
+                            response_transform?: {
+                                code: string;
+                            };
+                            /** Format: uuid */
+                            application_id: string | null;
+                            configuration: {
+                                [key: string]: string;
+                            };
+                            require_auth: boolean;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            modified_by: string | null;
+                            /** Format: date-time */
+                            modified_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Proxies_Create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description https:// URL with a DNS host name; the path after /proxy and the query are appended. */
+                    destination_url: string;
+                    request_transform?: {
+                        /** @description CommonJS module code. */
+                        code: string;
+                    } | null;
+                    response_transform?: {
+                        /** @description CommonJS module code. */
+                        code: string;
+                    } | null;
+                    application?: {
+                        /**
+                         * Format: uuid
+                         * @description Public or private application id
+                         */
+                        id: string;
+                    } | null;
+                    configuration?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @default true */
+                    require_auth?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description A pre-configured proxy. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+                        key: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        destination_url: string;
+                        request_transform?: {
+                            code: string;
+                        };
+                        response_transform?: {
+                            code: string;
+                        };
+                        /** Format: uuid */
+                        application_id: string | null;
+                        configuration: {
+                            [key: string]: string;
+                        };
+                        require_auth: boolean;
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Proxies_GetById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Proxy id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A pre-configured proxy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+                        key: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        destination_url: string;
+                        request_transform?: {
+                            code: string;
+                        };
+                        response_transform?: {
+                            code: string;
+                        };
+                        /** Format: uuid */
+                        application_id: string | null;
+                        configuration: {
+                            [key: string]: string;
+                        };
+                        require_auth: boolean;
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Proxies_Update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Proxy id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description https:// URL with a DNS host name; the path after /proxy and the query are appended. */
+                    destination_url: string;
+                    request_transform?: {
+                        /** @description CommonJS module code. */
+                        code: string;
+                    } | null;
+                    response_transform?: {
+                        /** @description CommonJS module code. */
+                        code: string;
+                    } | null;
+                    application?: {
+                        /**
+                         * Format: uuid
+                         * @description Public or private application id
+                         */
+                        id: string;
+                    } | null;
+                    configuration?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @default true */
+                    require_auth?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description A pre-configured proxy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description Vault-generated key that invokes this proxy (SVC-PROXY-KEY). */
+                        key: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        name: string;
+                        destination_url: string;
+                        request_transform?: {
+                            code: string;
+                        };
+                        response_transform?: {
+                            code: string;
+                        };
+                        /** Format: uuid */
+                        application_id: string | null;
+                        configuration: {
+                            [key: string]: string;
+                        };
+                        require_auth: boolean;
+                        created_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        modified_by: string | null;
+                        /** Format: date-time */
+                        modified_at: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Proxies_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Proxy id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ConsoleSessions_Create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The secret of the one-time sign-in link (the part after `#` in its address). */
+                    secret: string;
+                    /** @description The owner to set up, only while it is not (the first sign-in): the e-mail, name and password of the unclaimed owner (no password yet), or of a new owner when the tenant has none. */
+                    owner?: {
+                        email: string;
+                        password: string;
+                        first_name?: string;
+                        last_name?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description The double-submit value of this session: send it as the SVC-CSRF header on every request made with the console cookie. Keep it in memory only; `GET /console/session` tells it again. */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ConsoleSessions_Login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description The double-submit value of this session: send it as the SVC-CSRF header on every request made with the console cookie. Keep it in memory only; `GET /console/session` tells it again. */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ConsoleSessions_Get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        user_id: string;
+                        email: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description The double-submit value of this session: send it as the SVC-CSRF header on every request made with the console cookie. Keep it in memory only; `GET /console/session` tells it again. */
+                        csrf_token: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ConsoleTokenAccess_Get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `session-application`: the application the console made for this session (masked token access, expiring with the session); `application`: the application whose key the member gave; `none`: no token access yet. */
+                        mode: "session-application" | "application" | "none";
+                        application: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            expires_at: string | null;
+                        } | null;
+                        /** @description Whether this member may have the console make a session application here (they may create applications with that token access themselves). */
+                        session_application_allowed: boolean;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ConsoleTokenAccess_Update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "session-application";
+                } | {
+                    /** @enum {string} */
+                    mode: "application";
+                    /** @description The application's API key. */
+                    key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `session-application`: the application the console made for this session (masked token access, expiring with the session); `application`: the application whose key the member gave; `none`: no token access yet. */
+                        mode: "session-application" | "application" | "none";
+                        application: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            expires_at: string | null;
+                        } | null;
+                        /** @description Whether this member may have the console make a session application here (they may create applications with that token access themselves). */
+                        session_application_allowed: boolean;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ConsoleTokenAccess_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `session-application`: the application the console made for this session (masked token access, expiring with the session); `application`: the application whose key the member gave; `none`: no token access yet. */
+                        mode: "session-application" | "application" | "none";
+                        application: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            expires_at: string | null;
+                        } | null;
+                        /** @description Whether this member may have the console make a session application here (they may create applications with that token access themselves). */
+                        session_application_allowed: boolean;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ConsoleTokens_Reveal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description Token type: token, card, bank, card_number, … */
+                        type: string;
+                        /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                        data?: unknown;
+                        /** @description The mask expression (a string, or an object/array of them). */
+                        mask?: unknown;
+                        /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                        fingerprint?: string;
+                        fingerprint_expression?: string;
+                        /** @description The one container of the token. */
+                        containers: string[];
+                        /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                        privacy?: {
+                            /** @description First segment of the container. */
+                            classification: string | null;
+                            /**
+                             * @description Second segment of the container.
+                             * @enum {string|null}
+                             */
+                            impact_level: "low" | "moderate" | "high" | null;
+                            /**
+                             * @description Always mask.
+                             * @enum {string}
+                             */
+                            restriction_policy: "mask" | "redact";
+                        };
+                        /** @description Non-sensitive data only: it is stored in plaintext. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        search_indexes?: string[];
+                        created_by?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        modified_by?: string | null;
+                        /** Format: date-time */
+                        modified_at?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokenize_Tokenize: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Any JSON value. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The request with each value replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_Get: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+                size: number;
+                /** @description Only these tokens; repeat the parameter for several (`?id=a&id=b`). */
+                id?: string[];
+                /** @description Only tokens of these types; repeatable. */
+                type?: string[];
+                /** @description Only tokens whose metadata has these values, as `metadata.<key>=<value>`, `metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings (`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a repeated key ignored after its first value. Up to 20 keys. */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            /** @description Token type: token, card, bank, card_number, … */
+                            type: string;
+                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                            data?: unknown;
+                            /** @description The mask expression (a string, or an object/array of them). */
+                            mask?: unknown;
+                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                            fingerprint?: string;
+                            fingerprint_expression?: string;
+                            /** @description The one container of the token. */
+                            containers: string[];
+                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                            privacy?: {
+                                /** @description First segment of the container. */
+                                classification: string | null;
+                                /**
+                                 * @description Second segment of the container.
+                                 * @enum {string|null}
+                                 */
+                                impact_level: "low" | "moderate" | "high" | null;
+                                /**
+                                 * @description Always mask.
+                                 * @enum {string}
+                                 */
+                                restriction_policy: "mask" | "redact";
+                            };
+                            /** @description Non-sensitive data only: it is stored in plaintext. */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            search_indexes?: string[];
+                            created_by?: string | null;
+                            /** Format: date-time */
+                            created_at?: string;
+                            modified_by?: string | null;
+                            /** Format: date-time */
+                            modified_at?: string | null;
+                            /** Format: date-time */
+                            expires_at?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID. */
+                    id?: string | null;
+                    /** @description Default `token`. */
+                    type?: string | null;
+                    /** @description The sensitive data, any JSON. */
+                    data: unknown;
+                    /** @description Mask expression(s). Default: the type’s. */
+                    mask?: unknown;
+                    /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
+                    containers?: string[] | null;
+                    /** @description The older way to choose a container: classification and impact level name `/<classification>/<impact_level>/` (a missing one from the type’s default container). With `containers` as well, every field given must agree with the container (else 400). `restriction_policy` may only be `mask`. */
+                    privacy?: {
+                        classification?: string | null;
+                        /** @enum {string|null} */
+                        impact_level?: "low" | "moderate" | "high" | null;
+                        /** @enum {string|null} */
+                        restriction_policy?: "mask" | "redact" | null;
+                    } | null;
+                    /** @description Non-sensitive string pairs (keys up to 200, values up to 500 characters). */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description Expressions whose values the token can be searched by (`data:<value>`). */
+                    search_indexes?: string[] | null;
+                    /** @description Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s. */
+                    fingerprint_expression?: string | null;
+                    /** @description Return an existing token with the same fingerprint. */
+                    deduplicate_token?: boolean | null;
+                    /** @description When the token expires: a date-time with offset, a date-time without offset (UTC), or a short date M/D/YYYY (midnight UTC). Returned as ISO 8601. */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Deduplicated: the existing token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description Token type: token, card, bank, card_number, … */
+                        type: string;
+                        /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                        data?: unknown;
+                        /** @description The mask expression (a string, or an object/array of them). */
+                        mask?: unknown;
+                        /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                        fingerprint?: string;
+                        fingerprint_expression?: string;
+                        /** @description The one container of the token. */
+                        containers: string[];
+                        /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                        privacy?: {
+                            /** @description First segment of the container. */
+                            classification: string | null;
+                            /**
+                             * @description Second segment of the container.
+                             * @enum {string|null}
+                             */
+                            impact_level: "low" | "moderate" | "high" | null;
+                            /**
+                             * @description Always mask.
+                             * @enum {string}
+                             */
+                            restriction_policy: "mask" | "redact";
+                        };
+                        /** @description Non-sensitive data only: it is stored in plaintext. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        search_indexes?: string[];
+                        created_by?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        modified_by?: string | null;
+                        /** Format: date-time */
+                        modified_at?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                    };
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description Token type: token, card, bank, card_number, … */
+                        type: string;
+                        /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                        data?: unknown;
+                        /** @description The mask expression (a string, or an object/array of them). */
+                        mask?: unknown;
+                        /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                        fingerprint?: string;
+                        fingerprint_expression?: string;
+                        /** @description The one container of the token. */
+                        containers: string[];
+                        /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                        privacy?: {
+                            /** @description First segment of the container. */
+                            classification: string | null;
+                            /**
+                             * @description Second segment of the container.
+                             * @enum {string|null}
+                             */
+                            impact_level: "low" | "moderate" | "high" | null;
+                            /**
+                             * @description Always mask.
+                             * @enum {string}
+                             */
+                            restriction_policy: "mask" | "redact";
+                        };
+                        /** @description Non-sensitive data only: it is stored in plaintext. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        search_indexes?: string[];
+                        created_by?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        modified_by?: string | null;
+                        /** Format: date-time */
+                        modified_at?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_Search: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored; `null` page or size means not given. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lucene-style query over id, type, data (search indexes), fingerprint, container, metadata.<key>, created_by/at, modified_by/at; AND, OR, NOT, parentheses. */
+                    query: string;
+                    /** @description Page number, from 1; default 1. */
+                    page?: number | null;
+                    /** @description Items per page, 0 to 100 (0: only the totals); default 20. */
+                    size?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            /** @description Token type: token, card, bank, card_number, … */
+                            type: string;
+                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                            data?: unknown;
+                            /** @description The mask expression (a string, or an object/array of them). */
+                            mask?: unknown;
+                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                            fingerprint?: string;
+                            fingerprint_expression?: string;
+                            /** @description The one container of the token. */
+                            containers: string[];
+                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                            privacy?: {
+                                /** @description First segment of the container. */
+                                classification: string | null;
+                                /**
+                                 * @description Second segment of the container.
+                                 * @enum {string|null}
+                                 */
+                                impact_level: "low" | "moderate" | "high" | null;
+                                /**
+                                 * @description Always mask.
+                                 * @enum {string}
+                                 */
+                                restriction_policy: "mask" | "redact";
+                            };
+                            /** @description Non-sensitive data only: it is stored in plaintext. */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            search_indexes?: string[];
+                            created_by?: string | null;
+                            /** Format: date-time */
+                            created_at?: string;
+                            modified_by?: string | null;
+                            /** Format: date-time */
+                            modified_at?: string | null;
+                            /** Format: date-time */
+                            expires_at?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_GetById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path: {
+                /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description Token type: token, card, bank, card_number, … */
+                        type: string;
+                        /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                        data?: unknown;
+                        /** @description The mask expression (a string, or an object/array of them). */
+                        mask?: unknown;
+                        /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                        fingerprint?: string;
+                        fingerprint_expression?: string;
+                        /** @description The one container of the token. */
+                        containers: string[];
+                        /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                        privacy?: {
+                            /** @description First segment of the container. */
+                            classification: string | null;
+                            /**
+                             * @description Second segment of the container.
+                             * @enum {string|null}
+                             */
+                            impact_level: "low" | "moderate" | "high" | null;
+                            /**
+                             * @description Always mask.
+                             * @enum {string}
+                             */
+                            restriction_policy: "mask" | "redact";
+                        };
+                        /** @description Non-sensitive data only: it is stored in plaintext. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        search_indexes?: string[];
+                        created_by?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        modified_by?: string | null;
+                        /** Format: date-time */
+                        modified_at?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_Update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path: {
+                /** @description Token id, URL-encoded (ids may hold spaces and other characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON merge patch: `data`, `mask` and `metadata` are merged, the other fields replaced; `null` removes. Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/merge-patch+json": {
+                    /** @description Cannot be changed; may repeat the current id. */
+                    id?: unknown;
+                    /** @description Cannot be changed; may repeat the current type. */
+                    type?: unknown;
+                    /** @description Merge patch (RFC 7386): `null` members remove. */
+                    data?: unknown;
+                    /** @description Merge patch. */
+                    mask?: unknown;
+                    /** @description Merge patch: a `null` value removes the key. */
+                    metadata?: {
+                        [key: string]: string | null;
+                    } | null;
+                    /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
+                    containers?: string[] | null;
+                    /** @description Expressions whose values the token can be searched by (`data:<value>`). */
+                    search_indexes?: string[] | null;
+                    /** @description Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s. */
+                    fingerprint_expression?: string | null;
+                    deduplicate_token?: boolean | null;
+                    /** @description When the token expires: a date-time with offset, a date-time without offset (UTC), or a short date M/D/YYYY (midnight UTC). Returned as ISO 8601. */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description A token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description Token type: token, card, bank, card_number, … */
+                        type: string;
+                        /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                        data?: unknown;
+                        /** @description The mask expression (a string, or an object/array of them). */
+                        mask?: unknown;
+                        /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                        fingerprint?: string;
+                        fingerprint_expression?: string;
+                        /** @description The one container of the token. */
+                        containers: string[];
+                        /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                        privacy?: {
+                            /** @description First segment of the container. */
+                            classification: string | null;
+                            /**
+                             * @description Second segment of the container.
+                             * @enum {string|null}
+                             */
+                            impact_level: "low" | "moderate" | "high" | null;
+                            /**
+                             * @description Always mask.
+                             * @enum {string}
+                             */
+                            restriction_policy: "mask" | "redact";
+                        };
+                        /** @description Non-sensitive data only: it is stored in plaintext. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        search_indexes?: string[];
+                        created_by?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        modified_by?: string | null;
+                        /** Format: date-time */
+                        modified_at?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_CreateAssociation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the parent token, URL-encoded. */
+                parentId: string;
+                /** @description Id of the child token, URL-encoded. */
+                childId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Associated. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_DeleteAssociation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the parent token, URL-encoded. */
+                parentId: string;
+                /** @description Id of the child token, URL-encoded. */
+                childId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dissociated. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_GetChildren: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1. */
+                page: number;
+                /** @description Items per page, 0 to 100 (0: no items, only the totals). */
+                size: number;
+                /** @description Only these tokens; repeat the parameter for several (`?id=a&id=b`). */
+                id?: string[];
+                /** @description Only tokens of these types; repeatable. */
+                type?: string[];
+                /** @description Only tokens whose metadata has these values, as `metadata.<key>=<value>`, `metadata[<key>]=<value>` or one `metadata` parameter holding a JSON object of strings (`metadata={"<key>":"<value>"}`): case-insensitive exact matches, several keys ANDed, a repeated key ignored after its first value. Up to 20 keys. */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path: {
+                /** @description Id of the parent token, URL-encoded. */
+                parentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: {
+                            total_items: number;
+                            page_number: number;
+                            page_size: number;
+                            total_pages: number;
+                        };
+                        data: {
+                            id: string;
+                            /** Format: uuid */
+                            tenant_id: string;
+                            /** @description Token type: token, card, bank, card_number, … */
+                            type: string;
+                            /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                            data?: unknown;
+                            /** @description The mask expression (a string, or an object/array of them). */
+                            mask?: unknown;
+                            /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                            fingerprint?: string;
+                            fingerprint_expression?: string;
+                            /** @description The one container of the token. */
+                            containers: string[];
+                            /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                            privacy?: {
+                                /** @description First segment of the container. */
+                                classification: string | null;
+                                /**
+                                 * @description Second segment of the container.
+                                 * @enum {string|null}
+                                 */
+                                impact_level: "low" | "moderate" | "high" | null;
+                                /**
+                                 * @description Always mask.
+                                 * @enum {string}
+                                 */
+                                restriction_policy: "mask" | "redact";
+                            };
+                            /** @description Non-sensitive data only: it is stored in plaintext. */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            search_indexes?: string[];
+                            created_by?: string | null;
+                            /** Format: date-time */
+                            created_at?: string;
+                            modified_by?: string | null;
+                            /** Format: date-time */
+                            modified_at?: string | null;
+                            /** Format: date-time */
+                            expires_at?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tokens_CreateChild: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `mask` shows token data masked where the caller’s grants would reveal it; `reveal` (or no header) shows it as the grants give it. It never shows more. Any other value is a 400. */
+                "svc-view"?: string;
+            };
+            path: {
+                /** @description Id of the parent token, URL-encoded. */
+                parentId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 3–400 character id, or an alias expression such as `{{ data | alias_preserve_format }}`. An alias may share at most 4 consecutive letters or digits with the data (else 400). Default: a UUID. */
+                    id?: string | null;
+                    /** @description Default `token`. */
+                    type?: string | null;
+                    /** @description The sensitive data, any JSON. */
+                    data: unknown;
+                    /** @description Mask expression(s). Default: the type’s. */
+                    mask?: unknown;
+                    /** @description The token's container, a path like /pci/high/ (one only). Default: the type's. */
+                    containers?: string[] | null;
+                    /** @description The older way to choose a container: classification and impact level name `/<classification>/<impact_level>/` (a missing one from the type’s default container). With `containers` as well, every field given must agree with the container (else 400). `restriction_policy` may only be `mask`. */
+                    privacy?: {
+                        classification?: string | null;
+                        /** @enum {string|null} */
+                        impact_level?: "low" | "moderate" | "high" | null;
+                        /** @enum {string|null} */
+                        restriction_policy?: "mask" | "redact" | null;
+                    } | null;
+                    /** @description Non-sensitive string pairs (keys up to 200, values up to 500 characters). */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description Expressions whose values the token can be searched by (`data:<value>`). */
+                    search_indexes?: string[] | null;
+                    /** @description Expression over `data` and `metadata` whose value is fingerprinted. Default: the type’s. */
+                    fingerprint_expression?: string | null;
+                    /** @description Return an existing token with the same fingerprint. */
+                    deduplicate_token?: boolean | null;
+                    /** @description When the token expires: a date-time with offset, a date-time without offset (UTC), or a short date M/D/YYYY (midnight UTC). Returned as ISO 8601. */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Deduplicated: the existing token, associated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description Token type: token, card, bank, card_number, … */
+                        type: string;
+                        /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                        data?: unknown;
+                        /** @description The mask expression (a string, or an object/array of them). */
+                        mask?: unknown;
+                        /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                        fingerprint?: string;
+                        fingerprint_expression?: string;
+                        /** @description The one container of the token. */
+                        containers: string[];
+                        /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                        privacy?: {
+                            /** @description First segment of the container. */
+                            classification: string | null;
+                            /**
+                             * @description Second segment of the container.
+                             * @enum {string|null}
+                             */
+                            impact_level: "low" | "moderate" | "high" | null;
+                            /**
+                             * @description Always mask.
+                             * @enum {string}
+                             */
+                            restriction_policy: "mask" | "redact";
+                        };
+                        /** @description Non-sensitive data only: it is stored in plaintext. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        search_indexes?: string[];
+                        created_by?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        modified_by?: string | null;
+                        /** Format: date-time */
+                        modified_at?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                    };
+                };
+            };
+            /** @description Created and associated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                        /** @description Token type: token, card, bank, card_number, … */
+                        type: string;
+                        /** @description Token data, any JSON. Shown through the transform of the caller’s access rules: in plaintext (reveal), as the evaluated mask (mask; absent when the token has no mask) or not at all (redact). Reads use the token:read transform, search the token:search one. Create and tokenize responses use the token:create transform; update responses the stricter of the token:update and token:read transforms (no data without token:read). A plain permission without a rule masks, so these responses are masked unless a rule of the caller reveals for the operation. */
+                        data?: unknown;
+                        /** @description The mask expression (a string, or an object/array of them). */
+                        mask?: unknown;
+                        /** @description Identifies the contents (keyed hash, base58); equal data → equal fingerprint. */
+                        fingerprint?: string;
+                        fingerprint_expression?: string;
+                        /** @description The one container of the token. */
+                        containers: string[];
+                        /** @description The older classification of the token, read off its container `/<classification>/<impact_level>/` (null where the container has another shape). Not stored: change `containers` to change it. */
+                        privacy?: {
+                            /** @description First segment of the container. */
+                            classification: string | null;
+                            /**
+                             * @description Second segment of the container.
+                             * @enum {string|null}
+                             */
+                            impact_level: "low" | "moderate" | "high" | null;
+                            /**
+                             * @description Always mask.
+                             * @enum {string}
+                             */
+                            restriction_policy: "mask" | "redact";
+                        };
+                        /** @description Non-sensitive data only: it is stored in plaintext. */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        search_indexes?: string[];
+                        created_by?: string | null;
+                        /** Format: date-time */
+                        created_at?: string;
+                        modified_by?: string | null;
+                        /** Format: date-time */
+                        modified_at?: string | null;
+                        /** Format: date-time */
+                        expires_at?: string | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Proxy_Get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_Put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_Post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_Patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_GetPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_PutPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_PostPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_DeletePath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+    Proxy_PatchPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The destination response, or a proxy_error. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proxy_error?: components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+    };
+}

@@ -10,6 +10,7 @@ import type { AccessRule } from './access/rules.ts';
 import type { ApplicationType } from './access/permissions.ts';
 import type { AuditLogEntry, ChainReport, LogFilter } from './audit/audit-log.ts';
 import type { Detokenizer } from './detokenize/index.ts';
+import type { ConsoleTokenAccessService } from './identity/console-token-access.ts';
 import type { OutboundClient } from './outbound/client.ts';
 import type { ProxyInvoker, ProxyService } from './proxies/index.ts';
 import type { ReactorService } from './reactors/contract.ts';
@@ -112,15 +113,20 @@ export interface AuthService {
   authenticateSession(
     token: string,
     tenantId: string | undefined,
-  ): Promise<{ userId: string; sessionId: string; principal: Principal | null }>;
+  ): Promise<{ userId: string; sessionId: string; expiresAt: string; principal: Principal | null }>;
   /**
    * Verifies e-mail and password. Failures throw UNAUTHENTICATED with one generic message.
    * Repeated failures of an account, from any address, get growing waits (RATE_LIMITED; the
    * error's detail says when to retry). `address` is not throttled: local callers share 127.0.0.1.
    */
   signIn(email: string, password: string, address: string): Promise<SignInResult>;
-  /** Revokes the session of this token (idempotent). */
+  /**
+   * Revokes the session of this token (idempotent), and removes what the console made for it (its
+   * session applications, core/identity/console-token-access.ts).
+   */
   signOut(token: string): Promise<void>;
+  /** The console's double-submit value (SVC-CSRF) for the session of this token. */
+  csrfToken(token: string): string;
 }
 
 export interface UserService {
@@ -201,4 +207,6 @@ export interface Services {
   /** Runs `/proxy` requests. */
   readonly proxyInvoker: ProxyInvoker;
   readonly reactors: ReactorService;
+  /** How a member's console session reads tokens (its session application, or a given key). */
+  readonly consoleTokenAccess: ConsoleTokenAccessService;
 }

@@ -5,6 +5,7 @@ import { createDetokenizer } from './detokenize/index.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, createOutboundClient, sandboxFetchFrom } from './outbound/index.ts';
 import { createProxyInvoker, createProxyService, sandboxTransformChecker } from './proxies/index.ts';
 import { createAuthService } from './identity/auth.ts';
+import { createConsoleTokenAccessService } from './identity/console-token-access.ts';
 import { INTERACTIVE_KDF } from './identity/passwords.ts';
 import { DEFAULT_SESSION_TTL_MS } from './identity/sessions.ts';
 import { SignInThrottle } from './identity/sign-in-throttle.ts';
@@ -151,5 +152,6 @@ export function createServices(
     }),
     proxyInvoker: createProxyInvoker({ vault, detokenizer, outbound, sandbox, tokens, keys: tenantKeys }),
     reactors: createReactorService(vault, { tokens, detokenizer, sandbox, keys: tenantKeys }),
+    consoleTokenAccess: createConsoleTokenAccessService(vault, tokens),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The console in real Chromium against a real server on 127.0.0.1 over a temp vault: the operator's
  * one-time link (owner set-up on first use), an application whose key is shown once, tokenizing
- * with that key over HTTP, the token found, revealed and deleted, the audit entries, members and
+ * with that key over HTTP, the token found as that application, revealed and deleted, the audit entries, members and
  * settings, the sign-in failures and a member who sees only their tenant. Every screen is checked
  * with axe (no serious or critical violations) and, with SVC_SCREENSHOTS=1, saved to
  * docs/screenshots/.
@@ -190,8 +190,10 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     });
     expect(extra.status).toBe(200);
 
-    // Token permissions belong to applications: the Tokens screen acts as one, with its key.
+    // The owner's console session reads the tenant's tokens masked through its own application;
+    // acting as the application shows what that application sees.
     await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('button', { name: 'Act as an application instead' }).click();
     await page.getByRole('heading', { name: 'Act as an application' }).waitFor();
     await page.getByLabel('Application key').fill('key_NotAKeyOfThisVault0000');
     await page.getByRole('button', { name: 'Use this key' }).click();
@@ -217,14 +219,15 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
 
     await page.getByRole('button', { name: tokenId }).click();
     const drawer = page.getByRole('dialog', { name: 'Token' });
-    await drawer.getByLabel('Data hidden').waitFor();
+    // The drawer shows the mask until Reveal.
+    expect(await drawer.getByTestId('masked-data').textContent()).toMatch(/4242$/);
     expect(await drawer.textContent()).not.toContain('4242424242424242');
     await drawer.getByRole('button', { name: 'Reveal data' }).click();
     await drawer.getByTestId('revealed-data').waitFor();
     expect(await drawer.getByTestId('revealed-data').textContent()).toContain('4242424242424242');
     await screen('tokens-reveal');
     await drawer.getByRole('button', { name: 'Hide data' }).click();
-    await drawer.getByLabel('Data hidden').waitFor();
+    await drawer.getByTestId('masked-data').waitFor();
     await drawer.getByRole('button', { name: 'Close' }).click();
   });
 
@@ -260,6 +263,13 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     await page.getByLabel('Entity id').fill(tokenId);
     await page.getByRole('button', { name: 'Filter' }).click();
+    // Only the token's entries are left (the console session's application came and went too).
+    await expect
+      .poll(
+        async () =>
+          new Set(await page.locator('table.audit tbody tr td:nth-child(3)').allTextContents()).size,
+      )
+      .toBe(1);
     await page.getByRole('cell', { name: 'delete', exact: true }).waitFor();
     const operations = await page.locator('table.audit tbody tr td:nth-child(4)').allTextContents();
     expect(operations).toEqual(expect.arrayContaining(['create', 'delete']));
@@ -318,8 +328,10 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     // The resent link is the live one; the invitee accepts it on its page, in the console's look.
     const mails = await outboxMessages(outbox);
     const { link } = acceptLinkOf(mails.at(-1)!);
-    const invitee = await context.newPage();
+    // In a browser of its own: the owner's session cookie is not the invitee's.
+    const inviteeContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
+      const invitee = await inviteeContext.newPage();
       invitee.setDefaultTimeout(20_000);
       await invitee.goto(link);
       await invitee.getByRole('heading', { name: 'Join the tenant' }).waitFor();
@@ -340,13 +352,10 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
       await signIn.click();
       await invitee.getByRole('heading', { name: 'Sign in' }).waitFor();
     } finally {
-      await invitee.close();
+      await inviteeContext.close();
     }
+    // A reload keeps the session (the cookie) and shows the accepted member.
     await page.reload();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.getByLabel('E-mail').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Members' }).click();
     await page.getByRole('cell', { name: MEMBER.email, exact: true }).waitFor();
     expect(await page.getByRole('button', { name: /^Remove / }).count()).toBe(1); // the member's, not the owner's
@@ -436,17 +445,14 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await page.getByLabel('Password').fill(OWNER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    // The session lives in page memory only: nothing in storage, and a reload signs out.
-    expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
+    // The session is in an HttpOnly cookie: a reload keeps it, and web storage holds no secret.
     await page.reload();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    expect(await page.evaluate('JSON.stringify({ ...sessionStorage })')).not.toMatch(/svcs_|svco_|key_/);
   });
 
   it('lists the tenants of the signed-in user and switches between them', async () => {
-    await page.getByLabel('E-mail').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     // A user creates a tenant and owns it; the console switches to it.
     await page.getByRole('button', { name: 'New tenant' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create a tenant' });
@@ -463,14 +469,14 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await page.getByLabel('Tenant', { exact: true }).selectOption({ label: 'Default tenant' });
     const names = await page.getByLabel('Tenant', { exact: true }).locator('option').allTextContents();
     expect(names.sort()).toEqual(['Default tenant', 'Second tenant']);
-    // Switching tenant shows that tenant's data, and forgets the application key of the other one.
+    // Switching tenant shows that tenant's data; its Tokens screen is the owner's session's own.
     await page.getByLabel('Tenant', { exact: true }).selectOption({ label: 'Second tenant' });
     await page.getByRole('link', { name: 'Applications' }).click();
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
     await page.locator('table, .state.empty').first().waitFor();
     expect(await page.getByRole('cell', { name: /^Checkout backend/ }).count()).toBe(0);
     await page.getByRole('link', { name: 'Tokens' }).click();
-    await page.getByRole('heading', { name: 'Act as an application' }).waitFor();
+    await page.getByText('your console session').waitFor();
   });
 
   it('shows a member only their own tenant, in a separate browser session', async () => {

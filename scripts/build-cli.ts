@@ -104,7 +104,7 @@ export async function buildCli(): Promise<void> {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',

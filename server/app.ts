@@ -4,6 +4,7 @@ import type { ServiceOptions, Services } from '../core/services-contract.ts';
 import type { VaultHandle } from '../core/vault/types.ts';
 import { createServerServices, urlOf, type ServerTenancyOptions } from './server-services.ts';
 import { installAccessControl, rateLimiterFor } from './http/access.ts';
+import { ConsoleCookies, httpsHostsOf } from './http/console-cookie.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
@@ -11,6 +12,7 @@ import { installExpressionBudget } from './http/expression-budget.ts';
 import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { requestValidation } from './http/validation.ts';
+import { registerApiDocsRoutes } from './routes/api-docs.ts';
 import { registerApplicationTemplateRoutes } from './routes/application-templates.ts';
 import { registerApplicationRoutes } from './routes/applications.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
@@ -122,6 +124,12 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   app.addHook('onClose', async () => {
     await services.proxyInvoker.settled();
   });
+  // Callers get one answer for every refused or unreachable destination; the operator's log says
+  // which it was (host and failure class: no path, query or data).
+  const stopFailureLog = services.outbound.onFailure(({ host, reason }) =>
+    app.log.warn({ destination: host, reason }, 'outbound request failed'),
+  );
+  app.addHook('onClose', async () => stopFailureLog());
   echoTraceId(app);
   installHostCheck(app, [
     ...(options.allowedHosts ?? []),
@@ -133,16 +141,29 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   installBodyParsers(app);
   installExpressionBudget(app);
   installErrorHandling(app);
+  // The console cookie is Secure where the browser reaches the server over TLS: a TLS socket, or
+  // the host of an https public URL (TLS ending in a proxy in front).
+  const cookies = new ConsoleCookies(
+    httpsHostsOf([options.tenancy?.acceptBaseUrl, fixedBase(options.serviceOptions?.tenancy?.acceptBaseUrl)]),
+  );
   // Before any route: its onRoute hook checks and guards every route added after it.
   installAccessControl(
     app,
     services,
     rateLimiterFor(options.rateLimit, vault),
     options.operatorCredential ?? null,
+    cookies,
   );
-  await registerOpenApi(app, { version: options.version ?? '0.0.0' });
+  const publicOrigin = originOf(
+    options.tenancy?.acceptBaseUrl ?? fixedBase(options.serviceOptions?.tenancy?.acceptBaseUrl),
+  );
+  await registerOpenApi(app, {
+    version: options.version ?? '0.0.0',
+    ...(publicOrigin === undefined ? {} : { publicOrigin }),
+  });
+  registerApiDocsRoutes(app);
   registerHealthRoute(app, vault);
-  registerAuthRoutes(app, services);
+  registerAuthRoutes(app, services, cookies);
   registerTenantRoutes(app, services);
   registerUsageReportRoutes(app, services);
   registerMemberRoutes(app, services);
@@ -161,7 +182,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerReactorRoutes(app, services);
   registerProxyRoutes(app, services);
   registerProxyInvokeRoutes(app, services);
-  registerConsoleRoutes(app, vault, {
+  registerConsoleRoutes(app, vault, services, cookies, {
     passwordKdf: options.serviceOptions?.passwordKdf,
     sessionTtlMs: options.serviceOptions?.sessionTtlMs,
     ...options.console,
@@ -172,4 +193,14 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
 /** A fixed accept-link base; a late one (a function) is this server's own URL, answered anyway. */
 function fixedBase(base: string | (() => string) | undefined): string | undefined {
   return typeof base === 'string' ? base : undefined;
+}
+
+/** The origin of the accept-link base (the public URL), when it is a URL. */
+function originOf(base: string | undefined): string | undefined {
+  if (base === undefined) return undefined;
+  try {
+    return new URL(base).origin;
+  } catch {
+    return undefined;
+  }
 }

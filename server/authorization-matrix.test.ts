@@ -183,13 +183,14 @@ class World {
 
   /** A private reactor formula of tenant A; the one named 'formula' is used by no reactor. */
   formula(key = 'formula'): Promise<ReactorFormula> {
-    return this.once(key, () =>
-      this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
+    return this.once(key, async () => {
+      const saved = await this.server.services.reactors.createFormula(operator(this.a.tenant.id), {
         name: 'matrix formula',
         type: 'private',
         code: 'module.exports = async () => ({ raw: "ok" });',
-      }),
-    );
+      });
+      return saved.formula;
+    });
   }
 
   /** A reactor of tenant A, without an application. */
@@ -405,6 +406,8 @@ const proxyBody = () => ({ name: 'matrix proxy', destination_url: 'https://api.e
 const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /healthz': {},
   'GET /openapi.json': {},
+  'GET /docs': {},
+  'GET /docs/assets/:file': { params: () => ({ file: 'start.js' }) },
   'POST /auth/login': { body: (w) => ({ email: w.a.ownerEmail, password: w.a.ownerPassword }) },
   'POST /auth/logout': {},
   'GET /tenants': {},
@@ -511,6 +514,13 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   'GET /console': {},
   'GET /console/*': {},
   'POST /console/sessions': { body: (w) => ({ secret: oneTimeSecret(w.server.app) }) },
+  'POST /console/sessions/login': { body: (w) => ({ email: w.a.ownerEmail, password: w.a.ownerPassword }) },
+  'GET /console/session': {},
+  // The console's own endpoints answer its cookie session only (server/routes/console-session.test.ts).
+  'GET /console/token-access': {},
+  'PUT /console/token-access': { body: () => ({ mode: 'session-application' }) },
+  'DELETE /console/token-access': {},
+  'POST /console/tokens/:id/reveal': { params: tokenId },
 };
 
 // The routes, as the server itself reports them.
@@ -605,9 +615,12 @@ function expectationFor(route: DeclaredRoute, scenario: Scenario): Check {
   if (scenario === 'operator credential') {
     // The operator acts on tenant-scoped routes (in the named tenant) and operator routes only.
     if (access === 'operator') return servedOnThisBackend(route) ? succeeds : admitted;
+    if (access === 'console') return is(403);
     return typeof access === 'object' ? admitted : is(403);
   }
   if (access === 'operator') return is(403);
+  // The console's cookie session only: no key, bearer token or operator credential gets in.
+  if (access === 'console') return is(403);
   if (access === 'authenticated') return admitted;
   if (access === 'session') {
     return scenario === 'member session' || scenario === 'non-member session' ? admitted : is(403);
@@ -690,12 +703,17 @@ describe('authorization matrix', () => {
         // The console's files: a page that holds no data until its user signs in.
         'GET /console',
         'GET /console/*',
+        // The API reference: the same document as /openapi.json, rendered.
+        'GET /docs',
+        'GET /docs/assets/:file',
         'GET /healthz',
         'GET /invitations/accept',
         'GET /openapi.json',
         'POST /auth/login',
         // The secret of the one-time sign-in link is the credential.
         'POST /console/sessions',
+        // E-mail and password are the credential, as for POST /auth/login.
+        'POST /console/sessions/login',
         // The secret of the e-mailed link is the credential.
         'POST /invitations/accept',
         // Proxy invocation checks SVC-API-KEY itself: a proxy with require_auth false needs none.

@@ -29,7 +29,11 @@ const app = await services.applications.create(operator, {
   permissions: ['token:use', 'token:create'],
 });
 const reactorFor = async (code: string) => {
-  const formula = await services.reactors.createFormula(operator, { name: 'bench', type: 'private', code });
+  const { formula } = await services.reactors.createFormula(operator, {
+    name: 'bench',
+    type: 'private',
+    code,
+  });
   const reactor = await services.reactors.create(operator, {
     name: 'bench',
     formula: { id: formula.id },

@@ -35,6 +35,11 @@ export type Principal = (
       readonly rules: readonly AccessRule[];
       /** A private key whose application may create expiring applications. */
       readonly canCreateExpiringApplications?: boolean;
+      /**
+       * The signed-in member whose console session acts through this application (its session
+       * application, core/identity/console-token-access.ts): the audit log names that member.
+       */
+      readonly actingFor?: { readonly userId: string; readonly sessionId: string };
     }
   | {
       readonly kind: 'user';
@@ -59,11 +64,16 @@ export function withView(principal: Principal, view: RequestedView): Principal {
   return { ...principal, view };
 }
 
-/** How the audit log names the actor. */
+/**
+ * How the audit log names the actor. A console session's application names its member: it only
+ * ever acts for that member's session, and an admin reading the log must see who read.
+ */
 export function actorOf(principal: Principal): { actor_id: string | null; actor_type: string } {
   switch (principal.kind) {
     case 'application':
-      return { actor_id: principal.applicationId, actor_type: 'application' };
+      return principal.actingFor === undefined
+        ? { actor_id: principal.applicationId, actor_type: 'application' }
+        : { actor_id: principal.actingFor.userId, actor_type: 'user' };
     case 'user':
       return { actor_id: principal.userId, actor_type: 'user' };
     case 'operator':

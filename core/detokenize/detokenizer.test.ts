@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../access/principal.ts';
-import { codeOf, fieldErrorsOf, openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
+import { isVaultError, type VaultError } from '../errors/catalogue.ts';
+import {
+  codeOf,
+  detailOf,
+  fieldErrorsOf,
+  openServicesFixture,
+  seedTenant,
+} from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { MAX_DETOKENIZED_TOKENS } from './detokenizer.ts';
 import { scanText } from './scanner.ts';
@@ -100,13 +107,13 @@ describe('detokenizer', () => {
     });
   });
 
-  it('checks token:use on each token container (403) and audits each token once as use', async () => {
+  it('checks token:use on each token container and audits each token once as use', async () => {
     await expect(use(user, { a: `{{${plain}}}`, b: `{{${plain}}}`, c: `{{${card}}}` })).resolves.toEqual({
       a: 'John',
       b: 'John',
       c: CARD,
     });
-    expect(await codeOf(use(user, { a: `{{${secret}}}` }))).toBe('FORBIDDEN');
+    expect(await codeOf(use(user, { a: `{{${secret}}}` }))).toBe('VALIDATION_FAILED');
     const uses = await fx.vault.db
       .selectFrom('audit_logs')
       .select(['entity_id', 'operation', 'message'])
@@ -124,6 +131,47 @@ describe('detokenizer', () => {
     expect(errors['tokens']).toEqual(['no token with id no-such-token']);
     const after = await fx.vault.db.selectFrom('audit_logs').select('id').execute();
     expect(after.length).toBe(before.length);
+  });
+
+  it('answers a token the caller may not read exactly like an unknown id, and records nothing', async () => {
+    const answer = async (value: unknown, id: string) => {
+      const error = (await use(user, value).catch((e: unknown) => e)) as VaultError;
+      expect(isVaultError(error)).toBe(true);
+      const shape = { code: error.code, status: error.status, detail: error.detail, errors: error.errors };
+      return JSON.parse(JSON.stringify(shape).replaceAll(id, '<id>')) as unknown;
+    };
+    const unknownId = '0b5a7b54-0000-4000-8000-000000000000';
+    const outside = await answer({ a: `{{${plain}}}`, b: `{{${secret}}}` }, secret);
+    expect(outside).toEqual(await answer({ a: `{{${plain}}}`, b: `{{${unknownId}}}` }, unknownId));
+    expect(outside).toMatchObject({ status: 400, errors: { tokens: ['no token with id <id>'] } });
+    const audited = await fx.vault.db
+      .selectFrom('audit_logs')
+      .select('id')
+      .where('operation', '=', 'use')
+      .execute();
+    expect(audited).toEqual([]);
+  });
+
+  it('a token the caller may read but not use is a 403 (its existence is no news to it)', async () => {
+    const readsAll = await keyPrincipal(
+      ['token:read'],
+      [
+        {
+          description: '',
+          priority: 1,
+          container: '/general/',
+          permissions: ['token:use'],
+          transform: 'reveal',
+        },
+      ],
+    );
+    expect(await codeOf(use(readsAll, { a: `{{${plain}}}` }))).toBe('ok');
+    expect(await detailOf(use(readsAll, { a: `{{${secret}}}` }))).toMatch(/^FORBIDDEN 403: .*\/secret\//);
+  });
+
+  it('refuses a caller without the permission anywhere before looking any token up', async () => {
+    expect(await codeOf(use(reader, { a: '{{ no-such-token }}' }))).toBe('FORBIDDEN');
+    expect(await codeOf(use(reader, { a: `{{${plain}}}` }))).toBe('FORBIDDEN');
   });
 
   it(`refuses more than ${MAX_DETOKENIZED_TOKENS} distinct tokens before looking any up`, async () => {

@@ -7,22 +7,27 @@
  *   JSON object, a number, …) in `json` mode; any other string gets each expression's value as text
  *   (objects as compact JSON, null as the empty string). In `text` mode every substitution is text.
  * - At most `maxTokens` (100) distinct token ids per call, counted before anything is looked up.
- * - Unknown (or expired) ids → 400 listing them; a token whose container the caller may not
- *   `permission` → 403. Nothing is audited or counted when the call fails.
+ * - Unknown (or expired) ids → 400 listing them, and a token the caller may not even read is answered
+ *   exactly like an unknown id (same status, body and cost: no decryption before every decision);
+ *   a token it may read but not `permission` → 403. A caller without `permission` anywhere → 403
+ *   before any lookup. Nothing is audited or counted when the call fails.
  * - Each distinct token gets one audit entry (`use` for token:use, `read` for token:read) and counts
  *   once as monthly active; the result is returned only once those are durable (they join the
  *   vault's read-audit batch, core/tokens/read-audit.ts). The lookups are plain locked SELECTs.
  * - Filters run through the shared expression engine (bounded render budget) before anything is
  *   recorded, so a failing filter leaves no audit entry behind.
  */
+import { authorize } from '../access/authorize.ts';
 import type { Principal } from '../access/principal.ts';
-import { transformFor } from '../access/authorize.ts';
+import type { Transform } from '../access/rules.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
-import { validationError } from '../errors/catalogue.ts';
+import { isVaultError, validationError } from '../errors/catalogue.ts';
 import { defaultEngine, expressionText } from '../expressions/index.ts';
 import { readAuditOf } from '../tokens/read-audit.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
+import { transformOnExisting } from '../tokens/access-scope.ts';
 import { findToken } from '../tokens/token-store.ts';
+import type { TokenRow } from '../tokens/token-store.ts';
 import { shownData } from '../tokens/token-view.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { mayHoldExpression, scanText } from './scanner.ts';
@@ -86,6 +91,24 @@ function tokenIdsOf(scanned: Scanned): string[] {
   return [...ids];
 }
 
+/**
+ * The caller's transform on an existing token, or null when it may not even read the token: such a
+ * token is answered like an unknown id (transformOnExisting's rule, as for GET /tokens/{id}). A caller
+ * that may read it but not `permission` there still gets the 403, which tells it nothing new.
+ */
+function transformIfKnown(
+  principal: Principal,
+  permission: DetokenizePermission,
+  row: TokenRow,
+): Transform | null {
+  try {
+    return transformOnExisting(principal, permission, row);
+  } catch (error) {
+    if (isVaultError(error, 'NOT_FOUND')) return null;
+    throw error;
+  }
+}
+
 function applyFilters(data: unknown, filters: string, field: string): unknown {
   if (filters === '') return data;
   return defaultEngine().evaluate(`{{ data | ${filters} }}`, { data }, field);
@@ -139,24 +162,29 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     permission: DetokenizePermission,
     finish: (data: ReadonlyMap<string, unknown>) => T,
   ): Promise<T> => {
+    // A caller without the permission anywhere is refused before any token is looked up.
+    authorize(principal, permission);
     const db = vault.db;
     const now = vault.clock.now();
-    const rows = [];
+    const found: Array<{ row: TokenRow; transform: Transform }> = [];
     const unknown: string[] = [];
     for (const id of ids) {
       const row = await findToken(db, principal.tenantId, id, now);
-      if (row === undefined) unknown.push(id);
-      else rows.push(row);
+      const transform = row === undefined ? null : transformIfKnown(principal, permission, row);
+      if (row === undefined || transform === null) unknown.push(id);
+      else found.push({ row, transform });
     }
+    // Every decision is taken before anything is decrypted, so a token out of reach costs what an
+    // unknown id costs: one lookup.
     if (unknown.length > 0) {
       throw validationError(
         { tokens: unknown.map((id) => `no token with id ${id}`) },
         `Failed to detokenize some tokens: ${unknown.join(', ')}`,
       );
     }
+    const rows = found.map((f) => f.row);
     const data = new Map<string, unknown>();
-    for (const row of rows) {
-      const transform = transformFor(principal, permission, row);
+    for (const { row, transform } of found) {
       const shown = await shownData(transform, row, () => crypto.open(db, row.tenant_id, row.id, row.data));
       data.set(row.id, shown === undefined ? null : shown.value);
     }

@@ -34,7 +34,6 @@ export const errorCatalogue = {
   INTERNAL: { status: 500, title: 'Internal server error.', exitCode: 1 },
   MAIL_FAILED: { status: 502, title: 'The e-mail could not be sent.', exitCode: 1 },
   // Outbound requests (proxy, sandbox fetch)
-  DESTINATION_REFUSED: { status: 403, title: 'The destination is not allowed.', exitCode: 1 },
   DESTINATION_TIMEOUT: { status: 408, title: 'The destination did not answer in time.', exitCode: 1 },
   DESTINATION_UNREACHABLE: { status: 502, title: 'The destination could not be reached.', exitCode: 1 },
   // Reactor code (the error classes it can throw, and what the sandbox ends)

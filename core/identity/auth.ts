@@ -4,7 +4,14 @@ import { authenticateApiKey } from '../tenancy/applications.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { findMembership, memberPrincipal } from '../tenancy/members.ts';
 import { DummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
-import { deleteSessionById, insertSession, lookupSession, purgeExpiredSessions } from './sessions.ts';
+import {
+  deleteSessionById,
+  insertSession,
+  lookupSession,
+  purgeExpiredSessions,
+  sessionCsrfToken,
+} from './sessions.ts';
+import { endConsoleSession } from './console-token-access.ts';
 import { throttleKey } from './sign-in-throttle.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
 import { emailProblems, normalizeEmail } from './users.ts';
@@ -56,13 +63,13 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
         await vault.transaction((trx) => deleteSessionById(trx, id));
       }
       if (found.state !== 'valid') throw new VaultError('UNAUTHENTICATED', SESSION_INVALID);
-      const { id: sessionId, userId } = found.session;
-      if (tenantId === undefined) return { userId, sessionId, principal: null };
+      const { id: sessionId, userId, expiresAt } = found.session;
+      if (tenantId === undefined) return { userId, sessionId, expiresAt, principal: null };
       const membership = await findMembership(vault.db, tenantId, userId);
       // Not a member and no such tenant look the same: tenant ids are not revealed.
       if (!membership)
         throw new VaultError('FORBIDDEN', 'The signed-in user is not a member of this tenant.');
-      return { userId, sessionId, principal: memberPrincipal(membership, sessionId) };
+      return { userId, sessionId, expiresAt, principal: memberPrincipal(membership, sessionId) };
     },
 
     async signIn(email, password): Promise<SignInResult> {
@@ -99,7 +106,14 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
       // Only a known token costs a journal write.
       const found = await lookupSession(vault.db, vault, token);
       if (found.state === 'unknown') return;
-      await vault.transaction((trx) => deleteSessionById(trx, found.session.id));
+      const { id, userId } = found.session;
+      await vault.transaction(async (trx) => {
+        await deleteSessionById(trx, id);
+        // What the console made for this session (its applications) ends with it.
+        await endConsoleSession(trx, vault, { userId, sessionId: id });
+      });
     },
+
+    csrfToken: (token) => sessionCsrfToken(vault, token),
   };
 }

@@ -36,6 +36,16 @@ function tokenHash(vault: Pick<VaultHandle, 'keyedHash'>, token: string): Uint8A
   return vault.keyedHash('session', token);
 }
 
+/**
+ * The console's double-submit value for the session of `token` (the SVC-CSRF header): derived from
+ * the token under the session lookup key, so nothing more is stored, a page that cannot read the
+ * token cannot compute it, and it dies with the session. The input cannot be a session token
+ * (those start with `svcs_`), so it never equals a token's stored hash.
+ */
+export function sessionCsrfToken(vault: Pick<VaultHandle, 'keyedHash'>, token: string): string {
+  return Buffer.from(vault.keyedHash('session', `csrf:${token}`)).toString('base64url');
+}
+
 function isExpired(expiresAt: string, now: Date): boolean {
   // Both sides are toISOString() output, which sorts as it compares.
   return expiresAt <= now.toISOString();

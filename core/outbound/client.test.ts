@@ -2,7 +2,13 @@ import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { parseAllowList } from './address-policy.ts';
-import { createOutboundClient, type OutboundClient } from './client.ts';
+import {
+  UNREACHABLE_DETAIL,
+  createOutboundClient,
+  failureReason,
+  type OutboundClient,
+  type OutboundFailure,
+} from './client.ts';
 import type { OutboundSettings } from './settings.ts';
 import { REFUSED_ADDRESSES } from './test-support/refused-addresses.ts';
 import { startTestDestination, testPki, type TestDestination } from './test-support/https-destination.ts';
@@ -34,10 +40,19 @@ function table(entries: Record<string, LookupAddress[]>) {
   };
 }
 
+/**
+ * The VaultError code, or `refused` for a refusal by the address policy: callers see that as
+ * DESTINATION_UNREACHABLE with the one detail every unreachable destination gets; only the cause
+ * (for the log) says it was the policy.
+ */
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
   } catch (error) {
+    if (isVaultError(error, 'DESTINATION_UNREACHABLE') && failureReason(error).startsWith('refused by')) {
+      expect(error.detail).toBe(UNREACHABLE_DETAIL);
+      return 'refused';
+    }
     if (isVaultError(error)) return error.code;
     throw error;
   }
@@ -100,7 +115,7 @@ describe('SSRF guard', () => {
     const resolve = table({ 'api.svc.test': [{ address, family }] });
     await withClient(createOutboundClient(settings(), { resolve }), async (client) => {
       const url = `https://api.svc.test:${destination.port}/x`;
-      expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('DESTINATION_REFUSED');
+      expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('refused');
     });
     expect(destination.received.length).toBe(before);
   });
@@ -109,7 +124,7 @@ describe('SSRF guard', () => {
     const resolve = table({ 'api.svc.test': [v4('93.184.216.34'), v4('127.0.0.1')] });
     await withClient(createOutboundClient(settings(), { resolve }), async (client) => {
       const url = `https://api.svc.test:${destination.port}/`;
-      expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('DESTINATION_REFUSED');
+      expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('refused');
     });
   });
 
@@ -119,7 +134,7 @@ describe('SSRF guard', () => {
     await withClient(createOutboundClient(settings(), { resolve }), async (client) => {
       expect(
         await codeOf(client.request({ url: `https://localhost:${destination.port}/`, method: 'GET' })),
-      ).toBe('DESTINATION_REFUSED');
+      ).toBe('refused');
     });
     expect(destination.received.length).toBe(before);
     for (const allow of ['127.0.0.0/8', 'api.svc.test']) {
@@ -148,9 +163,9 @@ describe('SSRF guard', () => {
         const url = `https://rebind.svc.test:${destination.port}/`;
         expect((await client.request({ url, method: 'GET' })).status).toBe(200);
         answer = [v4('127.0.0.2')];
-        expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('DESTINATION_REFUSED');
+        expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('refused');
         answer = [{ address: '::ffff:127.0.0.2', family: 6 }];
-        expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('DESTINATION_REFUSED');
+        expect(await codeOf(client.request({ url, method: 'GET' }))).toBe('refused');
       });
     } finally {
       destination.handle((req, res) => res.end(req.url));
@@ -264,5 +279,62 @@ describe('TLS and timeouts', () => {
     } finally {
       destination.handle((req, res) => res.end(req.url));
     }
+  });
+});
+
+describe('one answer for every refused or unreachable destination', () => {
+  it('refused by policy, unresolvable, connection refused and TLS failures answer alike; the log listener tells them apart', async () => {
+    const old = await startTestDestination({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1' });
+    const closed = await startTestDestination();
+    const closedPort = closed.port;
+    await closed.close();
+    const resolve = table({
+      localhost: [v4('127.0.0.1')],
+      'internal.svc.test': [v4('10.0.0.7')],
+      'api.svc.test': [v4('127.0.0.1')],
+    });
+    const allowed = settings('api.svc.test');
+    const failures: OutboundFailure[] = [];
+    const answers: Array<{ code: string; status: number; detail: string }> = [];
+    try {
+      for (const [client, url] of [
+        [createOutboundClient(allowed, { resolve }), `https://localhost:${destination.port}/a?secret=1`],
+        [createOutboundClient(allowed, { resolve }), 'https://internal.svc.test/a?secret=1'],
+        [createOutboundClient(allowed, { resolve }), 'https://nowhere.svc.test/a?secret=1'],
+        [createOutboundClient(allowed, { resolve }), `https://api.svc.test:${closedPort}/a?secret=1`],
+        [createOutboundClient(allowed, { resolve }), `https://api.svc.test:${old.port}/a?secret=1`],
+        [
+          createOutboundClient({ ...allowed, caPem: null }, { resolve }),
+          `https://api.svc.test:${destination.port}/a?secret=1`,
+        ],
+      ] as const) {
+        const stop = client.onFailure((failure) => failures.push(failure));
+        await withClient(client, async () => {
+          const failure = await client.request({ url, method: 'GET' }).catch((error: unknown) => error);
+          if (!isVaultError(failure)) throw new Error(`expected a VaultError for ${url}`);
+          answers.push({ code: failure.code, status: failure.status, detail: failure.detail });
+        });
+        stop();
+      }
+    } finally {
+      await old.close();
+    }
+    expect(new Set(answers.map((a) => JSON.stringify(a)))).toEqual(
+      new Set([JSON.stringify({ code: 'DESTINATION_UNREACHABLE', status: 502, detail: UNREACHABLE_DETAIL })]),
+    );
+    const reasons = failures.map((f) => `${f.host}: ${f.reason}`);
+    expect(reasons).toHaveLength(6);
+    expect(reasons[0]).toBe(
+      'localhost: refused by the address policy: localhost resolves to a loopback address',
+    );
+    expect(reasons[1]).toBe(
+      'internal.svc.test: refused by the address policy: internal.svc.test resolves to a private address',
+    );
+    expect(reasons[2]).toBe('nowhere.svc.test: ENOTFOUND');
+    expect(reasons[3]).toBe('api.svc.test: ECONNREFUSED');
+    // OpenSSL's code for the refused protocol version (its name varies between OpenSSL versions).
+    expect(reasons[4]).toMatch(/^api\.svc\.test: ERR_SSL_[A-Z0-9_]+$/);
+    expect(reasons[5]).toBe('api.svc.test: UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    for (const reason of reasons) expect(reason).not.toContain('secret');
   });
 });

@@ -46,8 +46,11 @@ export interface OutboundResponse {
  *   keep-alive reconnects included;
  * - redirects are never followed: a 3xx is the response;
  * - connect, headers and idle-body timeouts of `timeoutMs` each.
- * Failures are VaultErrors: VALIDATION_FAILED (bad URL, field `url`), DESTINATION_REFUSED,
- * DESTINATION_TIMEOUT, DESTINATION_UNREACHABLE. Their details never contain request data.
+ * Failures are VaultErrors: VALIDATION_FAILED (bad URL, field `url`), DESTINATION_TIMEOUT, and
+ * DESTINATION_UNREACHABLE with one detail (UNREACHABLE_DETAIL) for every destination that is refused
+ * by the address policy, does not resolve, refuses the connection or fails TLS: told apart, they
+ * would let a caller map which internal names exist. Which one it was goes to the failure listeners
+ * (the server's log). Details never contain request data.
  */
 export interface OutboundClient {
   readonly settings: OutboundSettings;
@@ -60,9 +63,26 @@ export interface OutboundClient {
    * so no request waits while the client's modules load (≈ 0.1 s on the event loop).
    */
   warm(): Promise<void>;
+  /**
+   * Calls `listener` with every failed request's host and cause (for the operator's log; never for
+   * the caller). Returns the function that removes it.
+   */
+  onFailure(listener: (failure: OutboundFailure) => void): () => void;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
+
+/** A failed request as the operator's log may show it: the host and the class of failure, no URL path, query or data. */
+export interface OutboundFailure {
+  readonly host: string;
+  /** e.g. `refused by the address policy: api.example resolves to a loopback address`, `ENOTFOUND`, `ECONNREFUSED`. */
+  readonly reason: string;
+}
+
+/** The one answer to every refused or unreachable destination. */
+export const UNREACHABLE_DETAIL =
+  'The destination could not be reached: it is not allowed, does not resolve, refused the connection or ' +
+  'failed TLS verification. The server log names the cause.';
 
 /** Default cap of `request()` bodies. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -129,26 +149,33 @@ function codeOf(error: unknown): string | undefined {
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-/** Maps a transport failure to the catalogue; the detail names the host and the failure class only. */
+/**
+ * Maps a transport failure to the catalogue: a timeout names the host, every other failure is
+ * UNREACHABLE_DETAIL (the cause stays on the error, for the log only).
+ */
 export function outboundError(error: unknown, host: string): VaultError {
   for (const link of causes(error)) {
     if (isVaultError(link)) return link;
-    if (link instanceof Error && REFUSED in link) {
-      return new VaultError('DESTINATION_REFUSED', `The destination is not allowed: ${link.message}.`);
-    }
     const code = codeOf(link);
     if (code !== undefined && TIMEOUT_CODES.has(code)) {
       return new VaultError('DESTINATION_TIMEOUT', `${host} did not answer in time.`);
     }
   }
-  const code = causes(error)
-    .map(codeOf)
-    .find((c) => c !== undefined);
-  return new VaultError(
-    'DESTINATION_UNREACHABLE',
-    `${host} could not be reached${code === undefined ? '' : ` (${code})`}.`,
-    { cause: error },
-  );
+  return new VaultError('DESTINATION_UNREACHABLE', UNREACHABLE_DETAIL, { cause: error });
+}
+
+/** Why a request failed, for the operator's log: the policy's refusal, else the first error code, else the error's class. */
+export function failureReason(error: unknown): string {
+  const chain = causes(error);
+  for (const link of chain) {
+    if (link instanceof Error && REFUSED in link) return `refused by the address policy: ${link.message}`;
+  }
+  for (const link of chain) {
+    if (isVaultError(link) && link.cause === undefined) return `${link.code}: ${link.detail}`;
+    const code = codeOf(link);
+    if (code !== undefined) return code;
+  }
+  return chain[0] instanceof Error ? chain[0].name : 'unknown';
 }
 
 function checkedUrl(input: string | URL): URL {
@@ -206,6 +233,12 @@ export function createOutboundClient(
   // undici itself is loaded at the first request: every service container makes a client, and
   // most `svc` processes never send one, where loading undici cost ≈ 0.2 s of CPU.
   const agentOptions = outboundAgentOptions(settings, options.resolve);
+  const listeners = new Set<(failure: OutboundFailure) => void>();
+  const failed = (error: unknown, host: string): VaultError => {
+    const reason = failureReason(error);
+    for (const listener of listeners) listener({ host, reason });
+    return outboundError(error, host);
+  };
   let undici: Promise<{ agent: Agent; request: typeof undiciRequest }> | undefined;
   const connect = () =>
     (undici ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
@@ -229,7 +262,7 @@ export function createOutboundClient(
       return { status: response.statusCode, headers: copyHeaders(response.headers), body: response.body };
     } catch (error) {
       if (req.signal?.aborted === true) throw error;
-      throw outboundError(error, url.hostname);
+      throw failed(error, url.hostname);
     }
   }
 
@@ -255,9 +288,13 @@ export function createOutboundClient(
           chunks.push(buffer);
         }
       } catch (error) {
-        throw outboundError(error, host);
+        throw failed(error, host);
       }
       return { status: response.status, headers: response.headers, body: Buffer.concat(chunks) };
+    },
+    onFailure(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     warm: async () => {
       await connect();

@@ -12,11 +12,14 @@ export {
 } from './address-policy.ts';
 export {
   DEFAULT_MAX_RESPONSE_BYTES,
+  UNREACHABLE_DETAIL,
   createOutboundClient,
+  failureReason,
   guardedLookup,
   outboundAgentOptions,
   outboundError,
   type OutboundClient,
+  type OutboundFailure,
   type OutboundHeaders,
   type OutboundRequest,
   type OutboundResponse,

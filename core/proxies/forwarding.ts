@@ -1,6 +1,7 @@
 /**
  * Header and URL rules for forwarding a proxied request, and for relaying the destination's answer.
  */
+import { setsConsoleCookie, withoutConsoleCookies } from '../identity/console-cookie.ts';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) plus ones the transport sets itself. */
 const HOP_BY_HOP = new Set([
@@ -37,7 +38,8 @@ function connectionListed(pairs: ReadonlyArray<readonly [string, string]>): Set<
 
 /**
  * The caller's headers as the destination gets them: every `SVC-*`, hop-by-hop and
- * Connection-listed header dropped, names outside `[A-Za-z0-9_-]` dropped, the rest kept with
+ * Connection-listed header dropped, names outside `[A-Za-z0-9_-]` dropped, the console's session
+ * cookie taken out of `Cookie` (a console page's request to /proxy carries it), the rest kept with
  * their case and order (including `Authorization`, which is meant for the destination).
  */
 export function forwardedRequestHeaders(
@@ -49,12 +51,21 @@ export function forwardedRequestHeaders(
     const lower = name.toLowerCase();
     if (!FORWARDABLE_NAME.test(name) || isVaultHeader(name)) continue;
     if (HOP_BY_HOP.has(lower) || TRANSPORT_OWNED.has(lower) || listed.has(lower)) continue;
+    if (lower === 'cookie') {
+      const rest = withoutConsoleCookies(value);
+      if (rest !== null) out.push([name, rest]);
+      continue;
+    }
     out.push([name, value]);
   }
   return out;
 }
 
-/** The destination's response headers minus hop-by-hop ones, which belong to its connection only. */
+/**
+ * The destination's response headers minus hop-by-hop ones, which belong to its connection only,
+ * and minus any `Set-Cookie` naming the console's session cookie (the answer comes from the
+ * vault's origin: it must not plant a session in the browser).
+ */
 export function relayedResponseHeaders(
   headers: Record<string, string | string[]>,
 ): Record<string, string | string[]> {
@@ -66,6 +77,11 @@ export function relayedResponseHeaders(
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
+    if (lower === 'set-cookie') {
+      const kept = [value].flat().filter((v) => !setsConsoleCookie(v));
+      if (kept.length > 0) out[name] = kept;
+      continue;
+    }
     out[name] = value;
   }
   return out;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
 import type { Permission } from '../access/permissions.ts';
+import { withShownActors } from '../access/actor-ids.ts';
 import { actorOf, type Principal } from '../access/principal.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
@@ -9,7 +10,8 @@ import type { Page } from '../common-types.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, NAME_MAX, checkPage } from '../validation/fields.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
-import type { Sandbox } from '../sandbox/index.ts';
+import { codeProblemOf, type Sandbox } from '../sandbox/index.ts';
+import { attachableApplication } from '../tenancy/attachable-application.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
 import { checkProxyInput, type CheckedProxy } from './proxy-input.ts';
@@ -46,10 +48,7 @@ export const transformsUnsupported: TransformChecker = () => {
 export function sandboxTransformChecker(sandbox: Pick<Sandbox, 'checkModuleCode'>): TransformChecker {
   return async (code) => {
     const problem = await sandbox.checkModuleCode(code);
-    if (problem === null) return null;
-    const at = /line (\d+), column (\d+): (.*)$/s.exec(problem.detail);
-    if (at === null) return { message: problem.detail, line: null, column: null };
-    return { message: at[3] as string, line: Number(at[1]), column: Number(at[2]) };
+    return problem === null ? null : codeProblemOf(problem.detail);
   };
 }
 
@@ -86,18 +85,16 @@ async function compileTransforms(checker: TransformChecker, input: CheckedProxy)
     throw new VaultError('UNPROCESSABLE', 'The transform code does not compile.', { errors: errors.errors });
 }
 
-/** The application must be a public or private one of the same tenant. */
-async function checkApplication(trx: Kysely<Database>, tenantId: string, id: string | null): Promise<void> {
-  if (id === null) return;
-  const app = await trx
-    .selectFrom('applications')
-    .select(['type'])
-    .where('id', '=', id)
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  if (!app) throw validationError({ 'application.id': ['no such application in this tenant'] });
-  if (app.type !== 'public' && app.type !== 'private')
-    throw validationError({ 'application.id': ['must be a public or private application'] });
+/**
+ * A proxy runs as its application: creating or changing one that has an application (whatever the
+ * change: code, destination, require_auth, configuration) is attaching it, under the grant ceiling.
+ */
+async function checkApplication(
+  trx: Kysely<Database>,
+  principal: Principal,
+  id: string | null,
+): Promise<void> {
+  if (id !== null) await attachableApplication(trx, principal, id);
 }
 
 function columns(input: CheckedProxy) {
@@ -122,7 +119,8 @@ export function createProxyService(
 ): ProxyService {
   const checker = options.checkTransform ?? transformsUnsupported;
   const secrets = new ProxySecrets(options.keys ?? new TenantKeys(vault));
-  const view = async (trx: Kysely<Database>, row: ProxyRow) => proxyOf(await openProxyRow(trx, secrets, row));
+  const view = async (trx: Kysely<Database>, principal: Principal, row: ProxyRow) =>
+    withShownActors(principal, proxyOf(await openProxyRow(trx, secrets, row)));
 
   return {
     async create(principal, input) {
@@ -130,7 +128,7 @@ export function createProxyService(
       const checked = checkProxyInput(input);
       await compileTransforms(checker, checked);
       return vault.transaction(async (trx) => {
-        await checkApplication(trx, principal.tenantId, checked.applicationId);
+        await checkApplication(trx, principal, checked.applicationId);
         const row: ProxyRow = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
@@ -181,7 +179,7 @@ export function createProxyService(
         const items: Proxy[] = [];
         for (const row of rows) {
           await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
-          items.push(await view(trx, row));
+          items.push(await view(trx, principal, row));
         }
         return { total: Number(count.n), items };
       });
@@ -191,7 +189,7 @@ export function createProxyService(
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, 'proxy:read', id);
         await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
-        return view(trx, row);
+        return view(trx, principal, row);
       });
     },
 
@@ -201,7 +199,7 @@ export function createProxyService(
       await compileTransforms(checker, checked);
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, 'proxy:update', id);
-        await checkApplication(trx, row.tenant_id, checked.applicationId);
+        await checkApplication(trx, principal, checked.applicationId);
         const changes = {
           ...columns(checked),
           modified_at: vault.clock.now().toISOString(),
@@ -214,7 +212,7 @@ export function createProxyService(
           .where('id', '=', row.id)
           .execute();
         await auditProxy(trx, vault, principal, row, 'update', PROXY_MESSAGES.update);
-        return proxyOf({ ...row, ...changes });
+        return withShownActors(principal, proxyOf({ ...row, ...changes }));
       });
     },
 

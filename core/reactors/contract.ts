@@ -97,11 +97,31 @@ export type ReactResult =
       readonly body: unknown;
     };
 
+/**
+ * Something wrong with a saved formula that does not stop the save: code that does not compile or
+ * export one function is stored as sent and fails at invocation (422); the save says why at once.
+ */
+export interface FormulaWarning {
+  readonly code: 'INVALID_REACTOR_FORMULA';
+  /** The text the invocation's 422 will carry: `Invalid Reactor Formula: line <n>, column <m>: <message>`. */
+  readonly detail: string;
+  /** 1-based line and column in the code; null when the problem has no position (no function exported). */
+  readonly line: number | null;
+  readonly column: number | null;
+}
+
+/** A created or updated formula and what its code check found. */
+export interface SavedFormula {
+  readonly formula: ReactorFormula;
+  readonly warnings: readonly FormulaWarning[];
+}
+
 export interface ReactorService {
-  createFormula(principal: Principal, input: ReactorFormulaInput): Promise<ReactorFormula>;
+  /** Code that does not compile is saved too, with a warning (see FormulaWarning). */
+  createFormula(principal: Principal, input: ReactorFormulaInput): Promise<SavedFormula>;
   listFormulas(principal: Principal, filter: NameFilter, page: PageRequest): Promise<Page<ReactorFormula>>;
   getFormula(principal: Principal, id: string): Promise<ReactorFormula>;
-  updateFormula(principal: Principal, id: string, input: ReactorFormulaInput): Promise<ReactorFormula>;
+  updateFormula(principal: Principal, id: string, input: ReactorFormulaInput): Promise<SavedFormula>;
   deleteFormula(principal: Principal, id: string): Promise<void>;
 
   create(principal: Principal, input: ReactorInput): Promise<Reactor>;

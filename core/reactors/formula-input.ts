@@ -28,7 +28,21 @@ export const CONTRACT_DESCRIPTION_MAX = 400;
 
 const CONFIGURATION_NAME = /^[\w-]+$/;
 const PARAMETER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]$/;
-const ICON = /^data:image\/(png|jpg|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
+const ICON_PREFIX = /^data:image\/(?:png|jpg|jpeg);base64,/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** ASCII whitespace, which a data URL's base64 may carry (line breaks, a space after the comma). */
+const ASCII_WHITESPACE = /[\t\n\f\r ]/g;
+
+/**
+ * A base64 data URL of a png, jpg or jpeg image. Whitespace inside the base64 is allowed, as
+ * browsers decode it (forgiving base64: ASCII whitespace is skipped), so `data:image/png;base64,
+ * iVBOR…` is an icon; the value is kept exactly as sent.
+ */
+export function isIconDataUrl(value: string): boolean {
+  const prefix = ICON_PREFIX.exec(value);
+  if (prefix === null) return false;
+  return BASE64.test(value.slice(prefix[0].length).replace(ASCII_WHITESPACE, ''));
+}
 
 export interface CheckedFormula {
   readonly name: string;
@@ -116,7 +130,7 @@ export function checkFormulaInput(input: ReactorFormulaInput): CheckedFormula {
     else add(errors, 'status', `must be one of ${FORMULA_STATUSES.join(', ')}`);
   }
   const icon = optionalString(errors, 'icon', body['icon'], FORMULA_ICON_MAX);
-  if (icon !== undefined && !ICON.test(icon)) {
+  if (icon !== undefined && !isIconDataUrl(icon)) {
     add(errors, 'icon', 'must be a base64 data URL of image/png, image/jpg or image/jpeg');
   }
   const code = requiredString(errors, 'code', body['code'], FORMULA_CODE_MAX);

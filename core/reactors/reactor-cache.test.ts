@@ -28,13 +28,15 @@ describe('reactors kept loaded for invocations', () => {
     await f.close();
   });
 
-  const formulaWith = (code: string, configuration: Array<{ name: string; type: 'string' }> = []) =>
-    f.services.reactors.createFormula(operator, {
-      name: 'f',
-      type: 'private',
-      code,
-      configuration: configuration.map((c) => ({ ...c, description: '' })),
-    });
+  const formulaWith = async (code: string, configuration: Array<{ name: string; type: 'string' }> = []) =>
+    (
+      await f.services.reactors.createFormula(operator, {
+        name: 'f',
+        type: 'private',
+        code,
+        configuration: configuration.map((c) => ({ ...c, description: '' })),
+      })
+    ).formula;
 
   it('runs the updated configuration, formula code and application right after each change', async () => {
     const formula = await formulaWith(

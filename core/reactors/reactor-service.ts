@@ -2,11 +2,13 @@
  * `ReactorService` (contract.ts) over one open vault: formulas (official ones from the code,
  * private ones per tenant) and reactors, with audit entries in the transaction of every change and
  * one `invoke` entry per invocation. Formula code is checked in the sandbox before any transaction
- * opens, and reactor code runs in the sandbox's worker threads, never under the vault's lock.
+ * opens (a problem is a warning of the save, not a refusal), and reactor code runs in the sandbox's
+ * worker threads, never under the vault's lock.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
+import { withShownActors } from '../access/actor-ids.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
@@ -19,6 +21,8 @@ import type { Sandbox } from '../sandbox/index.ts';
 import type { Application } from '../services-contract.ts';
 import type { Database, ReactorFormulasTable, ReactorsTable } from '../storage/schema.ts';
 import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
+import { attachableApplication } from '../tenancy/attachable-application.ts';
+import { assertMayAttach } from '../tenancy/grant-ceiling.ts';
 import type { TokenService } from '../tokens/contract.ts';
 import { readAuditOf } from '../tokens/read-audit.ts';
 import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.ts';
@@ -26,6 +30,7 @@ import type { VaultHandle } from '../vault/types.ts';
 import type {
   ConfigurationSetting,
   ConfigurationValue,
+  FormulaWarning,
   ReactResult,
   Reactor,
   ReactorFormula,
@@ -34,6 +39,7 @@ import type {
   RequestParameter,
 } from './contract.ts';
 import { checkFormulaInput } from './formula-input.ts';
+import { formulaWarningOf } from './formula-warning.ts';
 import type { CheckedFormula } from './formula-input.ts';
 import { OFFICIAL_FORMULAS, officialFormula } from './official-formulas.ts';
 import { checkArgs, checkConfiguration } from './parameters.ts';
@@ -161,7 +167,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       .where('tenant_id', '=', principal.tenantId)
       .where('id', '=', id.toLowerCase())
       .executeTakeFirst();
-    return row === undefined ? undefined : formulaOf(row);
+    return row === undefined ? undefined : withShownActors(principal, formulaOf(row));
   };
 
   const privateFormulaRow = async (
@@ -182,9 +188,13 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     return row;
   };
 
-  const checkCode = async (checked: CheckedFormula): Promise<void> => {
+  /**
+   * Code that does not compile is saved and fails at invocation, as clients of the API expect; the
+   * check runs anyway, so the save can warn with the same text and position.
+   */
+  const codeWarnings = async (checked: CheckedFormula): Promise<FormulaWarning[]> => {
     const problem = await sandbox.checkModuleCode(checked.code);
-    if (problem !== null) throw problem;
+    return problem === null ? [] : [formulaWarningOf(problem.detail)];
   };
 
   const formulaColumns = (checked: CheckedFormula) => ({
@@ -204,13 +214,15 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
   ): Promise<Application | null> => {
     if (id === null) return null;
     const row = await findApplicationRow(db, id.toLowerCase());
-    return row === undefined || row.tenant_id !== principal.tenantId ? null : applicationOf(row);
+    return row === undefined || row.tenant_id !== principal.tenantId
+      ? null
+      : withShownActors(principal, applicationOf(row));
   };
 
   const reactorOf = async (db: Kysely<Database>, principal: Principal, row: ReactorRow): Promise<Reactor> => {
     const formula = await findFormula(db, principal, row.formula_id);
     if (formula === undefined) throw corrupt('reactor formula reference');
-    return {
+    return withShownActors(principal, {
       id: row.id,
       tenant_id: row.tenant_id,
       name: row.name,
@@ -224,7 +236,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       created_at: row.created_at,
       modified_by: row.modified_by,
       modified_at: row.modified_at,
-    };
+    });
   };
 
   const reactorRow = async (db: Kysely<Database>, principal: Principal, id: string): Promise<ReactorRow> => {
@@ -250,10 +262,10 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     collector.throwIfAny();
     const configuration = checkConfiguration(input.configuration ?? {}, formula.configuration);
     const applicationId = referenceId(input.application, 'application');
-    const application = await applicationFor(db, principal, applicationId);
-    if (applicationId !== null && application === null) {
-      throw validationError({ 'application.id': ['no such application in this tenant'] });
-    }
+    // A reactor runs as its application: creating or changing one that has an application is
+    // attaching it, under the grant ceiling, whatever the change.
+    const application =
+      applicationId === null ? null : await attachableApplication(db, principal, applicationId);
     return { name, configuration, application };
   };
 
@@ -326,8 +338,8 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
     async createFormula(principal, input) {
       authorize(principal, 'reactor:create');
       const checked = checkFormulaInput(input);
-      await checkCode(checked);
-      return vault.transaction(async (trx) => {
+      const warnings = await codeWarnings(checked);
+      const formula = await vault.transaction(async (trx) => {
         const row: FormulaRow = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
@@ -341,6 +353,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'create', REACTOR_MESSAGES.formulaCreate);
         return formulaOf(row);
       });
+      return { formula, warnings };
     },
 
     async listFormulas(principal, filter, page) {
@@ -357,7 +370,10 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      const all = [...OFFICIAL_FORMULAS, ...rows.map(formulaOf)].filter(keep);
+      const all = [
+        ...OFFICIAL_FORMULAS,
+        ...rows.map((row) => withShownActors(principal, formulaOf(row))),
+      ].filter(keep);
       return { total: all.length, items: all.slice(window.offset, window.offset + window.limit) };
     },
 
@@ -373,9 +389,23 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
       if (officialFormula(id) !== undefined)
         throw new VaultError('FORBIDDEN', 'Official formulas are read-only.');
       const checked = checkFormulaInput(input);
-      await checkCode(checked);
-      return vault.transaction(async (trx) => {
+      const warnings = await codeWarnings(checked);
+      const formula = await vault.transaction(async (trx) => {
         const row = await privateFormulaRow(trx, principal, id);
+        // Each reactor of the formula runs the new code as its application: changing the code is
+        // attaching every one of them.
+        const runAs = await trx
+          .selectFrom('reactors')
+          .select('application_id')
+          .distinct()
+          .where('tenant_id', '=', principal.tenantId)
+          .where('formula_id', '=', row.id)
+          .where('application_id', 'is not', null)
+          .execute();
+        for (const { application_id } of runAs) {
+          const application = await applicationFor(trx, principal, application_id);
+          if (application !== null) assertMayAttach(principal, application);
+        }
         const changes = {
           ...formulaColumns(checked),
           modified_by: actorOf(principal).actor_id,
@@ -383,8 +413,9 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
         };
         await trx.updateTable('reactor_formulas').set(changes).where('id', '=', row.id).execute();
         await audit(trx, principal, FORMULA_ENTITY, row.id, 'update', REACTOR_MESSAGES.formulaUpdate);
-        return formulaOf({ ...row, ...changes });
+        return withShownActors(principal, formulaOf({ ...row, ...changes }));
       });
+      return { formula, warnings };
     },
 
     async deleteFormula(principal, id) {
@@ -433,7 +464,7 @@ export function createReactorService(vault: VaultHandle, deps: ReactorServiceDep
           })
           .execute();
         await audit(trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
-        return { ...(await reactorOf(trx, principal, row)), application };
+        return reactorOf(trx, principal, row);
       });
     },
 

@@ -26,14 +26,8 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { SANDBOX_MEMORY_HEADROOM_BYTES, SANDBOX_STACK_BYTES } from './limits.ts';
-import {
-  CODE_LINE_OFFSET,
-  CODE_PREFIX,
-  CODE_SUFFIX,
-  PRELUDE,
-  PRELUDE_MODULES,
-  SVC_METHODS,
-} from './prelude.ts';
+import { positionInCode, wrappedPosition } from './code-position.ts';
+import { CODE_PREFIX, CODE_SUFFIX, PRELUDE, PRELUDE_MODULES, SVC_METHODS } from './prelude.ts';
 import type { PreludeModule } from './prelude.ts';
 import type {
   CallMessage,
@@ -360,7 +354,7 @@ export class QuickJsEngine {
       const error = compiled.error;
       try {
         if (Date.now() > deadline) return { kind: 'timeout' };
-        return compileError(ctx, error);
+        return compileError(ctx, error, message.code);
       } finally {
         error.dispose();
       }
@@ -442,17 +436,15 @@ function checkDigest(algorithm: string, encoding: string): void {
     throw new Error(`Digest encoding must be one of ${[...ENCODINGS].join(', ')}`);
 }
 
-function compileError(ctx: QuickJSContext, error: QuickJSHandle): RunResult {
+function compileError(ctx: QuickJSContext, error: QuickJSHandle, code: string): RunResult {
   const read = (name: string): unknown => ctx.getProp(error, name).consume((h) => ctx.dump(h));
   const name = read('name');
   const message = read('message');
   if (name === 'InternalError' && message === 'out of memory') return { kind: 'out-of-memory' };
-  const line = Number(read('lineNumber'));
-  const column = Number(read('columnNumber'));
+  const wrapped = wrappedPosition(read('lineNumber'), read('columnNumber'), read('stack'));
   return {
     kind: 'compile-error',
     message: `${typeof name === 'string' ? name : 'SyntaxError'}: ${typeof message === 'string' ? message : 'invalid code'}`,
-    line: Number.isFinite(line) ? Math.max(1, line - CODE_LINE_OFFSET) : 1,
-    column: Number.isFinite(column) ? column : 1,
+    ...positionInCode(code, wrapped.line, wrapped.column),
   };
 }

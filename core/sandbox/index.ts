@@ -25,8 +25,8 @@ export {
 export type { SandboxLimits } from './limits.ts';
 export { SANDBOX_FETCH_MAX_RESPONSE_BYTES, SANDBOX_FETCH_TIMEOUT_MS, refuseOutbound } from './outbound.ts';
 export type { OutboundFetch, OutboundRequest, OutboundResponse } from './outbound.ts';
-export { checkedErrors, checkedHeaders } from './outcome.ts';
-export type { SandboxOutcome } from './outcome.ts';
+export { checkedErrors, checkedHeaders, codeProblemOf } from './outcome.ts';
+export type { CodeProblem, SandboxOutcome } from './outcome.ts';
 export { ERROR_FALLBACK, REACTOR_ERROR_CLASSES, REQUIRABLE_MODULES, SVC_METHODS } from './prelude.ts';
 export type { ReactorErrorClass, SvcMethod } from './prelude.ts';
 export { createSandbox } from './sandbox.ts';

@@ -6,7 +6,8 @@
  *   AuthenticationError 401 · AuthorizationError 403 · BadRequestError 400 ·
  *   InvalidPaymentMethodError 402 · InvalidReactorConfigurationError 400 ·
  *   InvalidReactorFormulaError 422 · RateLimitError 429 · ReactorRuntimeError 500 ·
- *   ServiceUnavailableError 503 — each with its fixed detail text and the normalised `errors` map;
+ *   ServiceUnavailableError 503 — each with its fixed detail text and the normalised `errors` map
+ *   (the 5xx ones name only their class: they are logged, never shown, and the map may quote token data);
  *   CustomHttpResponseError → its own status, headers and body.
  * Anything else thrown → 500 REACTOR_RUNTIME naming only the thrown class (its message might quote
  * token data); deadline → 408 REACTOR_TIMEOUT; memory, stack, output size, a promise that never
@@ -119,6 +120,22 @@ export function compilePosition(result: Extract<RunResult, { kind: 'compile-erro
   return `line ${result.line}, column ${result.column}: ${result.message}`;
 }
 
+/** What a code check found: the message, and where when the code does not compile. */
+export interface CodeProblem {
+  readonly message: string;
+  readonly line: number | null;
+  readonly column: number | null;
+}
+
+const AT_POSITION = /line (\d+), column (\d+): (.*)$/s;
+
+/** The message and position in the detail of a code check's problem (ending with compilePosition's text). */
+export function codeProblemOf(detail: string): CodeProblem {
+  const at = AT_POSITION.exec(detail);
+  if (at === null) return { message: detail, line: null, column: null };
+  return { message: at[3] as string, line: Number(at[1]), column: Number(at[2]) };
+}
+
 function fromReport(report: string): SandboxOutcome {
   let parsed: unknown;
   try {
@@ -136,11 +153,15 @@ function fromReport(report: string): SandboxOutcome {
       const className = parsed['className'];
       const known = typeof className === 'string' && Object.hasOwn(REACTOR_ERROR_CLASSES, className);
       const name: ReactorErrorClass = known ? (className as ReactorErrorClass) : 'ReactorRuntimeError';
+      // A 5xx is never shown to the caller (the HTTP edge answers it generically) but is logged:
+      // what the code wrote into it may quote token data, so only the class is kept.
+      const errors =
+        REACTOR_ERROR_CLASSES[name].status >= 500
+          ? { error: [`the reactor code threw ${name}`] }
+          : checkedErrors(parsed['errors']);
       return {
         kind: 'problem',
-        error: new VaultError(CLASS_CODES[name], REACTOR_ERROR_CLASSES[name].detail, {
-          errors: checkedErrors(parsed['errors']),
-        }),
+        error: new VaultError(CLASS_CODES[name], REACTOR_ERROR_CLASSES[name].detail, { errors }),
       };
     }
     case 'custom-response': {

@@ -54,6 +54,30 @@ describe('checkModuleCode', () => {
   });
 });
 
+describe('compile errors name their place in the code', () => {
+  it.each([
+    // On line 1: the column is where the parser stopped.
+    ['module.exports = async function (req) { return { raw: 1 +  } };', 'line 1, column 60'],
+    // On a later line.
+    [
+      "module.exports = async function (req) {\n  return { raw: { greeting: 'Hi' + } };\n};\n",
+      'line 2, column 36',
+    ],
+    ['const a = 1;\nconst b = 2;\nconst c = @;\nmodule.exports = async () => ({});', 'line 3, column 11'],
+    // Found only after the code ended (an unclosed brace): the end of its last line, not a line past it.
+    ['module.exports = async function (req) {\n  return {\n};', 'line 3, column 3'],
+    // A `//` comment that swallows the rest of a one-line formula.
+    ['module.exports = async function (req) { // done return {}; };', 'line 1, column 62'],
+  ])('%j → %s, on save and at invocation', async (code, at) => {
+    expect((await sandbox.checkModuleCode(code))?.detail).toMatch(
+      new RegExp(`^Invalid Reactor Formula: ${at}: SyntaxError: `),
+    );
+    const outcome = problem(await run(code));
+    expect(outcome).toMatchObject({ status: 422, code: 'UNPROCESSABLE' });
+    expect(outcome.detail).toMatch(new RegExp(`^Invalid Reactor Formula: ${at}: SyntaxError: `));
+  });
+});
+
 describe('runModule', () => {
   it('passes args and configuration, returns the output', async () => {
     const outcome = await run(
@@ -208,7 +232,8 @@ describe('error classes → problems', () => {
       code,
       status,
       detail: REACTOR_ERROR_CLASSES[name as keyof typeof REACTOR_ERROR_CLASSES].detail,
-      errors: { error: ['why'] },
+      // A 5xx is logged, never shown: what the code wrote (maybe token data) stays out of it.
+      errors: { error: [status >= 500 ? `the reactor code threw ${name}` : 'why'] },
     });
   });
 

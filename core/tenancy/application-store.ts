@@ -66,6 +66,7 @@ export const APPLICATION_MESSAGES = {
   regenerate: 'Application key regenerated',
   delete: 'Application deleted',
   expired: 'Application expired',
+  sessionEnded: 'Application removed: its console session ended',
 } as const;
 
 /** `actor` null: the vault itself (the expiry sweep). */
@@ -88,7 +89,8 @@ export async function auditApplication(
 
 /**
  * Inserts an application with a fresh key, inside the caller's transaction, with its audit entry.
- * Only the keyed hash of the key is stored; the key is returned this once.
+ * Only the keyed hash of the key is stored; the key is returned this once. `id` defaults to a new
+ * random one (a console session's application has one derived from its session).
  */
 export async function insertApplication(
   trx: Kysely<Database>,
@@ -96,10 +98,11 @@ export async function insertApplication(
   actor: Principal,
   tenantId: string,
   input: CheckedApplication,
+  id: string = randomUUID(),
 ): Promise<ApplicationWithKey> {
   const key = generateApiKey();
   const row: ApplicationRow = {
-    id: randomUUID(),
+    id,
     tenant_id: tenantId,
     name: input.name,
     type: input.type,

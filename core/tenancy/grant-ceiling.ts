@@ -1,11 +1,17 @@
 import { isExpiringCreator } from '../access/authorize.ts';
 import { reachOf } from '../access/conditions.ts';
 import type { ContainerReach } from '../access/conditions.ts';
-import { MANAGEMENT_PERMISSIONS } from '../access/permissions.ts';
+import { MANAGEMENT_PERMISSIONS, isTokenPermission } from '../access/permissions.ts';
 import type { ApplicationType } from '../access/permissions.ts';
 import type { Principal } from '../access/principal.ts';
-import { IMPLICIT_TRANSFORMS, leastTransformOver, showsNoMoreThan } from '../access/rules.ts';
-import type { AccessRule, Transform } from '../access/rules.ts';
+import {
+  IMPLICIT_TRANSFORMS,
+  decide,
+  isConditioned,
+  leastTransformOver,
+  showsNoMoreThan,
+} from '../access/rules.ts';
+import type { AccessRule, Grants, Transform } from '../access/rules.ts';
 import { VaultError } from '../errors/catalogue.ts';
 
 export interface GrantSet {
@@ -128,4 +134,72 @@ export function assertNotOwnGrants(
   if (principal.kind !== 'application' || principal.applicationId !== applicationId) return;
   if (!sameGrants(current, next))
     throw new VaultError('FORBIDDEN', 'An application cannot change its own permissions or rules.');
+}
+
+/** A container no rule names (none contains a NUL): it stands for every container that only rules above it decide. */
+const UNNAMED = `/${'\u0000'}`;
+
+/**
+ * Whether `caller` holds at least `application`'s access. Both decide by container (plain
+ * permissions and container rules) or by conditions; a container's decision depends only on which
+ * named containers cover it, so the containers named by either side, plus one no rule names, stand
+ * for every container. A conditioned rule of the application is checked over every container its
+ * conditions can reach; the caller's own conditioned rules are left out (they cover named tokens).
+ */
+function holdsAtLeast(caller: Grants, application: Grants): boolean {
+  const held = new Set(caller.permissions);
+  if (application.permissions.some((p) => !isTokenPermission(p) && !held.has(p))) return false;
+  const byContainer: Grants = {
+    permissions: application.permissions.filter(isTokenPermission),
+    rules: application.rules.filter((r) => !isConditioned(r)),
+  };
+  const containers = new Set([
+    ...byContainer.rules.map((r) => r.container),
+    ...caller.rules.filter((r) => !isConditioned(r)).map((r) => r.container),
+    UNNAMED,
+  ]);
+  const permissions = new Set([
+    ...byContainer.permissions,
+    ...byContainer.rules.flatMap((r) => r.permissions),
+  ]);
+  for (const permission of permissions) {
+    for (const container of containers) {
+      const granted = decide(byContainer, permission, { container });
+      if (!granted.allowed) continue;
+      const least = leastTransformOver(caller, permission, { kind: 'exactly', container });
+      if (least === null || !showsNoMoreThan(granted.transform, least)) return false;
+    }
+  }
+  for (const rule of application.rules.filter(isConditioned)) {
+    const reach = reachOf(rule.conditions ?? []);
+    for (const permission of rule.permissions) {
+      const least = leastTransformOver(caller, permission, reach);
+      if (least === null || !showsNoMoreThan(rule.transform, least)) return false;
+    }
+  }
+  return true;
+}
+
+/** The refusal of an attach, the same whether the application is out of reach, of the wrong type or unknown. */
+export function attachRefused(): VaultError {
+  return new VaultError(
+    'FORBIDDEN',
+    "The caller cannot attach this application: a proxy or reactor acts with its application's " +
+      'token access, so attaching one, or changing a proxy or reactor that runs as one, needs at least that ' +
+      'access (every permission, container by container, transform by transform).',
+  );
+}
+
+/**
+ * Attaching is granting. A proxy or reactor acts with its application's token access for whoever
+ * calls it (for anyone holding the key of a proxy without `require_auth`), and its code and
+ * configuration decide what that access is used for and where results go. So naming an application
+ * there, and changing anything of a proxy or reactor that runs as one, needs at least that
+ * application's token access: every permission it holds, in every container, showing no more than
+ * the caller's own grants show there. Administrators (as assertMayGrant defines them) pass: they
+ * could make such an application themselves. Throws FORBIDDEN (attachRefused) otherwise.
+ */
+export function assertMayAttach(principal: Principal, application: Grants): void {
+  if (principal.kind !== 'application' || isAdministrator(principal)) return;
+  if (!holdsAtLeast(principal, application)) throw attachRefused();
 }

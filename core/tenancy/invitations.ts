@@ -22,6 +22,7 @@ import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import type { Invitation, InvitationService, InvitationStatus, Member, SentInvitation } from './contract.ts';
 import { addMember, findMemberRow, memberOf } from './members.ts';
+import { withShownActors } from '../access/actor-ids.ts';
 
 export const INVITATION_ENTITY = 'tenantInvitation';
 
@@ -268,7 +269,7 @@ export function createInvitationService(
     const plan = await vault.transaction(planIn);
     await send(plan);
     const row = await vault.transaction((trx) => commit(trx, principal, plan));
-    return { ...invitationOf(row, vault.clock.now()), mail: mailer.delivery };
+    return { ...withShownActors(principal, invitationOf(row, vault.clock.now())), mail: mailer.delivery };
   }
 
   return {
@@ -336,7 +337,10 @@ export function createInvitationService(
           .offset(offset)
           .execute();
         for (const row of rows) await auditInvitation(trx, vault, principal, row, 'read');
-        return { total: Number(count.n), items: rows.map((row) => invitationOf(row, now)) };
+        return {
+          total: Number(count.n),
+          items: rows.map((row) => withShownActors(principal, invitationOf(row, now))),
+        };
       });
     },
 
@@ -344,7 +348,7 @@ export function createInvitationService(
       return vault.transaction(async (trx) => {
         const row = await loadFor(trx, principal, ['tenant:invitation:read'], id);
         await auditInvitation(trx, vault, principal, row, 'read');
-        return invitationOf(row, vault.clock.now());
+        return withShownActors(principal, invitationOf(row, vault.clock.now()));
       });
     },
 

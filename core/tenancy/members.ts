@@ -12,6 +12,7 @@ import type { Database, MembersTable, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Member, MemberService } from './contract.ts';
+import { withShownActors } from '../access/actor-ids.ts';
 
 export const MEMBER_ENTITY = 'tenantMember';
 
@@ -189,7 +190,10 @@ export function createMemberService(vault: VaultHandle): MemberService {
           .offset(offset)
           .execute();
         for (const row of rows) await auditMember(trx, vault, principal, row, 'read');
-        return { total: Number(count.n), items: rows.map(memberOf) };
+        return {
+          total: Number(count.n),
+          items: rows.map((row) => withShownActors(principal, memberOf(row))),
+        };
       });
     },
 
@@ -217,7 +221,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
       }
       return vault.transaction(async (trx) => {
         const row = await loadMember(trx, principal, 'tenant:member:update', memberId);
-        if (row.role === role) return memberOf(row);
+        if (row.role === role) return withShownActors(principal, memberOf(row));
         if (row.role === 'OWNER') {
           throw new VaultError(
             'UNPROCESSABLE',
@@ -252,7 +256,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
         await auditMember(trx, vault, principal, row, 'update', `Tenant member role changed to ${role}`);
         const updated = await findMemberRow(trx, row.id);
         if (!updated) throw new VaultError('INTERNAL', 'The updated member disappeared.');
-        return memberOf(updated);
+        return withShownActors(principal, memberOf(updated));
       });
     },
 
@@ -265,7 +269,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
           .executeTakeFirst();
         if (!row) throw new VaultError('NOT_FOUND', 'This tenant has no owner.');
         await auditMember(trx, vault, principal, row, 'read');
-        return memberOf(row);
+        return withShownActors(principal, memberOf(row));
       });
     },
   };

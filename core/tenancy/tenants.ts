@@ -23,6 +23,7 @@ import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import type { CheckedApplication } from './application-input.ts';
 import { insertApplication } from './application-store.ts';
 import { checkSettings, parseSettings } from './settings.ts';
+import { withShownActors } from '../access/actor-ids.ts';
 
 export const TENANT_ENTITY = 'tenant';
 
@@ -235,7 +236,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
       return vault.transaction(async (trx) => {
         const row = await loadOwnTenant(trx, principal, 'tenant:read');
         await auditTenant(trx, vault, principal, row.id, 'read');
-        return tenantOf(row);
+        return withShownActors(principal, tenantOf(row));
       });
     },
 
@@ -256,7 +257,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
         };
         await trx.updateTable('tenants').set(changes).where('id', '=', row.id).execute();
         await auditTenant(trx, vault, principal, row.id, 'update');
-        return tenantOf({ ...row, ...changes });
+        return withShownActors(principal, tenantOf({ ...row, ...changes }));
       });
     },
 

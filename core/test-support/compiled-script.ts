@@ -157,14 +157,14 @@ async function compileEntries(
   return dir;
 }
 
-/** What every bundle here shares: Node 20, packages bundled or left external. */
+/** What every bundle here shares: the oldest Node the project supports (22), packages bundled or left external. */
 function bundleOptions(bundlePackages: boolean, format: 'esm' | 'cjs') {
   return {
     bundle: true,
     ...(bundlePackages ? { external: ['sql.js'] } : { packages: 'external' as const }),
     platform: 'node' as const,
     format,
-    target: 'node20',
+    target: 'node22',
     logLevel: 'silent' as const,
   };
 }

@@ -46,7 +46,9 @@ export async function duplicateView(
 ): Promise<TokenView> {
   const transform = readTransformOn(principal, existing);
   if (transform === null) {
-    return of === 'create' ? redactedDuplicateView(existing) : redactedUpdateDuplicateView(existing);
+    return of === 'create'
+      ? redactedDuplicateView(existing)
+      : redactedUpdateDuplicateView(existing, principal);
   }
-  return viewOf(existing, await shownData(transform, existing, open));
+  return viewOf(existing, await shownData(transform, existing, open), principal);
 }

@@ -110,6 +110,23 @@ export function countDataTerms(node: SearchNode): number {
   }
 }
 
+/** The `created_by:` and `modified_by:` terms of the query. */
+export function actorTerms(node: SearchNode): Array<{ field: 'created_by' | 'modified_by'; value: string }> {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return [...actorTerms(node.left), ...actorTerms(node.right)];
+    case 'not':
+      return actorTerms(node.node);
+    case 'equals':
+      return node.field === 'created_by' || node.field === 'modified_by'
+        ? [{ field: node.field, value: node.value }]
+        : [];
+    default:
+      return [];
+  }
+}
+
 function isTerm(node: AST): node is TermNode {
   return 'term' in node;
 }

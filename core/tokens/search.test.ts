@@ -68,7 +68,6 @@ describe('token search', () => {
     ['metadata.customer:ALICE', ['ssn']],
     ['metadata.customer.tier:gold', ['email']],
     ['metadata.customer:ali', []],
-    ['created_by:OPERATOR_NONE', []],
     ['created_at:2026-01-02', ['ein']],
     ['created_at:[2026-01-02 TO 2026-01-03]', ['ein', 'email']],
     ['created_at:{2026-01-02T00:00:00Z TO 2026-01-04T00:00:00Z}', ['email']],
@@ -87,9 +86,21 @@ describe('token search', () => {
   it('matches fingerprint, created_by and modified_by exactly', async () => {
     const card = await f.services.tokens.get(f.operator, ids.card!);
     expect(await search(`fingerprint:${card.fingerprint}`)).toEqual(names('card'));
+    expect(await search('created_by:OPERATOR_NONE', f.operator)).toEqual([]);
     expect(await search(`created_by:${appId}`)).toEqual(names('ssn', 'ein', 'email', 'plain'));
     expect(await search(`modified_by:${appId}`)).toEqual(names('plain'));
     expect(await search(`NOT created_by:${appId}`)).toEqual(names('card'));
+  });
+
+  it("searches by another actor's id only with application:read, as actor ids are shown", async () => {
+    expect(await codeOf(search(`created_by:${appId}`, f.revealer))).toBe('FORBIDDEN');
+    expect(await codeOf(search(`type:token OR NOT modified_by:${appId}`, f.revealer))).toBe('FORBIDDEN');
+    const own = f.revealer.kind === 'application' ? f.revealer.applicationId : '';
+    expect(await search(`created_by:${own}`, f.revealer)).toEqual([]);
+    const shown = await f.services.tokens.search(f.revealer, { query: 'type:token', page: 1, size: 100 });
+    expect(shown.items.map((t) => t.created_by)).toEqual(shown.items.map(() => null));
+    const seen = await f.services.tokens.search(f.app, { query: 'type:token', page: 1, size: 100 });
+    expect(new Set(seen.items.map((t) => t.created_by))).toEqual(new Set([appId]));
   });
 
   it('shows results through the token:search transform, only in containers granted for search', async () => {

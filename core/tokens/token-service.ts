@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import { assertMaySearchActor } from '../access/actor-ids.ts';
 import { authorize, transformFor } from '../access/authorize.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
@@ -40,7 +41,7 @@ import { fingerprinted } from './fingerprinting.ts';
 import { checkFilter, filterCondition } from './list-filter.ts';
 import { requiresDataTerm } from './search-sql.ts';
 import { searchStatements } from './search-statements.ts';
-import { countDataTerms, parseSearchQuery } from './search-query.ts';
+import { actorTerms, countDataTerms, parseSearchQuery } from './search-query.ts';
 import { NOT_OPENED, TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
 import { ID_CONTAINS_DATA, idDataCheck, resolveTokenId } from './token-id.ts';
@@ -400,7 +401,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     );
     ctx.audit(row, 'create', TOKEN_MESSAGES.create);
     ctx.active(id, true);
-    const view = viewOf(row, await shownData(transform, row, async () => checked.data));
+    const view = viewOf(row, await shownData(transform, row, async () => checked.data), ctx.principal);
     return { token: view, created: true };
   };
 
@@ -484,7 +485,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         digests.push({ tenantId: row.tenant_id, rowId: row.row_id, digests: batch.digests[i]! });
         batch.ctx.audit(row, 'create', TOKEN_MESSAGES.create);
         batch.ctx.active(row.id, true);
-        return { token: viewOf(row, batch.shown[i]), created: true };
+        return { token: viewOf(row, batch.shown[i], batch.ctx.principal), created: true };
       }),
     );
     await insertSearchDigests(trx, digests);
@@ -550,7 +551,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     const items: TokenView[] = [];
     for (const row of rows) {
       const transform = transformFor(principal, permission, row);
-      items.push(viewOf(row, await shownData(transform, row, opener(trx, row))));
+      items.push(viewOf(row, await shownData(transform, row, opener(trx, row)), principal));
     }
     return items;
   };
@@ -643,7 +644,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         if (data === NOT_OPENED) data = await crypto.open(vault.db, row.tenant_id, row.id, row.data);
         shown = shownOf(transform, row, data);
       }
-      const view = viewOf(row, shown);
+      const view = viewOf(row, shown, principal);
       await reads.record({
         entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read) }],
         activeTokens: { tenantId: row.tenant_id, tokenIds: [row.id] },
@@ -663,6 +664,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       const window = checkPage({ page: request.page, size: request.size }, MAX_TOKEN_PAGE_SIZE);
       if (typeof request.query !== 'string') throw validationError({ query: ['is required'] });
       const tree = parseSearchQuery(request.query);
+      for (const term of actorTerms(tree)) assertMaySearchActor(principal, term.field, term.value);
       const dataTerms = countDataTerms(tree);
       if (dataTerms > 0 && !searchRevealsEverywhere(principal)) {
         throw new VaultError(
@@ -741,7 +743,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           true,
         );
         await audit(trx, principal, updated, 'update', TOKEN_MESSAGES.update);
-        return viewOf(updated, await shownData(transform, updated, async () => spec.data));
+        return viewOf(updated, await shownData(transform, updated, async () => spec.data), principal);
       });
     },
 

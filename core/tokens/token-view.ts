@@ -3,6 +3,8 @@
  * reveal → the plaintext; mask → the evaluated mask, or no `data` when the token has no mask;
  * redact → no `data`. Plaintext is only opened (the `open` callback) when reveal or mask needs it.
  */
+import { shownActorId } from '../access/actor-ids.ts';
+import type { Principal } from '../access/principal.ts';
 import type { Transform } from '../access/rules.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { evaluateMask } from '../expressions/index.ts';
@@ -65,8 +67,8 @@ export function shownOf(transform: Transform, row: TokenRow, data: unknown): Sho
   return { value: evaluateMask(maskOf(row), data) };
 }
 
-/** Every field of the token; `data` only when shown. */
-export function viewOf(row: TokenRow, shown: Shown): TokenView {
+/** Every field of the token as `viewer` sees it; `data` only when shown, actor ids as shownActorId allows. */
+export function viewOf(row: TokenRow, shown: Shown, viewer: Principal): TokenView {
   const mask = maskOf(row);
   return {
     id: row.id,
@@ -80,9 +82,9 @@ export function viewOf(row: TokenRow, shown: Shown): TokenView {
     privacy: privacyOf(row.container),
     metadata: metadataOf(row),
     search_indexes: searchIndexesOf(row),
-    created_by: row.created_by,
+    created_by: shownActorId(viewer, row.created_by),
     created_at: row.created_at,
-    modified_by: row.modified_by,
+    modified_by: shownActorId(viewer, row.modified_by),
     modified_at: row.modified_at,
     expires_at: row.expires_at === null ? null : formatExpiry(row.expires_at, row.expires_offset),
   };
@@ -106,7 +108,7 @@ export function redactedDuplicateView(row: TokenRow): TokenView {
  * A duplicate of an update the caller may not read: the token without `data`,
  * `metadata`, `fingerprint_expression`, `search_indexes` and `mask`.
  */
-export function redactedUpdateDuplicateView(row: TokenRow): TokenView {
+export function redactedUpdateDuplicateView(row: TokenRow, viewer: Principal): TokenView {
   const {
     data: _data,
     metadata: _metadata,
@@ -114,6 +116,6 @@ export function redactedUpdateDuplicateView(row: TokenRow): TokenView {
     search_indexes: _indexes,
     mask: _mask,
     ...rest
-  } = viewOf(row, undefined);
+  } = viewOf(row, undefined, viewer);
   return rest;
 }

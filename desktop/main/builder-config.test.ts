@@ -51,6 +51,10 @@ describe('electron-builder.yml', () => {
         const source = folder.slice('dist/'.length);
         expect(existsSync(join(root, source)), source).toBe(true);
         expect(buildIncludes, pattern).toContain(source);
+      } else if (folder === 'desktop/start-screen/dist') {
+        // The start screen's build (esbuild) writes there; `npm run build` runs it.
+        expect(pkg.scripts.build).toContain('build:start-screen');
+        expect(pkg.scripts['build:start-screen']).toContain('scripts/build-start-screen.ts');
       } else if (folder === 'desktop/renderer/dist') {
         // The console's own build (vite) writes there; `npm run build` runs it.
         expect(pkg.scripts.build).toContain('build:console');
@@ -66,8 +70,11 @@ describe('electron-builder.yml', () => {
     expect(existsSync(join(root, 'desktop/main/main.ts'))).toBe(true);
     expect(read('desktop/main/desktop-shell.ts')).toContain("'dist', 'desktop', 'preload', 'preload.cjs'");
     expect(existsSync(join(root, 'desktop/preload/preload.cts'))).toBe(true);
-    expect(read('desktop/main/desktop-shell.ts')).toContain("'desktop', 'start-screen', 'index.html'");
+    expect(read('desktop/main/desktop-shell.ts')).toContain(
+      "'desktop', 'start-screen', 'dist', 'index.html'",
+    );
     expect(existsSync(join(root, 'desktop/start-screen/index.html'))).toBe(true);
+    expect(existsSync(join(root, 'desktop/start-screen/src/main.tsx'))).toBe(true);
   });
 
   it('sets the Electron fuses: no RunAsNode, no NODE_OPTIONS or inspect flags, asar only and checked', () => {

@@ -16,7 +16,7 @@ import { RememberedKeys, type SafeStorageLike } from './remembered-keys.ts';
 import { AppOrigins } from './security.ts';
 import { VaultSession } from './vault-session.ts';
 
-const START = 'file:///app/desktop/start-screen/index.html';
+const START = 'file:///app/desktop/start-screen/dist/index.html';
 
 /** A keychain stand-in: reversible, but never the plain text. */
 const fakeKeychain = (available = true): SafeStorageLike => ({

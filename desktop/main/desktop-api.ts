@@ -10,6 +10,7 @@ import {
   parsePathRequest,
   parseUnlockRequest,
   type DesktopApiMethod,
+  type DesktopHandlers,
   type NewVaultSecret,
   type UnlockSecret,
 } from './ipc-contract.ts';
@@ -36,7 +37,7 @@ export interface DesktopApiDeps {
   now(): Date;
 }
 
-export type DesktopHandlers = Record<DesktopApiMethod, (argument: unknown) => Promise<unknown>>;
+export type { DesktopHandlers };
 
 /** What each API method does; arguments are parsed before anything else happens. */
 export function desktopApiHandlers(deps: DesktopApiDeps): DesktopHandlers {

@@ -9,7 +9,7 @@ import { DESKTOP_API } from './ipc-contract.ts';
 import { mainWindowOptions } from './security.ts';
 
 const root = join(import.meta.dirname, '..', '..');
-const startScreenUrl = pathToFileURL(join(root, 'desktop', 'start-screen', 'index.html')).href;
+const startScreenUrl = pathToFileURL(join(root, 'desktop', 'start-screen', 'dist', 'index.html')).href;
 
 type Listener = (...args: unknown[]) => unknown;
 

@@ -40,7 +40,7 @@ export type ElectronApis = Pick<
 >;
 
 export interface DesktopShellOptions {
-  /** The app's folder: package.json, dist/, desktop/start-screen/, desktop/renderer/dist/. */
+  /** The app's folder: package.json, dist/, desktop/start-screen/dist/, desktop/renderer/dist/. */
   readonly root: string;
   /** Where the configuration (port, log level) is read from. */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -74,7 +74,8 @@ export async function runDesktopShell(
     shell,
   } = electron;
   const { root } = options;
-  const startScreenFile = join(root, 'desktop', 'start-screen', 'index.html');
+  // Built by `npm run build:start-screen` (scripts/build-start-screen.ts).
+  const startScreenFile = join(root, 'desktop', 'start-screen', 'dist', 'index.html');
   const preloadFile = join(root, 'dist', 'desktop', 'preload', 'preload.cjs');
   const iconFile = join(root, 'desktop', 'main', 'assets', 'icon.png');
   if (!app.requestSingleInstanceLock()) {

@@ -1,28 +1,16 @@
 import { isAbsolute } from 'node:path';
 import { MIN_PASSPHRASE_LENGTH } from '../../core/config/index.ts';
 
-/**
- * The whole renderer ↔ main contract: the preload exposes exactly these methods (its test checks
- * the list), each bound to one channel. Arguments arrive from a web page, so every handler parses
- * them here first and refuses anything else.
- */
-export const DESKTOP_API = {
-  listRecentVaults: 'vault:list-recent',
-  chooseVaultFile: 'vault:choose-file',
-  chooseNewVaultLocation: 'vault:choose-new-location',
-  chooseKeyFile: 'vault:choose-key-file',
-  chooseNewKeyFileLocation: 'vault:choose-new-key-file-location',
-  unlockVault: 'vault:unlock',
-  unlockRemembered: 'vault:unlock-remembered',
-  createVault: 'vault:create',
-  forgetRememberedKey: 'vault:forget-remembered-key',
-  rememberAvailable: 'vault:remember-available',
-  openConsole: 'console:open',
-  takeConsoleSignIn: 'console:take-sign-in',
-} as const;
+import { DESKTOP_API, type DesktopApiMethod } from '../bridge/desktop-bridge.ts';
 
-export type DesktopApiMethod = keyof typeof DESKTOP_API;
-export type DesktopChannel = (typeof DESKTOP_API)[DesktopApiMethod];
+/**
+ * The main side of the renderer ↔ main contract. The methods, their channels, requests and answers
+ * are one map (desktop/bridge/desktop-bridge.ts) that the preload and the pages read too; here is
+ * who may call each and how its argument is parsed. Arguments arrive from a web page, so every
+ * handler parses them first and refuses anything else.
+ */
+export { DESKTOP_API };
+export type { DesktopApiMethod, DesktopChannel, DesktopHandlers } from '../bridge/desktop-bridge.ts';
 
 /** Methods callable only from the start screen; the console page may only take its sign-in. */
 export const START_SCREEN_METHODS: readonly DesktopApiMethod[] = [

@@ -11,7 +11,7 @@ import {
   type GuardedSession,
 } from './security.ts';
 
-const START = 'file:///opt/svc/desktop/start-screen/index.html';
+const START = 'file:///opt/svc/desktop/start-screen/dist/index.html';
 
 describe('mainWindowOptions', () => {
   it('isolates and sandboxes the renderer, without Node, webviews or insecure content', () => {

@@ -56,7 +56,9 @@ describe('VaultSession', () => {
     expect((await redeem(outcome.info.url, secret!)).status).toBe(400);
     const signedIn = await redeem(outcome.info.url, secret!, OWNER);
     expect(signedIn.status).toBe(200);
-    expect(((await signedIn.json()) as { token: string }).token).toEqual(expect.any(String));
+    // The session is in the console cookie; the body carries its CSRF value only.
+    expect(signedIn.headers.get('set-cookie')).toMatch(/^svc_console_\d+=svcs_/);
+    expect(((await signedIn.json()) as { csrf_token: string }).csrf_token).toEqual(expect.any(String));
     // Exchanged once: the same secret is refused the second time.
     expect((await redeem(outcome.info.url, secret!)).status).toBe(401);
   });

@@ -1,7 +1,7 @@
 import { isVaultError } from '../../core/errors/catalogue.ts';
 import { readLockHolder } from '../../core/storage/lock.ts';
 import { vaultPaths } from '../../core/storage/paths.ts';
-import type { KdfLimits, KeySource, LockHolder, VaultHandle } from '../../core/vault/types.ts';
+import type { KdfLimits, KeySource, VaultHandle } from '../../core/vault/types.ts';
 import type { StartServerOptions, RunningServer } from '../../server/listen.ts';
 
 /** The few core and server functions the desktop session needs; tests pass the real ones. */
@@ -28,25 +28,9 @@ export interface VaultSessionOptions {
   readonly consoleRoot?: string;
 }
 
-/** What the start screen shows once a vault is unlocked. */
-export interface UnlockedInfo {
-  readonly path: string;
-  /** The server's URL: the console, the API and the proxy for local applications. */
-  readonly url: string;
-  readonly consoleUrl: string;
-  /** Shown once, on the vault's first start; null afterwards. */
-  readonly apiKey: string | null;
-}
-
-export type UnlockOutcome =
-  | { readonly ok: true; readonly info: UnlockedInfo }
-  | {
-      readonly ok: false;
-      readonly code: string;
-      readonly message: string;
-      /** Set when another process holds the vault: who, and the URL of its server if it runs one. */
-      readonly holder?: LockHolder;
-    };
+// What the start screen is answered: the bridge's map defines it for both sides.
+export type { UnlockOutcome, UnlockedInfo } from '../bridge/desktop-bridge.ts';
+import type { UnlockOutcome, UnlockedInfo } from '../bridge/desktop-bridge.ts';
 
 interface Open {
   readonly vault: VaultHandle;

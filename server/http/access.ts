@@ -1,7 +1,8 @@
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { authorize } from '../../core/access/authorize.ts';
-import { isPermission, type Permission } from '../../core/access/permissions.ts';
+import { isPermission, isTokenPermission, type Permission } from '../../core/access/permissions.ts';
+import { constantTimeEqual } from '../../core/crypto/constant-time.ts';
 import { isRequestedView, withView, type Principal } from '../../core/access/principal.ts';
 import { RateLimiter } from '../../core/identity/rate-limiter.ts';
 import { VaultError, validationError } from '../../core/errors/catalogue.ts';
@@ -9,6 +10,7 @@ import type { Services } from '../../core/services-contract.ts';
 import type { VaultHandle } from '../../core/vault/types.ts';
 import type { VaultServer } from '../types.ts';
 import { OPERATOR_HEADER, fromLoopback, type OperatorCredential } from '../operator-credential.ts';
+import { ConsoleCookies, CSRF_HEADER, CSRF_HEADER_NAME } from './console-cookie.ts';
 import { isUuid } from './ids.ts';
 
 /**
@@ -18,11 +20,16 @@ import { isUuid } from './ids.ts';
  *
  * - `'public'`: no credential is looked at (health, OpenAPI, sign-in).
  * - `'authenticated'`: any valid credential, an API key or a user session; no tenant needed.
- * - `'session'`: a signed-in user (`Authorization: Bearer <token>`); API keys are refused (403).
+ * - `'session'`: a signed-in user (`Authorization: Bearer <token>`, or the console's cookie); API
+ *   keys are refused (403).
  * - `'operator'`: the operator credential only (`SVC-OPERATOR-KEY`, from loopback; see
  *   server/operator-credential.ts): vault-wide actions such as creating a tenant with its owner.
+ * - `'console'`: the console's cookie session only, acting in the tenant named by `SVC-TENANT-ID`
+ *   as a member (no permission needed; the route decides): the console's own endpoints.
  * - `{ permission }`: a tenant-scoped endpoint. An API key acts in its own tenant; a session acts
- *   in the tenant named by `SVC-TENANT-ID` through the user's membership. Then `authorize`.
+ *   in the tenant named by `SVC-TENANT-ID` through the user's membership. Then `authorize`. The
+ *   console's cookie session on a token endpoint acts through its token access instead
+ *   (core/identity/console-token-access.ts: its session application, or the key its member gave).
  *   `permission` may be a list: the caller must then hold EVERY one of them (resending an
  *   invitation needs `tenant:invitation:create` and `tenant:invitation:update`).
  */
@@ -31,6 +38,7 @@ export type AccessDeclaration =
   | 'authenticated'
   | 'session'
   | 'operator'
+  | 'console'
   | { readonly permission: Permission | readonly Permission[] };
 
 /** The permissions a `{ permission }` declaration requires, all of them, as a list. */
@@ -44,12 +52,20 @@ export function requiredPermissions(access: {
 export interface UserSession {
   readonly userId: string;
   readonly sessionId: string;
+  readonly expiresAt: string;
+  /** The credential was the console's cookie (not `Authorization: Bearer`). */
+  readonly viaCookie: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call this route; see AccessDeclaration (server/http/access.ts). Required. */
     access?: AccessDeclaration;
+    /**
+     * The one GET that tells the console its SVC-CSRF value (after a reload it has none), so it
+     * cannot require it. Allowed on GET routes only: it must change nothing.
+     */
+    tellsCsrfToken?: boolean;
   }
   interface FastifyRequest {
     /** The tenant-scoped caller: set on `{ permission }` routes, and on other routes called with an API key. */
@@ -91,6 +107,7 @@ export const SECURITY_SCHEMES = {
   bearer: 'BearerAuth',
   tenant: 'TenantId',
   operator: 'OperatorKey',
+  console: 'ConsoleSession',
 } as const;
 
 export interface DeclaredRoute {
@@ -120,6 +137,7 @@ export function installAccessControl(
   services: Services,
   limiter: RateLimiter | null = null,
   operator: OperatorCredential | null = null,
+  cookies: ConsoleCookies = new ConsoleCookies(),
 ): void {
   const table: DeclaredRoute[] = [];
   declaredRoutes.set(app, table);
@@ -127,13 +145,19 @@ export function installAccessControl(
   app.decorateRequest('userSession', null);
   app.addHook('onRoute', (route) => {
     const access = checkDeclaration(route);
+    const tellsCsrf = (route.config as { tellsCsrfToken?: unknown } | undefined)?.tellsCsrfToken === true;
+    if (tellsCsrf && [route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) {
+      throw new Error(
+        `Route ${[route.method].flat().join(',')} ${route.url}: only a GET may tell the CSRF value.`,
+      );
+    }
     for (const method of [route.method].flat()) table.push({ method, url: route.url, access });
     route.schema = { ...route.schema, ...openApiSecurity(access) };
     if (access === 'public') return;
     // A new array: Fastify copies the original options for the automatic HEAD route, and a shared
     // array would then carry the guard twice.
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    route.onRequest = [...existing, guardFor(access, services, limiter, operator)];
+    route.onRequest = [...existing, guardFor(access, services, limiter, operator, cookies, tellsCsrf)];
   });
 }
 
@@ -159,7 +183,13 @@ function checkDeclaration(route: RouteOptions): AccessDeclaration {
         'docs/architecture.md).',
     );
   }
-  if (access === 'public' || access === 'authenticated' || access === 'session' || access === 'operator')
+  if (
+    access === 'public' ||
+    access === 'authenticated' ||
+    access === 'session' ||
+    access === 'operator' ||
+    access === 'console'
+  )
     return access;
   if (typeof access === 'object' && access !== null) {
     const permission = (access as { permission?: unknown }).permission;
@@ -183,20 +213,23 @@ function checkDeclaration(route: RouteOptions): AccessDeclaration {
 function openApiSecurity(
   access: AccessDeclaration,
 ): { security: Array<Record<string, string[]>> } & Record<string, unknown> {
-  const { apiKey, bearer, tenant, operator } = SECURITY_SCHEMES;
+  const { apiKey, bearer, tenant, operator, console } = SECURITY_SCHEMES;
   switch (access) {
     case 'public':
       return { security: [] };
     case 'operator':
       return { security: [{ [operator]: [] }] };
     case 'authenticated':
-      return { security: [{ [apiKey]: [] }, { [bearer]: [] }] };
+      return { security: [{ [apiKey]: [] }, { [bearer]: [] }, { [console]: [] }] };
     case 'session':
-      return { security: [{ [bearer]: [] }] };
+      return { security: [{ [bearer]: [] }, { [console]: [] }] };
+    case 'console':
+      return { security: [{ [console]: [], [tenant]: [] }] };
     default: {
       const security: Array<Record<string, string[]>> = [
         { [apiKey]: [] },
         { [bearer]: [], [tenant]: [] },
+        { [console]: [], [tenant]: [] },
         { [operator]: [], [tenant]: [] },
       ];
       // One permission: `x-permission`, as every route had so far; several: `x-permissions`, all required.
@@ -208,18 +241,26 @@ function openApiSecurity(
 }
 
 type Credential =
-  { readonly kind: 'api-key'; readonly key: string } | { readonly kind: 'bearer'; readonly token: string };
+  | { readonly kind: 'api-key'; readonly key: string }
+  | { readonly kind: 'bearer'; readonly token: string }
+  | { readonly kind: 'console-cookie'; readonly token: string };
 
 /**
  * The credential a request presents. `SVC-API-KEY` wins when both it and `Authorization` are sent:
  * proxied requests legitimately carry an `Authorization` header meant for the destination, so the
  * vault never reads `Authorization` next to an API key. A non-Bearer `Authorization` is no credential.
+ * The console's cookie is read only when neither header is sent at all, so an API client's
+ * request means exactly what it meant before the cookie existed, whatever cookies it carries.
  */
-export function credentialOf(request: FastifyRequest): Credential | null {
+export function credentialOf(request: FastifyRequest, cookies?: ConsoleCookies): Credential | null {
   const key = request.headers[API_KEY_HEADER];
   if (key !== undefined) return { kind: 'api-key', key: [key].flat().join(', ') };
-  const token = bearerToken(request);
-  return token === null ? null : { kind: 'bearer', token };
+  if (request.headers.authorization !== undefined) {
+    const token = bearerToken(request);
+    return token === null ? null : { kind: 'bearer', token };
+  }
+  const token = cookies?.read(request) ?? null;
+  return token === null ? null : { kind: 'console-cookie', token };
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -238,6 +279,59 @@ function unauthenticated(detail: string): VaultError {
 const NO_CREDENTIAL =
   'Send an SVC-API-KEY header with an application key, or Authorization: Bearer <token> with a session token.';
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function crossSite(detail: string): VaultError {
+  return new VaultError('FORBIDDEN', detail);
+}
+
+/**
+ * A request carrying the console's cookie must come from the console's own pages: the browser's
+ * Sec-Fetch-Site (when sent) says same-origin (or none: typed in the address bar), an Origin (when
+ * sent; always on requests that change something) names this very host, and, except on the one
+ * GET that tells it, SVC-CSRF holds the session's double-submit value. A custom header is never
+ * sent by a form or a link, and another origin's script cannot send it without a CORS preflight,
+ * which this server never grants; SameSite=Strict already keeps other sites' requests cookieless,
+ * and these checks cover same-site pages on other ports of the same host, which browsers let send
+ * the cookie.
+ */
+function assertFromConsole(
+  request: FastifyRequest,
+  token: string,
+  services: Services,
+  tellsCsrf: boolean,
+): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw crossSite('A request from another site or origin cannot use the console session.');
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    let host: string | null = null;
+    try {
+      host = new URL(origin).host.toLowerCase();
+    } catch {
+      host = null;
+    }
+    if (host === null || host !== request.host.toLowerCase()) {
+      throw crossSite('A request from another origin cannot use the console session.');
+    }
+  } else if (!SAFE_METHODS.has(request.method)) {
+    throw crossSite('A request that changes something with the console session must carry its Origin.');
+  }
+  if (tellsCsrf) return;
+  const sent = request.headers[CSRF_HEADER];
+  const expected = services.auth.csrfToken(token);
+  if (
+    typeof sent !== 'string' ||
+    !constantTimeEqual(Buffer.from(sent, 'utf8'), Buffer.from(expected, 'utf8'))
+  ) {
+    throw crossSite(
+      `A request with the console session must carry its ${CSRF_HEADER_NAME} header (GET /console/session tells it).`,
+    );
+  }
+}
+
 /**
  * `limiter` counts every authenticated request against its credential (the application, or the
  * user over all their sessions) before any permission check or body parsing; null for no limit.
@@ -247,15 +341,21 @@ function guardFor(
   services: Services,
   limiter: RateLimiter | null,
   operator: OperatorCredential | null,
+  cookies: ConsoleCookies,
+  tellsCsrf: boolean,
 ): onRequestHookHandler {
-  const tenantScoped = typeof access === 'object';
+  const tenantScoped = typeof access === 'object' || access === 'console';
+  // A token endpoint called by the console's cookie session acts through its token access.
+  const tokenEndpoint = typeof access === 'object' && requiredPermissions(access).some(isTokenPermission);
   return async function guard(request) {
     if (request.headers[OPERATOR_HEADER] !== undefined) {
       await admitOperator(request, access, services, operator);
       return;
     }
-    const credential = credentialOf(request);
+    const credential = credentialOf(request, cookies);
     if (credential === null) throw unauthenticated(NO_CREDENTIAL);
+    if (credential.kind === 'console-cookie')
+      assertFromConsole(request, credential.token, services, tellsCsrf);
 
     if (credential.kind === 'api-key') {
       const principal = await services.auth.authenticateApiKey(credential.key);
@@ -265,7 +365,8 @@ function guardFor(
         throw new VaultError('FORBIDDEN', 'This endpoint is for signed-in users; an API key cannot call it.');
       }
       if (access === 'operator') throw operatorOnly();
-      if (tenantScoped) {
+      if (access === 'console') throw consoleOnly();
+      if (typeof access === 'object') {
         const named = tenantHeader(request);
         if (named !== undefined && named.toLowerCase() !== principal.tenantId.toLowerCase()) {
           throw validationError(
@@ -287,8 +388,14 @@ function guardFor(
     // The token is checked first, so a bad token is a 401 whatever the tenant header says.
     const session = await services.auth.authenticateSession(credential.token, wellFormed);
     limiter?.take(`user:${session.userId}`);
-    request.userSession = { userId: session.userId, sessionId: session.sessionId };
+    request.userSession = {
+      userId: session.userId,
+      sessionId: session.sessionId,
+      expiresAt: session.expiresAt,
+      viaCookie: credential.kind === 'console-cookie',
+    };
     if (access === 'operator') throw operatorOnly();
+    if (access === 'console' && credential.kind !== 'console-cookie') throw consoleOnly();
     if (!tenantScoped) return;
     if (named === undefined || session.principal === null) {
       throw validationError(
@@ -300,9 +407,33 @@ function guardFor(
         'Name the tenant to act in with the SVC-TENANT-ID header (a tenant id).',
       );
     }
+    if (access === 'console') {
+      request.principal = session.principal;
+      return;
+    }
+    if (credential.kind === 'console-cookie' && tokenEndpoint) {
+      const acting = await services.consoleTokenAccess.principalFor(session.principal);
+      if (acting === null) {
+        throw new VaultError(
+          'FORBIDDEN',
+          'This console session has no token access in this tenant yet: choose it on the Tokens screen ' +
+            '(PUT /console/token-access).',
+        );
+      }
+      authorizeAll(acting, access);
+      request.principal = acting;
+      return;
+    }
     authorizeAll(session.principal, access);
     request.principal = session.principal;
   };
+}
+
+function consoleOnly(): VaultError {
+  return new VaultError(
+    'FORBIDDEN',
+    "This endpoint is for the console's browser session; API keys and bearer tokens cannot call it.",
+  );
 }
 
 function operatorOnly(): VaultError {

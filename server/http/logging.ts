@@ -20,6 +20,8 @@ export const SECRET_HEADERS = [
   'proxy-authorization',
   'cookie',
   'set-cookie',
+  // The console session's double-submit value: no credential alone, but bound to a live session.
+  'svc-csrf',
 ] as const;
 
 const REDACT_PATHS = SECRET_HEADERS.flatMap((name) => [`headers["${name}"]`, `*.headers["${name}"]`]);

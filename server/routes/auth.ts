@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../core/services-contract.ts';
-import { bearerToken } from '../http/access.ts';
+import { bearerToken, userSessionOf } from '../http/access.ts';
+import type { ConsoleCookies } from '../http/console-cookie.ts';
 import { Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
@@ -22,7 +23,7 @@ const SessionSchema = Type.Object({
 
 const tags = ['auth'];
 
-export function registerAuthRoutes(app: VaultServer, services: Services): void {
+export function registerAuthRoutes(app: VaultServer, services: Services, cookies: ConsoleCookies): void {
   app.post(
     '/auth/login',
     {
@@ -52,15 +53,19 @@ export function registerAuthRoutes(app: VaultServer, services: Services): void {
       config: { access: 'session' },
       schema: {
         summary: 'Sign out',
-        description: 'Revokes the presented session token.',
+        description:
+          'Revokes the presented session (a bearer token, or the console cookie, which is then ' +
+          'cleared) and removes what the console made for it (its session applications).',
         tags,
         response: { 204: Type.Null({ description: 'Signed out.' }) },
       },
     },
     async (request, reply) => {
-      // The guard accepted a bearer token on this 'session' route, so there is one.
-      const token = bearerToken(request);
+      // The guard accepted a bearer token or the console cookie on this 'session' route.
+      const viaCookie = userSessionOf(request).viaCookie;
+      const token = viaCookie ? cookies.read(request) : bearerToken(request);
       if (token !== null) await services.auth.signOut(token);
+      if (viaCookie) cookies.clear(reply, request);
       return reply.code(204).send(null);
     },
   );

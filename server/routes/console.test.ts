@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONE_TIME_LINK_TTL_MS } from '../../core/identity/one-time-sign-in.ts';
 import { bootstrapEmbeddedDefault } from '../../core/tenancy/bootstrap.ts';
@@ -28,6 +29,12 @@ async function server(clock = new ManualClock()): Promise<TestServer> {
 }
 
 const secretOf = (link: string) => link.slice(link.indexOf('#') + 1);
+
+/** The headers the console page sends with the session a sign-in answer set in its cookie. */
+function consoleHeaders(res: LightMyRequestResponse): Record<string, string> {
+  const cookie = [res.headers['set-cookie']].flat().map(String)[0]!.split(';', 1)[0]!;
+  return { cookie, 'svc-csrf': res.json<{ csrf_token: string }>().csrf_token };
+}
 
 describe('serving the console', () => {
   let s: TestServer;
@@ -102,12 +109,7 @@ describe('one-time sign-in link', () => {
         payload: { secret: secretOf(link) },
       });
       expect(first.statusCode, first.body).toBe(200);
-      const { token } = first.json<{ token: string }>();
-      const tenants = await s.app.inject({
-        method: 'GET',
-        url: '/tenants',
-        headers: { authorization: `Bearer ${token}` },
-      });
+      const tenants = await s.app.inject({ method: 'GET', url: '/tenants', headers: consoleHeaders(first) });
       expect(tenants.statusCode).toBe(200);
       expect(tenants.body).toContain(a.tenant.id);
 
@@ -177,10 +179,7 @@ describe('one-time sign-in link', () => {
       const members = await s.app.inject({
         method: 'GET',
         url: '/tenants/self/members',
-        headers: {
-          authorization: `Bearer ${ok.json<{ token: string }>().token}`,
-          'svc-tenant-id': boot!.tenantId,
-        },
+        headers: { ...consoleHeaders(ok), 'svc-tenant-id': boot!.tenantId },
       });
       expect(members.statusCode, members.body).toBe(200);
       // The existing owner user was claimed: still the one OWNER, now with the given details.

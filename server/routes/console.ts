@@ -4,8 +4,11 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VaultError } from '../../core/errors/catalogue.ts';
 import type { FastifyReply } from 'fastify';
+import type { Services } from '../../core/services-contract.ts';
 import type { VaultHandle } from '../../core/vault/types.ts';
+import type { ConsoleCookies } from '../http/console-cookie.ts';
 import type { VaultServer } from '../types.ts';
+import { registerConsoleTokenAccessRoutes } from './console-token-access.ts';
 import { registerConsoleSessionRoutes, type ConsoleSignInOptions } from './console-sessions.ts';
 
 /**
@@ -79,10 +82,13 @@ const notBuilt = () =>
 export function registerConsoleRoutes(
   app: VaultServer,
   vault: VaultHandle,
+  services: Services,
+  cookies: ConsoleCookies,
   options: ConsoleOptions = {},
 ): void {
   const root = resolve(options.root ?? defaultConsoleRoot());
-  registerConsoleSessionRoutes(app, vault, options);
+  registerConsoleSessionRoutes(app, vault, services, cookies, options);
+  registerConsoleTokenAccessRoutes(app, services);
 
   /** A file below root, or null; symbolic links out of root and `..` never resolve. */
   async function fileIn(relative: string): Promise<Buffer | null> {

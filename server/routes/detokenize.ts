@@ -17,8 +17,8 @@ export function registerDetokenizeRoutes(app: VaultServer, services: Services): 
           'Replaces every `{{ <token id> | filters }}` expression in any JSON value by the token data, ' +
           'as the `token:read` transform of each token container shows it (masked unless a rule ' +
           'reveals). A string that is exactly one expression takes the value itself (a card token ' +
-          'as its object). At most 100 distinct tokens; unknown ids → 400; no `token:read` on a ' +
-          "token's container → 403.",
+          'as its object). At most 100 distinct tokens; unknown ids, and tokens the caller may not read, ' +
+          '→ 400 alike.',
         tags: ['tokens'],
         headers: ViewHeaders,
         body: Type.Unknown({ description: 'Any JSON value holding detokenization expressions.' }),

@@ -1,12 +1,21 @@
+import type { AddressInfo } from 'node:net';
 import swagger from '@fastify/swagger';
-import type { RouteOptions } from 'fastify';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { SECURITY_SCHEMES } from '../http/access.ts';
+import { hostOf } from '../http/host-check.ts';
+import { nameOperations } from '../http/operation-ids.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_SCHEMA_ID, ProblemSchema } from '../http/problem.ts';
+import { urlOf } from '../server-services.ts';
 import type { VaultServer } from '../types.ts';
 
 export interface OpenApiOptions {
   readonly version: string;
+  /**
+   * The server's public origin (publicUrl), when one is configured: `servers` names it for
+   * requests that came to its host, since a proxy in front may speak https where this server does not.
+   */
+  readonly publicOrigin?: string;
 }
 
 const problemResponse = {
@@ -58,7 +67,10 @@ export function markDeepObjectParameters<T>(document: T): T {
  * Registers the shared problem schema, the OpenAPI generator and `GET /openapi.json`. Must run
  * before any route is added: the generator and the problem responses hook see only later routes.
  */
-export async function registerOpenApi(app: VaultServer, { version }: OpenApiOptions): Promise<void> {
+export async function registerOpenApi(
+  app: VaultServer,
+  { version, publicOrigin }: OpenApiOptions,
+): Promise<void> {
   app.addSchema(ProblemSchema);
   // Added before the generator so that it reads the routes' schemas after this hook amended them.
   app.addHook('onRoute', declareProblemResponses);
@@ -94,12 +106,23 @@ export async function registerOpenApi(app: VaultServer, { version }: OpenApiOpti
               "The operator credential of this server run, read from the file beside the vault's lock " +
               '(readable by its owner only). Accepted from loopback addresses only; new at every start.',
           },
+          [SECURITY_SCHEMES.console]: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'svc_console',
+            description:
+              "The console's session cookie, set by POST /console/sessions and /console/sessions/login " +
+              '(named `svc_console_<port>` after the port the browser used, `__Host-` prefixed over TLS; ' +
+              'HttpOnly, SameSite=Strict). Read only when neither SVC-API-KEY nor Authorization is sent; ' +
+              'every request with it must come from the same origin and carry SVC-CSRF (the session’s ' +
+              'double-submit value), except GET /console/session, which tells it. Never accepted by /proxy.',
+          },
         },
       },
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? markDeepObjectParameters(documentObject.openapiObject)
+        ? nameOperations(markDeepObjectParameters(documentObject.openapiObject))
         : documentObject.swaggerObject,
     // Name shared schemas by their `$id` (`Problem`) rather than `def-0`.
     refResolver: {
@@ -107,7 +130,20 @@ export async function registerOpenApi(app: VaultServer, { version }: OpenApiOpti
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
-    app.swagger(),
-  );
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async (request) => {
+    const { openapi, info, ...rest } = app.swagger() as Record<string, unknown>;
+    return { openapi, info, servers: [{ url: serverUrl(request, publicOrigin) }], ...rest };
+  });
+}
+
+/**
+ * This server's own URL, as the caller reached it: the Host it named (the host check has already
+ * refused names that are not this server's), or the public origin when that is the host named.
+ */
+export function serverUrl(request: FastifyRequest, publicOrigin: string | undefined): string {
+  const host = request.host;
+  // HTTP/1.0 sends no Host: the address the request arrived at.
+  if (host === '') return urlOf(request.socket.address() as AddressInfo);
+  if (publicOrigin !== undefined && hostOf(host) === hostOf(new URL(publicOrigin).host)) return publicOrigin;
+  return `${request.protocol}://${host}`;
 }

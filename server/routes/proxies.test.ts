@@ -52,9 +52,10 @@ describe('proxy management', () => {
       application_id: app.id,
       configuration: { ACCOUNT: 'acct_1' },
       require_auth: true,
-      request_transform: null,
-      response_transform: null,
     });
+    // No transform: the fields are left out, never null.
+    expect(Object.keys(proxy)).not.toContain('request_transform');
+    expect(Object.keys(proxy)).not.toContain('response_transform');
     expect(proxy.key).toMatch(/^[A-Za-z0-9]{32}$/);
 
     const updated = await call('PUT', `/proxies/${proxy.id}`, {
@@ -136,6 +137,14 @@ describe('proxy management', () => {
     expect((ok.json() as ProxyJson).request_transform).toEqual({
       code: 'module.exports = async (req) => req.args;',
     });
+    // An update without it removes it (full replacement): the field goes, it does not become null.
+    const removed = await call('PUT', `/proxies/${(ok.json() as ProxyJson).id}`, {
+      name: 'p',
+      destination_url: 'https://api.example/',
+      request_transform: null,
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(Object.keys(removed.json() as object)).not.toContain('request_transform');
   });
 
   it('refuses a management application as the proxy application', async () => {

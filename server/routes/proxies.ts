@@ -27,8 +27,10 @@ export const ProxySchema = Type.Object(
     tenant_id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     destination_url: Type.String(),
-    request_transform: Nullable(TransformResponse),
-    response_transform: Nullable(TransformResponse),
+    // Left out when there is none: the API this one follows declares transforms as objects, never
+    // null, and strictly generated clients refuse a null.
+    request_transform: Type.Optional(TransformResponse),
+    response_transform: Type.Optional(TransformResponse),
     application_id: Nullable(Type.String({ format: 'uuid' })),
     configuration: StringMap(),
     require_auth: Type.Boolean(),
@@ -92,8 +94,12 @@ function proxyBody(proxy: Proxy): ProxyJson {
     tenant_id: proxy.tenant_id,
     name: proxy.name,
     destination_url: proxy.destination_url,
-    request_transform: proxy.request_transform === null ? null : { code: proxy.request_transform.code },
-    response_transform: proxy.response_transform === null ? null : { code: proxy.response_transform.code },
+    ...(proxy.request_transform === null
+      ? {}
+      : { request_transform: { code: proxy.request_transform.code } }),
+    ...(proxy.response_transform === null
+      ? {}
+      : { response_transform: { code: proxy.response_transform.code } }),
     application_id: proxy.application_id,
     configuration: { ...proxy.configuration },
     require_auth: proxy.require_auth,
@@ -125,7 +131,9 @@ export function registerProxyRoutes(app: VaultServer, services: Services): void 
       config: { access: { permission: 'proxy:create' } },
       schema: {
         summary: 'Create a proxy',
-        description: 'The vault generates the proxy key. Transform code is compiled on save (422 on errors).',
+        description:
+          'The vault generates the proxy key. Transform code is compiled on save (422 on errors). The proxy ' +
+          "runs as its application, so naming one needs at least that application's token access (403).",
         tags,
         body: ProxyBody,
         response: { 201: ProxySchema },
@@ -172,7 +180,9 @@ export function registerProxyRoutes(app: VaultServer, services: Services): void 
       preValidation: checkId,
       schema: {
         summary: 'Update a proxy',
-        description: 'Replaces every field; the id and key never change.',
+        description:
+          'Replaces every field; the id and key never change. A proxy that has an application afterwards ' +
+          "may be changed only by a caller holding at least that application's token access (403).",
         tags,
         params: Params,
         body: ProxyBody,

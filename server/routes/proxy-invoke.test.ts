@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,9 +28,13 @@ let nameId: string;
 let secretId: string;
 let base: string;
 
-/** The test resolver: every `*.svc.test` name is the test destination on loopback; `private.svc.test` is 10.0.0.7. */
+/**
+ * The test resolver: every `*.svc.test` name is the test destination on loopback (allowed);
+ * `private.svc.test` is 10.0.0.7 and `loopback.internal.test` is ::1 (both refused); others resolve nowhere.
+ */
 async function resolve(hostname: string): Promise<LookupAddress[]> {
   if (hostname === 'private.svc.test') return [{ address: '10.0.0.7', family: 4 }];
+  if (hostname === 'loopback.internal.test') return [{ address: '::1', family: 6 }];
   if (hostname === 'svc.test' || hostname.endsWith('.svc.test')) return [{ address: '127.0.0.1', family: 4 }];
   throw Object.assign(new Error(`no such host ${hostname}`), { code: 'ENOTFOUND' });
 }
@@ -235,7 +240,7 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
       url: '/proxy',
       headers: { 'svc-api-key': useKey, 'svc-proxy-url': 'https://private.svc.test/' },
     });
-    expect(proxyErrorOf(ssrf).code).toBe('DESTINATION_REFUSED');
+    expect(proxyErrorOf(ssrf).code).toBe('DESTINATION_UNREACHABLE');
 
     await server.services.tenants.update(op, {
       name: fx.tenant.name,
@@ -255,7 +260,7 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
     expect(destination.received.length).toBe(before);
   });
 
-  it('refuses unknown tokens (400), tokens outside the grants (403) and more than 100 tokens, reaching nothing', async () => {
+  it('refuses unknown tokens and tokens outside the grants alike (400), and more than 100 tokens, reaching nothing', async () => {
     const before = destination.received.length;
     const send = (payload: unknown) =>
       server.app.inject({
@@ -274,7 +279,7 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
       });
     expect(proxyErrorOf(await send({ a: 1 })).status).toBe(403);
     expect(proxyErrorOf(await sendNarrow({ a: '{{ no-such-token-id }}' })).status).toBe(400);
-    expect(proxyErrorOf(await sendNarrow({ a: `{{ ${secretId} }}` })).status).toBe(403);
+    expect(proxyErrorOf(await sendNarrow({ a: `{{ ${secretId} }}` })).status).toBe(400);
     const ids: string[] = [];
     for (let i = 0; i < 101; i += 1)
       ids.push((await server.services.tokens.create(op, { type: 'token', data: `v${i}` })).token.id);
@@ -378,8 +383,9 @@ describe('pre-configured proxies', () => {
     const ok = await send(open.key, { n: `{{ ${nameId} }}` });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(JSON.parse(lastReceived().body.toString('utf8'))).toEqual({ n: 'Jane' });
-    // The application's grants decide, not the caller's: /secret/ is outside them.
-    expect(proxyErrorOf(await send(open.key, { n: `{{ ${secretId} }}` })).status).toBe(403);
+    // The application's grants decide, not the caller's: /secret/ is outside them, so its token is
+    // answered like an unknown id.
+    expect(proxyErrorOf(await send(open.key, { n: `{{ ${secretId} }}` })).status).toBe(400);
     const bare = await createProxy({ require_auth: false });
     expect((await send(bare.key, { n: 'plain' })).statusCode).toBe(200);
     const before = destination.received.length;
@@ -526,5 +532,226 @@ module.exports = async () => { throw new CustomHttpResponseError({ status: 418, 
     const without = await createProxy({ request_transform: { code } });
     await post(without.key, { secret: 'x' });
     expect(JSON.parse(lastReceived().body.toString('utf8'))).toEqual({ svc: null });
+  });
+});
+
+describe('attaching is granting: a proxy never publishes what its author may not see', () => {
+  let backend: { id: string; key: string };
+  let leakedId: string;
+
+  /** A request transform answering the token's data itself (the destination is never contacted). */
+  const leakCode = (id: string) => `const { CustomHttpResponseError } = require('@svc/reactor-errors');
+module.exports = async (req) => {
+  throw new CustomHttpResponseError({ status: 200, body: await req.svc.tokens.retrieve('${id}') });
+};`;
+  const leakyProxy = (applicationId: string) => ({
+    name: 'leak',
+    destination_url: `${base}/leak`,
+    require_auth: false,
+    application: { id: applicationId },
+    request_transform: { code: leakCode(leakedId) },
+  });
+  /** The anonymous call: the proxy key in the query, no API key. */
+  const anonymous = (proxyKey: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: `/proxy?svc-proxy-key=${proxyKey}`,
+      headers: { 'content-type': 'application/json' },
+      payload: {},
+    });
+  const as = (key: string, method: 'POST' | 'PUT' | 'GET', url: string, payload?: unknown) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { 'svc-api-key': key },
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+  /** What a problem answer says, whatever its trace id. */
+  const problemOf = (response: LightMyRequestResponse) => ({
+    status: response.statusCode,
+    body: response.json() as unknown,
+  });
+
+  beforeAll(async () => {
+    // The tenant's backend: it creates tokens and reveals every one.
+    backend = await server.services.applications.create(op, {
+      name: 'backend',
+      type: 'private',
+      rules: [rule('/', ['token:create', 'token:read', 'token:use'], 'reveal')],
+    });
+    const principal = await server.services.auth.authenticateApiKey(backend.key);
+    if (principal === null) throw new Error('no backend principal');
+    leakedId = (await server.services.tokens.create(principal, { type: 'card', data: CARD })).token.id;
+  });
+
+  it("a token's created_by does not show the backend's id to a key that may not read applications", async () => {
+    const reader = await createKey(server.services, fx.tenant.id, 'private', ['token:read']);
+    const read = await as(reader.key, 'GET', `/tokens/${leakedId}`);
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json()).toMatchObject({ id: leakedId, created_by: null });
+    expect(read.body).not.toContain(backend.id);
+  });
+
+  it('proxy:create alone cannot attach the backend: 403, nothing stored, the anonymous call answers no data', async () => {
+    const attacker = await createKey(server.services, fx.tenant.id, 'management', ['proxy:create']);
+    const before = destination.received.length;
+    const created = await as(attacker.key, 'POST', '/proxies', leakyProxy(backend.id));
+    if (created.statusCode === 201) {
+      const leaked = await anonymous((created.json() as { key: string }).key);
+      expect(leaked.body).not.toContain(CARD.number);
+    }
+    expect(created.statusCode, created.body).toBe(403);
+    // An unknown application id gets exactly the same answer: attaching is no oracle for ids.
+    const unknown = await as(attacker.key, 'POST', '/proxies', leakyProxy(randomUUID()));
+    expect(problemOf(unknown)).toEqual(problemOf(created));
+    // So does another tenant's application, and an application the attacker could see the type of.
+    const other = await createTenantFixture(server.services, 'Other tenant');
+    const foreign = await createKey(server.services, other.tenant.id, 'private', ['token:use']);
+    expect(problemOf(await as(attacker.key, 'POST', '/proxies', leakyProxy(foreign.id)))).toEqual(
+      problemOf(created),
+    );
+    expect(problemOf(await as(attacker.key, 'POST', '/proxies', leakyProxy(fx.admin.id)))).toEqual(
+      problemOf(created),
+    );
+    const names = (await server.services.proxies.list(op, { name: 'leak' }, { page: 1, size: 100 })).items;
+    expect(names).toEqual([]);
+    expect(destination.received.length).toBe(before);
+  });
+
+  it('proxy:update alone cannot re-point a proxy at the backend', async () => {
+    const attacker = await createKey(server.services, fx.tenant.id, 'management', ['proxy:update']);
+    const harmless = await createProxy({ name: 'harmless' });
+    const updated = await as(attacker.key, 'PUT', `/proxies/${harmless.id}`, leakyProxy(backend.id));
+    if (updated.statusCode === 200) {
+      const leaked = await anonymous(harmless.key);
+      expect(leaked.body).not.toContain(CARD.number);
+    }
+    expect(updated.statusCode, updated.body).toBe(403);
+    const unknown = await as(attacker.key, 'PUT', `/proxies/${harmless.id}`, leakyProxy(randomUUID()));
+    expect(problemOf(unknown)).toEqual(problemOf(updated));
+    const stored = await server.services.proxies.get(op, harmless.id);
+    expect(stored).toMatchObject({ application_id: null, require_auth: true, request_transform: null });
+    expect(proxyErrorOf(await anonymous(harmless.key)).status).toBe(401);
+  });
+
+  it('proxy:update cannot change what runs as an attached application, even keeping the application', async () => {
+    const attacker = await createKey(server.services, fx.tenant.id, 'management', ['proxy:update']);
+    // An administrator's proxy that runs as the backend and never shows data.
+    const attached = await createProxy({
+      name: 'charges',
+      application: { id: backend.id },
+      request_transform: { code: 'module.exports = async (req) => req.args;' },
+    });
+    const same = await as(attacker.key, 'PUT', `/proxies/${attached.id}`, leakyProxy(backend.id));
+    if (same.statusCode === 200) expect((await anonymous(attached.key)).body).not.toContain(CARD.number);
+    expect(same.statusCode, same.body).toBe(403);
+    const renamed = await as(attacker.key, 'PUT', `/proxies/${attached.id}`, {
+      name: 'renamed',
+      destination_url: `${base}/base`,
+      application: { id: backend.id },
+      request_transform: { code: 'module.exports = async (req) => req.args;' },
+    });
+    expect(renamed.statusCode).toBe(403);
+    // Detaching grants nothing, so proxy:update may do it.
+    const detached = await as(attacker.key, 'PUT', `/proxies/${attached.id}`, {
+      name: 'charges',
+      destination_url: `${base}/base`,
+    });
+    expect(detached.statusCode, detached.body).toBe(200);
+    expect(detached.json()).toMatchObject({ application_id: null });
+  });
+
+  it('an administrator still attaches it, and the anonymous proxy works as its author intended', async () => {
+    const created = await as(fx.admin.key, 'POST', '/proxies', {
+      name: 'public form',
+      destination_url: `${base}/form`,
+      require_auth: false,
+      application: { id: backend.id },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const sent = await server.app.inject({
+      method: 'POST',
+      url: `/proxy?svc-proxy-key=${(created.json() as { key: string }).key}`,
+      headers: { 'content-type': 'application/json' },
+      payload: { last4: `{{ ${leakedId} | json: '$.number' | last4 }}` },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(JSON.parse(lastReceived().body.toString('utf8'))).toEqual({ last4: '4242' });
+  });
+});
+
+describe('one answer for every refused or unreachable destination', () => {
+  it('the proxy answers a refused, an unresolvable and a closed destination alike; the log tells them apart', async () => {
+    const closed = await startTestDestination();
+    const closedPort = closed.port;
+    await closed.close();
+    const ask = (url: string) =>
+      server.app.inject({
+        method: 'GET',
+        url: '/proxy/x?q=secret-query',
+        headers: { 'svc-api-key': useKey, 'svc-proxy-url': url },
+      });
+    const before = server.logs.lines().length;
+    const answers = [];
+    for (const url of [
+      'https://private.svc.test/',
+      'https://loopback.internal.test/',
+      'https://nowhere.example/',
+      `https://api.svc.test:${closedPort}/`,
+    ]) {
+      const response = await ask(url);
+      answers.push({ status: response.statusCode, error: proxyErrorOf(response) });
+    }
+    expect(answers[0]).toMatchObject({ status: 502, error: { code: 'DESTINATION_UNREACHABLE' } });
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    const logged = server.logs
+      .lines()
+      .slice(before)
+      .filter((line) => line['msg'] === 'outbound request failed')
+      .map((line) => `${String(line['destination'])}: ${String(line['reason'])}`);
+    expect(logged).toEqual([
+      'private.svc.test: refused by the address policy: private.svc.test resolves to a private address',
+      'loopback.internal.test: refused by the address policy: loopback.internal.test resolves to a loopback address',
+      'nowhere.example: ENOTFOUND',
+      'api.svc.test: ECONNREFUSED',
+    ]);
+    expect(server.logs.text()).not.toContain('secret-query');
+  });
+
+  it("the sandbox's fetch answers a loopback name and an unknown one alike", async () => {
+    const proxy = await createProxy({
+      request_transform: {
+        code: `const { CustomHttpResponseError } = require('@svc/reactor-errors');
+module.exports = async (req) => {
+  const answers = [];
+  for (const url of req.args.body.urls) {
+    try { await fetch(url); answers.push('reached'); }
+    catch (e) { answers.push({ name: e.name, message: e.message, status: e.status, code: e.code }); }
+  }
+  throw new CustomHttpResponseError({ status: 200, body: answers });
+};`,
+      },
+    });
+    const closed = await startTestDestination();
+    const closedPort = closed.port;
+    await closed.close();
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/proxy',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-key': proxy.key, 'content-type': 'application/json' },
+      payload: {
+        urls: [
+          'https://loopback.internal.test/',
+          'https://private.svc.test/',
+          'https://no-such-name.example/',
+          `https://api.svc.test:${closedPort}/`,
+        ],
+      },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const answers = response.json() as unknown[];
+    expect(answers).toHaveLength(4);
+    expect(answers[0]).toMatchObject({ status: 502, code: 'DESTINATION_UNREACHABLE' });
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
   });
 });

@@ -9,8 +9,8 @@ import type { VaultServer } from '../types.ts';
 
 export const PROXY_PATH = '/proxy';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-/** Outbound failures whose detail is written for the caller (host and failure class only). */
-const DESTINATION_CODES = new Set(['DESTINATION_REFUSED', 'DESTINATION_TIMEOUT', 'DESTINATION_UNREACHABLE']);
+/** Outbound failures whose detail is written for the caller (one fixed detail, or the host for a timeout). */
+const DESTINATION_CODES = new Set(['DESTINATION_TIMEOUT', 'DESTINATION_UNREACHABLE']);
 
 /**
  * A failure inside the vault, as the proxy answers it: `{ proxy_error: <problem> }` with the

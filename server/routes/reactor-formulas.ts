@@ -1,10 +1,12 @@
 import { MAX_REACTOR_PAGE_SIZE } from '../../core/reactors/reactor-service.ts';
+import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import {
   FORMULA_STATUSES,
   FORMULA_TYPES,
   PARAMETER_TYPES,
   type ReactorFormula,
+  type SavedFormula,
 } from '../../core/reactors/contract.ts';
 import {
   FORMULA_CODE_MAX,
@@ -109,6 +111,38 @@ const byId = notFoundAs(NO_SUCH_FORMULA);
 
 const tags = ['reactor formulas'];
 
+/** The response header that carries a saved formula's warning (see FormulaWarning). */
+export const FORMULA_WARNING_HEADER = 'svc-warning';
+
+/** Longest warning header value; a compile message quotes a token of the code, which may be long. */
+const WARNING_HEADER_MAX = 1000;
+
+/** A header value: printable ASCII only (the quoted token may be any character), bounded. */
+function headerText(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, WARNING_HEADER_MAX);
+}
+
+/**
+ * The body stays the formula as clients of the API know it (strict generated clients refuse an
+ * unknown property), so a warning travels in a header: the text the invocation's 422 will carry.
+ */
+function withWarnings(reply: FastifyReply, saved: SavedFormula): FormulaJson {
+  const warning = saved.warnings[0];
+  if (warning !== undefined) reply.header(FORMULA_WARNING_HEADER, headerText(warning.detail));
+  return formulaBody(saved.formula);
+}
+
+const savedResponseHeaders = {
+  'SVC-Warning': {
+    type: 'string',
+    description:
+      'Present when the code does not compile or export one function: the formula is saved as ' +
+      'sent, and invoking a reactor of it answers 422 with this text, ' +
+      '`Invalid Reactor Formula: line <n>, column <m>: <message>` (line and column in the code, ' +
+      'from 1; printable ASCII).',
+  },
+};
+
 export function registerReactorFormulaRoutes(app: VaultServer, services: Services): void {
   app.post(
     '/reactor-formulas',
@@ -116,15 +150,17 @@ export function registerReactorFormulaRoutes(app: VaultServer, services: Service
       config: { access: { permission: 'reactor:create' } },
       schema: {
         summary: 'Create a reactor formula',
-        description: 'Code that does not compile or export one function → 422 with `line <n>, column <m>`.',
+        description:
+          'Code that does not compile or export one function is saved as sent, with an `SVC-Warning` ' +
+          'header saying where; reactors of it answer 422 at invocation until it is fixed.',
         tags,
         body: FormulaBody,
-        response: { 201: ReactorFormulaSchema },
+        response: { 201: { ...ReactorFormulaSchema, headers: savedResponseHeaders } },
       },
     },
     async (request, reply) => {
-      const created = await services.reactors.createFormula(principalOf(request), request.body);
-      return reply.code(201).send(formulaBody(created));
+      const saved = await services.reactors.createFormula(principalOf(request), request.body);
+      return reply.code(201).send(withWarnings(reply, saved));
     },
   );
 
@@ -174,15 +210,18 @@ export function registerReactorFormulaRoutes(app: VaultServer, services: Service
       preValidation: checkId,
       schema: {
         summary: 'Update a reactor formula',
-        description: 'Full replacement. Official formulas are read-only (403).',
+        description:
+          'Full replacement. Official formulas are read-only (403). Code that does not compile is ' +
+          'saved with an `SVC-Warning` header, as on create.',
         tags,
         params: Params,
         body: FormulaBody,
-        response: { 200: ReactorFormulaSchema },
+        response: { 200: { ...ReactorFormulaSchema, headers: savedResponseHeaders } },
       },
     },
-    async (request) =>
-      formulaBody(
+    async (request, reply) =>
+      withWarnings(
+        reply,
         await byId(services.reactors.updateFormula(principalOf(request), request.params.id, request.body)),
       ),
   );

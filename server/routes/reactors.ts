@@ -104,7 +104,15 @@ export function registerReactorRoutes(app: VaultServer, services: Services): voi
     '/reactors',
     {
       config: { access: { permission: 'reactor:create' } },
-      schema: { summary: 'Create a reactor', tags, body: CreateBody, response: { 201: ReactorSchema } },
+      schema: {
+        summary: 'Create a reactor',
+        description:
+          "The reactor's code runs as its application, so naming one needs at least that application's " +
+          'token access (403).',
+        tags,
+        body: CreateBody,
+        response: { 201: ReactorSchema },
+      },
     },
     async (request, reply) => {
       const created = await services.reactors.create(principalOf(request), request.body);
@@ -148,6 +156,8 @@ export function registerReactorRoutes(app: VaultServer, services: Services): voi
       preValidation: checkId,
       schema: {
         summary: 'Update a reactor',
+        description:
+          "A reactor that has an application afterwards may be changed only by a caller holding at least that application's token access (403).",
         tags,
         params: Params,
         body: UpdateBody,

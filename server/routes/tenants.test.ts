@@ -25,6 +25,19 @@ afterEach(async () => {
 });
 
 describe('/tenants/self', () => {
+  it('leaves owner_id out for a tenant without an owner (never null)', async () => {
+    const bare = await server.services.tenants.create({ name: 'Bare', withApplication: true }, null);
+    expect(bare.tenant.owner_id).toBeNull();
+    const response = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self',
+      headers: withKey(bare.application?.key ?? ''),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ id: bare.tenant.id, name: 'Bare' });
+    expect(Object.keys(response.json() as object)).not.toContain('owner_id');
+  });
+
   it('GET answers the tenant of the key', async () => {
     const response = await server.app.inject({
       method: 'GET',

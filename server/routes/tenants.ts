@@ -35,7 +35,9 @@ const TenantSettingsSchema = Type.Unsafe<Record<string, string>>({
 
 export const TenantSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  owner_id: Nullable(Type.String({ format: 'uuid' })),
+  // Left out for a tenant without an owner (made bare by the operator): never null, as clients of
+  // the API this one follows expect.
+  owner_id: Type.Optional(Type.String({ format: 'uuid' })),
   name: Type.String(),
   settings: TenantSettingsSchema,
   created_by: Nullable(Type.String()),
@@ -70,7 +72,7 @@ const UpdateBody = Type.Object(
 export function tenantBody(tenant: Tenant): TenantBody {
   return {
     id: tenant.id,
-    owner_id: tenant.owner_id,
+    ...(tenant.owner_id === null ? {} : { owner_id: tenant.owner_id }),
     name: tenant.name,
     settings: { ...tenant.settings },
     created_by: tenant.created_by,

@@ -240,7 +240,7 @@ export const ListQuery = Type.Object({
 
 export type ListQueryValue = Static<typeof ListQuery>;
 
-const Params = Type.Object({
+export const TokenIdParams = Type.Object({
   id: Type.String({
     minLength: 1,
     maxLength: TOKEN_ID_MAX_LENGTH,
@@ -250,13 +250,14 @@ const Params = Type.Object({
 
 const NO_SUCH_TOKEN = 'No such token.';
 
-const byId = notFoundAs(NO_SUCH_TOKEN);
+/** A token read or change whose NOT_FOUND answers one detail, whatever the cause. */
+export const byId = notFoundAs(NO_SUCH_TOKEN);
 
 /**
  * A path id longer than any token id names nothing: 404 like an unknown id, not 400. A callback
  * hook (no promise per request); code points are counted only when the UTF-16 length could exceed.
  */
-const checkId: preValidationHookHandler = (request, _reply, done) => {
+export const checkId: preValidationHookHandler = (request, _reply, done) => {
   const { id } = request.params as { id?: string };
   const tooLong =
     id !== undefined && id.length > TOKEN_ID_MAX_LENGTH && Array.from(id).length > TOKEN_ID_MAX_LENGTH;
@@ -533,7 +534,7 @@ function registerTokenScope(app: VaultServer, services: Services): void {
           'the containers the caller may read is a 404, like a missing one.',
         tags,
         headers: ViewHeaders,
-        params: Params,
+        params: TokenIdParams,
         response: { 200: TokenSchema },
       },
     },
@@ -549,7 +550,7 @@ function registerTokenScope(app: VaultServer, services: Services): void {
         summary: 'Delete a token',
         description: 'Its data is gone for good; an audit record remains.',
         tags,
-        params: Params,
+        params: TokenIdParams,
         response: { 204: Type.Null({ description: 'Deleted.' }) },
       },
     },
@@ -579,7 +580,7 @@ function registerUpdateRoute(app: VaultServer, services: Services): void {
         tags,
         headers: ViewHeaders,
         consumes: [MERGE_PATCH_CONTENT_TYPE],
-        params: Params,
+        params: TokenIdParams,
         body: UpdateBody,
         response: { 200: TokenSchema },
       },

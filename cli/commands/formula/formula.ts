@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import { confirmOrCancel, requireYes } from '../../ask.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { ReactorFormula, ReactorFormulaInput } from '../../../core/reactors/contract.ts';
+import type { ReactorFormula, ReactorFormulaInput, SavedFormula } from '../../../core/reactors/contract.ts';
 import type { Runner } from '../../command-kit.ts';
 import type { CliDeps } from '../../deps.ts';
 import { addYesOption, reportDeleted, yesFrom } from '../../deletion.ts';
-import { writeJson, writeRecord, writeTable } from '../../output.ts';
+import { colours, writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
 import {
   addReactorScopeOptions,
   allPages,
@@ -92,6 +92,13 @@ function print(deps: CliDeps, options: ReactorScopeOptions, formula: ReactorForm
   else writeRecord(deps, formulaEntries(formula));
 }
 
+/** The formula saved, and on standard error why its code will fail at invocation (with its line). */
+function printSaved(deps: CliDeps, options: ReactorScopeOptions, saved: SavedFormula): void {
+  print(deps, options, saved.formula);
+  const { yellow } = colours(deps, deps.stderr);
+  for (const warning of saved.warnings) writeLine(deps.stderr, `${yellow('warning:')} ${warning.detail}`);
+}
+
 export async function runFormulaCreate(deps: CliDeps, options: FormulaWriteOptions): Promise<void> {
   if (options.fields.name === undefined || options.fields.codeFile === undefined) {
     throw new VaultError('USAGE', 'a formula needs --name and --code-file');
@@ -100,7 +107,7 @@ export async function runFormulaCreate(deps: CliDeps, options: FormulaWriteOptio
   const created = await withReactors(deps, options, (services, principal) =>
     services.reactors.createFormula(principal, body),
   );
-  print(deps, options, created);
+  printSaved(deps, options, created);
 }
 
 export async function runFormulaUpdate(deps: CliDeps, options: FormulaWriteOptions): Promise<void> {
@@ -109,7 +116,7 @@ export async function runFormulaUpdate(deps: CliDeps, options: FormulaWriteOptio
     const current = await services.reactors.getFormula(principal, id);
     return services.reactors.updateFormula(principal, id, await bodyOf(deps, options.fields, current));
   });
-  print(deps, options, updated);
+  printSaved(deps, options, updated);
 }
 
 export async function runFormulaList(

@@ -94,15 +94,23 @@ describe('svc formula and svc reactor', () => {
     expectOk(await run(['formula', 'delete', formula.id, '--yes']));
   }, 60_000);
 
-  it('reports bad code with its position and a missing parameter as one line', async () => {
+  it('saves bad code with a warning naming its position, then reports it at invocation', async () => {
     await writeFile(
       path.join(home.dir, 'bad.js'),
       'module.exports = async function (req) {\n  return {;\n};\n',
     );
+    const saved = await run(['formula', 'create', '--name', 'Bad', '--code-file', 'bad.js', '--json']);
+    expectOk(saved);
+    expect(saved.stderr).toMatch(
+      /^warning: Invalid Reactor Formula: line 2, column 11: SyntaxError: [^\n]+\n$/,
+    );
+    const formula = JSON.parse(saved.stdout) as ReactorFormula;
+    const reactor = await run(['reactor', 'create', '--name', 'Bad', '--formula', formula.id, '--json']);
+    expectOk(reactor);
     expectOneLineError(
-      await run(['formula', 'create', '--name', 'Bad', '--code-file', 'bad.js']),
+      await run(['reactor', 'react', (JSON.parse(reactor.stdout) as Reactor).id]),
       1,
-      /line 2, column \d+/,
+      /line 2, column 11/,
     );
     expectOneLineError(await run(['formula', 'create', '--name', 'No code']), 2, /--code-file/);
     expectOneLineError(

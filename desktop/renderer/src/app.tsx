@@ -100,18 +100,20 @@ const router = createBrowserRouter(
 );
 
 export function App({ linkSecret }: { readonly linkSecret: string | null }) {
-  const { session } = useSession();
+  const { session, restoring } = useSession();
+  if (restoring) return <Loading what="your session" />;
   if (session === null) return <SignInPage linkSecret={linkSecret} />;
   return <RouterProvider router={router} />;
 }
 
 function Shell() {
-  const { tenantId, signOut } = useSession();
+  const { tenantId, signOut, session } = useSession();
   return (
     <div className="shell">
       <header className="topbar">
         <span className="brand">svc vault</span>
         <TenantSwitcher />
+        {session !== null && <span className="signed-in-as">{session.email}</span>}
         <button type="button" className="ghost" onClick={() => void signOut()}>
           Sign out
         </button>

@@ -28,7 +28,7 @@ void secret.then((linkSecret) =>
     <StrictMode>
       <QueryClientProvider client={queryClient}>
         <ToastProvider>
-          <SessionProvider>
+          <SessionProvider restoreFromCookie={linkSecret === null}>
             <App linkSecret={linkSecret} />
           </SessionProvider>
         </ToastProvider>

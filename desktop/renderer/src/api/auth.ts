@@ -2,15 +2,16 @@ import type { Middleware } from 'openapi-fetch';
 
 /**
  * How the console's requests are authenticated, in one module so the way a session travels can
- * change here alone: the member's session (a bearer token and the chosen tenant) on `api`, and the
- * key of the application the Tokens screen acts as on `tokenApi`. Both are held in this page's
- * memory only (never in web storage), so a closed tab leaves nothing behind to steal.
+ * change here alone. The session itself is the console cookie (HttpOnly: no script reads it; the
+ * browser sends it to this origin only, fetch's default `same-origin` credentials); the page holds
+ * the session's CSRF value, in memory only, and sends it as SVC-CSRF on every request, which the
+ * server requires of every request that carries the cookie, with the chosen tenant.
  */
 interface Credentials {
-  token: string | null;
+  csrf: string | null;
   tenantId: string | null;
 }
-const credentials: Credentials = { token: null, tenantId: null };
+const credentials: Credentials = { csrf: null, tenantId: null };
 let onUnauthorized: () => void = () => undefined;
 
 export function setCredentials(next: Partial<Credentials>): void {
@@ -22,23 +23,23 @@ export function whenUnauthorized(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-/** The member's session and tenant on every request of `api`; a 401 ends the session. */
+/** The session's CSRF value and tenant on every request; a 401 ends the session. */
 export const sessionAuth: Middleware = {
   onRequest({ request }) {
-    if (credentials.token !== null) request.headers.set('authorization', `Bearer ${credentials.token}`);
+    if (credentials.csrf !== null) request.headers.set('svc-csrf', credentials.csrf);
     if (credentials.tenantId !== null) request.headers.set('svc-tenant-id', credentials.tenantId);
     return request;
   },
   onResponse({ response }) {
-    if (response.status === 401 && credentials.token !== null) onUnauthorized();
+    if (response.status === 401 && credentials.csrf !== null) onUnauthorized();
     return response;
   },
 };
 
 /**
- * Token permissions belong to applications, never to members: the Tokens screen calls the API as
- * an application, with a key its user pastes or picks right after creating it. The key is sent on
- * its own (never with the session).
+ * The key given on the Tokens screen in this page, in memory only: the proxy test request sends it
+ * itself, because /proxy never accepts the console session. A reload forgets it (the server keeps
+ * the choice for the token endpoints).
  */
 let tokenKey: string | null = null;
 
@@ -49,11 +50,3 @@ export function setTokenKey(key: string | null): void {
 export function currentTokenKey(): string | null {
   return tokenKey;
 }
-
-/** The chosen application's key on every request of `tokenApi`. */
-export const applicationAuth: Middleware = {
-  onRequest({ request }) {
-    if (tokenKey !== null) request.headers.set('svc-api-key', tokenKey);
-    return request;
-  },
-};

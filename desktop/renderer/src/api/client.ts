@@ -1,18 +1,23 @@
-import { createApiClient, type paths } from '../../../../client/api-client.js';
-import { applicationAuth, sessionAuth } from './auth';
+import { createApiClient, type components, type paths } from '../../../../client/api-client.js';
+import { sessionAuth } from './auth';
 
 export { ApiError, fieldErrorsOf, unwrap, type Problem } from './problem';
 export { currentTokenKey, setCredentials, setTokenKey, whenUnauthorized } from './auth';
 
 /**
- * The shared typed client of the API (client/api-client.ts, the CLI's too), on this page's origin:
- * `api` as the signed-in member, `tokenApi` as the application the Tokens screen acts as.
+ * The console's HTTP client: the shared typed client of the API (client/api-client.ts, the CLI's
+ * too) on this page's origin, authenticated by api/auth.ts. No other origin is ever called.
  */
 export const api = createApiClient({ baseUrl: window.location.origin });
 api.use(sessionAuth);
 
-export const tokenApi = createApiClient({ baseUrl: window.location.origin });
-tokenApi.use(applicationAuth);
+/**
+ * The client of the token screens. Token permissions belong to applications, never to members: on
+ * token endpoints the server lets the console session act through its token access (its session
+ * application, or the application whose key its member gave; `PUT /console/token-access`), so
+ * these requests carry no key.
+ */
+export const tokenApi = api;
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
@@ -21,8 +26,10 @@ type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
   ? Json<R>
   : never;
 
+export type Schemas = components['schemas'];
 export type Tenant = Ok<'/tenants', 'get'>[number];
 export type TokenView = Ok<'/tokens/{id}', 'get'>;
+export type TokenAccess = Ok<'/console/token-access', 'get'>;
 export type Application = Ok<'/applications/{id}', 'get'>;
 export type ApplicationRule = Application['rules'][number];
 export type NewApplication = paths['/applications']['post']['requestBody']['content']['application/json'];

@@ -1,3 +1,7 @@
+/**
+ * Problems as the console shows them, apart from the HTTP client so that pages without one (the
+ * desktop start screen) and code run outside a page (the import's bench) share them.
+ */
 import type { Problem } from '../../../../client/api-client.js';
 
 export type { Problem };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileErrorOf, offsetOf } from './compile-error';
+import { compileErrorOf, offsetOf, saveWarningOf } from './compile-error';
 
 describe('compileErrorOf', () => {
   it('reads the position at the end of a detail or a field error', () => {
@@ -19,6 +19,20 @@ describe('compileErrorOf', () => {
     expect(compileErrorOf('Invalid Reactor Formula: module.exports is not a function')).toBeNull();
     expect(compileErrorOf(undefined)).toBeNull();
     expect(compileErrorOf('line 0, column 2: nope')).toBeNull();
+  });
+});
+
+describe('saveWarningOf', () => {
+  it('reads the warning of a save, whose position compileErrorOf finds', () => {
+    const detail = "Invalid Reactor Formula: line 2, column 11: SyntaxError: expecting ';'";
+    const warning = saveWarningOf(new Headers({ 'SVC-Warning': detail }));
+    expect(warning).toBe(detail);
+    expect(compileErrorOf(warning ?? undefined)).toEqual({
+      line: 2,
+      column: 11,
+      message: "SyntaxError: expecting ';'",
+    });
+    expect(saveWarningOf(new Headers())).toBeNull();
   });
 });
 

@@ -23,6 +23,14 @@ export function compileErrorOf(text: string | undefined): CompileError | null {
 }
 
 /**
+ * The warning of a save that stored code which does not compile (the `SVC-Warning` response header
+ * of a formula save): the text the invocation's 422 will carry, or null when the code compiled.
+ */
+export function saveWarningOf(headers: Headers): string | null {
+  return headers.get('svc-warning');
+}
+
+/**
  * The character offset of a 1-based line and column in `doc`, clamped into the document, so an
  * editor can mark it even when the code changed since it was checked.
  */

@@ -1,5 +1,5 @@
 import { useId, type ReactNode } from 'react';
-import { fieldErrorsOf } from '../api/client';
+import { fieldErrorsOf } from '../api/problem';
 
 /**
  * A labelled control with the server's messages for its field beneath it. The control is given

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/client';
+import { ApiError } from '../api/problem';
 
 export function Loading({ what }: { readonly what: string }) {
   return (

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
-import { useSession } from '../session/session';
+import { rememberedTenant, useSession } from '../session/session';
 import { CopyButton } from './copy';
 import { Dialog } from './dialog';
 import { Field } from './field';
@@ -12,10 +12,12 @@ import { useToast } from './toast';
 export function TenantSwitcher() {
   const { tenantId, selectTenant } = useSession();
   const tenants = useQuery({ queryKey: ['tenants'], queryFn: () => unwrap(api.GET('/tenants')) });
-  const first = tenants.data?.[0]?.id;
+  // After a reload: the tenant this tab worked in, while the user still belongs to it; else the first.
+  const remembered = rememberedTenant();
+  const start = tenants.data?.find((t) => t.id === remembered)?.id ?? tenants.data?.[0]?.id;
   useEffect(() => {
-    if (tenantId === null && first !== undefined) selectTenant(first);
-  }, [tenantId, first, selectTenant]);
+    if (tenantId === null && start !== undefined) selectTenant(start);
+  }, [tenantId, start, selectTenant]);
   if (tenants.isPending) return <Loading what="tenants" />;
   if (tenants.isError) return <ProblemAlert error={tenants.error} />;
   return (

@@ -38,7 +38,7 @@ export function SignInPage({ linkSecret }: { readonly linkSecret: string | null 
           },
         }),
       ),
-    onSuccess: (s) => signIn({ token: s.token, expiresAt: s.expires_at }),
+    onSuccess: (s) => signIn(s),
     onError: (error) => {
       if (error instanceof ApiError && error.fieldErrors('owner').length > 0) setNeedsOwner(true);
     },
@@ -141,8 +141,8 @@ function PasswordSignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const login = useMutation({
-    mutationFn: () => unwrap(api.POST('/auth/login', { body: { email, password } })),
-    onSuccess: (s) => signIn({ token: s.token, expiresAt: s.expires_at }),
+    mutationFn: () => unwrap(api.POST('/console/sessions/login', { body: { email, password } })),
+    onSuccess: (s) => signIn(s),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -5,28 +5,30 @@ import { CodeEditor } from '../code/lazy-code-editor';
 import { pretty } from '../code/json-text';
 import { ProblemAlert } from '../components/states';
 import { useToast } from '../components/toast';
-import { useSession } from '../session/session';
 import { JsonlImport } from '../tokens/jsonl-import';
-import { ChooseApplication } from './tokens';
+import { TokenAccessBar, TokenAccessGate } from '../tokens/token-access';
 
 /**
- * Tokenize and import, one screen of their own: both act as the application the Tokens screen acts
- * as (its key), since creating tokens is an application's permission, never a member's.
+ * Tokenize and import, one screen of their own: both act through the same token access as the
+ * Tokens screen (the session's application, or the application whose key was given), since
+ * creating tokens is an application's permission, never a member's.
  */
 export function TokenToolsPage() {
-  const { tokenApp } = useSession();
-  if (tokenApp === null) return <ChooseApplication title="Tokenize & import" />;
   return (
-    <section aria-labelledby="tools-title">
-      <div className="page-header">
-        <h1 id="tools-title">Tokenize &amp; import</h1>
-        <span className="acting-as">
-          As application <strong>{tokenApp.name}</strong>
-        </span>
-      </div>
-      <TokenizePlayground />
-      <JsonlImport />
-    </section>
+    <TokenAccessGate title="Tokenize & import">
+      {(access) => (
+        <section aria-labelledby="tools-title">
+          <div className="page-header">
+            <h1 id="tools-title">Tokenize &amp; import</h1>
+            <div className="acting-as">
+              <TokenAccessBar access={access} />
+            </div>
+          </div>
+          <TokenizePlayground />
+          <JsonlImport />
+        </section>
+      )}
+    </TokenAccessGate>
   );
 }
 

@@ -1,14 +1,15 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { fieldErrorsOf, setTokenKey, tokenApi, unwrap, type TokenView } from '../api/client';
-import { useSession } from '../session/session';
+import { api, fieldErrorsOf, tokenApi, unwrap, type TokenView } from '../api/client';
+import { Link } from 'react-router';
+import { CopyButton } from '../components/copy';
+import { TokenAccessBar, TokenAccessGate } from '../tokens/token-access';
+import { dataBlock, dataText } from '../tokens/data-view';
 import { ConfirmDialog, Dialog } from '../components/dialog';
 import { Field } from '../components/field';
 import { Pager } from '../components/pager';
 import { Empty, Loading, ProblemAlert } from '../components/states';
 import { luhnHint } from '../tokens/luhn';
-import { Link } from 'react-router';
-import { CopyButton } from '../components/copy';
 import { searchErrorPosition, splitAt } from '../tokens/search-error';
 
 const PAGE_SIZE = 20;
@@ -24,67 +25,34 @@ const TYPE_SUGGESTIONS = [
 ];
 
 export function TokensPage() {
-  const { tokenApp } = useSession();
-  return tokenApp === null ? <ChooseApplication /> : <TokensOf appName={tokenApp.name} />;
-}
-
-/**
- * Token permissions belong to applications, not to members: the screen acts as a private
- * application whose key its user gives (kept in this page's memory only).
- */
-export function ChooseApplication({ title = 'Tokens' }: { readonly title?: string }) {
-  const { chooseTokenApp } = useSession();
-  const [key, setKey] = useState('');
-  // The key is checked by reading one token page with it (what the screen needs: token:read).
-  const check = useMutation({
-    mutationFn: async () => {
-      setTokenKey(key.trim());
-      try {
-        return await unwrap(tokenApi.GET('/tokens', { params: { query: { page: 1, size: 1 } } }));
-      } catch (error) {
-        setTokenKey(null);
-        throw error;
-      }
-    },
-    onSuccess: () => chooseTokenApp({ name: 'the application of the given key', key: key.trim() }),
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    check.mutate();
-  };
   return (
-    <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title">{title}</h1>
-      <form noValidate className="card" onSubmit={submit}>
-        <h2>Act as an application</h2>
-        <p>
-          Tokens are created, read and searched by applications, each within its permissions and access rules;
-          a member's session administers the tenant but holds no token permissions. Give the key of a private
-          application (with token:read and token:search) to browse its tokens. The key stays in this page's
-          memory only. Right after creating an application, its key dialog offers "Use on the Tokens screen".
-        </p>
-        <ProblemAlert error={check.error} />
-        <Field label="Application key" name="key" error={check.error}>
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="off"
-              value={key}
-              onChange={(e) => setKey(e.target.value)}
-            />
-          )}
-        </Field>
-        <button type="submit" className="primary" disabled={check.isPending || key.trim() === ''}>
-          Use this key
-        </button>
-      </form>
-    </section>
+    <TokenAccessGate title="Tokens">
+      {(access) => (
+        <TokensOf
+          mode={access.mode}
+          appName={access.appName}
+          mayUseSessionApplication={access.mayUseSessionApplication}
+          onChooseKey={access.onChooseKey}
+        />
+      )}
+    </TokenAccessGate>
   );
 }
 
-function TokensOf({ appName }: { readonly appName: string }) {
-  const { chooseTokenApp } = useSession();
+/** Masked views in lists: a revealing application still shows its list masked, and reveals one token on request. */
+const MASKED = { 'svc-view': 'mask' } as const;
+
+function TokensOf({
+  mode,
+  appName,
+  mayUseSessionApplication,
+  onChooseKey,
+}: {
+  readonly mode: 'session-application' | 'application';
+  readonly appName: string;
+  readonly mayUseSessionApplication: boolean;
+  readonly onChooseKey: () => void;
+}) {
   const [draft, setDraft] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
@@ -92,11 +60,16 @@ function TokensOf({ appName }: { readonly appName: string }) {
   const [creating, setCreating] = useState(false);
 
   const list = useQuery({
-    queryKey: ['tokens', appName, query, page],
+    queryKey: ['tokens', mode, appName, query, page],
     queryFn: () =>
       query === ''
-        ? unwrap(tokenApi.GET('/tokens', { params: { query: { page, size: PAGE_SIZE } } }))
-        : unwrap(tokenApi.POST('/tokens/search', { body: { query, page, size: PAGE_SIZE } })),
+        ? unwrap(tokenApi.GET('/tokens', { params: { query: { page, size: PAGE_SIZE }, header: MASKED } }))
+        : unwrap(
+            tokenApi.POST('/tokens/search', {
+              params: { header: MASKED },
+              body: { query, page, size: PAGE_SIZE },
+            }),
+          ),
     placeholderData: keepPreviousData,
   });
 
@@ -111,12 +84,7 @@ function TokensOf({ appName }: { readonly appName: string }) {
       <div className="page-header">
         <h1 id="tokens-title">Tokens</h1>
         <div className="acting-as">
-          <span>
-            As application <strong>{appName}</strong>
-          </span>
-          <button type="button" onClick={() => chooseTokenApp(null)}>
-            Forget key
-          </button>
+          <TokenAccessBar access={{ mode, appName, mayUseSessionApplication, onChooseKey }} masked />
           <Link to="/tools">Tokenize &amp; import</Link>
           <button type="button" className="primary" onClick={() => setCreating(true)}>
             Create token
@@ -146,48 +114,66 @@ function TokensOf({ appName }: { readonly appName: string }) {
           <Empty>{query === '' ? 'No tokens yet.' : 'No token matches this search.'}</Empty>
         ) : (
           <>
-            <table className="tokens">
-              <thead>
-                <tr>
-                  <th scope="col">Id</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Containers</th>
-                  <th scope="col">Metadata</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((t) => (
-                  <tr key={t.id}>
-                    <td className="token-id">
-                      <button
-                        type="button"
-                        className="link short"
-                        onClick={() => setSelected(t)}
-                        title={t.id}
-                      >
-                        {t.id}
-                      </button>
-                      <CopyButton value={t.id} label="Copy the id of this token" />
-                    </td>
-                    <td>{t.type}</td>
-                    <td>{t.containers.join(', ')}</td>
-                    <td>
-                      {Object.entries(t.metadata ?? {})
-                        .map(([k, v]) => `${k}=${v}`)
-                        .join(', ')}
-                    </td>
-                    <td>{t.created_at === undefined ? '' : new Date(t.created_at).toLocaleString()}</td>
+            <div className="table-wrap">
+              <table className="tokens">
+                <thead>
+                  <tr>
+                    <th scope="col">Id</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Data (masked)</th>
+                    <th scope="col">Containers</th>
+                    <th scope="col">Metadata</th>
+                    <th scope="col">Created</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {list.data.data.map((t) => (
+                    <tr key={t.id}>
+                      <td className="token-id">
+                        <button
+                          type="button"
+                          className="link short"
+                          onClick={() => setSelected(t)}
+                          title={t.id}
+                        >
+                          {t.id}
+                        </button>
+                        <CopyButton value={t.id} label="Copy the id of this token" />
+                      </td>
+                      <td>{t.type}</td>
+                      <td>
+                        <MaskedData data={t.data} />
+                      </td>
+                      <td>{t.containers.join(', ')}</td>
+                      <td>
+                        {Object.entries(t.metadata ?? {})
+                          .map(([k, v]) => `${k}=${v}`)
+                          .join(', ')}
+                      </td>
+                      <td>{t.created_at === undefined ? '' : new Date(t.created_at).toLocaleString()}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <Pager pagination={list.data.pagination} onPage={setPage} />
           </>
         ))}
       <TokenDrawer token={selected} onClose={() => setSelected(null)} />
       <CreateToken open={creating} onClose={() => setCreating(false)} />
     </section>
+  );
+}
+
+/** A token's masked data on one line, or a word saying none is shown. */
+function MaskedData({ data }: { readonly data: unknown }) {
+  const text = dataText(data);
+  return text === null ? (
+    <span className="hint">not shown</span>
+  ) : (
+    <code className="masked-data" data-testid="masked-data">
+      {text}
+    </code>
   );
 }
 
@@ -210,14 +196,16 @@ export function SearchProblem({ error, query }: { readonly error: unknown; reado
 }
 
 /**
- * A token's details without its data. "Reveal" reads the token again (GET /tokens/{id}, an
- * audited read) and shows what the caller's transform allows: masked by default, explicit to reveal.
+ * A token's details with its data as the list showed it (masked). "Reveal" is one explicit request
+ * (`POST /console/tokens/{id}/reveal`): through the session's own application it is checked
+ * against the member's right to grant reveal, and audited as the member's read; as a given
+ * application it shows what that application's transform allows.
  */
 function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; readonly onClose: () => void }) {
   const queryClient = useQueryClient();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const reveal = useMutation({
-    mutationFn: (id: string) => unwrap(tokenApi.GET('/tokens/{id}', { params: { path: { id } } })),
+    mutationFn: (id: string) => unwrap(api.POST('/console/tokens/{id}/reveal', { params: { path: { id } } })),
   });
   const remove = useMutation({
     mutationFn: (id: string) => unwrap(tokenApi.DELETE('/tokens/{id}', { params: { path: { id } } })),
@@ -232,6 +220,8 @@ function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; rea
     remove.reset();
     onClose();
   };
+  const masked = token === null ? null : dataBlock(token.data);
+  const revealed = reveal.data === undefined ? undefined : dataBlock(reveal.data.data);
   return (
     <Dialog title="Token" open={token !== null} onClose={close} className="drawer">
       {token !== null && (
@@ -255,17 +245,21 @@ function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; rea
             </dd>
             <dt>Created</dt>
             <dd>{token.created_at ?? '—'}</dd>
-            <dt>Data</dt>
+            <dt>{revealed === undefined ? 'Data (masked)' : 'Data (revealed)'}</dt>
             <dd>
-              {reveal.data === undefined ? (
-                <span className="masked" aria-label="Data hidden">
-                  ••••••••
-                </span>
+              {revealed === undefined ? (
+                masked === null ? (
+                  <span className="hint" data-testid="masked-data">
+                    Not shown to you masked (no mask, or your access redacts it).
+                  </span>
+                ) : (
+                  <pre className="masked-data" data-testid="masked-data">
+                    {masked}
+                  </pre>
+                )
               ) : (
                 <pre className="revealed" data-testid="revealed-data">
-                  {reveal.data.data === undefined
-                    ? '(not shown to you)'
-                    : JSON.stringify(reveal.data.data, null, 2)}
+                  {revealed ?? '(not shown to you)'}
                 </pre>
               )}
             </dd>
@@ -285,7 +279,9 @@ function TokenDrawer({ token, onClose }: { readonly token: TokenView | null; rea
               Delete
             </button>
           </footer>
-          <small className="hint">Revealing reads the token again; the read is in the audit log.</small>
+          <small className="hint">
+            Revealing reads the token in clear once; the read is in the audit log.
+          </small>
           <ConfirmDialog
             title="Delete this token?"
             open={confirmDelete}

@@ -10,6 +10,7 @@ import { ParameterEditor, type ParameterDraft } from '../components/parameter-ed
 import { ProblemAlert } from '../components/states';
 import { ResourceTable, type Column, type ListQuery } from '../components/resource-table';
 import { useToast } from '../components/toast';
+import { compileErrorOf, saveWarningOf } from '../code/compile-error';
 import { compileErrorsOf, NEW_FORMULA_CODE, type FormulaView } from './views';
 
 export function Formulas({
@@ -127,8 +128,12 @@ function FormulaDialog({
   const [code, setCode] = useState(formula?.code ?? NEW_FORMULA_CODE);
   const [config, setConfig] = useState(() => draftsOf(formula).config);
   const [params, setParams] = useState(() => draftsOf(formula).params);
+  // Code that does not compile is saved all the same: the dialog then stays open on the warning,
+  // and saves again to the formula just created.
+  const [savedId, setSavedId] = useState(formula?.id ?? null);
+  const [warning, setWarning] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: () => {
+    mutationFn: async () => {
       const body = {
         name,
         description: description === '' ? null : description,
@@ -146,17 +151,27 @@ function FormulaDialog({
           ...(p.description === '' ? {} : { description: p.description }),
         })),
       };
-      return formula === null
-        ? unwrap(api.POST('/reactor-formulas', { body }))
-        : unwrap(api.PUT('/reactor-formulas/{id}', { params: { path: { id: formula.id } }, body }));
+      const answered = await (savedId === null
+        ? api.POST('/reactor-formulas', { body })
+        : api.PUT('/reactor-formulas/{id}', { params: { path: { id: savedId } }, body }));
+      const saved = await unwrap(Promise.resolve(answered));
+      return { id: saved.id, name: saved.name, warning: saveWarningOf(answered.response.headers) };
     },
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: ['reactor-formulas'] });
-      toast(`Formula "${saved.name}" saved.`);
-      onClose();
+      setSavedId(saved.id);
+      setWarning(saved.warning);
+      if (saved.warning === null) {
+        toast(`Formula "${saved.name}" saved.`);
+        onClose();
+      }
     },
   });
-  const errors = useMemo(() => compileErrorsOf(save.error), [save.error]);
+  const errors = useMemo(() => {
+    if (save.isError) return compileErrorsOf(save.error);
+    const at = compileErrorOf(warning ?? undefined);
+    return at === null ? [] : [at];
+  }, [save.isError, save.error, warning]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!readOnly) save.mutate();
@@ -167,6 +182,11 @@ function FormulaDialog({
     <Dialog title={title} open onClose={onClose} className="dialog wide">
       <form noValidate className="dialog-body" onSubmit={submit}>
         {readOnly && <p className="hint">Official formulas ship with the vault and cannot be changed.</p>}
+        {warning !== null && !save.isError && (
+          <p className="hint" role="status">
+            Saved, but the code does not compile: reactors of this formula fail until it is fixed. {warning}
+          </p>
+        )}
         <ProblemAlert error={save.error} />
         <Field label="Name" name="name" error={save.error}>
           {(p) => <input {...p} value={name} readOnly={readOnly} onChange={(e) => setName(e.target.value)} />}

@@ -1,15 +1,15 @@
+import type { DesktopBridge } from '../../../bridge/desktop-bridge.ts';
+
 /**
- * What the desktop app's preload exposes to the console page (desktop/preload). Only the method the
- * console uses is declared: the page must work in a plain browser too, where there is no bridge.
+ * What the desktop app's preload exposes (desktop/preload), typed by the one channel map of the
+ * bridge. Partial: the page must work in a plain browser too, where there is no bridge, and the
+ * console uses one method only.
  */
-export interface SvcDesktopBridge {
-  /** The one-time sign-in secret of the open vault: the first call gets it, later ones null. */
-  readonly takeConsoleSignIn?: () => Promise<unknown>;
-}
+export type SvcDesktopBridge = Partial<DesktopBridge>;
 
 declare global {
   interface Window {
-    readonly svcDesktop?: SvcDesktopBridge;
+    readonly svcDesktop?: Partial<DesktopBridge>;
   }
 }
 
