@@ -27,6 +27,7 @@ import { principalForKeyHash } from '../tenancy/api-key-cache.ts';
 import {
   APPLICATION_MESSAGES,
   applicationOf,
+  applicationPrincipal,
   auditApplication,
   findApplicationRow,
   insertApplication,
@@ -34,42 +35,13 @@ import {
 } from '../tenancy/application-store.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { assertMayAttach, assertMayCreate, type GrantSet } from '../tenancy/grant-ceiling.ts';
-import { applicationPrincipal } from '../reactors/svc-bridge.ts';
-import type { TokenService, TokenView } from '../tokens/contract.ts';
+import type { TokenService } from '../tokens/contract.ts';
 import { isExpired } from '../tokens/expiry.ts';
 import { NAME_MAX } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import type { ConsoleTokenAccess, ConsoleTokenAccessService } from './contract.ts';
 
 type Member = Extract<Principal, { kind: 'user' }>;
-
-/** What the Tokens screen acts through: the session's own application, a given key, or nothing yet. */
-export type ConsoleTokenMode = 'session-application' | 'application' | 'none';
-
-export interface ConsoleTokenAccess {
-  readonly mode: ConsoleTokenMode;
-  /** The application the screen acts through; null in mode `none`. */
-  readonly application: {
-    readonly id: string;
-    readonly name: string;
-    readonly expires_at: string | null;
-  } | null;
-  /** Whether the member may have the console make a session application in this tenant. */
-  readonly session_application_allowed: boolean;
-}
-
-export interface ConsoleTokenAccessService {
-  status(member: Principal): Promise<ConsoleTokenAccess>;
-  /** Makes (or keeps) the session application; forgets a given key. FORBIDDEN beyond the member's grant ceiling. */
-  useSessionApplication(member: Principal): Promise<ConsoleTokenAccess>;
-  /** Acts as the application of `key` for the rest of the session; removes the session application. */
-  useApplicationKey(member: Principal, key: string): Promise<ConsoleTokenAccess>;
-  /** Forgets the choice: the session application is removed, a given key forgotten. */
-  forget(member: Principal): Promise<ConsoleTokenAccess>;
-  /** The principal the console session acts as on token endpoints in the member's tenant, or null. */
-  principalFor(member: Principal): Promise<Principal | null>;
-  /** One token with its data as the member may see it in clear: one explicit, audited read. */
-  reveal(member: Principal, tokenId: string): Promise<TokenView>;
-}
 
 /** The token permissions of a session application: what the Tokens screen does. */
 const SESSION_PERMISSIONS = ['token:read', 'token:search', 'token:create', 'token:update', 'token:delete'];

@@ -18,7 +18,7 @@ import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Detokenizer } from '../detokenize/index.ts';
 import { VaultError, isVaultError, validationError } from '../errors/catalogue.ts';
 import type { Sandbox } from '../sandbox/index.ts';
-import type { Application } from '../services-contract.ts';
+import type { Application } from '../tenancy/contract.ts';
 import type { Database, ReactorFormulasTable, ReactorsTable } from '../storage/schema.ts';
 import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
 import { attachableApplication } from '../tenancy/attachable-application.ts';

@@ -15,7 +15,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
-import { RateLimitedError } from '../identity/sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 import { startWorker } from '../threads/start-worker.ts';
 import { FairQueue } from './fair-queue.ts';
 import type { Refusal } from './fair-queue.ts';

@@ -13,7 +13,8 @@ import { VaultError, validationError } from '../errors/catalogue.ts';
 import { hashPassword, passwordProblems, verifyPassword } from '../identity/passwords.ts';
 import { throttleKey } from '../identity/sign-in-throttle.ts';
 import type { SignInThrottle } from '../identity/sign-in-throttle.ts';
-import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
+import { emailProblems, normalizeEmail } from '../identity/email.ts';
+import { findUserByEmail, insertUser } from '../identity/users.ts';
 import {
   updateAuthenticatedRow,
   verified,
