@@ -13,8 +13,6 @@ import type { Page, PageRequest } from '../common-types.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { updateAuthenticatedRow, verifiedRows, withRowMac } from '../integrity/row-authenticator.ts';
 import { assertMayAttach } from '../tenancy/grant-ceiling.ts';
-import { checkPage } from '../validation/fields.ts';
-import { MAX_REACTOR_PAGE_SIZE } from './contract.ts';
 import type { NameFilter, ReactorFormula, ReactorFormulaInput, SavedFormula } from './contract.ts';
 import { checkFormulaInput } from './formula-input.ts';
 import {
@@ -26,9 +24,9 @@ import {
   refuseOfficial,
 } from './formula-store.ts';
 import type { FormulaRow } from './formula-store.ts';
-import { nameMatcher } from './name-filter.ts';
+import { listQuery } from './list-query.ts';
 import { OFFICIAL_FORMULAS } from './official-formulas.ts';
-import { FORMULA_ENTITY, REACTOR_MESSAGES, auditChange, notFound } from './reactor-context.ts';
+import { FORMULA_ENTITY, auditChange, notFound } from './reactor-context.ts';
 import type { ReactorContext } from './reactor-context.ts';
 import { applicationFor } from './reactor-store.ts';
 
@@ -52,15 +50,7 @@ export async function createFormula(
       modified_at: null,
     });
     await trx.insertInto('reactor_formulas').values(row).execute();
-    await auditChange(
-      context,
-      trx,
-      principal,
-      FORMULA_ENTITY,
-      row.id,
-      'create',
-      REACTOR_MESSAGES.formulaCreate,
-    );
+    await auditChange(context, trx, principal, FORMULA_ENTITY, row.id, 'create');
     return formulaOf(row);
   });
   return { formula, warnings };
@@ -75,9 +65,7 @@ export async function listFormulas(
 ): Promise<Page<ReactorFormula>> {
   authorize(principal, 'reactor:read');
   const { vault } = context;
-  const window = checkPage(page, MAX_REACTOR_PAGE_SIZE);
-  const matches = nameMatcher(filter.name);
-  const ids = filter.ids?.map((id) => id.toLowerCase());
+  const { window, matches, ids } = listQuery(filter, page);
   const keep = (f: ReactorFormula) =>
     (ids === undefined || ids.includes(f.id)) && (matches?.(f.name) ?? true);
   const rows = verifiedRows(
@@ -140,15 +128,7 @@ export async function updateFormula(
       modified_by: actorOf(principal).actor_id,
       modified_at: vault.clock.now().toISOString(),
     });
-    await auditChange(
-      context,
-      trx,
-      principal,
-      FORMULA_ENTITY,
-      row.id,
-      'update',
-      REACTOR_MESSAGES.formulaUpdate,
-    );
+    await auditChange(context, trx, principal, FORMULA_ENTITY, row.id, 'update');
     return withShownActors(principal, formulaOf(updated));
   });
   return { formula, warnings };
@@ -173,14 +153,6 @@ export async function deleteFormula(
       throw new VaultError('CONFLICT', 'Reactors use this formula: delete them first.');
     }
     await trx.deleteFrom('reactor_formulas').where('id', '=', row.id).execute();
-    await auditChange(
-      context,
-      trx,
-      principal,
-      FORMULA_ENTITY,
-      row.id,
-      'delete',
-      REACTOR_MESSAGES.formulaDelete,
-    );
+    await auditChange(context, trx, principal, FORMULA_ENTITY, row.id, 'delete');
   });
 }

@@ -7,7 +7,6 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
-import type { AuditOperation } from '../audit/entity-types.ts';
 import { SealedText } from '../crypto/sealed-text.ts';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Detokenizer } from '../detokenize/index.ts';
@@ -79,22 +78,34 @@ export function reactorContext(vault: VaultHandle, deps: ReactorServiceDeps): Re
   };
 }
 
+const CHANGE_MESSAGES = {
+  [FORMULA_ENTITY]: {
+    create: REACTOR_MESSAGES.formulaCreate,
+    update: REACTOR_MESSAGES.formulaUpdate,
+    delete: REACTOR_MESSAGES.formulaDelete,
+  },
+  [REACTOR_ENTITY]: {
+    create: REACTOR_MESSAGES.create,
+    update: REACTOR_MESSAGES.update,
+    delete: REACTOR_MESSAGES.delete,
+  },
+} as const;
+
 /** The audit entry of a change to a formula or reactor of the caller's tenant, in `trx`. */
 export function auditChange(
   context: ReactorContext,
   trx: Kysely<Database>,
   principal: Principal,
-  entityType: typeof FORMULA_ENTITY | typeof REACTOR_ENTITY,
+  entityType: keyof typeof CHANGE_MESSAGES,
   entityId: string,
-  operation: AuditOperation,
-  message: string,
+  operation: 'create' | 'update' | 'delete',
 ): Promise<void> {
   return appendAudit(trx, context.vault, principal, {
     tenantId: principal.tenantId,
     entityType,
     entityId,
     operation,
-    message,
+    message: CHANGE_MESSAGES[entityType][operation],
   });
 }
 

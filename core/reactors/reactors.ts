@@ -10,12 +10,10 @@ import type { Principal } from '../access/principal.ts';
 import type { Page, PageRequest } from '../common-types.ts';
 import { validationError } from '../errors/catalogue.ts';
 import { updateAuthenticatedRow, verifiedRows, withRowMac } from '../integrity/row-authenticator.ts';
-import { checkPage } from '../validation/fields.ts';
-import { MAX_REACTOR_PAGE_SIZE } from './contract.ts';
 import type { NameFilter, Reactor, ReactorInput } from './contract.ts';
 import { findFormula } from './formula-store.ts';
-import { nameMatcher } from './name-filter.ts';
-import { REACTOR_ENTITY, REACTOR_MESSAGES, auditChange, corrupt } from './reactor-context.ts';
+import { listQuery } from './list-query.ts';
+import { REACTOR_ENTITY, auditChange, corrupt } from './reactor-context.ts';
 import type { ReactorContext } from './reactor-context.ts';
 import { checkReactorBody, reactorOf, reactorRow, referenceId, sealConfiguration } from './reactor-store.ts';
 import type { ReactorRow } from './reactor-store.ts';
@@ -60,7 +58,7 @@ export async function createReactor(
         }),
       )
       .execute();
-    await auditChange(context, trx, principal, REACTOR_ENTITY, row.id, 'create', REACTOR_MESSAGES.create);
+    await auditChange(context, trx, principal, REACTOR_ENTITY, row.id, 'create');
     return reactorOf(context, trx, principal, row);
   });
 }
@@ -73,9 +71,7 @@ export async function listReactors(
 ): Promise<Page<Reactor>> {
   authorize(principal, 'reactor:read');
   const { vault } = context;
-  const window = checkPage(page, MAX_REACTOR_PAGE_SIZE);
-  const matches = nameMatcher(filter.name);
-  const ids = filter.ids?.map((id) => id.toLowerCase());
+  const { window, matches, ids } = listQuery(filter, page);
   let query = vault.db.selectFrom('reactors').selectAll().where('tenant_id', '=', principal.tenantId);
   if (ids !== undefined) query = query.where('id', 'in', ids.length > 0 ? ids : ['']);
   const rows = verifiedRows(
@@ -131,7 +127,7 @@ export async function updateReactor(
       ...changes,
       configuration: await sealConfiguration(context, trx, row.tenant_id, row.id, changes.configuration),
     });
-    await auditChange(context, trx, principal, REACTOR_ENTITY, row.id, 'update', REACTOR_MESSAGES.update);
+    await auditChange(context, trx, principal, REACTOR_ENTITY, row.id, 'update');
     return reactorOf(context, trx, principal, { ...row, ...changes });
   });
 }
@@ -145,6 +141,6 @@ export async function deleteReactor(
   await context.vault.transaction(async (trx) => {
     const row = await reactorRow(context, trx, principal, id);
     await trx.deleteFrom('reactors').where('id', '=', row.id).execute();
-    await auditChange(context, trx, principal, REACTOR_ENTITY, row.id, 'delete', REACTOR_MESSAGES.delete);
+    await auditChange(context, trx, principal, REACTOR_ENTITY, row.id, 'delete');
   });
 }
