@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
+import { reportMissingPostgres } from './postgres-required.ts';
 
 /** The local PostgreSQL of this project's machines and CI (trust authentication). */
 export const TEST_POSTGRES_URL =
@@ -52,15 +53,12 @@ export function postgresAvailable(): Promise<boolean> {
 
 /**
  * Whether the test database answers, as postgresAvailable; when it does not, prints that `what`
- * (a test file, or its PostgreSQL rerun) is skipped, so a run without a database says what it left out.
+ * (a test file, or its PostgreSQL rerun) is skipped, so a run without a database says what it left
+ * out, or, in CI, throws so that the file fails (core/test-support/postgres-required.ts).
  */
 export async function postgresOrSkipNotice(what: string): Promise<boolean> {
   const available = await postgresAvailable();
-  if (!available) {
-    console.warn(
-      `\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): ${what} is SKIPPED.\n`,
-    );
-  }
+  if (!available) reportMissingPostgres(what, process.env);
   return available;
 }
 
