@@ -123,20 +123,19 @@ export async function dropRunSchemas(): Promise<void> {
 }
 
 /**
- * Schemas emptied and kept for the next fixture of a PostgreSQL test file, while `reuseSchemas`
- * is on (`runOnPostgres` turns it on for its file and off after it).
- * Creating the tables (about forty DDL statements) costs far more than emptying them, and most
- * tests open a vault of their own: a reused schema keeps its tables and migration ledger, and loses
- * every row, the keyring included, so the next vault is created in it as in an empty database. It
- * keeps its connections too: a new session costs the server ≈ 26 ms of CPU, more than most tests'
- * statements, and a vault leaves no session state behind (its locks and settings are
- * transaction-scoped).
+ * Schemas emptied and kept for the next fixture of a PostgreSQL test file, while `reuseSchemas` is
+ * on (`runOnPostgres` turns it on for its file and off after it). Creating the tables (about forty
+ * DDL statements) costs far more than emptying them, and most tests open a vault of their own: a
+ * reused schema keeps its tables and migration ledger, and loses every row, the keyring included,
+ * so the next vault is created in it as in an empty database. It keeps its connections too: a new
+ * session costs the server more CPU than most tests' statements, and a vault leaves no session
+ * state behind (its locks and settings are transaction-scoped).
  *
  * Within a run (SCHEMA_RUN_VARIABLE set) the kept schemas outlive the file: the worker's next
- * PostgreSQL file takes them as its own fixtures take them from each other, and the run drops
- * them at its end. A fresh schema and its first vault cost ≈ 210–270 ms of wall, ≈ 45–50 ms of this
- * process's CPU and ≈ 140–190 ms of the server's, against ≈ 10 ms of wall and CPU for an emptied
- * one, and nearly every rerun file made one (docs/performance.md). Outside a run, a file drops its own.
+ * PostgreSQL file takes them as its own fixtures take them from each other, and the run drops them
+ * at its end. A fresh schema and its first vault cost many times an emptied one's wall time and CPU
+ * (here and in the server), and nearly every rerun file made one (docs/performance.md). Outside a
+ * run, a file drops its own.
  */
 interface KeptSchema {
   readonly schema: TempSchema;
@@ -168,8 +167,8 @@ export async function endSchemaReuse(): Promise<void> {
 
 /**
  * The connection that empties reused schemas, opened by the first fixture that releases one and
- * ended with the kept schemas: a new connection for each test cost ≈ 2 ms of CPU here and ≈ 6 ms
- * in a new PostgreSQL server process. A lost connection is forgotten; the next fixture opens another.
+ * ended with the kept schemas: a new connection for each test cost CPU here and a new
+ * PostgreSQL server process there. A lost connection is forgotten; the next fixture opens another.
  */
 let emptier: Promise<pg.Client> | undefined;
 
@@ -213,8 +212,8 @@ export async function takeTempSchema(): Promise<TempSchema> {
 
 /**
  * The statement that empties a schema, by schema: its tables are those the migrations made, the
- * same at every emptying (a test adds rows, not tables), and listing them from the catalogue cost
- * the server ≈ 4 ms each time.
+ * same at every emptying (a test adds rows, not tables), so the server is not asked to
+ * list them from its catalogue at every emptying.
  */
 const emptyingStatements = new Map<string, string>();
 
