@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` uses small sizes (a smoke run);
  * `--only storage` (or `commit`, `http`, `reactors`, `proxy`, `expressions`, `crypto`, `scale`,
- * `stalls`, `cli`, `postgres`) picks one suite.
+ * `stalls`, `cli`, `postgres`, `console-import`) picks one suite.
  */
 import { runCliBench } from './cli.ts';
 import { runCommitBench } from './commit.ts';
+import { runConsoleImportBench } from './console-import.ts';
 import { runCryptoBench } from './crypto.ts';
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
@@ -36,6 +37,7 @@ const suites: Record<string, () => Promise<void>> = {
   stalls: () => runStallsBench(quick ? { tokens: 10_000, seconds: 3 } : { tokens: 100_000, seconds: 8 }),
   cli: () => runCliBench({ runs: quick ? 5 : 20 }),
   postgres: () => runPostgresBench({ seconds: quick ? 2 : 8 }),
+  'console-import': () => runConsoleImportBench({ lines: quick ? 2_000 : 20_000 }),
 };
 
 for (const [name, run] of Object.entries(suites)) {

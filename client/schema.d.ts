@@ -1309,8 +1309,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -1370,8 +1386,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -1424,8 +1456,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -1489,8 +1537,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -2009,7 +2073,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
+            /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2034,6 +2098,16 @@ export interface operations {
                         modified_by: string | null;
                         /** Format: date-time */
                         modified_at: string | null;
+                        /** @description Extension: where the invitation e-mail was handed over. */
+                        mail: {
+                            /**
+                             * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                             * @enum {string}
+                             */
+                            transport: "smtp" | "outbox";
+                            /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                            destination: string;
+                        };
                     };
                 };
             };
@@ -2168,7 +2242,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
+            /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,6 +2267,16 @@ export interface operations {
                         modified_by: string | null;
                         /** Format: date-time */
                         modified_at: string | null;
+                        /** @description Extension: where the invitation e-mail was handed over. */
+                        mail: {
+                            /**
+                             * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                             * @enum {string}
+                             */
+                            transport: "smtp" | "outbox";
+                            /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                            destination: string;
+                        };
                     };
                 };
             };
@@ -2237,8 +2321,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -2303,8 +2403,24 @@ export interface operations {
                             /** Format: uuid */
                             owner_id?: string;
                             name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". */
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                             settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
                                 [key: string]: string;
                             };
                             created_by: string | null;

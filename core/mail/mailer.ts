@@ -11,7 +11,7 @@ import type nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type StreamTransport from 'nodemailer/lib/stream-transport';
-import type { MailTransportConfig } from '../tenancy/contract.ts';
+import type { MailDelivery, MailTransportConfig } from '../tenancy/contract.ts';
 
 /**
  * nodemailer, loaded when the first message is sent: every `svc` process reaches this module
@@ -43,6 +43,7 @@ export interface SentMail {
 export interface Mailer {
   /** Where mail goes, for people (`smtp://host:port` without credentials, or the outbox folder). */
   readonly description: string;
+  readonly delivery: MailDelivery;
   /** Resolves once the server accepted the message (or the file is written); rejects otherwise. */
   send(message: MailMessage): Promise<SentMail>;
 }
@@ -58,6 +59,13 @@ export function redactSmtpUrl(url: string): string {
   } catch {
     return 'an SMTP server (the URL does not parse)';
   }
+}
+
+/** `host:port` of an SMTP URL (the port the scheme implies when it names none). */
+export function smtpDestination(url: string): string {
+  const parsed = new URL(url);
+  const port = parsed.port === '' ? (parsed.protocol === 'smtps:' ? '465' : '587') : parsed.port;
+  return `${parsed.hostname}:${port}`;
 }
 
 export function checkSmtpUrl(url: string): void {
@@ -99,6 +107,7 @@ function smtpMailer(url: string, from: string): Mailer {
   let transport: Transporter<SMTPTransport.SentMessageInfo> | undefined;
   return {
     description: redactSmtpUrl(url),
+    delivery: { transport: 'smtp', destination: smtpDestination(url) },
     async send(message) {
       transport ??= mailLibrary().createTransport({
         url,
@@ -121,6 +130,7 @@ function outboxMailer(dir: string, from: string, now: () => Date): Mailer {
   let transport: Transporter<StreamTransport.SentMessageInfo> | undefined;
   return {
     description: dir,
+    delivery: { transport: 'outbox', destination: dir },
     async send(message) {
       transport ??= mailLibrary().createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
       const info = await transport.sendMail(composedMail(from, message));

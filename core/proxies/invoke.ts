@@ -21,6 +21,7 @@ import {
   forwardedRequestHeaders,
   relayedResponseHeaders,
 } from './forwarding.ts';
+import { proxyInvocationMessage } from './invocation-message.ts';
 import { ProxySecrets, SEALED_PROXY_FIELDS } from './proxy-secrets.ts';
 import { EPHEMERAL_PROXY_ID, PROXY_ENTITY, findProxyByKey, openProxyRow, proxyOf } from './proxy-store.ts';
 import type { Proxy } from './contract.ts';
@@ -358,7 +359,8 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   const reads = readAuditOf(vault);
   const inFlight = new Set<Promise<void>>();
 
-  function audit(r: Route, host: string, method: string, status: number): void {
+  function audit(r: Route, host: string, method: string, status: number, startedAt: number): void {
+    const durationMs = vault.clock.now().getTime() - startedAt;
     const written = reads
       .recordLater({
         entries: [
@@ -369,7 +371,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
               entityType: PROXY_ENTITY,
               entityId: r.proxy?.id ?? EPHEMERAL_PROXY_ID,
               operation: 'invoke',
-              message: `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
+              message: proxyInvocationMessage({ method, host, status, durationMs }),
             },
           },
         ],
@@ -381,6 +383,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   }
 
   async function invoke(inv: ProxyInvocation): Promise<ProxyResponse> {
+    const startedAt = vault.clock.now().getTime();
     const r = await route(inv);
     const target = destinationFor(r.base, inv.path, inv.rawQuery);
     const method = inv.method.toUpperCase();
@@ -397,7 +400,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
           ...transformArgs,
         });
         if ('response' in ran) {
-          audit(r, target.hostname, method, ran.response.status);
+          audit(r, target.hostname, method, ran.response.status, startedAt);
           return ran.response;
         }
         outBody = bytesOf(ran.output.body);
@@ -430,7 +433,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
           ),
           ...transformArgs,
         });
-        audit(r, target.hostname, method, response.status);
+        audit(r, target.hostname, method, response.status, startedAt);
         if ('response' in ran) return ran.response;
         const body = bytesOf(ran.output.body) ?? Buffer.alloc(0);
         const headersOut: Record<string, string | string[]> =
@@ -440,11 +443,11 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         headersOut[DESTINATION_STATUS_HEADER] = String(response.status);
         return { status: response.status, headers: headersOut, body: bodyOf(body) };
       }
-      audit(r, target.hostname, method, response.status);
+      audit(r, target.hostname, method, response.status, startedAt);
       return { status: response.status, headers: relayed, body: response.body };
     } catch (error) {
       const status = isVaultError(error) ? error.status : 500;
-      audit(r, target.hostname, method, status);
+      audit(r, target.hostname, method, status, startedAt);
       throw error;
     }
   }

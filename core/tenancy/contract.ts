@@ -81,12 +81,27 @@ export interface MemberService {
   owner(principal: Principal): Promise<Member>;
 }
 
+/**
+ * Where a message went, as its sender may be told: the SMTP server's host and port (never its
+ * credentials or options), or the outbox folder on the vault's machine.
+ */
+export interface MailDelivery {
+  readonly transport: 'smtp' | 'outbox';
+  /** `host:port` of the SMTP server, or the outbox folder. */
+  readonly destination: string;
+}
+
+/** An invitation just mailed, with where the mail went (never the link). */
+export interface SentInvitation extends Invitation {
+  readonly mail: MailDelivery;
+}
+
 export interface InvitationService {
   /**
    * tenant:invitation:create; RFC 5322 e-mail; an existing member's e-mail → CONFLICT; sends the mail.
    * An address with an invitation already gets that invitation resent (new link and expiry).
    */
-  create(principal: Principal, input: { email: string }): Promise<Invitation>;
+  create(principal: Principal, input: { email: string }): Promise<SentInvitation>;
   /** tenant:invitation:read; `status` filter; page ≥1, size 1..100. */
   list(
     principal: Principal,
@@ -95,7 +110,7 @@ export interface InvitationService {
   ): Promise<Page<Invitation>>;
   get(principal: Principal, id: string): Promise<Invitation>;
   /** tenant:invitation:create AND tenant:invitation:update; new expiry now + 72 h; earlier links stop working; mail sent again. */
-  resend(principal: Principal, id: string): Promise<Invitation>;
+  resend(principal: Principal, id: string): Promise<SentInvitation>;
   /** tenant:invitation:delete; every outstanding link stops working. */
   delete(principal: Principal, id: string): Promise<void>;
   /**

@@ -28,7 +28,7 @@ import type { Page } from '../common-types.ts';
 import type { Database, InvitationsTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkName, checkPage } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
-import type { Invitation, InvitationService, InvitationStatus, Member } from './contract.ts';
+import type { Invitation, InvitationService, InvitationStatus, Member, SentInvitation } from './contract.ts';
 import { addMember, findMemberRow, memberOf } from './members.ts';
 import { withShownActors } from '../access/actor-ids.ts';
 
@@ -286,11 +286,11 @@ export function createInvitationService(
   async function mailThenWrite(
     principal: Principal,
     planIn: (trx: Kysely<Database>) => Promise<MailPlan>,
-  ): Promise<Invitation> {
+  ): Promise<SentInvitation> {
     const plan = await vault.transaction(planIn);
     await send(plan);
     const row = await vault.transaction((trx) => commit(trx, principal, plan));
-    return withShownActors(principal, invitationOf(row, vault.clock.now()));
+    return { ...withShownActors(principal, invitationOf(row, vault.clock.now())), mail: mailer.delivery };
   }
 
   return {

@@ -26,6 +26,18 @@ export const SETTING_DEFAULTS: Readonly<Record<SettingName, boolean>> = {
   disable_ephemeral_proxy: false,
 };
 
+/** What each setting does, for people: published in the API's schema, shown by the console. */
+export const SETTING_DESCRIPTIONS: Readonly<Record<SettingName, string>> = {
+  deduplicate_tokens:
+    'Creating a token whose fingerprint matches an existing token returns that token instead of a ' +
+    'new one (a request may still say otherwise with `deduplicate_token`).',
+  fingerprint_tokens:
+    'Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint ' +
+    'expression do, and the others can never be found as duplicates.',
+  disable_ephemeral_proxy:
+    'Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).',
+};
+
 /**
  * Checks a full replacement of the settings. Unknown keys are refused rather than stored: a typo
  * such as `deduplicate_token` would otherwise look saved while changing nothing.

@@ -74,7 +74,7 @@ function lockedKeyringRow(trx: Kysely<Database>): Promise<KeyringRow> {
  * `vault_keyring`, and the barrier in this process's memory. Several processes may hold one
  * database at once: each write runs in a READ COMMITTED transaction on its own pooled connection,
  * and every read-then-write that must not interleave takes a row lock or leans on a constraint
- * (docs/architecture.md, "PostgreSQL backend"). Serialization failures and deadlocks are retried.
+ * (docs/postgres.md). Serialization failures and deadlocks are retried.
  */
 export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   readonly backend = 'postgres';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { IMPORT_BATCH_LINES, MAX_IMPORT_BATCH_LINES, batchable } from '../../../client/token-import.ts';
 import { isVaultError, VaultError, type ErrorCode } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest, TokenView } from '../../../core/tokens/contract.ts';
 import { commandOf, type Runner } from '../../command-kit.ts';
@@ -37,8 +38,8 @@ export interface TokenImportOptions extends TokenScopeOptions {
   readonly resumeFrom: number;
 }
 
-export const DEFAULT_BATCH = 100;
-const MAX_BATCH = 1000;
+export const DEFAULT_BATCH = IMPORT_BATCH_LINES;
+const MAX_BATCH = MAX_IMPORT_BATCH_LINES;
 
 function parseLineNumber(text: string): number {
   if (!/^[1-9]\d*$/.test(text)) throw new InvalidArgumentError('Expected a line number (1 or more).');
@@ -266,22 +267,6 @@ class ImportStopped extends Error {
 interface Tally {
   readonly rejections: Rejection[];
   readonly tokens: ImportedLine[];
-}
-
-/**
- * A line whose result cannot be a duplicate can go through `tokenize` with others: one
- * transaction for many lines. (Tokenize returns views without saying whether deduplication
- * returned an existing token, so lines that may be deduplicated are created one by one, which
- * reports it.) It must also read as a token definition to tokenize: a `type` and non-null `data`.
- */
-function batchable(request: CreateTokenRequest, tenantDedupes: boolean): boolean {
-  const dedupes = request.deduplicate_token ?? tenantDedupes;
-  return (
-    dedupes !== true &&
-    (request.type === undefined || typeof request.type === 'string') &&
-    request.data !== undefined &&
-    request.data !== null
-  );
 }
 
 function isView(value: unknown): value is TokenView {
