@@ -54,13 +54,13 @@ function codeForStatus(status: number): ErrorCode {
 const NOTHING_NAMED = /^No such [a-z ]+\.$/;
 
 /**
- * The catalogue error a problem answer names. `named`: core words "not found" of this kind itself
- * (formulas, reactors, proxies), and the API's words are core's.
+ * The catalogue error a problem answer names. `keepNotFoundDetail`: core words "not found" of this
+ * kind itself (formulas, reactors, proxies), and the API's words are core's.
  */
-export function errorOfProblem(response: Response, body: unknown, named = false): VaultError {
+export function errorOfProblem(response: Response, body: unknown, keepNotFoundDetail = false): VaultError {
   const problem: Problem = typeof body === 'object' && body !== null ? (body as Problem) : {};
   const code = isErrorCode(problem.code) ? problem.code : codeForStatus(response.status);
-  if (code === 'NOT_FOUND' && !named && NOTHING_NAMED.test(problem.detail ?? ''))
+  if (code === 'NOT_FOUND' && !keepNotFoundDetail && NOTHING_NAMED.test(problem.detail ?? ''))
     return new VaultError('NOT_FOUND');
   const detail = problem.detail ?? problem.title ?? `The server answered ${response.status}.`;
   const errors = problem.errors as FieldErrors | undefined;
@@ -74,19 +74,19 @@ function unreachable(error: unknown): VaultError {
 }
 
 /** The data of a typed client call; a problem answer thrown as the catalogue error it names. */
-export async function answer<T>(request: Promise<Answer>, named = false): Promise<T> {
+export async function answer<T>(request: Promise<Answer>, keepNotFoundDetail = false): Promise<T> {
   let result: Answer;
   try {
     result = await request;
   } catch (error) {
     throw unreachable(error);
   }
-  if (!result.response.ok) throw errorOfProblem(result.response, result.error, named);
+  if (!result.response.ok) throw errorOfProblem(result.response, result.error, keepNotFoundDetail);
   return result.data as T;
 }
 
 /** `answer` for what core names itself when it is not found (formulas, reactors, proxies). */
-const answerNamed = <T>(request: Promise<Answer>): Promise<T> => answer<T>(request, true);
+const answerKeepingNotFoundDetail = <T>(request: Promise<Answer>): Promise<T> => answer<T>(request, true);
 
 interface Envelope<T> {
   readonly pagination: { readonly total_items: number };
@@ -358,10 +358,11 @@ function nameFilter(filter: { readonly ids?: readonly string[]; readonly name?: 
   };
 }
 
-/** An empty id names nothing (in a URL it would name the collection instead). */
-type NamedCollection = '/reactor-formulas' | '/reactors' | '/proxies';
+/** The collections `crudResource` serves, each at `<collection>/{id}`. */
+type CrudCollection = '/reactor-formulas' | '/reactors' | '/proxies';
 
-function named(id: string): string {
+/** An id for a URL path. An empty one names nothing (in a URL it would name the collection instead). */
+function pathId(id: string): string {
   if (id === '') throw new VaultError('NOT_FOUND');
   return id;
 }
@@ -402,7 +403,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
   };
 
   /** No tenant has an id that is not a UUID; asked by name, the answer is "not found" (as in core). */
-  const tenantNamed = (principal: Principal): void => {
+  const refuseNonUuidTenant = (principal: Principal): void => {
     if (!UUID.test(principal.tenantId)) throw new VaultError('NOT_FOUND');
   };
 
@@ -410,15 +411,19 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
    * Create, list (by ids and name), get, replace and delete of a resource the API names by id at
    * `<collection>/{id}`: formulas, reactors and proxies share every step, only the view differs.
    */
-  const namedResource = <T>(collection: NamedCollection, view: (body: T) => T) => {
+  const crudResource = <T>(collection: CrudCollection, view: (body: T) => T) => {
     const item = `${collection}/{id}` as const;
     const at = (principal: Principal, id: string) => ({
       ...inTenant(principal),
-      params: { path: { id: named(id) } },
+      params: { path: { id: pathId(id) } },
     });
     return {
       create: async (principal: Principal, input: unknown): Promise<T> =>
-        view(await answerNamed<T>(api.POST(collection, { ...inTenant(principal), body: input as never }))),
+        view(
+          await answerKeepingNotFoundDetail<T>(
+            api.POST(collection, { ...inTenant(principal), body: input as never }),
+          ),
+        ),
       list: async (
         principal: Principal,
         filter: { readonly ids?: readonly string[]; readonly name?: string },
@@ -433,18 +438,20 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         return { total: result.total, items: result.items.map(view) };
       },
       get: async (principal: Principal, id: string): Promise<T> =>
-        view(await answerNamed<T>(api.GET(item, at(principal, id)))),
+        view(await answerKeepingNotFoundDetail<T>(api.GET(item, at(principal, id)))),
       update: async (principal: Principal, id: string, input: unknown): Promise<T> =>
-        view(await answerNamed<T>(api.PUT(item, { ...at(principal, id), body: input as never }))),
+        view(
+          await answerKeepingNotFoundDetail<T>(api.PUT(item, { ...at(principal, id), body: input as never })),
+        ),
       delete: (principal: Principal, id: string): Promise<void> =>
-        answerNamed(api.DELETE(item, at(principal, id))),
+        answerKeepingNotFoundDetail(api.DELETE(item, at(principal, id))),
     };
   };
-  const formulas = namedResource<ReactorFormula>('/reactor-formulas', formulaOf);
+  const formulas = crudResource<ReactorFormula>('/reactor-formulas', formulaOf);
   /** A saved formula and the warning the server sends beside it in `SVC-Warning` (code that does not compile). */
   const savedFormula = async (request: Promise<Answer>): Promise<SavedFormula> => {
     let warning: string | null = null;
-    const formula = await answerNamed<ReactorFormula>(
+    const formula = await answerKeepingNotFoundDetail<ReactorFormula>(
       request.then((answered) => {
         warning = answered.response.headers.get('svc-warning');
         return answered;
@@ -482,7 +489,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         return { tenant: tenantOf(created.tenant), owner, application: created.application };
       },
       async get(principal) {
-        tenantNamed(principal);
+        refuseNonUuidTenant(principal);
         const tenant = tenantOf(await answer<Tenant>(api.GET('/tenants/self', inTenant(principal))));
         // A key answers for its own tenant whatever was asked: another tenant is not found.
         if (tenant.id !== principal.tenantId.toLowerCase()) throw new VaultError('NOT_FOUND');
@@ -508,7 +515,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
       setPassword: (id, password) =>
         answer(
           api.PUT('/operator/users/{id}/password', {
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
             body: { password },
           }),
         ),
@@ -532,25 +539,25 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         ),
       get: (principal, id) =>
         answer(
-          api.GET('/applications/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+          api.GET('/applications/{id}', { ...inTenant(principal), params: { path: { id: pathId(id) } } }),
         ),
       update: (principal, id, input) =>
         answer(
           api.PUT('/applications/{id}', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
             body: input as never,
           }),
         ),
       delete: (principal, id) =>
         answer(
-          api.DELETE('/applications/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } }),
+          api.DELETE('/applications/{id}', { ...inTenant(principal), params: { path: { id: pathId(id) } } }),
         ),
       regenerate: (principal, id) =>
         answer(
           api.POST('/applications/{id}/regenerate', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
           }),
         ),
     },
@@ -564,7 +571,9 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
       tokenize: (principal, body) =>
         answer(api.POST('/tokenize', { ...inTenant(principal), body: body as never })),
       get: (principal, id) =>
-        tokenAnswer(api.GET('/tokens/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } })),
+        tokenAnswer(
+          api.GET('/tokens/{id}', { ...inTenant(principal), params: { path: { id: pathId(id) } } }),
+        ),
       list: (principal, filter, { page: number, size }) =>
         tokenPage(
           api.GET('/tokens', {
@@ -584,12 +593,12 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         tokenAnswer(
           api.PATCH('/tokens/{id}', {
             headers: { ...inTenant(principal).headers, 'content-type': MERGE_PATCH },
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
             body: patch as never,
           }),
         ),
       delete: (principal, id) =>
-        answer(api.DELETE('/tokens/{id}', { ...inTenant(principal), params: { path: { id: named(id) } } })),
+        answer(api.DELETE('/tokens/{id}', { ...inTenant(principal), params: { path: { id: pathId(id) } } })),
       search: (principal, request) =>
         tokenPage(api.POST('/tokens/search', { ...inTenant(principal), body: request as never })),
     },
@@ -598,20 +607,20 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         answer(
           api.POST('/tokens/{parentId}/children/{childId}', {
             ...inTenant(principal),
-            params: { path: { parentId: named(parentId), childId: named(childId) } },
+            params: { path: { parentId: pathId(parentId), childId: pathId(childId) } },
           }),
         ),
       dissociate: (principal, parentId, childId) =>
         answer(
           api.DELETE('/tokens/{parentId}/children/{childId}', {
             ...inTenant(principal),
-            params: { path: { parentId: named(parentId), childId: named(childId) } },
+            params: { path: { parentId: pathId(parentId), childId: pathId(childId) } },
           }),
         ),
       async createChild(principal, parentId, request) {
         const result = await api.POST('/tokens/{parentId}/children', {
           ...inTenant(principal),
-          params: { path: { parentId: named(parentId) } },
+          params: { path: { parentId: pathId(parentId) } },
           body: request as never,
         });
         const token = await tokenAnswer(Promise.resolve(result));
@@ -622,7 +631,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
           api.GET('/tokens/{parentId}/children', {
             ...inTenant(principal),
             params: {
-              path: { parentId: named(parentId) },
+              path: { parentId: pathId(parentId) },
               query: {
                 page: number,
                 size,
@@ -694,7 +703,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         answer(
           api.DELETE('/tenants/self/members/{id}', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
           }),
         ),
       updateRole: async (principal, id, role) =>
@@ -702,7 +711,7 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
           await answer<Member>(
             api.PUT('/tenants/self/members/{id}', {
               ...inTenant(principal),
-              params: { path: { id: named(id) } },
+              params: { path: { id: pathId(id) } },
               body: { role } as never,
             }),
           ),
@@ -728,21 +737,21 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         answer(
           api.GET('/tenants/self/invitations/{id}', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
           }),
         ),
       resend: (principal, id) =>
         answer(
           api.POST('/tenants/self/invitations/{id}/resend', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
           }),
         ),
       delete: (principal, id) =>
         answer(
           api.DELETE('/tenants/self/invitations/{id}', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
           }),
         ),
       // The link's secret is the credential: the route is public, whoever the client signs in as.
@@ -762,23 +771,23 @@ export function httpCliServices(api: ApiClient, authority: HttpAuthority): CliSe
         savedFormula(
           api.PUT('/reactor-formulas/{id}', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
             body: input as never,
           }),
         ),
       deleteFormula: formulas.delete,
-      ...namedResource<Reactor>('/reactors', reactorOf),
+      ...crudResource<Reactor>('/reactors', reactorOf),
       react: (principal, id, args) =>
         reactAnswer(
           api.POST('/reactors/{id}/react', {
             ...inTenant(principal),
-            params: { path: { id: named(id) } },
+            params: { path: { id: pathId(id) } },
             body: { args } as never,
             parseAs: 'text',
           }),
         ),
     },
-    proxies: namedResource<Proxy>('/proxies', proxyOf),
+    proxies: crudResource<Proxy>('/proxies', proxyOf),
     detokenizer: {
       detokenize: (principal, value) =>
         answer(api.POST('/detokenize', { ...inTenant(principal), body: value as never })),

@@ -17,7 +17,7 @@ import { makeTempHome, runSvc, type CliResult, type TempHome } from './test-supp
 /** Ids, times, keys and the home folder replaced by placeholders numbered in order of appearance. */
 function normalise(text: string, home: string): string {
   const seen = new Map<string, string>();
-  const named = (kind: string) => (value: string) => {
+  const placeholder = (kind: string) => (value: string) => {
     let name = seen.get(value);
     if (name === undefined) {
       name = `<${kind}${seen.size}>`;
@@ -30,12 +30,12 @@ function normalise(text: string, home: string): string {
       .replaceAll(home, '<home>')
       .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
       .replace(/\d{8}T\d{9}Z/g, '<time>')
-      .replace(/key_[A-Za-z0-9_-]+/g, named('key'))
+      .replace(/key_[A-Za-z0-9_-]+/g, placeholder('key'))
       // Proxy keys.
-      .replace(/\b[A-Za-z0-9]{32}\b/g, named('key'))
+      .replace(/\b[A-Za-z0-9]{32}\b/g, placeholder('key'))
       // Fingerprints are keyed per vault.
       .replace(/"fingerprint":"[^"]+"/g, '"fingerprint":"<fingerprint>"')
-      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, named('id'))
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, placeholder('id'))
   );
 }
 

@@ -7,11 +7,11 @@
  * - `ownPropertyOnly`: `data.constructor`, `data.__proto__` … read as missing.
  * - Bounded work: each expression string is at most `maxExpressionBytes` (4 KiB) of UTF-8; a render
  *   stops after `maxRenderSteps` template nodes (100,000: outputs, tags, loop iterations), after
- *   `renderTimeLimitMs` (1 s backstop) and after `memoryLimit` units of allocation (string and array
- *   sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)` range fails
- *   at once). Every step, filter weight and memory unit is also charged to the shared budgets the
- *   render runs under (budget.ts: a stored mask's, a token's, the request's), which bound many
- *   expressions together.
+ *   `renderTimeLimitMs` (a wall-clock backstop) and after `memoryLimit` units of allocation (string
+ *   and array sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)`
+ *   range fails at once). Every step, filter weight and memory unit is also charged to the shared
+ *   budgets the render runs under (budget.ts: a stored mask's, a token's, the request's), which
+ *   bound many expressions together.
  * - Before anything runs: when parsed, a template's least cost is read from its syntax tree
  *   (static-cost.ts: loops over ranges written with numbers, literal text, filter calls) and it is
  *   refused when that alone exceeds a render's limits; before each render, when it exceeds what
@@ -77,7 +77,10 @@ export interface ExpressionEngineOptions {
   readonly random?: RandomInt;
 }
 
-/** The variables an expression sees. `metadata` is bound only where the reference allows it. */
+/**
+ * The variables an expression sees. `metadata` is bound for fingerprint expressions only (a token's
+ * identity may include it); masks, search indexes and alias expressions see `data` alone.
+ */
 export interface ExpressionScope {
   readonly data: unknown;
   readonly metadata?: Readonly<Record<string, string>>;
@@ -204,12 +207,13 @@ class RenderMeter {
 }
 
 /**
- * Extra steps per element of an array a filter is applied to. Measured per element of 10,000:
- * `where_exp`/`find_exp` ~8 µs, `group_by`/`where` ~5–7 µs, `sort` ~2–4 µs, `map` ~1 µs, against
- * ~0.5 µs per step: the dearest sets the weight, so no array filter is cheaper than it looks.
+ * Extra steps per element of an array a filter is applied to: the time the dearest array filter
+ * (`where_exp`/`find_exp`; then `group_by`/`where`, `sort`, `map`) spends per element of a large
+ * array, over the time of one step. The dearest sets the weight, so no array filter is cheaper than
+ * it looks; measure both again when the engine or the filters change.
  */
 export const FILTER_STEPS_PER_ELEMENT = 16;
-/** String characters per extra step of a filter call (`split` of 100,000 characters: ~0.5 ms). */
+/** String characters per extra step of a filter call: `split` walks more than that in one step's time. */
 export const FILTER_CHARACTERS_PER_STEP = 64;
 
 /** Standard filters that do not walk their input. */

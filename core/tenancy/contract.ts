@@ -1,6 +1,6 @@
 /**
- * Tenant administration (service interface: Tenant usage report, Tenant member, Tenant invitation
- * and the invitation state table). `Services.members`, `Services.invitations`
+ * Tenant administration: the usage report, members, and invitations with their states (pending,
+ * expired; accepted and deleted ones are gone). `Services.members`, `Services.invitations`
  * and `Services.usage` implement it. Every method takes the acting Principal, checks the permission
  * named beside it with `authorize` (core/access), and audits in the same transaction
  * (entity types `tenantMember`, `tenantInvitation`). Secrets (invitation links) never reach audit

@@ -37,10 +37,13 @@ export const INVITATION_ENTITY = 'tenantInvitation';
 /** An invitation is valid this long after creation or the last resend. */
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
 
-/** Page size cap of the invitations list (service interface: maximum 100). */
+/** Page size cap of the invitations list. */
 export const MAX_INVITATION_PAGE_SIZE = 100;
 
-/** Request limit of the reference (OA23: `email` ≤ 330 characters); the address rules cap it at 254 anyway. */
+/**
+ * Longest `email` a request may send (the API's published limit); an address the mail rules accept
+ * has at most 254 characters anyway, so this only words the refusal of a longer one.
+ */
 const EMAIL_REQUEST_MAX = 330;
 
 /** `svci_` + 43 base62 characters from the CSPRNG ≈ 256 bits. */
