@@ -9,8 +9,9 @@ import {
 } from '../../../core/access/permissions.ts';
 import type { AccessRule } from '../../../core/access/rules.ts';
 import { VaultError, validationError, type FieldErrors } from '../../../core/errors/catalogue.ts';
-import type { CliDeps } from '../../deps.ts';
-import { collectList, completesWith } from '../../options.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import { collectList } from '../../options/values.ts';
 
 /**
  * Permissions and access rules from flags: `--permission` (repeatable, or comma-separated),

@@ -1,15 +1,21 @@
 import { Command } from 'commander';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
-import { cliApiClient } from '../../http-transport.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { answer } from '../../http-services.ts';
-import { addHomeOptions, commonOptionsFrom, type CommonOptions, type RawOptions } from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
-import { readSession } from '../../session-file.ts';
-import { describeTenants } from '../../tenant-scope.ts';
+import { cliApiClient } from '../../connection/http-transport.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { answer } from '../../services/http-services.ts';
+import {
+  addHomeOptions,
+  commonOptionsFrom,
+  type CommonOptions,
+  type RawOptions,
+} from '../../options/config-flags.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { readSession } from '../../connection/session-file.ts';
+import { describeTenants } from '../../tenancy/tenant-scope.ts';
 
 export type AuthStatusOptions = CommonOptions;
 

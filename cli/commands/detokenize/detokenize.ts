@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeJson } from '../../output.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeJson } from '../../output/write.ts';
 import {
   addReactorScopeOptions,
   jsonFromFlagOrFile,

@@ -1,11 +1,13 @@
 import { Command } from 'commander';
-import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { ReactorFormula, ReactorFormulaInput, SavedFormula } from '../../../core/reactors/contract.ts';
-import type { Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { reportDeleted } from '../../deletion.ts';
-import { colours, wholeListJson, writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { reportDeleted } from '../../program/deletion.ts';
+import { wholeListJson } from '../../output/pages.ts';
+import { writeRecord, writeTable } from '../../output/table.ts';
+import { colours, writeJson, writeLine } from '../../output/write.ts';
 import {
   addReactorScopeOptions,
   allPages,

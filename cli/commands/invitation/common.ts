@@ -1,5 +1,5 @@
-import { commandOf } from '../../command-kit.ts';
-import { vaultOptionsFrom, type RawOptions, type VaultCommandOptions } from '../../options.ts';
+import { commandOf } from '../../program/command-kit.ts';
+import { vaultOptionsFrom, type RawOptions, type VaultCommandOptions } from '../../options/config-flags.ts';
 
 /** Options of the commands that name one invitation: show, resend, delete. */
 export interface InvitationIdOptions extends VaultCommandOptions {
@@ -12,4 +12,4 @@ export function invitationIdOptionsFrom(args: readonly unknown[]): InvitationIdO
   return { ...vaultOptionsFrom(raw), tenant: raw.tenant, invitationId: String(args[0]) };
 }
 
-export { inTenant, type TenantScope } from '../../tenant-scope.ts';
+export { inTenant, type TenantScope } from '../../tenancy/tenant-scope.ts';

@@ -1,17 +1,17 @@
 import { Command } from 'commander';
-import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
-import { tenancyOptionsFrom } from '../../tenancy-options.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { requireUnlessTTY, valueOrPrompt } from '../../prompts/ask.ts';
+import { tenancyOptionsFrom } from '../../services/tenancy-options.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 import { inTenant } from './common.ts';
 import { invitationWithDelivery, withDelivery, writeDelivery } from './format.ts';
 

@@ -1,14 +1,15 @@
 import { Command } from 'commander';
-import { tenancyOptionsFrom } from '../../tenancy-options.ts';
-import { type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { tenancyOptionsFrom } from '../../services/tenancy-options.ts';
+import { type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { addVaultOptions } from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 import { MAIL_HELP } from './create.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP, invitationWithDelivery, withDelivery, writeDelivery } from './format.ts';
-import { noInvitation, orNotFound } from '../../tenant-scope.ts';
+import { noInvitation, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export function newInvitationResendCommand(
   deps: CliDeps,

@@ -5,7 +5,7 @@ import { actorOf } from './logs.ts';
 import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
 import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
-import { operatorIn } from '../../tenant-scope.ts';
+import { operatorIn } from '../../tenancy/tenant-scope.ts';
 import { appendAudit } from '../../../core/audit/audit-log.ts';
 
 /** `svc logs` and `svc logs verify` against a real vault whose tenant has a few audited actions. */

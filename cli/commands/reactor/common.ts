@@ -2,18 +2,18 @@ import type { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Reactor, ReactorFormula } from '../../../core/reactors/contract.ts';
-import { commandOf } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import type { CliServices } from '../../services.ts';
-import { inTenant } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { inTenant } from '../../tenancy/tenant-scope.ts';
 import { fileSource, readJson, readText, textSource, type JsonSource } from '../token/input.ts';
 
 /** Options every formula and reactor command shares. */

@@ -1,12 +1,14 @@
-import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Reactor, ReactorInput } from '../../../core/reactors/contract.ts';
 import { Command, Option } from 'commander';
-import { completesWith } from '../../options.ts';
-import type { Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { reportDeleted } from '../../deletion.ts';
-import { wholeListJson, writeJson, writeLine, writeRecord, writeTable } from '../../output.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { reportDeleted } from '../../program/deletion.ts';
+import { wholeListJson } from '../../output/pages.ts';
+import { writeRecord, writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 import {
   addReactorScopeOptions,
   allPages,
