@@ -9,7 +9,7 @@ import { readOperatorCredential } from '../../server/operator-credential.ts';
 import { cliApiClient } from './http-transport.ts';
 import type { CliDeps } from '../runtime/deps.ts';
 import { API_KEY_ENV } from '../options/leading-flags.ts';
-import type { HttpAuthority } from '../services/http-services.ts';
+import type { HttpAuthority } from '../services/http/index.ts';
 import { readSession, serverKey } from './session-file.ts';
 
 export { API_KEY_ENV };

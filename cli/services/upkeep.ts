@@ -3,7 +3,7 @@ import { clientOf, connectionFor } from '../connection/connection.ts';
 import { requireEmbedded, storedVaultStatus } from '../local-vault/location.ts';
 import { keyForVault, withVault } from '../local-vault/open.ts';
 import type { CliDeps } from '../runtime/deps.ts';
-import { httpVaultUpkeep } from './http-services.ts';
+import { httpVaultUpkeep } from './http/index.ts';
 import type { CliKeyFlags } from '../options/config-flags.ts';
 import type { VaultUpkeep } from './contract.ts';
 

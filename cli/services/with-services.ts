@@ -5,7 +5,7 @@ import { withVault } from '../local-vault/open.ts';
 import type { CliKeyFlags } from '../options/config-flags.ts';
 import type { CliDeps } from '../runtime/deps.ts';
 import type { CliServices } from './contract.ts';
-import { httpCliServices } from './http-services.ts';
+import { httpCliServices } from './http/index.ts';
 import { localCliServices } from './local.ts';
 import { tenancyOptionsFrom } from './tenancy-options.ts';
 

@@ -39,7 +39,7 @@ export function inTenant<T>(
 type TenantLookup = Pick<CliServices, 'tenants'>;
 
 /** "3f2c… (Acme), 9b1d… (Default)": what a person needs to pick one with --tenant. */
-export function describeTenants(tenants: readonly Tenant[]): string {
+export function describeTenants(tenants: readonly Pick<Tenant, 'id' | 'name'>[]): string {
   return tenants.map((t) => `${t.id} (${t.name})`).join(', ');
 }
 

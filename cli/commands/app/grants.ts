@@ -125,6 +125,8 @@ export async function loadRules(source: RulesSource): Promise<AccessRule[]> {
     if (!isObject(rule)) errors[`rules[${i}]`] = ['must be a JSON object'];
     else if (!Array.isArray(rule.permissions) || !rule.permissions.every((p) => typeof p === 'string'))
       errors[`rules[${i}].permissions`] = ['must be an array of permission names'];
+    else if (rule.conditions !== undefined && rule.conditions !== null && !Array.isArray(rule.conditions))
+      errors[`rules[${i}].conditions`] = ['must be an array of conditions'];
   });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   return rules as AccessRule[];

@@ -5,7 +5,7 @@ import { readExistingPassword, valueOrPrompt } from '../../prompts/ask.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import { answer } from '../../services/http-services.ts';
+import { answer } from '../../connection/answer.ts';
 import {
   addHomeOptions,
   commonOptionsFrom,
@@ -47,11 +47,6 @@ export function newAuthLoginCommand(
   });
 }
 
-interface SessionBody {
-  readonly token: string;
-  readonly expires_at: string;
-}
-
 export async function runAuthLogin(deps: CliDeps, options: AuthLoginOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   const { server, home } = resolved.config;
@@ -65,7 +60,7 @@ export async function runAuthLogin(deps: CliDeps, options: AuthLoginOptions): Pr
     message: `Password for ${email}:`,
   });
   const url = serverKey(server);
-  const session = await answer<SessionBody>(
+  const session = await answer(
     cliApiClient({ baseUrl: url }).POST('/auth/login', { body: { email, password } }),
   );
   // One stored session at a time: the one it replaces is ended, not left valid on its server.

@@ -4,7 +4,7 @@ import { cliApiClient } from '../../connection/http-transport.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import { answer } from '../../services/http-services.ts';
+import { answer } from '../../connection/answer.ts';
 import {
   addHomeOptions,
   commonOptionsFrom,

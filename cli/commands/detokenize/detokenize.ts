@@ -38,12 +38,12 @@ export function newDetokenizeCommand(
   addReactorScopeOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
-    const scope = reactorScopeFrom(args);
+    const { scope, raw } = reactorScopeFrom<{ file?: string; reveal?: boolean }>(args);
     await run({
       ...scope,
       json_: args[0] as string | undefined,
-      file: typeof scope.raw['file'] === 'string' ? scope.raw['file'] : undefined,
-      reveal: scope.raw['reveal'] === true,
+      file: raw.file,
+      reveal: raw.reveal === true,
     });
   });
 }

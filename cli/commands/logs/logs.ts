@@ -165,7 +165,9 @@ async function newerThan(scope: Scope, seenId: string | null): Promise<LogEntry[
  * (`actor_name`) is the log's own; an entry without one (the actor since deleted, or a server that
  * does not send names) shows the actor's type and id.
  */
-export function actorOf(entry: LogEntry & { readonly actor_name?: string | null }): string {
+export function actorOf(
+  entry: Pick<LogEntry, 'actor_type' | 'actor_id'> & { readonly actor_name?: string | null },
+): string {
   if (entry.actor_type === null) return '-';
   if (entry.actor_type === 'operator') return 'operator';
   const name = entry.actor_name;

@@ -1,0 +1,45 @@
+import type { Member } from '../../../core/tenancy/contract.ts';
+import { acknowledged, answer } from '../../connection/answer.ts';
+import type { CliServices } from '../contract.ts';
+import type { ApiAnswer } from '../../connection/api-types.ts';
+import { pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { userOf } from './users.ts';
+
+type ApiMember = ApiAnswer<'put', '/tenants/self/members/{id}'>;
+
+/** A member as core gives it (its user without the API's `picture`). */
+export function memberOf(body: ApiMember): Member {
+  return { ...body, user: userOf(body.user) };
+}
+
+/** The members of the principal's tenant. */
+export function httpMembers(http: HttpContext): CliServices['members'] {
+  const { api } = http;
+  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
+    ...tenantHeaders(http, principal),
+    params: { path: { id: pathId(id) } },
+  });
+  return {
+    list: async (principal, filter, { page, size }) =>
+      pageOf(
+        await answer(
+          api.GET('/tenants/self/members', {
+            ...tenantHeaders(http, principal),
+            params: {
+              query: {
+                page,
+                size,
+                ...(filter.userIds === undefined ? {} : { user_id: [...filter.userIds] }),
+              },
+            },
+          }),
+        ),
+        memberOf,
+      ),
+    remove: (principal, id) => acknowledged(api.DELETE('/tenants/self/members/{id}', byId(principal, id))),
+    updateRole: async (principal, id, role) =>
+      memberOf(
+        await answer(api.PUT('/tenants/self/members/{id}', { ...byId(principal, id), body: { role } })),
+      ),
+  };
+}
