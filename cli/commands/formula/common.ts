@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
+import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { ReactorFormula, SavedFormula } from '../../../core/reactors/contract.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeRecord } from '../../output/table.ts';
 import { colours, writeJson, writeLine } from '../../output/write.ts';
-import type { ReactorScopeOptions } from '../reactor/common.ts';
+import type { FormulaInput } from '../../services/contract.ts';
+import { jsonArrayFlag, readCodeFile, type ReactorScopeOptions } from '../reactor/common.ts';
 
 export const FORMULA_ID_HELP = "the formula's id (see 'svc formula list')";
 
@@ -45,6 +47,36 @@ export function formulaFieldsFrom(raw: RawFormulaFields): FormulaFields {
     codeFile: raw.codeFile,
     configuration: raw.configuration,
     requestParameters: raw.requestParameters,
+  };
+}
+
+/**
+ * The whole formula to save (an update replaces it): the flags given, else what `current` has. A
+ * new formula (no `current`) needs its name and code from the flags.
+ */
+export async function formulaInput(
+  deps: CliDeps,
+  fields: FormulaFields,
+  current?: ReactorFormula,
+): Promise<FormulaInput> {
+  const missing = new VaultError('USAGE', 'a formula needs --name and --code-file');
+  const name = fields.name ?? current?.name;
+  if (name === undefined || (fields.codeFile === undefined && current === undefined)) throw missing;
+  const code = fields.codeFile === undefined ? current?.code : await readCodeFile(deps, fields.codeFile);
+  if (code === undefined) throw missing;
+  return {
+    name,
+    description: fields.description ?? current?.description ?? undefined,
+    type: 'private',
+    status: fields.status ?? current?.status,
+    icon: current?.icon ?? undefined,
+    code,
+    configuration:
+      (await jsonArrayFlag(deps, fields.configuration, '--configuration')) ?? current?.configuration ?? [],
+    request_parameters:
+      (await jsonArrayFlag(deps, fields.requestParameters, '--request-parameters')) ??
+      current?.request_parameters ??
+      [],
   };
 }
 

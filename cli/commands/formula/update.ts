@@ -1,13 +1,9 @@
 import { Command } from 'commander';
-import type { ReactorFormula } from '../../../core/reactors/contract.ts';
 import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import type { FormulaInput } from '../../services/contract.ts';
 import {
   addReactorScopeOptions,
-  jsonArrayFlag,
   reactorScopeFrom,
-  readCodeFile,
   withReactors,
   type ReactorScopeOptions,
 } from '../reactor/common.ts';
@@ -15,6 +11,7 @@ import {
   FORMULA_ID_HELP,
   addFormulaFieldOptions,
   formulaFieldsFrom,
+  formulaInput,
   printSavedFormula,
   type FormulaFields,
   type RawFormulaFields,
@@ -40,32 +37,11 @@ export function newFormulaUpdateCommand(
   });
 }
 
-/** The whole formula to save (an update replaces it): the flags given, else what it has now. */
-async function updatedInput(
-  deps: CliDeps,
-  fields: FormulaFields,
-  current: ReactorFormula,
-): Promise<FormulaInput> {
-  return {
-    name: fields.name ?? current.name,
-    description: fields.description ?? current.description ?? undefined,
-    type: 'private',
-    status: fields.status ?? current.status,
-    icon: current.icon ?? undefined,
-    code: fields.codeFile === undefined ? current.code : await readCodeFile(deps, fields.codeFile),
-    configuration:
-      (await jsonArrayFlag(deps, fields.configuration, '--configuration')) ?? current.configuration,
-    request_parameters:
-      (await jsonArrayFlag(deps, fields.requestParameters, '--request-parameters')) ??
-      current.request_parameters,
-  };
-}
-
 export async function runFormulaUpdate(deps: CliDeps, options: FormulaUpdateOptions): Promise<void> {
   const id = options.formulaId;
   const updated = await withReactors(deps, options, async (services, principal) => {
     const current = await services.reactors.getFormula(principal, id);
-    return services.reactors.updateFormula(principal, id, await updatedInput(deps, options.fields, current));
+    return services.reactors.updateFormula(principal, id, await formulaInput(deps, options.fields, current));
   });
   printSavedFormula(deps, options, updated);
 }

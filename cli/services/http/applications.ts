@@ -3,7 +3,7 @@ import type { Application } from '../../../core/services-contract.ts';
 import { acknowledged, answer } from '../../connection/answer.ts';
 import type { CliServices } from '../contract.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
-import { idsQuery, pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { atId, type HttpContext, idsQuery, pageOf, tenantHeaders } from './context.ts';
 import { placeAfter } from './member-order.ts';
 
 type ApiApplication = ApiAnswer<'get', '/applications/{id}'>;
@@ -54,10 +54,6 @@ function applicationBody<
 /** Applications of the principal's tenant and their API keys. */
 export function httpApplications(http: HttpContext): CliServices['applications'] {
   const { api } = http;
-  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
-    ...tenantHeaders(http, principal),
-    params: { path: { id: pathId(id) } },
-  });
   return {
     create: async (principal, input) =>
       applicationOf(
@@ -86,18 +82,18 @@ export function httpApplications(http: HttpContext): CliServices['applications']
         applicationOf,
       ),
     get: async (principal, id) =>
-      applicationOf(await answer(api.GET('/applications/{id}', byId(principal, id)))),
+      applicationOf(await answer(api.GET('/applications/{id}', atId(http, principal, id)))),
     update: async (principal, id, input) =>
       applicationOf(
         await answer(
           api.PUT('/applications/{id}', {
-            ...byId(principal, id),
+            ...atId(http, principal, id),
             body: applicationBody(input),
           }),
         ),
       ),
-    delete: (principal, id) => acknowledged(api.DELETE('/applications/{id}', byId(principal, id))),
+    delete: (principal, id) => acknowledged(api.DELETE('/applications/{id}', atId(http, principal, id))),
     regenerate: async (principal, id) =>
-      applicationOf(await answer(api.POST('/applications/{id}/regenerate', byId(principal, id)))),
+      applicationOf(await answer(api.POST('/applications/{id}/regenerate', atId(http, principal, id)))),
   };
 }

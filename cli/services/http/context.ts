@@ -36,6 +36,15 @@ export function pathId(id: string): string {
   return id;
 }
 
+/** The options of a request to `<collection>/{id}` in the principal's tenant. */
+export function atId(
+  http: HttpContext,
+  principal: Principal,
+  id: string,
+): { headers: Record<string, string>; params: { path: { id: string } } } {
+  return { ...tenantHeaders(http, principal), params: { path: { id: pathId(id) } } };
+}
+
 /** A page of the API's envelope as the services give it, each item in the services' view. */
 export function pageOf<T, U>(
   body: { readonly pagination: { readonly total_items: number }; readonly data: readonly T[] },

@@ -2,7 +2,7 @@ import { formulaWarningOf } from '../../../core/reactors/formula-warning.ts';
 import type { SavedFormula } from '../../../core/reactors/contract.ts';
 import { acknowledged, answer, answerWithResponse, type Answered } from '../../connection/answer.ts';
 import type { CliServices } from '../contract.ts';
-import { namedQuery, pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { atId, type HttpContext, namedQuery, pageOf, tenantHeaders } from './context.ts';
 
 type FormulaService = Pick<
   CliServices['reactors'],
@@ -24,10 +24,6 @@ async function savedFormula<A extends Answered & { data?: SavedFormula['formula'
 /** Reactor formulas: the official ones, and the tenant's private ones. */
 export function httpFormulas(http: HttpContext): FormulaService {
   const { api } = http;
-  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
-    ...tenantHeaders(http, principal),
-    params: { path: { id: pathId(id) } },
-  });
   return {
     createFormula: (principal, input) =>
       savedFormula(api.POST('/reactor-formulas', { ...tenantHeaders(http, principal), body: input })),
@@ -41,10 +37,11 @@ export function httpFormulas(http: HttpContext): FormulaService {
         ),
         (formula) => formula,
       ),
-    getFormula: (principal, id) => answer(api.GET('/reactor-formulas/{id}', byId(principal, id)), 'as-sent'),
+    getFormula: (principal, id) =>
+      answer(api.GET('/reactor-formulas/{id}', atId(http, principal, id)), 'as-sent'),
     updateFormula: (principal, id, input) =>
-      savedFormula(api.PUT('/reactor-formulas/{id}', { ...byId(principal, id), body: input })),
+      savedFormula(api.PUT('/reactor-formulas/{id}', { ...atId(http, principal, id), body: input })),
     deleteFormula: (principal, id) =>
-      acknowledged(api.DELETE('/reactor-formulas/{id}', byId(principal, id)), 'as-sent'),
+      acknowledged(api.DELETE('/reactor-formulas/{id}', atId(http, principal, id)), 'as-sent'),
   };
 }

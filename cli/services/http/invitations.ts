@@ -1,15 +1,11 @@
 import { acknowledged, answer } from '../../connection/answer.ts';
 import type { CliServices } from '../contract.ts';
-import { pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { atId, type HttpContext, pageOf, tenantHeaders } from './context.ts';
 import { memberOf } from './members.ts';
 
 /** Invitations to the principal's tenant, and accepting one. */
 export function httpInvitations(http: HttpContext): CliServices['invitations'] {
   const { api } = http;
-  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
-    ...tenantHeaders(http, principal),
-    params: { path: { id: pathId(id) } },
-  });
   return {
     create: (principal, input) =>
       answer(api.POST('/tenants/self/invitations', { ...tenantHeaders(http, principal), body: input })),
@@ -25,10 +21,11 @@ export function httpInvitations(http: HttpContext): CliServices['invitations'] {
         ),
         (invitation) => invitation,
       ),
-    get: (principal, id) => answer(api.GET('/tenants/self/invitations/{id}', byId(principal, id))),
-    resend: (principal, id) => answer(api.POST('/tenants/self/invitations/{id}/resend', byId(principal, id))),
+    get: (principal, id) => answer(api.GET('/tenants/self/invitations/{id}', atId(http, principal, id))),
+    resend: (principal, id) =>
+      answer(api.POST('/tenants/self/invitations/{id}/resend', atId(http, principal, id))),
     delete: (principal, id) =>
-      acknowledged(api.DELETE('/tenants/self/invitations/{id}', byId(principal, id))),
+      acknowledged(api.DELETE('/tenants/self/invitations/{id}', atId(http, principal, id))),
     // The link's secret is the credential: the route is public, whoever the client signs in as.
     accept: async (input) => ({
       member: memberOf(await answer(api.POST('/invitations/accept', { body: input }))),

@@ -2,7 +2,7 @@ import type { Member } from '../../../core/tenancy/contract.ts';
 import { acknowledged, answer } from '../../connection/answer.ts';
 import type { CliServices } from '../contract.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
-import { pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { atId, type HttpContext, pageOf, tenantHeaders } from './context.ts';
 import { userOf } from './users.ts';
 
 type ApiMember = ApiAnswer<'put', '/tenants/self/members/{id}'>;
@@ -15,10 +15,6 @@ export function memberOf(body: ApiMember): Member {
 /** The members of the principal's tenant. */
 export function httpMembers(http: HttpContext): CliServices['members'] {
   const { api } = http;
-  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
-    ...tenantHeaders(http, principal),
-    params: { path: { id: pathId(id) } },
-  });
   return {
     list: async (principal, filter, { page, size }) =>
       pageOf(
@@ -36,10 +32,11 @@ export function httpMembers(http: HttpContext): CliServices['members'] {
         ),
         memberOf,
       ),
-    remove: (principal, id) => acknowledged(api.DELETE('/tenants/self/members/{id}', byId(principal, id))),
+    remove: (principal, id) =>
+      acknowledged(api.DELETE('/tenants/self/members/{id}', atId(http, principal, id))),
     updateRole: async (principal, id, role) =>
       memberOf(
-        await answer(api.PUT('/tenants/self/members/{id}', { ...byId(principal, id), body: { role } })),
+        await answer(api.PUT('/tenants/self/members/{id}', { ...atId(http, principal, id), body: { role } })),
       ),
   };
 }

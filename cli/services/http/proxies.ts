@@ -2,7 +2,7 @@ import type { Proxy } from '../../../core/proxies/index.ts';
 import { acknowledged, answer } from '../../connection/answer.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
 import type { CliServices } from '../contract.ts';
-import { namedQuery, pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { atId, type HttpContext, namedQuery, pageOf, tenantHeaders } from './context.ts';
 import { placeAfter } from './member-order.ts';
 
 type ApiProxy = ApiAnswer<'get', '/proxies/{id}'>;
@@ -26,10 +26,6 @@ function proxyOf(body: ApiProxy): Proxy {
  */
 export function httpProxies(http: HttpContext): CliServices['proxies'] {
   const { api } = http;
-  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
-    ...tenantHeaders(http, principal),
-    params: { path: { id: pathId(id) } },
-  });
   return {
     create: async (principal, input) =>
       proxyOf(
@@ -46,9 +42,12 @@ export function httpProxies(http: HttpContext): CliServices['proxies'] {
         proxyOf,
       ),
     get: async (principal, id) =>
-      proxyOf(await answer(api.GET('/proxies/{id}', byId(principal, id)), 'as-sent')),
+      proxyOf(await answer(api.GET('/proxies/{id}', atId(http, principal, id)), 'as-sent')),
     update: async (principal, id, input) =>
-      proxyOf(await answer(api.PUT('/proxies/{id}', { ...byId(principal, id), body: input }), 'as-sent')),
-    delete: (principal, id) => acknowledged(api.DELETE('/proxies/{id}', byId(principal, id)), 'as-sent'),
+      proxyOf(
+        await answer(api.PUT('/proxies/{id}', { ...atId(http, principal, id), body: input }), 'as-sent'),
+      ),
+    delete: (principal, id) =>
+      acknowledged(api.DELETE('/proxies/{id}', atId(http, principal, id)), 'as-sent'),
   };
 }

@@ -3,7 +3,7 @@ import { acknowledged, answer } from '../../connection/answer.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
 import type { CliServices } from '../contract.ts';
 import { applicationOf } from './applications.ts';
-import { namedQuery, pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { atId, type HttpContext, namedQuery, pageOf, tenantHeaders } from './context.ts';
 import { httpFormulas } from './formulas.ts';
 import { placeAfter } from './member-order.ts';
 import { reactAnswer } from './react.ts';
@@ -28,10 +28,6 @@ function reactorOf({ application, ...reactor }: ApiReactor): Reactor {
  */
 export function httpReactors(http: HttpContext): CliServices['reactors'] {
   const { api } = http;
-  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
-    ...tenantHeaders(http, principal),
-    params: { path: { id: pathId(id) } },
-  });
   return {
     ...httpFormulas(http),
     create: async (principal, input) =>
@@ -49,13 +45,16 @@ export function httpReactors(http: HttpContext): CliServices['reactors'] {
         reactorOf,
       ),
     get: async (principal, id) =>
-      reactorOf(await answer(api.GET('/reactors/{id}', byId(principal, id)), 'as-sent')),
+      reactorOf(await answer(api.GET('/reactors/{id}', atId(http, principal, id)), 'as-sent')),
     update: async (principal, id, input) =>
-      reactorOf(await answer(api.PUT('/reactors/{id}', { ...byId(principal, id), body: input }), 'as-sent')),
-    delete: (principal, id) => acknowledged(api.DELETE('/reactors/{id}', byId(principal, id)), 'as-sent'),
+      reactorOf(
+        await answer(api.PUT('/reactors/{id}', { ...atId(http, principal, id), body: input }), 'as-sent'),
+      ),
+    delete: (principal, id) =>
+      acknowledged(api.DELETE('/reactors/{id}', atId(http, principal, id)), 'as-sent'),
     react: (principal, id, args) =>
       reactAnswer(
-        api.POST('/reactors/{id}/react', { ...byId(principal, id), body: { args }, parseAs: 'text' }),
+        api.POST('/reactors/{id}/react', { ...atId(http, principal, id), body: { args }, parseAs: 'text' }),
       ),
   };
 }

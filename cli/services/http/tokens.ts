@@ -1,7 +1,7 @@
 import { acknowledged, answer, answerWithResponse } from '../../connection/answer.ts';
 import type { CliServices } from '../contract.ts';
 import type { ApiRequestBody } from '../../connection/api-types.ts';
-import { pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
+import { atId, type HttpContext, pageOf, tenantHeaders } from './context.ts';
 import { tokenListQuery, tokenListQueryString, tokenOf } from './token-view.ts';
 import { asWritten } from './user-json.ts';
 
@@ -10,10 +10,6 @@ const MERGE_PATCH = 'application/merge-patch+json';
 /** Tokens of the principal's tenant, shown through the view its principal asks for. */
 export function httpTokens(http: HttpContext): CliServices['tokens'] {
   const { api } = http;
-  const byId = (principal: Parameters<typeof tenantHeaders>[1], id: string) => ({
-    ...tenantHeaders(http, principal),
-    params: { path: { id: pathId(id) } },
-  });
   return {
     async create(principal, request) {
       const { data, response } = await answerWithResponse(
@@ -26,7 +22,7 @@ export function httpTokens(http: HttpContext): CliServices['tokens'] {
       return { token: tokenOf(data), created: response.status === 201 };
     },
     tokenize: (principal, body) => answer(api.POST('/tokenize', { ...tenantHeaders(http, principal), body })),
-    get: async (principal, id) => tokenOf(await answer(api.GET('/tokens/{id}', byId(principal, id)))),
+    get: async (principal, id) => tokenOf(await answer(api.GET('/tokens/{id}', atId(http, principal, id)))),
     list: async (principal, filter, page) =>
       pageOf(
         await answer(
@@ -42,13 +38,13 @@ export function httpTokens(http: HttpContext): CliServices['tokens'] {
       tokenOf(
         await answer(
           api.PATCH('/tokens/{id}', {
-            ...byId(principal, id),
+            ...atId(http, principal, id),
             headers: { ...tenantHeaders(http, principal).headers, 'content-type': MERGE_PATCH },
             body: asWritten<ApiRequestBody<'/tokens/{id}', 'patch'>>(patch),
           }),
         ),
       ),
-    delete: (principal, id) => acknowledged(api.DELETE('/tokens/{id}', byId(principal, id))),
+    delete: (principal, id) => acknowledged(api.DELETE('/tokens/{id}', atId(http, principal, id))),
     search: async (principal, request) =>
       pageOf(
         await answer(api.POST('/tokens/search', { ...tenantHeaders(http, principal), body: { ...request } })),
