@@ -117,9 +117,7 @@ export function clientOf(connection: Exclude<Connection, { kind: 'in-process' }>
  * holds it. The lock would refuse them anyway; this says why before any key is asked for.
  */
 export async function requireNoServer(resolved: ResolvedConfig, action: string): Promise<void> {
-  // A database has no lock: servers and commands share it.
-  if (resolved.config.databaseUrl !== null) return;
-  // No lock on a database: servers on it keep running (docs/architecture.md says what then holds).
+  // A database has no lock: servers on it keep running, and commands share it with them.
   if (resolved.config.databaseUrl !== null) return;
   const holder = await readLockHolder(vaultPaths(resolved.config.vaultPath).lock);
   if (holder === null || !isRunningHere(holder)) return;
