@@ -1,8 +1,8 @@
 import type { AccessRule } from '../../../core/access/rules.ts';
 import type { Application } from '../../../core/services-contract.ts';
 import { acknowledged, answer } from '../../connection/answer.ts';
-import type { CliServices } from '../contract.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
+import type { CliServices } from '../contract.ts';
 import { atId, type HttpContext, idsQuery, pageOf, tenantHeaders } from './context.ts';
 import { placeAfter } from './member-order.ts';
 
@@ -18,7 +18,9 @@ function ruleOf(rule: ApiRule): AccessRule {
 }
 
 /** An application as core gives it (its key too, on create and regenerate). */
-export function applicationOf<A extends ApiApplication>(body: A): A & Application {
+export function applicationOf<A extends ApiApplication>(
+  body: A,
+): Omit<A, 'rules'> & Pick<Application, 'rules'> {
   return { ...body, rules: body.rules.map(ruleOf) };
 }
 

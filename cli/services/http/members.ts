@@ -1,7 +1,7 @@
 import type { Member } from '../../../core/tenancy/contract.ts';
 import { acknowledged, answer } from '../../connection/answer.ts';
-import type { CliServices } from '../contract.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
+import type { CliServices } from '../contract.ts';
 import { atId, type HttpContext, pageOf, tenantHeaders } from './context.ts';
 import { userOf } from './users.ts';
 

@@ -1,6 +1,6 @@
 import { acknowledged, answer, answerWithResponse } from '../../connection/answer.ts';
-import type { CliServices } from '../contract.ts';
 import type { ApiRequestBody } from '../../connection/api-types.ts';
+import type { CliServices } from '../contract.ts';
 import { pageOf, pathId, tenantHeaders, type HttpContext } from './context.ts';
 import { tokenListQuery, tokenListQueryString, tokenOf } from './token-view.ts';
 import { asWritten } from './user-json.ts';

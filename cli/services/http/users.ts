@@ -1,7 +1,7 @@
 import type { User } from '../../../core/services-contract.ts';
 import { acknowledged, answer } from '../../connection/answer.ts';
-import type { CliServices } from '../contract.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
+import type { CliServices } from '../contract.ts';
 import { pathId, type HttpContext } from './context.ts';
 
 /** A user as a member or a tenant's owner carries it. */
