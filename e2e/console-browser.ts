@@ -16,7 +16,7 @@ import { CONSOLE_BUILD, consoleInputsDigest, recordedDigest } from '../scripts/c
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 /** The committed screenshots the docs link to. */
-export const DOCS_SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots', import.meta.url));
+export const DOCS_SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
 
 /**
  * Where the e2e run saves its screenshots: `docs/screenshots/` when `SVC_SCREENSHOTS=1` asks for a
