@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AccessRule, Transform } from '../access/rules.ts';
 import { operatorIn, type Principal } from '../access/principal.ts';
-import { openServicesFixture } from './services-fixture.ts';
-import type { ServicesFixture } from './services-fixture.ts';
+import { openServicesFixture } from '../test-support/services-fixture.ts';
+import type { ServicesFixture } from '../test-support/services-fixture.ts';
 
 export function rule(
   priority: number,
