@@ -16,9 +16,9 @@ import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
 import { unsyncedFs } from '../../core/test-support/unsynced-fs.ts';
 import * as vault from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
-import type { CliDeps, Prompter, ServicesFactory, VaultApi, Writer } from '../deps.ts';
+import type { CliDeps, Prompter, ServicesFactory, VaultApi, Writer } from '../runtime/deps.ts';
 import { run } from '../main.ts';
-import { askUntilValid } from '../prompter.ts';
+import { askUntilValid } from '../prompts/prompter.ts';
 
 /**
  * Real components everywhere (vault, tenancy, server); only the process edges are fakes: captured

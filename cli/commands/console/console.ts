@@ -1,17 +1,18 @@
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig, openExistingVault } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { openExistingVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeLine } from '../../output.ts';
-import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
+} from '../../options/config-flags.ts';
+import { writeLine } from '../../output/write.ts';
+import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
 /** Opens a URL in the user's default browser. */
 export type BrowserOpener = (url: string) => Promise<void>;
