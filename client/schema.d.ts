@@ -136,7 +136,7 @@ export interface paths {
         };
         /**
          * The caller's tenant operations report
-         * @description The same report as `/tenants/self/reports/usage`, under the name the reference also lists.
+         * @description The same report as `/tenants/self/reports/usage`, under its other name.
          */
         get: operations["TenantReports_GetTenantOperationReport"];
         put?: never;
@@ -609,7 +609,7 @@ export interface paths {
         };
         /**
          * Verify the tenant's audit chain
-         * @description Recomputes the hash chain of the tenant’s audit log and reports the first altered, removed or reordered entry. An extension (not in the reference API).
+         * @description Recomputes the hash chain of the tenant’s audit log and reports the first altered, removed or reordered entry.
          */
         get: operations["Logs_Verify"];
         put?: never;
@@ -3722,7 +3722,7 @@ export interface operations {
                         data: {
                             /**
                              * Format: uuid
-                             * @description Extension: the entry’s own id, stable across pages (not in the reference schema).
+                             * @description The entry’s own id, stable across pages.
                              */
                             id: string;
                             /** Format: uuid */

@@ -25,9 +25,6 @@ const BEING_SPLIT: readonly string[] = [
   'core/vault/',
   'core/storage/',
   'core/audit/',
-  // The CLI's HTTP services (httpCliServices): typed from the client and split per service on the
-  // CLI branch.
-  'cli/http-services.ts',
   // The token routes (registerTokenScope, the file): their token schemas are to be derived from
   // one schema of the token (the token-shape work on core/tokens), which rewrites this file.
   'server/routes/tokens.ts',

@@ -49,9 +49,9 @@ const OPERATOR_SECRET = 'matrix-operator-credential';
 
 /**
  * One sandbox for every server of the file: each server's services would start a pool of worker
- * threads (≈ 0.25 s of CPU) for its first formula check or run, and every run starts from fresh
- * code in a worker either way. Closing a server's reactor service leaves it running; the file
- * closes it at the end.
+ * threads (`bench/quickjs-start.ts` shows their cost) for its first formula check or run, and every
+ * run starts from fresh code in a worker either way. Closing a server's reactor service leaves it
+ * running; the file closes it at the end.
  */
 let sandboxPool: Sandbox | undefined;
 function serverOptions(): TestServerOptions {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Runner } from '../command-kit.ts';
-import type { CliDeps } from '../deps.ts';
+import type { Runner } from '../program/command-kit.ts';
+import type { CliDeps } from '../runtime/deps.ts';
 import { configureTree } from '../main.ts';
 import { makeTestIo } from './harness.ts';
 

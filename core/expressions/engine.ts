@@ -7,11 +7,11 @@
  * - `ownPropertyOnly`: `data.constructor`, `data.__proto__` … read as missing.
  * - Bounded work: each expression string is at most `maxExpressionBytes` (4 KiB) of UTF-8; a render
  *   stops after `maxRenderSteps` template nodes (100,000: outputs, tags, loop iterations), after
- *   `renderTimeLimitMs` (1 s backstop) and after `memoryLimit` units of allocation (string and array
- *   sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)` range fails
- *   at once). Every step, filter weight and memory unit is also charged to the shared budgets the
- *   render runs under (budget.ts: a stored mask's, a token's, the request's), which bound many
- *   expressions together.
+ *   `renderTimeLimitMs` (a wall-clock backstop) and after `memoryLimit` units of allocation (string
+ *   and array sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)`
+ *   range fails at once). Every step, filter weight and memory unit is also charged to the shared
+ *   budgets the render runs under (budget.ts: a stored mask's, a token's, the request's), which
+ *   bound many expressions together.
  * - Before anything runs: when parsed, a template's least cost is read from its syntax tree
  *   (static-cost.ts: loops over ranges written with numbers, literal text, filter calls) and it is
  *   refused when that alone exceeds a render's limits; before each render, when it exceeds what
@@ -74,7 +74,10 @@ export interface ExpressionEngineOptions {
   readonly random?: RandomInt;
 }
 
-/** The variables an expression sees. `metadata` is bound only where the reference allows it. */
+/**
+ * The variables an expression sees. `metadata` is bound for fingerprint expressions only (a token's
+ * identity may include it); masks, search indexes and alias expressions see `data` alone.
+ */
 export interface ExpressionScope {
   readonly data: unknown;
   readonly metadata?: Readonly<Record<string, string>>;

@@ -93,12 +93,13 @@ export class RenderMeter {
 }
 
 /**
- * Extra steps per element of an array a filter is applied to. Measured per element of 10,000:
- * `where_exp`/`find_exp` ~8 µs, `group_by`/`where` ~5–7 µs, `sort` ~2–4 µs, `map` ~1 µs, against
- * ~0.5 µs per step: the dearest sets the weight, so no array filter is cheaper than it looks.
+ * Extra steps per element of an array a filter is applied to: the time the dearest array filter
+ * (`where_exp`/`find_exp`; then `group_by`/`where`, `sort`, `map`) spends per element of a large
+ * array, over the time of one step. The dearest sets the weight, so no array filter is cheaper than
+ * it looks; measure both again when the engine or the filters change.
  */
 export const FILTER_STEPS_PER_ELEMENT = 16;
-/** String characters per extra step of a filter call (`split` of 100,000 characters: ~0.5 ms). */
+/** String characters per extra step of a filter call: `split` walks more than that in one step's time. */
 export const FILTER_CHARACTERS_PER_STEP = 64;
 
 /** Standard filters that do not walk their input. */

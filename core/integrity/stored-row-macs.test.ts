@@ -9,7 +9,7 @@ import { outboxIn } from '../mail/outbox-location.ts';
 import { OFFICIAL_FORMULAS } from '../reactors/official-formulas.ts';
 import { createServices, outboxTenancyOptions } from '../services.ts';
 import type { Services } from '../services-contract.ts';
-import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
+import { makeTempSchema, postgresOrSkipNotice } from '../test-support/postgres.ts';
 import { codeOf, openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { acceptLinkOf, outboxMessages } from '../test-support/smtp-sink.ts';
@@ -113,7 +113,7 @@ async function expectCarriedOver(vault: VaultHandle, services: Services, world: 
   expect(member.tenant_id).toBe(world.acme.tenantId);
 }
 
-const postgres = await postgresAvailable();
+const postgres = await postgresOrSkipNotice('core/integrity/stored-row-macs.test.ts (its PostgreSQL tests)');
 
 describe('MACs of rows written before they existed (migration 11)', () => {
   let cleanup: Array<() => Promise<void>> = [];

@@ -30,8 +30,7 @@ export interface MailDelivery {
 /**
  * nodemailer, loaded when the first message is sent: every `svc` process reaches this module
  * through the services, almost none of them sends mail, and loading nodemailer (with the network
- * and TLS modules it pulls in) cost ≈ 85 ms of CPU at each start (`require('nodemailer')` in a new
- * Node process, measured with `process.cpuUsage`).
+ * and TLS modules it pulls in) would cost every process's start more CPU than many commands take.
  */
 let loaded: typeof nodemailer | undefined;
 function mailLibrary(): typeof nodemailer {

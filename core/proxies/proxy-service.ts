@@ -31,7 +31,7 @@ import {
 
 /** Proxies per page, and ids per `id` filter. */
 export const MAX_PROXY_PAGE_SIZE = 100;
-/** Proxy keys: 32 base62 characters (≈190 bits), URL-safe, matching the reference's `^[A-z0-9]+$`. */
+/** Proxy keys: 32 base62 characters (≈190 bits), letters and digits only, so safe in a URL and a header. */
 const PROXY_KEY_CHARS = 32;
 
 export function generateProxyKey(): string {

@@ -1,6 +1,6 @@
 /**
- * Reactor formulas and reactors as the HTTP routes and the CLI call them (service interface:
- * Reactor formula, Reactor, their endpoints and `POST /reactors/{id}/react`). Every method takes the
+ * Reactor formulas and reactors as the HTTP routes and the CLI call them (their CRUD and
+ * `POST /reactors/{id}/react`). Every method takes the
  * acting Principal, checks it, and audits changes and invocations (entity types `reactorFormula`,
  * `reactor`) in the transaction that does the work; args and results are never audited.
  */

@@ -7,7 +7,7 @@ import { operatorIn } from '../access/principal.ts';
 import { createServices, outboxTenancyOptions } from '../services.ts';
 import { findApplicationRow } from './application-store.ts';
 import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
-import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
+import { makeTempSchema, postgresOrSkipNotice } from '../test-support/postgres.ts';
 import { createExpiringApplication, openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
@@ -99,7 +99,7 @@ describe('API-key principals kept in memory', () => {
   });
 });
 
-const postgres = await postgresAvailable();
+const postgres = await postgresOrSkipNotice('core/tenancy/api-key-cache.test.ts (its PostgreSQL tests)');
 
 describe.skipIf(!postgres)('API keys on PostgreSQL (several servers, one database)', () => {
   it('a key revoked through one server is refused by another at once', async () => {

@@ -1,8 +1,8 @@
 /**
- * Tenants and their administration (service interface: Tenant, Application, Tenant usage report,
- * Tenant member, Tenant invitation and the invitation state table). `Services.tenants`,
- * `Services.applications`, `Services.members`, `Services.invitations` and `Services.usage`
- * implement it. Every method takes the acting Principal, checks the permission
+ * Tenants and their administration: tenants, applications, the usage report, members, and
+ * invitations with their states (pending, expired; accepted and deleted ones are gone).
+ * `Services.tenants`, `Services.applications`, `Services.members`, `Services.invitations` and
+ * `Services.usage` implement it. Every method takes the acting Principal, checks the permission
  * named beside it with `authorize` (core/access), and audits in the same transaction
  * (entity types `tenantMember`, `tenantInvitation`). Secrets (invitation links) never reach audit
  * entries, logs or errors.

@@ -9,7 +9,7 @@ import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 /** An invitation is valid this long after creation or the last resend. */
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
 
-/** Page size cap of the invitations list (service interface: maximum 100). */
+/** Page size cap of the invitations list. */
 export const MAX_INVITATION_PAGE_SIZE = 100;
 
 export interface InvitationServiceOptions {

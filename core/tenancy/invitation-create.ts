@@ -17,7 +17,10 @@ import { mailThenWrite, planRefresh } from './invitation-mailing.ts';
 import { generateInvitationSecret } from './invitation-secret.ts';
 import { isMemberByEmail, loadInvitationFor, tenantName } from './invitation-store.ts';
 
-/** The longest `email` a request may carry; the address rules cap a usable one at 254 anyway. */
+/**
+ * Longest `email` a request may send (the API's published limit); an address the mail rules accept
+ * has at most 254 characters anyway, so this only words the refusal of a longer one.
+ */
 const EMAIL_REQUEST_MAX = 330;
 
 /** The invitee's address, normalized; a 400 naming `email` when it is not one. */

@@ -103,7 +103,7 @@ export function memberPrincipal(membership: Membership, sessionId: string): Prin
   };
 }
 
-/** Page size cap of the members list (service interface: Tenant members, maximum 50). */
+/** Page size cap of the members list. */
 export const MAX_MEMBER_PAGE_SIZE = 50;
 
 type MemberRow = Selectable<MembersTable> & Pick<UsersTable, 'email' | 'first_name' | 'last_name'>;

@@ -3,7 +3,7 @@ import type { FieldErrorCollector } from '../validation/fields.ts';
 
 /**
  * Tenant settings the vault understands. Values are the strings
- * "true"/"false", as the reference API sends them; an absent key takes the default below. Each
+ * "true"/"false" (settings are a map of strings); an absent key takes the default below. Each
  * accepted setting must change what the vault does; one that cannot yet is not listed, so it is
  * refused like any unknown key instead of looking saved.
  */

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { confirmDestructive } from '../../confirmation.ts';
-import type { Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
-import { findApplication, withServices } from '../../tenant-scope.ts';
+import { confirmDestructive } from '../../program/confirmation.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../program/deletion.ts';
+import { withServices } from '../../services/with-services.ts';
+import { findApplication } from '../../tenancy/tenant-scope.ts';
 import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
 
 export interface AppDeleteOptions extends AppIdOptions {

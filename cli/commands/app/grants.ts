@@ -9,8 +9,9 @@ import {
 } from '../../../core/access/permissions.ts';
 import type { AccessRule } from '../../../core/access/rules.ts';
 import { VaultError, validationError, type FieldErrors } from '../../../core/errors/catalogue.ts';
-import type { CliDeps } from '../../deps.ts';
-import { collectList, completesWith } from '../../options.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import { collectList } from '../../options/values.ts';
 
 /**
  * Permissions and access rules from flags: `--permission` (repeatable, or comma-separated),
@@ -124,6 +125,8 @@ export async function loadRules(source: RulesSource): Promise<AccessRule[]> {
     if (!isObject(rule)) errors[`rules[${i}]`] = ['must be a JSON object'];
     else if (!Array.isArray(rule.permissions) || !rule.permissions.every((p) => typeof p === 'string'))
       errors[`rules[${i}].permissions`] = ['must be an array of permission names'];
+    else if (rule.conditions !== undefined && rule.conditions !== null && !Array.isArray(rule.conditions))
+      errors[`rules[${i}].conditions`] = ['must be an array of conditions'];
   });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   return rules as AccessRule[];

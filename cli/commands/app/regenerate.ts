@@ -1,11 +1,13 @@
 import { Command } from 'commander';
-import type { Runner } from '../../command-kit.ts';
-import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { findApplication, withServices } from '../../tenant-scope.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { addVaultOptions } from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { findApplication } from '../../tenancy/tenant-scope.ts';
 import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
 
 export interface AppRegenerateOptions extends AppIdOptions {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, readFile, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionFilePath } from '../../session-file.ts';
+import { sessionFilePath } from '../../connection/session-file.ts';
 import { expectOk, expectOneLineError, listData } from '../../test-support/expect.ts';
 import { makeTempHome, runSvc, type CliResult, type TempHome } from '../../test-support/harness.ts';
 import { startServer, type RunningServer } from '../../test-support/running-server.ts';

@@ -1,20 +1,20 @@
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { cliApiClient } from '../../http-transport.ts';
-import { readExistingPassword, valueOrPrompt } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { answer } from '../../http-services.ts';
+import { cliApiClient } from '../../connection/http-transport.ts';
+import { readExistingPassword, valueOrPrompt } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { answer } from '../../connection/answer.ts';
 import {
   addHomeOptions,
   commonOptionsFrom,
   serverOption,
   type CommonOptions,
   type RawOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { readSession, serverKey, writeSession } from '../../session-file.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { readSession, serverKey, writeSession } from '../../connection/session-file.ts';
 import { endSession } from './logout.ts';
 
 export interface AuthLoginOptions extends CommonOptions {
@@ -47,11 +47,6 @@ export function newAuthLoginCommand(
   });
 }
 
-interface SessionBody {
-  readonly token: string;
-  readonly expires_at: string;
-}
-
 export async function runAuthLogin(deps: CliDeps, options: AuthLoginOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   const { server, home } = resolved.config;
@@ -65,7 +60,7 @@ export async function runAuthLogin(deps: CliDeps, options: AuthLoginOptions): Pr
     message: `Password for ${email}:`,
   });
   const url = serverKey(server);
-  const session = await answer<SessionBody>(
+  const session = await answer(
     cliApiClient({ baseUrl: url }).POST('/auth/login', { body: { email, password } }),
   );
   // One stored session at a time: the one it replaces is ended, not left valid on its server.

@@ -1,13 +1,18 @@
 import { Command } from 'commander';
 import { isVaultError } from '../../../core/errors/catalogue.ts';
-import { cliApiClient } from '../../http-transport.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { answer } from '../../http-services.ts';
-import { addHomeOptions, commonOptionsFrom, type CommonOptions, type RawOptions } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { readSession, removeSession, type StoredSession } from '../../session-file.ts';
+import { cliApiClient } from '../../connection/http-transport.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { answer } from '../../connection/answer.ts';
+import {
+  addHomeOptions,
+  commonOptionsFrom,
+  type CommonOptions,
+  type RawOptions,
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { readSession, removeSession, type StoredSession } from '../../connection/session-file.ts';
 
 export type AuthLogoutOptions = CommonOptions;
 

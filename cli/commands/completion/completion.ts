@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { printsNoData } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { choiceOf, completionOf, ID_KINDS, type IdKind } from '../../options.ts';
+import { printsNoData } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { completionOf, ID_KINDS, type IdKind } from '../../options/completion-values.ts';
+import { choiceOf } from '../../options/values.ts';
 import { listIds } from './ids.ts';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;

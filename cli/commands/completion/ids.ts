@@ -1,8 +1,9 @@
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import type { IdKind } from '../../options.ts';
-import type { CliServices } from '../../services.ts';
-import { inTenant, withServices } from '../../tenant-scope.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import type { IdKind } from '../../options/completion-values.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { withServices } from '../../services/with-services.ts';
+import { inTenant } from '../../tenancy/tenant-scope.ts';
 import type { Principal } from '../../../core/access/principal.ts';
 
 /** A completion lists one page of each: enough to pick from, and quick. */

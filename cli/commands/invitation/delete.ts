@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { confirmDestructive } from '../../confirmation.ts';
-import type { Runner } from '../../command-kit.ts';
-import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { confirmDestructive } from '../../program/confirmation.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../program/deletion.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP } from './format.ts';
-import { noInvitation, orNotFound } from '../../tenant-scope.ts';
+import { noInvitation, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export interface InvitationDeleteOptions extends InvitationIdOptions {
   readonly yes: boolean;

@@ -5,7 +5,7 @@ import { actorOf } from './logs.ts';
 import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
 import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
-import { operatorIn } from '../../tenant-scope.ts';
+import { operatorIn } from '../../tenancy/tenant-scope.ts';
 import { appendAudit } from '../../../core/audit/audit-log.ts';
 
 /** `svc logs` and `svc logs verify` against a real vault whose tenant has a few audited actions. */
@@ -310,20 +310,20 @@ describe('actors', () => {
   } as const;
 
   it('are shown by name when the log names them, else by type and id', () => {
-    expect(
-      actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: 'Shop' } as never),
-    ).toBe('application Shop');
-    expect(
-      actorOf({ ...entry, actor_type: 'user', actor_id: 'u1', actor_name: 'ada@example.com' } as never),
-    ).toBe('user ada@example.com');
-    expect(
-      actorOf({ ...entry, actor_type: 'operator', actor_id: null, actor_name: 'operator' } as never),
-    ).toBe('operator');
+    expect(actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: 'Shop' })).toBe(
+      'application Shop',
+    );
+    expect(actorOf({ ...entry, actor_type: 'user', actor_id: 'u1', actor_name: 'ada@example.com' })).toBe(
+      'user ada@example.com',
+    );
+    expect(actorOf({ ...entry, actor_type: 'operator', actor_id: null, actor_name: 'operator' })).toBe(
+      'operator',
+    );
     // A deleted actor (null name) or a server that sends no names: type and id.
-    expect(actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: null } as never)).toBe(
+    expect(actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: null })).toBe(
       'application a1',
     );
-    expect(actorOf({ ...entry, actor_type: 'user', actor_id: 'u1' } as never)).toBe('user u1');
-    expect(actorOf({ ...entry, actor_type: null, actor_id: null } as never)).toBe('-');
+    expect(actorOf({ ...entry, actor_type: 'user', actor_id: 'u1' })).toBe('user u1');
+    expect(actorOf({ ...entry, actor_type: null, actor_id: null })).toBe('-');
   });
 });

@@ -3,21 +3,24 @@ import type { Principal } from '../../../core/access/principal.ts';
 import { ENTITY_TYPES } from '../../../core/audit/entity-types.ts';
 import type { LogFilter } from '../../../core/audit/audit-log.ts';
 import type { LogEntry } from '../../../core/services-contract.ts';
-import type { CliServices } from '../../services.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { parseTimeInput } from '../../time-input.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { parseTimeInput } from '../../options/time-input.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  choiceOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { colours, pagedJson, writeJson, writeLine, writeTable } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { choiceOption } from '../../options/values.ts';
+import { pagedJson } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { colours, writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { newLogsPruneCommand } from './prune.ts';
 import { newLogsVerifyCommand } from './verify.ts';
 
@@ -162,7 +165,9 @@ async function newerThan(scope: Scope, seenId: string | null): Promise<LogEntry[
  * (`actor_name`) is the log's own; an entry without one (the actor since deleted, or a server that
  * does not send names) shows the actor's type and id.
  */
-export function actorOf(entry: LogEntry & { readonly actor_name?: string | null }): string {
+export function actorOf(
+  entry: Pick<LogEntry, 'actor_type' | 'actor_id'> & { readonly actor_name?: string | null },
+): string {
   if (entry.actor_type === null) return '-';
   if (entry.actor_type === 'operator') return 'operator';
   const name = entry.actor_name;

@@ -1,19 +1,20 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { pruneReadEntries, type PruneResult } from '../../../core/audit/retention.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { requireNoServer } from '../../connection.ts';
-import { markDestructive } from '../../confirmation.ts';
-import { loadConfig } from '../../context.ts';
-import { localCliServices } from '../../local-services.ts';
-import { resolveTenantOrId, withVaultServices } from '../../tenant-scope.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { markDestructive } from '../../program/confirmation.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { localCliServices } from '../../services/local.ts';
+import { withVaultServices } from '../../services/with-services.ts';
+import { resolveTenantOrId } from '../../tenancy/tenant-scope.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 
 export interface LogsPruneOptions extends VaultCommandOptions {
   /** Read entries older than this many days go. */

@@ -1,18 +1,19 @@
 import { Command } from 'commander';
 import type { ChainReport } from '../../../core/audit/audit-log.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { EXIT, QuietExit } from '../../errors.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { EXIT, QuietExit } from '../../runtime/errors.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { resolveTenantOrId, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { resolveTenantOrId } from '../../tenancy/tenant-scope.ts';
 
 export interface LogsVerifyOptions extends VaultCommandOptions {
   /** Only this tenant's chain (also a deleted tenant's, whose deletion record remains). */

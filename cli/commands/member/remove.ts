@@ -1,21 +1,22 @@
 import { Command } from 'commander';
-import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { CliServices } from '../../services.ts';
+import type { CliServices } from '../../services/contract.ts';
 import type { Member } from '../../../core/tenancy/contract.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { MAX_MEMBER_PAGE_SIZE } from '../../../core/tenancy/members.ts';
 
 export interface MemberRemoveOptions extends VaultCommandOptions {

@@ -4,9 +4,10 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Proxy, ProxyInput } from '../../../core/proxies/index.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
 import type { Principal } from '../../../core/access/principal.ts';
-import { collectList, completesWith } from '../../options.ts';
-import type { CliServices } from '../../services.ts';
-import { findInTenants } from '../../tenant-scope.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import { collectList } from '../../options/values.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { findInTenants } from '../../tenancy/tenant-scope.ts';
 
 export const PROXY_ID_HELP = "the proxy's id (see 'svc proxy list')";
 

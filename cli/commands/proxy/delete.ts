@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { confirmDestructive } from '../../confirmation.ts';
-import type { CliDeps } from '../../deps.ts';
-import type { Runner } from '../../command-kit.ts';
-import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
-import { loadConfig } from '../../context.ts';
-import { withServices } from '../../tenant-scope.ts';
+import { confirmDestructive } from '../../program/confirmation.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../program/deletion.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { withServices } from '../../services/with-services.ts';
 import { PROXY_ID_HELP, findProxy } from './common.ts';
 import { proxyIdOptionsFrom, type ProxyIdOptions } from './show.ts';
 

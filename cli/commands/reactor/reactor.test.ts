@@ -6,7 +6,7 @@ import type { Tenant } from '../../../core/services-contract.ts';
 import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { runSvc, type TempHome } from '../../test-support/harness.ts';
 import { makeTenantHome } from '../../test-support/tenant-home.ts';
-import { operatorIn } from '../../tenant-scope.ts';
+import { operatorIn } from '../../tenancy/tenant-scope.ts';
 
 /** `svc formula`, `svc reactor` and `svc detokenize` against a real vault. */
 

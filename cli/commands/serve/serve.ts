@@ -1,16 +1,17 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { requireNoServer } from '../../connection.ts';
-import { loadConfig, openExistingVault } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { openExistingVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
+} from '../../options/config-flags.ts';
+import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
 export type ServeCommandOptions = VaultCommandOptions & { readonly console?: boolean };
 

@@ -1,16 +1,17 @@
 import { Command } from 'commander';
 import { ENV_NAMES, type ResolvedConfig } from '../../../core/config/index.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { MODE_NAMES, reportConnection } from '../../connection.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { MODE_NAMES, reportConnection } from '../../connection/connection.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeRecord } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { writeRecord } from '../../output/table.ts';
+import { snakeCaseKeys, writeJson } from '../../output/write.ts';
 
 export type StatusOptions = VaultCommandOptions;
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newTenantCreateCommand } from './create.ts';
 import { newTenantListCommand } from './list.ts';
 import { newTenantShowCommand } from './show.ts';

@@ -1,17 +1,18 @@
 import { Command } from 'commander';
 import { ENV_NAMES, writeConfigFileSettings } from '../../../core/config/index.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   vaultOptionsFrom,
   addVaultOptions,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { colours, writeJson, writeLine } from '../../output.ts';
-import { resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { colours, writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { resolveTenant } from '../../tenancy/tenant-scope.ts';
 
 export interface TenantUseOptions extends VaultCommandOptions {
   /** The tenant to act in from now on, by id or name; undefined with `clear`. */

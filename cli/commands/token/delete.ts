@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { reportDeleted } from '../../deletion.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { reportDeleted } from '../../program/deletion.ts';
 import {
   addTokenScopeOptions,
   TOKEN_ID_HELP,
@@ -12,7 +12,7 @@ import {
   type TokenScopeOptions,
 } from './common.ts';
 import { cell } from './format.ts';
-import { noToken, orNotFound } from '../../tenant-scope.ts';
+import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export interface TokenDeleteOptions extends TokenScopeOptions {
   readonly tokenId: string;

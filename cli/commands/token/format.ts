@@ -1,7 +1,9 @@
 import type { Page, PageRequest } from '../../../core/services-contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
-import type { CliDeps } from '../../deps.ts';
-import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { pagedJson, writePageFooter } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 
 /**
  * How tokens are shown. The commands act as the tenant's operator asking for masked views unless

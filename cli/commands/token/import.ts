@@ -3,12 +3,12 @@ import { InvalidArgumentError } from 'commander';
 import { IMPORT_BATCH_LINES, MAX_IMPORT_BATCH_LINES, batchable } from '../../../client/token-import.ts';
 import { isVaultError, VaultError, type ErrorCode } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest, TokenView } from '../../../core/tokens/contract.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { describeError, EXIT, QuietExit } from '../../errors.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { svcCommand } from '../../runnable.ts';
-import { startProgress, type Progress } from '../../progress.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { describeError, EXIT, QuietExit } from '../../runtime/errors.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { svcCommand } from '../../output/runnable.ts';
+import { startProgress, type Progress } from '../../output/progress.ts';
 import {
   addTokenScopeOptions,
   tokenScopeOptionsFrom,

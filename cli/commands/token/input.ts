@@ -8,8 +8,8 @@ import {
   TOKEN_TYPES,
   type TokenType,
 } from '../../../core/tokens/index.ts';
-import { choiceOf } from '../../options.ts';
-import type { CliDeps } from '../../deps.ts';
+import { choiceOf } from '../../options/values.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { isPlainObject } from '../../../core/validation/json-value.ts';
 
 /**

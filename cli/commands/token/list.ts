@@ -2,9 +2,10 @@ import { Command, Option } from 'commander';
 import type { TokenFilter } from '../../../core/tokens/contract.ts';
 import { DEFAULT_PAGE_SIZE } from '../../../core/common-types.ts';
 import { MAX_TOKEN_PAGE_SIZE, TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/index.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { collectList, completesWith } from '../../options.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import { collectList } from '../../options/values.ts';
 import {
   addTokenScopeOptions,
   tokenScopeOptionsFrom,
@@ -15,7 +16,7 @@ import {
 import { writeTokenPage } from './format.ts';
 import { REVEAL_HELP } from './get.ts';
 import { collectMetadata, collectTokenTypes, parsePage, parseSize } from './input.ts';
-import { runnable } from '../../runnable.ts';
+import { runnable } from '../../output/runnable.ts';
 
 /** `--page`, `--size`, `--reveal`: list and search. */
 export interface TokenPageOptions extends TokenScopeOptions {

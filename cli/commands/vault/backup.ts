@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { formatBytes, writeJson, writeLine } from '../../output.ts';
-import { vaultUpkeep } from '../../upkeep.ts';
+} from '../../options/config-flags.ts';
+import { formatBytes, writeJson, writeLine } from '../../output/write.ts';
+import { vaultUpkeep } from '../../services/upkeep.ts';
 
 export interface VaultBackupOptions extends VaultCommandOptions {
   /** Absolute path of the backup file to write. */

@@ -1,15 +1,15 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { formatBytes, snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { vaultUpkeep } from '../../upkeep.ts';
+} from '../../options/config-flags.ts';
+import { formatBytes, snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { vaultUpkeep } from '../../services/upkeep.ts';
 
 export type VaultCompactOptions = VaultCommandOptions;
 

@@ -1,19 +1,21 @@
 import { Command, Option } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { markDestructive, yesFrom } from '../../confirmation.ts';
-import { requireNoServer } from '../../connection.ts';
-import { ensurePrivateDir, keyForVault, loadConfig, requireEmbedded } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { ensurePrivateDir, requireEmbedded } from '../../local-vault/location.ts';
+import { keyForVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { runningProgress } from '../../progress.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { runningProgress } from '../../output/progress.ts';
 import { chainsJson, copySummary } from './copy-summary.ts';
 import { confirmReplace } from './restore.ts';
 

@@ -7,19 +7,21 @@ import {
 } from '../../../core/config/index.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { KeySource } from '../../../core/vault/types.ts';
-import { retryOnMismatch } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { ensurePrivateDir, keyForVault, loadConfig, vaultLocation } from '../../context.ts';
+import { retryOnMismatch } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { ensurePrivateDir, vaultLocation } from '../../local-vault/location.ts';
+import { keyForVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { requireNoServer } from '../../connection.ts';
-import { secretInput, type CliDeps } from '../../deps.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { secretInput, type CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
 
 export type NewKeyChoice =
   { readonly kind: 'passphrase' } | { readonly kind: 'key-file'; readonly path: string };

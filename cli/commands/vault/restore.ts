@@ -3,18 +3,19 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { resolveKeySource } from '../../../core/config/index.ts';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { confirmDestructive, markDestructive, yesFrom } from '../../confirmation.ts';
-import { ensurePrivateDir, loadConfig, requireEmbedded } from '../../context.ts';
-import { requireNoServer } from '../../connection.ts';
-import { secretInput, type CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { ensurePrivateDir, requireEmbedded } from '../../local-vault/location.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { secretInput, type CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 
 export interface VaultRestoreOptions extends VaultCommandOptions {
   /** Absolute path of the backup file to read. */
