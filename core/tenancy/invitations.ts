@@ -7,7 +7,7 @@
 import type { VaultHandle } from '../vault/types.ts';
 import type { InvitationService } from './contract.ts';
 import { acceptInvitation } from './invitation-accept.ts';
-import type { InvitationServiceOptions } from './invitation-context.ts';
+import type { InvitationContext, InvitationServiceOptions } from './invitation-context.ts';
 import { createInvitation, resendInvitation } from './invitation-create.ts';
 import { deleteInvitation, getInvitation, listInvitations } from './invitation-list.ts';
 
@@ -19,7 +19,7 @@ export function createInvitationService(
   vault: VaultHandle,
   options: InvitationServiceOptions,
 ): InvitationService {
-  const context = { ...options, vault };
+  const context: InvitationContext = { ...options, vault };
   return {
     create: (principal, input) => createInvitation(context, principal, input),
     list: (principal, filter, page) => listInvitations(context, principal, filter, page),
