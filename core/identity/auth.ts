@@ -1,5 +1,5 @@
 import { VaultError } from '../errors/catalogue.ts';
-import type { AuthService, SignInResult } from '../services-contract.ts';
+import type { AuthService, SignInResult } from './contract.ts';
 import { authenticateApiKey } from '../tenancy/applications.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { findMembership, memberPrincipal } from '../tenancy/members.ts';
@@ -15,7 +15,8 @@ import { endConsoleSession } from './console-token-access.ts';
 import { throttleKey } from './sign-in-throttle.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
 import { updateAuthenticatedRow, verifyRow } from '../integrity/row-authenticator.ts';
-import { emailProblems, findUserRow, normalizeEmail } from './users.ts';
+import { emailProblems, normalizeEmail } from './email.ts';
+import { findUserRow } from './users.ts';
 
 export interface AuthOptions {
   readonly kdf: KdfLimits;

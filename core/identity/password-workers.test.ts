@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countTurnsWhile } from '../test-support/event-loop.ts';
 import { PasswordWorkers } from './password-workers.ts';
-import { RateLimitedError } from './sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 
 // Storage plays no part here: this file has no PostgreSQL rerun.
 describe('password workers', () => {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { RateLimitedError } from './sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 
 export type PasswordJob =
   | { readonly op: 'hash'; readonly password: string; readonly opsLimit: number; readonly memLimit: number }

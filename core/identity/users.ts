@@ -1,46 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { VaultError } from '../errors/catalogue.ts';
-import type { User, UserService } from '../services-contract.ts';
+import type { User } from '../common-types.ts';
+import type { UserService } from './contract.ts';
 import { updateAuthenticatedRow, verified, withRowMac } from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Database, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import { emailProblems, normalizeEmail } from './email.ts';
 import { hashPassword, passwordProblems } from './passwords.ts';
 import { deleteUserSessions } from './sessions.ts';
 
 export type NewUser = Parameters<UserService['create']>[0];
 
-/** RFC 5321 limits: 64 for the local part, 254 for a usable address. */
-const EMAIL_MAX = 254;
-const LOCAL_MAX = 64;
 const PERSON_NAME_MAX = 200;
-
-// The WHATWG "valid e-mail address" shape (what browsers accept), plus the RFC 5322 rule that the
-// dot-atom local part has no leading, trailing or doubled dot. Quoted local parts and address
-// literals are refused: no one signs in with them, and each is a parsing risk. A domain without a
-// dot (`admin@localhost`) is accepted because the vault usually runs on one machine.
-const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-const DOMAIN =
-  /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-/** E-mails are kept trimmed and lower-cased, so lookups and uniqueness ignore case. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-export function emailProblems(email: unknown): string[] {
-  if (typeof email !== 'string' || email.trim() === '') return ['is required'];
-  const normalized = normalizeEmail(email);
-  if (normalized.length > EMAIL_MAX) return [`must be at most ${EMAIL_MAX} characters`];
-  const at = normalized.lastIndexOf('@');
-  const local = normalized.slice(0, at);
-  const domain = normalized.slice(at + 1);
-  if (at < 1 || local.length > LOCAL_MAX || !LOCAL.test(local) || !DOMAIN.test(domain))
-    return ['must be a valid e-mail address'];
-  return [];
-}
 
 export function userOf(row: Pick<UsersTable, 'id' | 'email' | 'first_name' | 'last_name'>): User {
   return { id: row.id, email: row.email, first_name: row.first_name, last_name: row.last_name };

@@ -11,7 +11,21 @@ import type nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type StreamTransport from 'nodemailer/lib/stream-transport';
-import type { MailDelivery, MailTransportConfig } from '../tenancy/contract.ts';
+
+/** Where mail goes: SMTP (nodemailer) or an outbox folder of .eml files. */
+export type MailTransportConfig =
+  | { readonly kind: 'smtp'; readonly url: string; readonly from: string }
+  | { readonly kind: 'outbox'; readonly dir: string; readonly from: string };
+
+/**
+ * Where a message went, as its sender may be told: the SMTP server's host and port (never its
+ * credentials or options), or the outbox folder on the vault's machine.
+ */
+export interface MailDelivery {
+  readonly transport: 'smtp' | 'outbox';
+  /** `host:port` of the SMTP server, or the outbox folder. */
+  readonly destination: string;
+}
 
 /**
  * nodemailer, loaded when the first message is sent: every `svc` process reaches this module

@@ -5,7 +5,11 @@
  * `reactor`) in the transaction that does the work; args and results are never audited.
  */
 import type { Principal } from '../access/principal.ts';
-import type { Application, Page, PageRequest } from '../services-contract.ts';
+import type { Page, PageRequest } from '../common-types.ts';
+import type { Application } from '../tenancy/contract.ts';
+
+/** Page size cap of the formula and reactor lists. */
+export const MAX_REACTOR_PAGE_SIZE = 100;
 
 export const PARAMETER_TYPES = ['string', 'boolean', 'number'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];

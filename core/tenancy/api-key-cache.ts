@@ -21,7 +21,7 @@ import { TableCache } from '../storage/table-changes.ts';
 import { isExpired } from '../tokens/expiry.ts';
 import { deepFreeze } from '../validation/deep-freeze.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { applicationOf } from './application-store.ts';
+import { applicationOf, applicationPrincipal } from './application-store.ts';
 import type { ApplicationRow } from './application-store.ts';
 
 /** Applications whose principal is kept per vault before the map is cleared. */
@@ -49,17 +49,8 @@ function cacheOf(vault: VaultHandle): TableCache<Known> | null {
 }
 
 function principalOf(row: ApplicationRow): Principal {
-  const app = applicationOf(row);
   // Shared by every request with this key until the row changes: nothing may modify it.
-  return deepFreeze<Principal>({
-    kind: 'application',
-    tenantId: app.tenant_id,
-    applicationId: app.id,
-    applicationType: app.type,
-    permissions: app.permissions,
-    rules: app.rules,
-    canCreateExpiringApplications: app.can_create_expiring_applications,
-  });
+  return deepFreeze<Principal>(applicationPrincipal(applicationOf(row)));
 }
 
 /** The principal of the application whose key hashes to `hash`, or null. */

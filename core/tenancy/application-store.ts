@@ -7,7 +7,7 @@ import { appendAudit } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
 import { generateApiKey } from '../crypto/api-key.ts';
 import { VaultError } from '../errors/catalogue.ts';
-import type { Application, ApplicationWithKey } from '../services-contract.ts';
+import type { Application, ApplicationWithKey } from './contract.ts';
 import type { ApplicationsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { updateAuthenticatedRow, verified, withRowMac } from '../integrity/row-authenticator.ts';
@@ -49,6 +49,22 @@ export function applicationOf(row: ApplicationRow): Application {
     modified_at: row.modified_at,
     expires_at: row.expires_at,
     can_create_expiring_applications: row.can_create_expiring_applications === 1,
+  };
+}
+
+/**
+ * The principal an application acts as: what its API key authenticates to, and what a proxy or
+ * reactor it is attached to, or a console session acting through it, runs as.
+ */
+export function applicationPrincipal(application: Application): Principal {
+  return {
+    kind: 'application',
+    tenantId: application.tenant_id,
+    applicationId: application.id,
+    applicationType: application.type,
+    permissions: application.permissions,
+    rules: application.rules,
+    canCreateExpiringApplications: application.can_create_expiring_applications,
   };
 }
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { can } from '../access/authorize.ts';
 import type { Principal } from '../access/principal.ts';
 import { validationError } from '../errors/catalogue.ts';
-import type { Application } from '../services-contract.ts';
+import type { Application } from './contract.ts';
 import type { Database } from '../storage/schema.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { applicationOf, findApplicationRow } from './application-store.ts';

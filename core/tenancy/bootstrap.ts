@@ -1,12 +1,7 @@
 import type { Kysely } from 'kysely';
 import { operatorIn } from '../access/principal.ts';
-import {
-  emailProblems,
-  findUserByEmail,
-  findUserRow,
-  insertUser,
-  normalizeEmail,
-} from '../identity/users.ts';
+import { emailProblems, normalizeEmail } from '../identity/email.ts';
+import { findUserByEmail, findUserRow, insertUser } from '../identity/users.ts';
 import { verifiedRows } from '../integrity/row-authenticator.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';

@@ -9,14 +9,10 @@ import type { AuditOperation } from '../audit/entity-types.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { addMember, isMemberRole, memberPrincipal } from './members.ts';
 import { hashPassword, passwordProblems } from '../identity/passwords.ts';
-import {
-  emailProblems,
-  findUserByEmail,
-  findUserById,
-  insertUser,
-  normalizeEmail,
-} from '../identity/users.ts';
-import type { ApplicationWithKey, Tenant, TenantService, User } from '../services-contract.ts';
+import { emailProblems, normalizeEmail } from '../identity/email.ts';
+import { findUserByEmail, findUserById, insertUser } from '../identity/users.ts';
+import type { User } from '../common-types.ts';
+import type { ApplicationWithKey, Tenant, TenantService } from './contract.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, checkName } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';

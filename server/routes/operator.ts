@@ -124,6 +124,12 @@ const access = 'operator' as const;
  * credential (server/operator-credential.ts): loopback only, new at every start.
  */
 export function registerOperatorRoutes(app: VaultServer, services: Services): void {
+  registerOperatorPeopleRoutes(app, services);
+  registerOperatorVaultRoutes(app, services);
+}
+
+/** Tenants and users across the vault. */
+function registerOperatorPeopleRoutes(app: VaultServer, services: Services): void {
   app.get(
     '/operator/tenants',
     {
@@ -221,7 +227,10 @@ export function registerOperatorRoutes(app: VaultServer, services: Services): vo
       return reply.code(204).send(null);
     },
   );
+}
 
+/** The vault itself: status, compaction, backup, and the audit chains' check. */
+function registerOperatorVaultRoutes(app: VaultServer, services: Services): void {
   app.get(
     '/operator/vault/status',
     {
