@@ -92,6 +92,7 @@ export default defineConfig({
       'core/**/*.test.ts',
       'server/**/*.test.ts',
       'cli/**/*.test.ts',
+      'client/**/*.test.ts',
       'e2e/**/*.test.ts',
       'scripts/**/*.test.ts',
       'desktop/renderer/src/**/*.test.ts',

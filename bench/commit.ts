@@ -17,6 +17,7 @@ import { createVault } from '../core/vault/index.ts';
 import type { KeySource, VaultHandle } from '../core/vault/types.ts';
 import { emit } from './json-lines.ts';
 import { mainThreadCpuMs } from './support/process-cpu.ts';
+import { withRowMac } from '../core/integrity/row-authenticator.ts';
 
 const BENCH = 'commit';
 const TENANT = '00000000-0000-4000-8000-000000000001';
@@ -58,16 +59,18 @@ async function addTenant(vault: VaultHandle): Promise<void> {
   await vault.transaction(async (trx) => {
     await trx
       .insertInto('tenants')
-      .values({
-        id: TENANT,
-        owner_id: null,
-        name: 'bench',
-        settings: '{}',
-        created_at: new Date().toISOString(),
-        created_by: null,
-        modified_at: null,
-        modified_by: null,
-      })
+      .values(
+        withRowMac(vault, 'tenants', {
+          id: TENANT,
+          owner_id: null,
+          name: 'bench',
+          settings: '{}',
+          created_at: new Date().toISOString(),
+          created_by: null,
+          modified_at: null,
+          modified_by: null,
+        }),
+      )
       .execute();
   });
 }

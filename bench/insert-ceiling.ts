@@ -18,6 +18,7 @@ import { applyPragmas } from '../core/storage/pragmas.ts';
 import type { Database } from '../core/storage/schema.ts';
 import { SqlJsConnection, SqlJsDialect } from '../core/storage/sqljs-dialect.ts';
 import { loadSqlJs } from '../core/vault/sqljs.ts';
+import type { RowKeys } from '../core/integrity/row-authenticator.ts';
 
 const rowsPerRound = Number(process.argv[2] ?? '10000');
 const rounds = Number(process.argv[3] ?? '5');
@@ -35,7 +36,15 @@ async function schema(sqlite: SqlJsDatabase): Promise<void> {
     ),
   });
   await SCHEMA_MIGRATIONS_DDL.execute(db);
-  for (const migration of migrations) await migration.up(db);
+  // An empty schema: no row to compute a MAC for.
+  const noRows: RowKeys = {
+    rowMac: () => {
+      throw new Error('an empty schema has no rows to vouch for');
+    },
+    keyTerm: 1,
+    keyTerms: [1],
+  };
+  for (const migration of migrations) await migration.up(db, noRows);
   await db.destroy();
 }
 

@@ -2,11 +2,12 @@
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` is a smoke run (small sizes,
  * one-second windows; every suite still runs and prints its lines, target: the whole run in three
  * minutes on two cores); `--only storage` (or `commit`, `http`, `reactors`, `proxy`, `expressions`,
- * `crypto`, `scale`, `stalls`, `cli`, `postgres`) picks one suite; `--size N` sets the vault size
- * of the scale and stalls suites. The last line gives the run's wall time.
+ * `crypto`, `scale`, `stalls`, `cli`, `postgres`, `console-import`) picks one suite; `--size N`
+ * sets the vault size of the scale and stalls suites. The last line gives the run's wall time.
  */
 import { runCliBench } from './cli.ts';
 import { runCommitBench } from './commit.ts';
+import { runConsoleImportBench } from './console-import.ts';
 import { runCryptoBench } from './crypto.ts';
 import { runExpressionsBench } from './expressions.ts';
 import { runHttpBench } from './http.ts';
@@ -48,6 +49,7 @@ const suites: Record<string, () => Promise<void>> = {
   stalls: () => runStallsBench({ tokens: size ?? (quick ? 5_000 : 100_000), seconds: quick ? 2 : 8 }),
   cli: () => runCliBench({ runs: quick ? 3 : 20 }),
   postgres: () => runPostgresBench({ seconds: quick ? 1 : 8 }),
+  'console-import': () => runConsoleImportBench({ lines: quick ? 2_000 : 20_000 }),
 };
 
 /** The smoke run's bound on two cores. */

@@ -1,17 +1,30 @@
 import { Command, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { VERBS, verbsNeeded, type Verb } from './command-index.ts';
-import { leadingConnectionFlags } from './connection-flags.ts';
-import type { CliDeps } from './deps.ts';
-import { EXIT, reportError } from './errors.ts';
-import { capturingWriter, filterWithJq } from './output.ts';
+import { VERBS, verbsNeeded, type Verb } from './program/command-index.ts';
+import { leadingConnectionFlags } from './options/leading-flags.ts';
+import type { CliDeps } from './runtime/deps.ts';
+import { printsData } from './program/command-kit.ts';
+import { destructiveAction, refuseUnconfirmed } from './program/confirmation.ts';
+import { EXIT, reportError } from './runtime/errors.ts';
+import { addJsonOption } from './options/json.ts';
+import { capturingWriter, filterWithJq } from './output/jq.ts';
 
 /**
  * Commander settings are not inherited by commands built separately and attached with addCommand, so
  * they are applied to the whole tree here: throw instead of exiting (we choose the exit code), write
  * through the injected streams, and leave error reporting to `reportError` (one line, our format).
+ *
+ * The rules every command follows are applied here too, so no command can forget one: every
+ * command that runs and prints data takes `--json` and `--jq` (cli/program/command-kit.ts says which print
+ * none), and a destructive verb without `--yes` off a terminal stops before it opens anything
+ * (cli/program/confirmation.ts).
  */
 export function configureTree(command: Command, deps: CliDeps): void {
+  if (printsData(command) && !command.options.some((option) => option.long === '--json'))
+    addJsonOption(command);
+  if (destructiveAction(command) !== undefined) {
+    command.hook('preAction', (_self, action) => refuseUnconfirmed(deps, action));
+  }
   command.exitOverride();
   command.configureOutput({
     writeOut: (text) => deps.stdout.write(text),
@@ -29,7 +42,7 @@ function placeholder(verb: Verb): Command {
 
 /**
  * The `svc` command tree. Verbs in `needed` are built in full (their modules imported); the others
- * are placeholders that only show in the root help (cli/command-index.ts), which keeps start-up fast.
+ * are placeholders that only show in the root help (cli/program/command-index.ts), which keeps start-up fast.
  */
 export async function buildProgram(
   deps: CliDeps,
@@ -43,11 +56,11 @@ export async function buildProgram(
     .enablePositionalOptions()
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 4 authentication or vault locked.\n' +
+      '\nExit codes: 0 ok, 1 error, 2 usage or cancelled, 3 unavailable (a server or database cannot be reached; try again), 4 authentication or vault locked.\n' +
         'Settings: flags > environment (SVC_*) > config file (<home>/config.json) > defaults; see `svc config`.',
     )
     .hook('preAction', async (_root, action) => {
-      const { applyDefaultTenant } = await import('./default-tenant.ts');
+      const { applyDefaultTenant } = await import('./tenancy/default-tenant.ts');
       await applyDefaultTenant(action, deps);
     });
   const built = await Promise.all(
@@ -102,6 +115,6 @@ export async function run(given: readonly string[], givenDeps: CliDeps): Promise
 
 /** Entry point of the `svc` binary (cli/bin/svc.js). */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  const { createDefaultDeps } = await import('./default-deps.ts');
+  const { createDefaultDeps } = await import('./runtime/default-deps.ts');
   return run(argv, createDefaultDeps());
 }

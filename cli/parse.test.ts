@@ -210,17 +210,27 @@ describe('typed options', () => {
       permissions: ['token:read'],
       rules: undefined,
     });
-    expect(await parseOptions(newAppDeleteCommand, ['app-1'])).toMatchObject({
+    expect(await parseOptions(newAppDeleteCommand, ['app-1'], { isTTY: true })).toMatchObject({
       applicationId: 'app-1',
       yes: false,
     });
+    await expect(parseOptions(newAppDeleteCommand, ['app-1'])).rejects.toThrow(
+      'deleting an application needs confirmation; pass --yes',
+    );
     expect(await parseOptions(newAppDeleteCommand, ['app-1', '-y'])).toMatchObject({ yes: true });
     expect(await parseOptions(newAppDeleteCommand, ['app-1', '--yes'])).toMatchObject({ yes: true });
-    expect(await parseOptions(newAppRegenerateCommand, ['app-1', '--json', '--tenant', 't'])).toMatchObject({
+    expect(
+      await parseOptions(newAppRegenerateCommand, ['app-1', '--json', '--tenant', 't'], { isTTY: true }),
+    ).toMatchObject({
       applicationId: 'app-1',
       json: true,
       tenant: 't',
+      yes: false,
     });
+    expect(await parseOptions(newAppRegenerateCommand, ['app-1', '--yes'])).toMatchObject({ yes: true });
+    await expect(parseOptions(newAppRegenerateCommand, ['app-1'])).rejects.toThrow(
+      "replacing an application's API key needs confirmation; pass --yes",
+    );
   });
 
   it('user passwd', async () => {
@@ -358,10 +368,10 @@ describe('help and version exit 0', () => {
 });
 
 describe('help texts', () => {
-  it('logs explains the lock and the exit codes of verify', async () => {
+  it('logs explains the running server, the time forms and the exit codes of verify', async () => {
     const logs = await runSvc(['logs', '--help']);
-    expect(logs.stdout).toMatch(/exit 4/);
-    expect(logs.stdout).toMatch(/held|holds/);
+    expect(logs.stdout).toMatch(/holds the vault, the command reads the log\s+through it/);
+    expect(logs.stdout).toMatch(/24h, 7d, today, yesterday/);
     const verify = await runSvc(['logs', 'verify', '--help']);
     expect(verify.stdout).toMatch(/exit 0 .*1 naming/s);
   });

@@ -205,7 +205,7 @@ describe('missing vault → exit 1', () => {
 });
 
 describe('backup, restore, rekey', () => {
-  it('backs up, refuses to restore over a vault without --force or confirmation, then restores', async () => {
+  it('backs up, refuses to restore over a vault without --yes or confirmation, then restores', async () => {
     await initHome(home);
     const backup = path.join(home.dir, 'b.svcbak');
     const made = await runSvc(['vault', 'backup', backup, '--json'], { env: home.env() });
@@ -214,7 +214,11 @@ describe('backup, restore, rekey', () => {
     expectOneLineError(await runSvc(['vault', 'backup', backup], { env: home.env() }), 1, /already exists/);
     expectOk(await runSvc(['vault', 'backup', backup, '--force'], { env: home.env() }));
 
-    expectOneLineError(await runSvc(['vault', 'restore', backup], { env: home.env() }), 1, /--force/);
+    expectOneLineError(
+      await runSvc(['vault', 'restore', backup], { env: home.env() }),
+      2,
+      /replacing the vault at .* needs confirmation; pass --yes/,
+    );
     const declined = await runSvc(['vault', 'restore', backup], {
       env: home.env(),
       isTTY: true,
@@ -231,6 +235,8 @@ describe('backup, restore, rekey', () => {
       path: path.join(home.dir, 'vault.svc'),
       from: backup,
     });
+    expectOk(await runSvc(['vault', 'restore', backup, '--yes'], { env: home.env() }));
+    // --force, as scripts wrote it before --yes, still answers the question.
     expectOk(await runSvc(['vault', 'restore', backup, '--force'], { env: home.env() }));
 
     // Restore into a fresh home, with the original key file.
@@ -440,7 +446,7 @@ describe('--jq', () => {
         ),
       );
     }
-    const names = await runSvc(['tenant', 'list', '--jq', '.[].name'], { env: home.env() });
+    const names = await runSvc(['tenant', 'list', '--jq', '.data[].name'], { env: home.env() });
     expectOk(names);
     expect(
       names.stdout
@@ -451,6 +457,16 @@ describe('--jq', () => {
     const status = await runSvc(['vault', 'status', '--jq', '{key_source}'], { env: home.env() });
     expectOk(status);
     expect(JSON.parse(status.stdout)).toEqual({ key_source: 'key' });
+    // Commands whose output is always JSON take --jq too.
+    const tokenized = await runSvc(
+      ['tokenize', '--tenant', 'Acme', '{"a":"one secret","b":[1]}', '--jq', '.b'],
+      {
+        env: home.env(),
+      },
+    );
+    expectOk(tokenized);
+    expect(JSON.parse(tokenized.stdout)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    expect(tokenized.stdout).not.toContain('one secret');
     expectOneLineError(
       await runSvc(['tenant', 'list', '--jq', '.['], { env: home.env() }),
       2,

@@ -136,7 +136,7 @@ export interface paths {
         };
         /**
          * The caller's tenant operations report
-         * @description The same report as `/tenants/self/reports/usage`, under the name the reference also lists.
+         * @description The same report as `/tenants/self/reports/usage`, under its other name.
          */
         get: operations["TenantReports_GetTenantOperationReport"];
         put?: never;
@@ -304,6 +304,26 @@ export interface paths {
          */
         get: operations["Operator_GetUsers"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/users/{id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a user's password
+         * @description Sets the password of the user with this id (the CLI's `svc user passwd` while a server holds the vault). The password rules are those of every password; a password that breaks one is a 400 naming `password`.
+         */
+        put: operations["Operator_SetUserPassword"];
         post?: never;
         delete?: never;
         options?: never;
@@ -589,7 +609,7 @@ export interface paths {
         };
         /**
          * Verify the tenant's audit chain
-         * @description Recomputes the hash chain of the tenant’s audit log and reports the first altered, removed or reordered entry. An extension (not in the reference API).
+         * @description Recomputes the hash chain of the tenant’s audit log and reports the first altered, removed or reordered entry.
          */
         get: operations["Logs_Verify"];
         put?: never;
@@ -1289,8 +1309,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -1350,8 +1386,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -1404,8 +1456,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -1469,8 +1537,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -1989,7 +2073,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
+            /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2014,6 +2098,16 @@ export interface operations {
                         modified_by: string | null;
                         /** Format: date-time */
                         modified_at: string | null;
+                        /** @description Extension: where the invitation e-mail was handed over. */
+                        mail: {
+                            /**
+                             * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                             * @enum {string}
+                             */
+                            transport: "smtp" | "outbox";
+                            /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                            destination: string;
+                        };
                     };
                 };
             };
@@ -2148,7 +2242,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An invitation. Its link secret is only ever in the e-mail, never in a response. */
+            /** @description An invitation just mailed. Its link secret is only ever in the e-mail. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2173,6 +2267,16 @@ export interface operations {
                         modified_by: string | null;
                         /** Format: date-time */
                         modified_at: string | null;
+                        /** @description Extension: where the invitation e-mail was handed over. */
+                        mail: {
+                            /**
+                             * @description `smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).
+                             * @enum {string}
+                             */
+                            transport: "smtp" | "outbox";
+                            /** @description The SMTP server as `host:port` (never its credentials), or the outbox folder. */
+                            destination: string;
+                        };
                     };
                 };
             };
@@ -2217,8 +2321,24 @@ export interface operations {
                         /** Format: uuid */
                         owner_id?: string;
                         name: string;
-                        /** @description Tenant settings; booleans are the strings "true" and "false". */
+                        /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                         settings: {
+                            /**
+                             * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                             * @enum {string}
+                             */
+                            deduplicate_tokens?: "true" | "false";
+                            /**
+                             * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                             * @enum {string}
+                             */
+                            fingerprint_tokens?: "true" | "false";
+                            /**
+                             * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                             * @enum {string}
+                             */
+                            disable_ephemeral_proxy?: "true" | "false";
+                        } & {
                             [key: string]: string;
                         };
                         created_by: string | null;
@@ -2283,8 +2403,24 @@ export interface operations {
                             /** Format: uuid */
                             owner_id?: string;
                             name: string;
-                            /** @description Tenant settings; booleans are the strings "true" and "false". */
+                            /** @description Tenant settings; booleans are the strings "true" and "false". An absent setting has its default (`x-svc-default`). */
                             settings: {
+                                /**
+                                 * @description Creating a token whose fingerprint matches an existing token returns that token instead of a new one (a request may still say otherwise with `deduplicate_token`).
+                                 * @enum {string}
+                                 */
+                                deduplicate_tokens?: "true" | "false";
+                                /**
+                                 * @description Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint expression do, and the others can never be found as duplicates.
+                                 * @enum {string}
+                                 */
+                                fingerprint_tokens?: "true" | "false";
+                                /**
+                                 * @description Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).
+                                 * @enum {string}
+                                 */
+                                disable_ephemeral_proxy?: "true" | "false";
+                            } & {
                                 [key: string]: string;
                             };
                             created_by: string | null;
@@ -2395,6 +2531,50 @@ export interface operations {
                         last_name: string | null;
                     }[];
                 };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Operator_SetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Problem details (RFC 7807). */
             "4XX": {
@@ -3542,7 +3722,7 @@ export interface operations {
                         data: {
                             /**
                              * Format: uuid
-                             * @description Extension: the entry’s own id, stable across pages (not in the reference schema).
+                             * @description The entry’s own id, stable across pages.
                              */
                             id: string;
                             /** Format: uuid */

@@ -90,11 +90,20 @@ export async function buildConsole(): Promise<{ root: string; dispose(): Promise
       const staging = await mkdtemp(join(BUILD_CACHE, 'building-'));
       // Loaded only to build: most runs find the build in the cache.
       const { build } = await import('vite');
-      await build({
-        configFile: fileURLToPath(new URL('../desktop/renderer/vite.config.ts', import.meta.url)),
-        logLevel: 'warn',
-        build: { outDir: staging, emptyOutDir: true },
-      });
+      // Vitest runs with NODE_ENV=test, which Vite keeps and passes on to React and its JSX
+      // transform (development builds, half again as large and slower): the console is tested as
+      // `npm run build:console` builds it, so NODE_ENV is production for the build's duration.
+      const nodeEnv = process.env['NODE_ENV'];
+      process.env['NODE_ENV'] = 'production';
+      try {
+        await build({
+          configFile: fileURLToPath(new URL('../desktop/renderer/vite.config.ts', import.meta.url)),
+          logLevel: 'warn',
+          build: { outDir: staging, emptyOutDir: true },
+        });
+      } finally {
+        process.env['NODE_ENV'] = nodeEnv;
+      }
       await rename(staging, root);
       for (const entry of await readdir(BUILD_CACHE)) {
         if (entry !== digest && entry !== `${digest}.lock` && !entry.endsWith('.lock')) {
@@ -162,18 +171,50 @@ async function axeViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /**
- * Saves the screen to `dir/<name>.png` when there is a `dir` (API keys painted over: no key goes
- * into a committed file) and returns axe's serious and critical violations on it, one line each
- * (none is the goal).
+ * Saves the screen to `dir/<name>.png` when there is a `dir` (API keys and proxy keys painted over:
+ * no key goes into a committed file) and returns axe's serious and critical violations on it, one
+ * line each (none is the goal).
  */
 export async function screenProblems(page: Page, dir: string | undefined, name: string): Promise<string[]> {
   if (dir !== undefined) {
-    await page.screenshot({ path: join(dir, `${name}.png`), mask: [page.getByTestId('api-key')] });
+    await page.screenshot({
+      path: join(dir, `${name}.png`),
+      mask: [page.locator('[data-testid="api-key"], [data-secret]')],
+    });
   }
   const violations = await axeViolations(page);
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+}
+
+/**
+ * How far the page reaches past the right edge of the window, in CSS pixels (0: it fits, nothing
+ * scrolls sideways). Tables that scroll inside their own box do not count: the page itself must fit.
+ */
+export function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(
+    'Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth)',
+  ) as Promise<number>;
+}
+
+/**
+ * A member's session over HTTP (signed in with `email` and `password`, acting in `tenantId`), for
+ * comparing what the console shows with what the API answers.
+ */
+export async function sessionHeaders(
+  serverUrl: string,
+  member: { readonly email: string; readonly password: string },
+  tenantId: string,
+): Promise<Record<string, string>> {
+  const login = await fetch(`${serverUrl}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: member.email, password: member.password }),
+  });
+  if (!login.ok) throw new Error(`signing in as ${member.email} answered ${login.status}`);
+  const { token } = (await login.json()) as { token: string };
+  return { authorization: `Bearer ${token}`, 'svc-tenant-id': tenantId };
 }
 
 /** A served console and a browser on it: what each console test file runs against. */

@@ -105,7 +105,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console session in Chromium', { timeout: 90_
       tab.setDefaultTimeout(20_000);
       await tab.goto(`${server.url}/console/applications`);
       await tab.getByRole('heading', { name: 'Applications' }).waitFor();
-      await tab.getByRole('cell', { name: 'Checkout backend' }).waitFor();
+      await tab.getByRole('cell', { name: /^Checkout backend/ }).waitFor();
     } finally {
       await tab.close();
     }

@@ -9,7 +9,13 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../server/listen.ts';
 import { consoleSignInLink } from '../server/routes/console-sessions.ts';
-import { HAS_CHROMIUM, useConsoleRig, type ConsoleRig } from './console-browser.ts';
+import {
+  HAS_CHROMIUM,
+  horizontalOverflow,
+  sessionHeaders,
+  useConsoleRig,
+  type ConsoleRig,
+} from './console-browser.ts';
 
 if (!HAS_CHROMIUM) {
   console.warn(
@@ -32,6 +38,8 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
   let screen: ConsoleRig['screen'];
   let apiKey: string;
   const cspRefusals: string[] = [];
+  const ownerHeaders = () => sessionHeaders(server.url, OWNER, tenantId);
+
   beforeAll(() => {
     ({ server, page, tenantId, screen } = rig());
     // The editors and the chart must run under the console's CSP: any refusal is a failure.
@@ -123,7 +131,12 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
   });
 
   it('tokenizes JSON in the playground and imports a JSONL file with per-line failures', async () => {
-    await page.getByRole('link', { name: 'Tokens' }).click();
+    // Tokenize and import have a screen of their own, reached from the navigation.
+    await page
+      .getByRole('navigation', { name: 'Screens' })
+      .getByRole('link', { name: 'Tokenize & import' })
+      .click();
+    await page.getByRole('heading', { name: 'Tokenize & import', level: 1 }).waitFor();
     // Invoking a reactor later needs token:use, which the session's own application never holds.
     await page.getByRole('button', { name: 'Act as an application instead' }).click();
     await page.getByLabel('Application key').fill(apiKey);
@@ -141,6 +154,15 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     expect(answer.name).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(answer)).not.toContain('Jane Doe');
     await screen('tokens-playground');
+
+    // A request with a very long line wraps in its editor: the response stays beside it, on screen.
+    await typeCode('Request (JSON)', JSON.stringify({ note: 'x'.repeat(3000) }));
+    await page.getByRole('button', { name: 'Tokenize' }).click();
+    await page.getByText('Tokenized: the tokens are in the vault.').last().waitFor();
+    const box = await response.boundingBox();
+    const viewport = page.viewportSize()!;
+    expect(box!.x + box!.width).toBeLessThanOrEqual(viewport.width);
+    expect(await horizontalOverflow(page)).toBe(0);
 
     const lines = [
       JSON.stringify({ type: 'token', data: 'imported one', metadata: { batch: 'b1' } }),
@@ -162,9 +184,58 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     expect(await failed.locator('tbody tr').nth(0).textContent()).toContain('not JSON');
     await screen('tokens-import');
 
+    // Lines go in batches, as `svc token import` sends them: 1,000 lines are ten requests, not 1,000.
+    const sent: string[] = [];
+    const count = (request: { url(): string; method(): string }) => {
+      if (request.method() === 'POST') sent.push(new URL(request.url()).pathname);
+    };
+    page.on('request', count);
+    const many = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify({ type: 'token', data: `bulk ${i}`, metadata: { batch: 'b2' } }),
+    );
+    await page.getByLabel('JSONL file').setInputFiles({
+      name: 'many.jsonl',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from(many.join('\n')),
+    });
+    const started = Date.now();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('1000 tokens created, 0 lines failed.').waitFor({ timeout: 60_000 });
+    const seconds = (Date.now() - started) / 1000;
+    page.off('request', count);
+    expect(sent.filter((path) => path === '/tokenize')).toHaveLength(10);
+    expect(sent.filter((path) => path === '/tokens')).toHaveLength(0);
+    // A figure for the record (docs/performance.md), not a check: the machine decides it.
+    console.info(
+      `console import: 1000 lines in ${seconds.toFixed(2)} s (${Math.round(1000 / seconds)} lines/s)`,
+    );
+
+    await page.getByRole('link', { name: 'Tokens', exact: true }).click();
     await page.getByLabel('Search', { exact: true }).fill('metadata.batch:b1');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('2 in all').waitFor();
+  });
+
+  it('shows official formulas read-only: nothing to edit, add or save', async () => {
+    await page.getByRole('link', { name: 'Reactors' }).click();
+    await page.getByRole('heading', { name: 'Formulas' }).waitFor();
+    await page.getByRole('button', { name: 'View HTTPS JSON request' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Formula HTTPS JSON request' });
+    try {
+      await dialog.getByText('Official formulas ship with the vault and cannot be changed.').waitFor();
+      const code = dialog.getByRole('textbox', { name: 'Code (JavaScript)' });
+      await code.waitFor();
+      expect(await code.getAttribute('aria-readonly')).toBe('true');
+      expect(await dialog.getByRole('button', { name: /^Add / }).count()).toBe(0);
+      expect(await dialog.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+      expect(await dialog.getByRole('button', { name: 'Save formula' }).count()).toBe(0);
+      // Its request parameters are listed, not put in inputs.
+      expect(await dialog.locator('dt code').allTextContents()).toContain('url');
+      expect(await dialog.getByRole('textbox', { name: 'Name' }).count()).toBe(1); // the formula's own name only
+      await screen('reactors-official-formula');
+    } finally {
+      await dialog.getByRole('button', { name: 'Close' }).last().click();
+    }
   });
 
   it('places a formula compile error on its line, then creates and invokes a reactor', async () => {
@@ -208,6 +279,8 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     await create.getByLabel('Formula').selectOption({ label: 'Greeter (private)' });
     await create.getByRole('button', { name: 'Create reactor' }).click();
     await page.getByRole('cell', { name: 'Greet', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Copy the id of Greet', exact: true }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Copy the id of Greeter', exact: true }).count()).toBe(1);
     await screen('reactors');
 
     await page.getByRole('button', { name: 'Invoke Greet' }).click();
@@ -247,8 +320,24 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     );
     await saveChecked(
       dialog.getByRole('button', { name: 'Save proxy' }),
-      page.getByRole('cell', { name: 'Payments', exact: true }),
+      page.getByRole('heading', { name: 'Payments', exact: true }),
     );
+    // Its id and key, each to copy, and a call to paste into a shell.
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Payments' }) });
+    const proxies = (await (
+      await fetch(`${server.url}/proxies`, { headers: await ownerHeaders() })
+    ).json()) as {
+      data: { id: string; key: string }[];
+    };
+    const proxy = proxies.data[0]!;
+    await card.getByTitle(proxy.id).waitFor();
+    expect(await card.getByRole('button', { name: 'Copy the id of Payments' }).count()).toBe(1);
+    expect(await card.getByRole('button', { name: 'Copy the key of Payments' }).count()).toBe(1);
+    const call = await card.locator('.example-call pre').textContent();
+    expect(call).toContain(`svc-proxy-key: ${proxy.key}`);
+    expect(call).toContain('SVC-API-KEY');
+    expect(call).toContain(`${server.url}/proxy`);
+    await card.getByText('No requests yet.').waitFor();
     await screen('proxies');
 
     await page.getByRole('button', { name: 'Test Payments' }).click();
@@ -258,6 +347,28 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     await test.getByText(/The vault refused or failed the request/).waitFor({ timeout: 30_000 });
     await screen('proxies-test-request');
     await test.getByRole('button', { name: 'Close' }).first().click();
+
+    // The request shows in the proxy's traffic: when, what, the status, how long, and who called.
+    const traffic = card.getByRole('table', { name: 'Requests through Payments' });
+    await expect
+      .poll(
+        async () => {
+          await card.getByRole('button', { name: 'Refresh the requests through Payments' }).click();
+          return traffic.count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+    const cells = await traffic.locator('tbody tr').first().locator('td').allTextContents();
+    expect(cells[1]).toBe('POST payments.example.invalid');
+    expect(cells[2]).toMatch(/^[45]\d\d$/);
+    expect(cells[3]).toMatch(/^[\d,]+ ms$/);
+    expect(cells[4]).toMatch(/Console tools|^application /);
+    await screen('proxies-traffic');
+    await page.setViewportSize({ width: 800, height: 900 });
+    expect(await horizontalOverflow(page)).toBe(0);
+    await screen('proxies-traffic-800');
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Deleting asks first, naming the proxy; once confirmed the row is gone.
     await page.getByRole('button', { name: 'Delete Payments' }).click();
@@ -284,7 +395,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
     await page.clock.fastForward('01:00');
-    await page.getByText(id).first().waitFor();
+    await page.getByTitle(id).first().waitFor();
     await screen('audit-log-follow-verify');
   });
 

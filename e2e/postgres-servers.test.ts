@@ -237,12 +237,12 @@ describe.skipIf(!available)(
         expect(again.code).toBe(1);
         expect(again.stderr).toMatch(/already exists/);
 
-        // And back with svc vault import --from: the file exists, so only --force replaces it; the
+        // And back with svc vault import --from: the file exists, so only --yes replaces it; the
         // imported file, served on its own, answers the same reads.
         const refused = await svc(['vault', 'import', '--from', own.url], fileEnv);
-        expect(refused.code).toBe(1);
-        expect(refused.stderr).toMatch(/already exists .*--force/);
-        const imported = await svc(['vault', 'import', '--from', own.url, '--force'], fileEnv);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(/replacing the vault at .* needs confirmation; pass --yes/);
+        const imported = await svc(['vault', 'import', '--from', own.url, '--yes'], fileEnv);
         expect(imported.code, imported.stderr).toBe(0);
         expect(imported.stdout).toMatch(
           /^Imported postgres:\/\/.* into .*: 2 tokens, \d+ rows in all \(counts checked\), audit chains verified/,

@@ -1,7 +1,7 @@
 /**
  * Bundles the `svc` CLI (part of `npm run build`) into dist/svc/: one ES module per entry point plus
  * shared chunks, so a command loads a handful of files instead of hundreds. Each verb's module is a
- * separate chunk (cli/command-index.ts imports them with `import()`), so `svc --help` and
+ * separate chunk (cli/program/command-index.ts imports them with `import()`), so `svc --help` and
  * `svc vault status` never load the server. Writes dist/svc/manifest.json, which cli/bin/compiled.js
  * reads to run the bundle only while every source it was built from is unchanged.
  *
@@ -45,6 +45,8 @@ const BUNDLED = new Set([
   '@jsep-plugin/regex',
   'jsonpath-plus',
   'lucene',
+  'leven',
+  'ms',
 ]);
 
 /**

@@ -49,9 +49,9 @@ const OPERATOR_SECRET = 'matrix-operator-credential';
 
 /**
  * One sandbox for every server of the file: each server's services would start a pool of worker
- * threads (≈ 0.25 s of CPU) for its first formula check or run, and every run starts from fresh
- * code in a worker either way. Closing a server's reactor service leaves it running; the file
- * closes it at the end.
+ * threads (`bench/quickjs-start.ts` shows their cost) for its first formula check or run, and every
+ * run starts from fresh code in a worker either way. Closing a server's reactor service leaves it
+ * running; the file closes it at the end.
  */
 let sandboxPool: Sandbox | undefined;
 function serverOptions(): TestServerOptions {
@@ -505,6 +505,10 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     body: () => ({ name: 'Made by the operator', owner_email: 'op@example.test' }),
   },
   'GET /operator/users': { query: { email: 'nobody@example.test' } },
+  'PUT /operator/users/:id/password': {
+    params: async (w) => ({ id: (await w.member()).user.id }),
+    body: () => ({ password: 'a password of the matrix operator' }),
+  },
   'GET /operator/vault/status': {},
   'POST /operator/vault/compact': {},
   'POST /operator/vault/backup': {

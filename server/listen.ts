@@ -17,7 +17,8 @@ export interface StartServerOptions extends ServerOptions {
   readonly allowRemote?: boolean;
   /**
    * How often expired tokens are deleted for good, in milliseconds. Default 10 minutes, well within
-   * the hour the service interface allows (expired tokens are unreadable at once either way).
+   * the hour after expiry by which a token must be gone (expired tokens are unreadable at once
+   * either way).
    * `false` or `0` runs no sweeper (tests). Only a listening server sweeps; `buildServer` never
    * starts timers.
    */

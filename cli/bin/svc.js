@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `svc` binary: the bundled CLI when `npm run build` made an up-to-date one (fast start, see
-// compiled.js), else the TypeScript sources through tsx (works straight after `npm ci`). main()
-// returns the exit code (0 ok, 1 error, 2 usage/cancel, 4 auth/locked); setting exitCode instead of
+// The `svc` binary: the bundled CLI when `npm start` or `npm run build` made an up-to-date one
+// (fast start, see compiled.js), else the TypeScript sources through tsx (works straight after `npm ci`). main()
+// returns the exit code (0 ok, 1 error, 2 usage/cancel, 3 unavailable, 4 auth/locked); setting exitCode instead of
 // calling exit() lets output drain.
 import { compiledMain } from './compiled.js';
 

@@ -1,9 +1,10 @@
 /**
  * Vitest global setup: makes sure the `svc` processes the tests start (e2e/support.ts,
  * cli/bin/svc.test.ts) run the bundled CLI, as they do after `npm run build`. Without a current
- * bundle the launcher falls back to the TypeScript sources through tsx, which costs 1–2 s of CPU per
- * command and more per server, for the same code. The bundle is rebuilt only when a source it was
- * built from changed (cli/bin/compiled.js decides, as it does for the launcher).
+ * bundle the launcher falls back to the TypeScript sources through tsx, which costs several times
+ * the bundle's CPU per command and more per server, for the same code (`bench/cli.ts` runs both).
+ * The bundle is rebuilt only when a source it was built from changed (cli/bin/compiled.js decides,
+ * as it does for the launcher).
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';

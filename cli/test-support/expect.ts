@@ -52,3 +52,11 @@ export async function withHomeVault<T>(
     await vault.close();
   }
 }
+
+/** The items of a `list --json` output, checked to be in the API's page envelope. */
+export function listData<T>(stdout: string): T[] {
+  const parsed = JSON.parse(stdout) as { pagination?: unknown; data?: unknown };
+  expect(Object.keys(parsed).sort()).toEqual(['data', 'pagination']);
+  expect(Array.isArray(parsed.data)).toBe(true);
+  return parsed.data as T[];
+}

@@ -16,9 +16,9 @@ import { FAST_KDF } from '../../core/test-support/temp-vault.ts';
 import { unsyncedFs } from '../../core/test-support/unsynced-fs.ts';
 import * as vault from '../../core/vault/index.ts';
 import { startServer } from '../../server/listen.ts';
-import type { CliDeps, Prompter, ServicesFactory, VaultApi, Writer } from '../deps.ts';
+import type { CliDeps, Prompter, ServicesFactory, VaultApi, Writer } from '../runtime/deps.ts';
 import { run } from '../main.ts';
-import { askUntilValid } from '../prompter.ts';
+import { askUntilValid } from '../prompts/prompter.ts';
 
 /**
  * Real components everywhere (vault, tenancy, server); only the process edges are fakes: captured
@@ -98,11 +98,11 @@ function capture(isTTY: boolean): Captured {
 
 /**
  * The sandbox of every in-process command in this process, with the default outbound settings as in
- * production (the CLI passes its services no sandbox or outbound options): each
- * command's services would start a pool of worker threads (≈ 0.25 s of CPU) for its first formula
- * check or run (≈ 20 ms on a started pool). Every run starts from fresh code in a worker either way.
- * A command closes its services' sandbox when it ends; this one's close() leaves the pool running,
- * and the test worker's exit ends its threads.
+ * production (the CLI passes its services no sandbox or outbound options): each command's services
+ * would start a pool of worker threads for its first formula check or run, which costs many times
+ * the run itself on a started pool (`bench/quickjs-start.ts`). Every run starts from fresh code in
+ * a worker either way. A command closes its services' sandbox when it ends; this one's close()
+ * leaves the pool running, and the test worker's exit ends its threads.
  */
 let sharedSandbox: Sandbox | undefined;
 function commandSandbox(): Sandbox {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Runner } from '../command-kit.ts';
-import type { CliDeps } from '../deps.ts';
+import type { Runner } from '../program/command-kit.ts';
+import type { CliDeps } from '../runtime/deps.ts';
 import { configureTree } from '../main.ts';
 import { makeTestIo } from './harness.ts';
 
@@ -14,8 +14,10 @@ export const PARSE_CWD = '/work/somewhere';
 export async function parseOptions<O>(
   factory: (deps: CliDeps, run: Runner<O>) => Command,
   args: string[],
+  // A destructive verb without --yes parses only where it could ask: on a terminal.
+  options: { readonly isTTY?: boolean } = {},
 ): Promise<O> {
-  const io = makeTestIo({ cwd: PARSE_CWD });
+  const io = makeTestIo({ cwd: PARSE_CWD, isTTY: options.isTTY ?? false });
   let captured: O | undefined;
   const command = factory(io.deps, async (options) => {
     captured = options;

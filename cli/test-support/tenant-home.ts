@@ -33,15 +33,15 @@ async function runSteps(home: TempHome, steps: readonly HomeStep[]): Promise<str
 }
 
 /**
- * A temp home in the state `steps` leave it in (the first is usually `svc init`). Running `svc init`
- * and a tenant's creation costs ≈ 150 ms of CPU per test; each process runs each list of steps once,
- * in a home under the folder SVC_TEST_NEW_VAULTS names (core/test-support/new-vaults-setup.ts
- * removes it), and every test gets a copy of that home's files: a folder, vault and lock of its own,
- * with the same rows and the same key file as the others. The copies share the vault id, key and
- * the ids and secrets the steps made, which no command test compares across homes, and the steps'
- * times (minutes early at most), which no command test looks at; tests about `svc init` itself, or
- * needing a key of their own, run the commands. Without the folder, each test runs the steps in its
- * own home.
+ * A temp home in the state `steps` leave it in (the first is usually `svc init`). Running `svc
+ * init` and a tenant's creation in every test would cost more CPU than most command tests; each
+ * process runs each list of steps once, in a home under the folder SVC_TEST_NEW_VAULTS names
+ * (core/test-support/new-vaults-setup.ts removes it), and every test gets a copy of that home's
+ * files: a folder, vault and lock of its own, with the same rows and the same key file as the
+ * others. The copies share the vault id, key and the ids and secrets the steps made, which no
+ * command test compares across homes, and the steps' times (minutes early at most), which no
+ * command test looks at; tests about `svc init` itself, or needing a key of their own, run the
+ * commands. Without the folder, each test runs the steps in its own home.
  */
 export async function preparedHome(steps: readonly HomeStep[]): Promise<PreparedHome> {
   const home = await makeTempHome();

@@ -19,7 +19,8 @@ const rule = (
   transform,
 });
 
-// The legacy-migration example of the reference: same container family, different permission sets.
+// Two rules over one container family with different permission sets: the narrower container
+// reveals and may be searched, the rest of the family is only read, masked.
 const legacy: Grants = {
   permissions: [],
   rules: [

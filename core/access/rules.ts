@@ -8,7 +8,8 @@ import {
 } from './conditions.ts';
 import type { Condition, ContainerReach, TokenRef } from './conditions.ts';
 import { containerCovers, isContainer } from './containers.ts';
-import { isPermission, isTokenPermission, permissionAllowedFor } from './permissions.ts';
+import { isPermission, isTokenPermission, permissionAllowedFor, permissionsFor } from './permissions.ts';
+import { didYouMeanSuffix } from '../validation/suggest.ts';
 import type { ApplicationType } from './permissions.ts';
 
 export const TRANSFORMS = ['mask', 'redact', 'reveal'] as const;
@@ -89,6 +90,23 @@ export function grantsAnywhere(grants: Grants, permission: string): boolean {
  * Checks permissions and rules for an application of `type` (create and update). Returns field
  * errors, empty when valid.
  */
+/** "unknown permission 'tokn:read' (did you mean token:read?); private applications may hold …". */
+function unknownPermission(name: string, valid: readonly string[], type: ApplicationType): string {
+  return `unknown permission '${name}'${didYouMeanSuffix(name, valid)}${whichMayHold(type, valid)}`;
+}
+
+/** "; private applications may hold token:create, …": the values to choose from, in the message. */
+function whichMayHold(type: ApplicationType, valid: readonly string[]): string {
+  return valid.length === 0 ? '' : `; ${type} applications may hold ${valid.join(', ')}`;
+}
+
+/** "'log:read' is not allowed for private applications, which may hold token:create, …". */
+function notAllowed(name: string, type: ApplicationType): string {
+  const valid = permissionsFor(type);
+  const which = valid.length === 0 ? '' : `, which may hold ${valid.join(', ')}`;
+  return `'${name}' is not allowed for ${type} applications${which}`;
+}
+
 export function validateGrants(
   type: ApplicationType,
   permissions: readonly string[],
@@ -100,9 +118,8 @@ export function validateGrants(
     add('permissions', 'at least one permission or rule is required');
   if (permissions.length > 50) add('permissions', 'at most 50 permissions');
   permissions.forEach((p, i) => {
-    if (!isPermission(p)) add(`permissions[${i}]`, `unknown permission '${p}'`);
-    else if (!permissionAllowedFor(p, type))
-      add(`permissions[${i}]`, `'${p}' is not allowed for ${type} applications`);
+    if (!isPermission(p)) add(`permissions[${i}]`, unknownPermission(p, permissionsFor(type), type));
+    else if (!permissionAllowedFor(p, type)) add(`permissions[${i}]`, notAllowed(p, type));
   });
   if (new Set(permissions).size !== permissions.length) add('permissions', 'permissions must be unique');
   if (rules.length > 0 && type === 'management')
@@ -127,11 +144,14 @@ export function validateGrants(
     if (!TRANSFORMS.includes(rule.transform)) add(`${at}.transform`, 'must be mask, redact or reveal');
     if (rule.permissions.length === 0) add(`${at}.permissions`, 'at least one permission is required');
     rule.permissions.forEach((p, j) => {
-      if (!isPermission(p)) add(`${at}.permissions[${j}]`, `unknown permission '${p}'`);
+      if (!isPermission(p))
+        add(
+          `${at}.permissions[${j}]`,
+          unknownPermission(p, permissionsFor(type).filter(isTokenPermission), type),
+        );
       else if (!isTokenPermission(p))
         add(`${at}.permissions[${j}]`, `rules grant token permissions only, not '${p}'`);
-      else if (!permissionAllowedFor(p, type))
-        add(`${at}.permissions[${j}]`, `'${p}' is not allowed for ${type} applications`);
+      else if (!permissionAllowedFor(p, type)) add(`${at}.permissions[${j}]`, notAllowed(p, type));
     });
     if (typeof rule.description !== 'string' || rule.description.length > 200)
       add(`${at}.description`, 'must be a string of at most 200 characters');

@@ -45,3 +45,4 @@ export {
   exposedSecretFiles,
   type PermissionFinding,
 } from './file-permissions.ts';
+export { writeConfigFileSettings } from './config-file.ts';

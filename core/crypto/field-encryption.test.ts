@@ -6,6 +6,7 @@ import { createVault, openVault } from '../vault/index.ts';
 import { envelopeTerm, openField, sealField } from './field-envelope.ts';
 import { loadSodium } from './sodium.ts';
 import { TenantKeys } from './tenant-keys.ts';
+import { withRowMac } from '../integrity/row-authenticator.ts';
 
 const TENANT = '7a1f1a52-3c3e-4a47-8a8e-9df0f1b3c0aa';
 
@@ -21,16 +22,18 @@ describe('per-tenant keys and field envelopes', () => {
     await vault.transaction(async (trx) => {
       await trx
         .insertInto('tenants')
-        .values({
-          id: TENANT,
-          owner_id: null,
-          name: 't',
-          settings: '{}',
-          created_at: 'x',
-          created_by: null,
-          modified_at: null,
-          modified_by: null,
-        })
+        .values(
+          withRowMac(vault, 'tenants', {
+            id: TENANT,
+            owner_id: null,
+            name: 't',
+            settings: '{}',
+            created_at: 'x',
+            created_by: null,
+            modified_at: null,
+            modified_by: null,
+          }),
+        )
         .execute();
     });
     return vault;

@@ -25,18 +25,25 @@ interface KeyringData {
   readonly terms: readonly KeyringTerm[];
   /** Stable key for lookup hashes (API keys); it must not change when terms rotate. */
   readonly lookup_key: string;
+  /**
+   * The vault's rows that decide access carry MACs (core/integrity/). Kept here, under the root
+   * key, because a database administrator can remove everything else that would say so.
+   */
+  readonly row_macs?: true;
 }
 
 /** Subkey purposes; libsodium's KDF wants an 8-byte context per purpose. */
 const CONTEXT = {
   file: 'svcfile_',
   wrap: 'svcwrap_',
+  row: 'svcrowmc',
 } as const;
 
 /**
  * The numbered data keys of a vault (HashiCorp Vault's keyring): the root key wraps this whole
  * object, so changing the root key re-wraps only this. Each term derives a file key (snapshot and
- * journal) and a wrapping key (per-tenant keys stored in the database).
+ * journal), a wrapping key (per-tenant keys stored in the database) and a row key (the MACs of the
+ * rows that decide access, core/integrity/row-authenticator.ts).
  */
 export class Keyring {
   private readonly derived = new Map<string, Uint8Array>();
@@ -52,6 +59,8 @@ export class Keyring {
       active: 1,
       terms: [{ term: 1, key: b64(randomBytes(KEY_BYTES)), created_at: now.toISOString() }],
       lookup_key: b64(randomBytes(KEY_BYTES)),
+      // A new vault's schema has row MACs from its first migration run.
+      row_macs: true,
     });
   }
 
@@ -84,6 +93,16 @@ export class Keyring {
     });
   }
 
+  /** Whether the rows of this keyring's vault are known to carry MACs. */
+  get rowMacs(): boolean {
+    return this.data.row_macs === true;
+  }
+
+  /** This keyring, recording that the vault's rows carry MACs; this one is unchanged. */
+  withRowMacs(): Keyring {
+    return new Keyring(this.sodium, { ...this.data, row_macs: true });
+  }
+
   wrap(rootKey: Uint8Array, aad: Uint8Array): Uint8Array {
     return seal(this.sodium, rootKey, Buffer.from(JSON.stringify(this.data), 'utf8'), aad);
   }
@@ -104,6 +123,14 @@ export class Keyring {
   /** Key that wraps per-tenant keys stored in the database under `term`. */
   wrapKey(term: number): Uint8Array {
     return this.subkey(term, 'wrap');
+  }
+
+  /**
+   * Key of the MACs over rows that decide access, under `term`: per term (not stable like the lookup
+   * key), so that after a rotation retires a term, old key material can no longer vouch for a row.
+   */
+  rowKey(term: number): Uint8Array {
+    return this.subkey(term, 'row');
   }
 
   /**

@@ -169,7 +169,7 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const found: Array<{ row: TokenRow; transform: Transform }> = [];
     const unknown: string[] = [];
     for (const id of ids) {
-      const soon = findTokenSoon(db, principal.tenantId, id, now);
+      const soon = findTokenSoon(db, vault, principal.tenantId, id, now);
       const row = soon instanceof Promise ? await soon : soon;
       const transform = row === undefined ? null : transformIfKnown(principal, permission, row);
       if (row === undefined || transform === null) unknown.push(id);

@@ -53,6 +53,8 @@ export const errorCatalogue = {
     exitCode: 4,
   },
   VAULT_CORRUPT: { status: 500, title: 'The vault files are damaged.', exitCode: 1 },
+  // A row that decides access no longer matches its MAC (changed outside the vault): refused.
+  INTEGRITY_FAILED: { status: 500, title: 'A stored record failed its integrity check.', exitCode: 1 },
   VAULT_FAILED: {
     status: 503,
     title: 'The vault stopped accepting writes after a storage failure.',

@@ -15,7 +15,7 @@ import {
   runWithRequestBudget,
   validateMask,
 } from './index.ts';
-import { FILTER_STEPS_PER_ELEMENT } from './engine.ts';
+import { FILTER_STEPS_PER_ELEMENT } from './render-meter.ts';
 import { HMAC_STEPS } from './filters.ts';
 
 function fieldErrors(fn: () => unknown): FieldErrors {

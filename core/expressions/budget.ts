@@ -55,10 +55,11 @@ export const STORED_MASK_LIMITS: BudgetLimits = Object.freeze({
 });
 
 /**
- * Every expression evaluated while serving one request, all tokens together. 50,000 steps take
- * 25–50 ms on an idle core (the stall target is 50 ms); the time limit is far above that because on
- * a loaded machine (and before the JIT has warmed up) an honest 1000-token tokenize can take a few
- * hundred ms, and that must not become a 400.
+ * Every expression evaluated while serving one request, all tokens together. The step limit keeps
+ * them within the event loop's stall target on an idle core (`bench/expressions.ts` measures the
+ * worst stall under attack); the time limit is far above that because on a loaded machine (and
+ * before the JIT has warmed up) an honest 1000-token tokenize takes many times longer, and that
+ * must not become a 400.
  */
 export const REQUEST_EXPRESSION_LIMITS: BudgetLimits = Object.freeze({
   steps: 50_000,

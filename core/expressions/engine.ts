@@ -7,11 +7,11 @@
  * - `ownPropertyOnly`: `data.constructor`, `data.__proto__` … read as missing.
  * - Bounded work: each expression string is at most `maxExpressionBytes` (4 KiB) of UTF-8; a render
  *   stops after `maxRenderSteps` template nodes (100,000: outputs, tags, loop iterations), after
- *   `renderTimeLimitMs` (1 s backstop) and after `memoryLimit` units of allocation (string and array
- *   sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)` range fails
- *   at once). Every step, filter weight and memory unit is also charged to the shared budgets the
- *   render runs under (budget.ts: a stored mask's, a token's, the request's), which bound many
- *   expressions together.
+ *   `renderTimeLimitMs` (a wall-clock backstop) and after `memoryLimit` units of allocation (string
+ *   and array sizes that liquidjs and our filters charge, and the rendered text; a `(1..100000000)`
+ *   range fails at once). Every step, filter weight and memory unit is also charged to the shared
+ *   budgets the render runs under (budget.ts: a stored mask's, a token's, the request's), which
+ *   bound many expressions together.
  * - Before anything runs: when parsed, a template's least cost is read from its syntax tree
  *   (static-cost.ts: loops over ranges written with numbers, literal text, filter calls) and it is
  *   refused when that alone exceeds a render's limits; before each render, when it exceeds what
@@ -31,28 +31,25 @@
  * standard Liquid filter or by the runtime is reported generically, because its text could quote the
  * token data.
  */
-import {
-  Context,
-  Drop,
-  ForTag,
-  Liquid,
-  LiquidError,
-  Output,
-  TablerowTag,
-  TypeGuards,
-  evalTokenValue,
-  toValue,
-  toValueSync,
-} from 'liquidjs';
+import { Context, Drop, Liquid, Output, toValue, toValueSync } from 'liquidjs';
 import type { Emitter, FilterImplOptions, Template } from 'liquidjs';
-import { VaultError, validationError } from '../errors/catalogue.ts';
-import { BudgetExceededError, FILTER_STEPS, currentRequestBudget } from './budget.ts';
+import { validationError } from '../errors/catalogue.ts';
+import { currentRequestBudget } from './budget.ts';
 import type { ExpressionBudget } from './budget.ts';
 import { FilterError } from './filter-error.ts';
 import { CUSTOM_FILTERS, defaultRandom, toPlainJson } from './filters.ts';
 import type { FilterBody, FilterCall } from './filters.ts';
 import { LruCache } from './lru.ts';
-import { StaticLimitError, assertFitsRender, rangeSize, rangeSteps, staticCost } from './static-cost.ts';
+import { describeParseError, describeRenderError, isLimitError } from './render-errors.ts';
+import {
+  CheckedForTag,
+  CheckedTablerowTag,
+  RenderMeter,
+  customFilterSteps,
+  meterOf,
+  standardFilterSteps,
+} from './render-meter.ts';
+import { StaticLimitError, assertFitsRender, staticCost } from './static-cost.ts';
 import type { StaticCost } from './static-cost.ts';
 import type { RandomInt } from './text.ts';
 
@@ -77,7 +74,10 @@ export interface ExpressionEngineOptions {
   readonly random?: RandomInt;
 }
 
-/** The variables an expression sees. `metadata` is bound only where the reference allows it. */
+/**
+ * The variables an expression sees. `metadata` is bound for fingerprint expressions only (a token's
+ * identity may include it); masks, search indexes and alias expressions see `data` alone.
+ */
 export interface ExpressionScope {
   readonly data: unknown;
   readonly metadata?: Readonly<Record<string, string>>;
@@ -120,173 +120,6 @@ class CaptureEmitter implements Emitter {
   }
 }
 
-/** Thrown when a render exhausts its own step, memory or time limit. */
-class RenderLimitError extends Error {}
-
-/**
- * Wall-clock time a render counts in full before its CPU time is consulted: far above a normal
- * render (microseconds), far below every time limit.
- */
-const CPU_ANCHOR_MS = 5;
-
-/**
- * Stands in for both of liquidjs' per-render Limiters: `check(now)` runs before every template node
- * (a step), `use(units)` on every allocation liquidjs or a filter charges (memory). Each is counted
- * against this render's own limits and charged to the shared budgets (`budgets`: a token's, a
- * request's). Counting steps gives a bound a GC pause cannot trip; the time checks are backstops.
- *
- * A render's time is wall-clock time, except that past its first `CPU_ANCHOR_MS` it is the smaller
- * of wall-clock time and the process's CPU time: both are upper bounds of the render's own work,
- * and only the CPU time leaves out the time the thread waited for a core on a loaded machine, which
- * must not turn a valid request into a 400. The CPU is read only when the wall-clock time alone would
- * exceed a limit (and once at the anchor), so a normal render never pays for it.
- */
-class RenderMeter {
-  private steps = 0;
-  private memory = 0;
-  private readonly started = performance.now();
-  private anchor: { readonly wall: number; readonly cpu: NodeJS.CpuUsage } | undefined;
-
-  constructor(
-    private readonly limits: { readonly steps: number; readonly memory: number; readonly ms: number },
-    private readonly budgets: readonly ExpressionBudget[],
-  ) {}
-
-  /** liquidjs' render limiter: one template node. */
-  check(now: number): void {
-    this.work(1);
-    const wall = now - this.started;
-    if (this.anchor === undefined && wall > CPU_ANCHOR_MS)
-      this.anchor = { wall: now, cpu: process.cpuUsage() };
-    if (this.fits(wall)) return;
-    const running = this.elapsed(now);
-    if (running > this.limits.ms) throw new RenderLimitError('the expression exceeded the render time limit');
-    for (const budget of this.budgets) budget.checkTime(running);
-  }
-
-  private fits(running: number): boolean {
-    if (running > this.limits.ms) return false;
-    for (const budget of this.budgets) if (!budget.fitsTime(running)) return false;
-    return true;
-  }
-
-  /** The render's time so far (see the class comment). */
-  private elapsed(now: number): number {
-    const wall = now - this.started;
-    if (this.anchor === undefined) return wall;
-    const cpu = process.cpuUsage(this.anchor.cpu);
-    return this.anchor.wall - this.started + Math.min(now - this.anchor.wall, (cpu.user + cpu.system) / 1000);
-  }
-
-  /** liquidjs' memory limiter. */
-  use(units: number): void {
-    if (!(+units > 0)) return;
-    this.memory += +units;
-    if (this.memory > this.limits.memory)
-      throw new RenderLimitError('the expression exceeded the memory limit');
-    for (const budget of this.budgets) budget.chargeMemory(+units);
-  }
-
-  /** Steps beyond the node count: the weight of a filter call. */
-  work(steps: number): void {
-    this.steps += steps;
-    if (this.steps > this.limits.steps) {
-      throw new RenderLimitError('the expression exceeded the render step limit');
-    }
-    for (const budget of this.budgets) budget.chargeSteps(steps);
-  }
-
-  /** Books the render's time on the shared budgets. */
-  finish(): void {
-    const ms = this.elapsed(performance.now());
-    for (const budget of this.budgets) budget.addTime(ms);
-  }
-}
-
-/**
- * Extra steps per element of an array a filter is applied to. Measured per element of 10,000:
- * `where_exp`/`find_exp` ~8 µs, `group_by`/`where` ~5–7 µs, `sort` ~2–4 µs, `map` ~1 µs, against
- * ~0.5 µs per step: the dearest sets the weight, so no array filter is cheaper than it looks.
- */
-export const FILTER_STEPS_PER_ELEMENT = 16;
-/** String characters per extra step of a filter call (`split` of 100,000 characters: ~0.5 ms). */
-export const FILTER_CHARACTERS_PER_STEP = 64;
-
-/** Standard filters that do not walk their input. */
-const CONSTANT_TIME_FILTERS: ReadonlySet<string> = new Set(['size', 'first', 'last', 'default']);
-
-/**
- * Steps of one call of a standard filter: the call itself plus the size of its input, because most
- * of them (`sort`, `map`, `where_exp`, `split`, `replace` …) work on all of it.
- */
-function standardFilterSteps(name: string, input: unknown): number {
-  if (CONSTANT_TIME_FILTERS.has(name)) return FILTER_STEPS;
-  const v = toValue(input);
-  if (typeof v === 'string') return FILTER_STEPS + Math.floor(v.length / FILTER_CHARACTERS_PER_STEP);
-  if (Array.isArray(v)) return FILTER_STEPS + v.length * FILTER_STEPS_PER_ELEMENT;
-  if (v !== null && typeof v === 'object') return FILTER_STEPS + Object.keys(v).length;
-  return FILTER_STEPS;
-}
-
-/**
- * Steps of one call of a custom filter: they work on text (linear, cheap) or charge their own extra
- * work (`hmac`, `json`) and memory (`stringify`).
- */
-function customFilterSteps(input: unknown): number {
-  const v = toValue(input);
-  return typeof v === 'string'
-    ? FILTER_STEPS + Math.floor(v.length / FILTER_CHARACTERS_PER_STEP)
-    : FILTER_STEPS;
-}
-
-/** The meter of the render `context` belongs to (every context of ours has one). */
-function meterOf(context: Context): RenderMeter | undefined {
-  const limiter: unknown = context.renderLimit;
-  return limiter instanceof RenderMeter ? limiter : undefined;
-}
-
-/**
- * Checks a loop's range before liquidjs makes its numbers (it makes them all at once, then loops):
- * at most MAX_RANGE_NUMBERS, and `rangeSteps` charged for making them. Its bounds are values
- * without filters (a number or a variable), so evaluating them twice changes nothing.
- */
-function* checkRange(collection: unknown, context: Context): Generator<unknown, void, unknown> {
-  if (!TypeGuards.isRangeToken(collection)) return;
-  const low: unknown = yield evalTokenValue(collection.lhs, context);
-  const high: unknown = yield evalTokenValue(collection.rhs, context);
-  let size: number;
-  try {
-    size = rangeSize(low, high);
-  } catch (error) {
-    throw new RenderLimitError(error instanceof StaticLimitError ? error.message : 'invalid range');
-  }
-  meterOf(context)?.work(rangeSteps(size));
-}
-
-/** `for` with its range checked first. */
-class CheckedForTag extends ForTag {
-  override *render(context: Context, emitter: Emitter): Generator<unknown, void | string, Template[]> {
-    yield checkRange(this.collection, context);
-    return yield* super.render(context, emitter);
-  }
-}
-
-/** `tablerow` with its range checked first. */
-class CheckedTablerowTag extends TablerowTag {
-  override *render(context: Context, emitter: Emitter): Generator<unknown, void, unknown> {
-    yield checkRange(this.collection, context);
-    yield* super.render(context, emitter);
-  }
-}
-
-function isLimitError(error: unknown): boolean {
-  return (
-    error instanceof RenderLimitError ||
-    error instanceof BudgetExceededError ||
-    (error instanceof Error && Object.keys(LIMIT_MESSAGES).some((m) => error.message.startsWith(m)))
-  );
-}
-
 type LiquidLimiter = NonNullable<NonNullable<ConstructorParameters<typeof Context>[3]>['renderLimit']>;
 
 /** Collects the rendered text; every write is charged to the render's memory limit. */
@@ -321,48 +154,6 @@ function wholeValue(value: unknown, charge: (units: number) => void): unknown {
   // Not a copy, but output: a mask of many `{{ data }}` leaves must not multiply a large value.
   if (typeof v === 'string') charge(v.length);
   return v;
-}
-
-const LIMIT_MESSAGES: Readonly<Record<string, string>> = {
-  'memory alloc limit exceeded': 'the expression exceeded the memory limit',
-  'parse length limit exceeded': 'the expression is too long',
-};
-
-function causeOf(error: unknown): unknown {
-  if (error === null || typeof error !== 'object') return undefined;
-  const original = (error as { originalError?: unknown }).originalError;
-  return original ?? (error as { cause?: unknown }).cause;
-}
-
-/** A message for a render failure that cannot carry token data. */
-function describeRenderError(error: unknown): string {
-  const seen = new Set<unknown>();
-  for (let e: unknown = error; e !== undefined && e !== null && !seen.has(e); e = causeOf(e)) {
-    seen.add(e);
-    if (e instanceof FilterError) return e.describe();
-    if (e instanceof RenderLimitError) return e.message;
-    if (e instanceof BudgetExceededError) return e.message;
-    if (e instanceof StaticLimitError) return e.message;
-    if (e instanceof VaultError) return e.message;
-    if (e instanceof Error) {
-      for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
-        if (e.message.startsWith(needle)) return message;
-      }
-    }
-  }
-  return 'the expression could not be evaluated';
-}
-
-function describeParseError(error: unknown): string {
-  if (error instanceof BudgetExceededError || error instanceof StaticLimitError) return error.message;
-  if (error instanceof Error) {
-    for (const [needle, message] of Object.entries(LIMIT_MESSAGES)) {
-      if (error.message.startsWith(needle)) return message;
-    }
-    // Parse errors quote only the expression (never data): tag names, filter names, positions.
-    if (LiquidError.is(error)) return `invalid expression: ${error.message}`;
-  }
-  return 'invalid expression';
 }
 
 /** A cached template, or its refusal thrown again. */

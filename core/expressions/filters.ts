@@ -3,9 +3,10 @@
  * functions of (input, arguments). `engine.ts` registers them on the Liquid engine.
  *
  * Conventions shared by all of them:
- * - Inputs: strings are used as they are; numbers and booleans are turned into their text; `null` or a
- *   missing value gives `null` ("null in, null out"), except `hmac`, `to_base64` and `to_base16`, which
- *   fail on a missing value as the reference says. Objects and arrays are refused by the text filters.
+ * - Inputs: strings are used as they are; numbers and booleans are turned into their text; `null`
+ *   or a missing value gives `null` ("null in, null out"), except `hmac`, `to_base64` and
+ *   `to_base16`, which fail on a missing value: a digest or an encoding of nothing would pass for
+ *   one of a real value. Objects and arrays are refused by the text filters.
  * - Arguments are positional. Integers may be given as numbers or digit strings; a `char` argument is
  *   exactly one character; booleans may be `true`/`false` or the strings `'true'`/`'false'`.
  * - Failures throw `FilterError`; its reason names the argument, never the value or the argument's

@@ -70,9 +70,9 @@ export type { ExpressionEngineOptions, ExpressionScope } from './engine.ts';
 export { CUSTOM_FILTER_NAMES } from './filters.ts';
 export { REVEAL_LAST_KEPT_SEPARATORS } from './text.ts';
 
-/** OA23: `fingerprint_expression` ≤ 400 characters. */
+/** Longest `fingerprint_expression` accepted (characters), the API's published limit. */
 export const MAX_FINGERPRINT_EXPRESSION_LENGTH = 400;
-/** OA23: at most 10 search indexes per token. */
+/** Search index expressions per token, the API's published limit. */
 export const MAX_SEARCH_INDEXES = 10;
 /** Alias attempts before falling back to a random UUID. */
 export const ALIAS_ATTEMPTS = 10;

@@ -23,10 +23,10 @@ const LETTER = /^[\p{L}\p{M}]$/u;
 const NUMBER = /^\p{N}$/u;
 
 /**
- * The separators `reveal_last` keeps in the masked part. The reference's examples keep `-`
- * (`123-45-6789` → `XXX-XX-6789`, `12-3456789` → `XX-XXX6789`) and mask a space
- * (`Sensitive Value` → `XXXXXXXXXXXalue`); everything else is masked, so a mask leaks as little of
- * the shape of the value as the examples allow.
+ * The separators `reveal_last` keeps in the masked part: `-` only (`123-45-6789` → `XXX-XX-6789`,
+ * `12-3456789` → `XX-XXX6789`), so identifiers keep the grouping people recognise them by. A space
+ * is masked (`Sensitive Value` → `XXXXXXXXXXXalue`), as is everything else: a mask shows as little
+ * of the value's shape as it can while staying recognisable.
  */
 export const REVEAL_LAST_KEPT_SEPARATORS: ReadonlySet<string> = new Set(['-']);
 
@@ -59,7 +59,7 @@ export function reveal(
 /**
  * `reveal_last`: keep the last `length` characters; before them every character becomes `maskChar`
  * except the separators in `REVEAL_LAST_KEPT_SEPARATORS` (`-`). A value not longer than `length` is
- * returned whole, as the reference documents.
+ * returned whole: every character of it is among the last `length`.
  */
 export function revealLast(value: string, length: number, maskChar: string): string {
   const chars = codePoints(value);

@@ -5,7 +5,7 @@ import { codeOf, fieldErrorsOf, openServicesFixture, seedTenant } from '../test-
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { createServices, outboxTenancyOptions } from '../services.ts';
 import { DEFAULT_SESSION_TTL_MS } from './sessions.ts';
-import { RateLimitedError } from './sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 
 async function messageOf(promise: Promise<unknown>): Promise<string> {
   try {

@@ -1,5 +1,5 @@
 import { VaultError } from '../errors/catalogue.ts';
-import type { AuthService, SignInResult } from '../services-contract.ts';
+import type { AuthService, SignInResult } from './contract.ts';
 import { authenticateApiKey } from '../tenancy/applications.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { findMembership, memberPrincipal } from '../tenancy/members.ts';
@@ -14,7 +14,9 @@ import {
 import { endConsoleSession } from './console-token-access.ts';
 import { throttleKey } from './sign-in-throttle.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
-import { emailProblems, normalizeEmail } from './users.ts';
+import { updateAuthenticatedRow, verifyRow } from '../integrity/row-authenticator.ts';
+import { emailProblems, normalizeEmail } from './email.ts';
+import { findUserRow } from './users.ts';
 
 export interface AuthOptions {
   readonly kdf: KdfLimits;
@@ -31,13 +33,18 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
   const { throttle } = options;
   const dummy = new DummyHash(options.kdf);
 
-  /** The user whose password this is, or null: same work whether or not the account exists. */
+  /**
+   * The user whose password this is, or null: same work whether or not the account exists. The
+   * row's MAC is checked once the password matched, so only whoever knows the password for the
+   * stored hash learns that the row was refused (INTEGRITY_FAILED): a hash copied from another user
+   * signs nobody in.
+   */
   async function verify(email: string, password: string): Promise<{ id: string; hash: string } | null> {
     const row =
       emailProblems(email).length === 0
         ? await vault.db
             .selectFrom('users')
-            .select(['id', 'password_hash'])
+            .select(['id', 'email', 'password_hash', 'row_mac'])
             .where('email', '=', normalizeEmail(email))
             .executeTakeFirst()
         : undefined;
@@ -45,9 +52,9 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
       await dummy.burn(password);
       return null;
     }
-    return (await verifyPassword(row.password_hash, password))
-      ? { id: row.id, hash: row.password_hash }
-      : null;
+    if (!(await verifyPassword(row.password_hash, password))) return null;
+    verifyRow(vault, 'users', row);
+    return { id: row.id, hash: row.password_hash };
   }
 
   return {
@@ -65,7 +72,7 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
       if (found.state !== 'valid') throw new VaultError('UNAUTHENTICATED', SESSION_INVALID);
       const { id: sessionId, userId, expiresAt } = found.session;
       if (tenantId === undefined) return { userId, sessionId, expiresAt, principal: null };
-      const membership = await findMembership(vault.db, tenantId, userId);
+      const membership = await findMembership(vault.db, vault, tenantId, userId);
       // Not a member and no such tenant look the same: tenant ids are not revealed.
       if (!membership)
         throw new VaultError('FORBIDDEN', 'The signed-in user is not a member of this tenant.');
@@ -89,12 +96,11 @@ export function createAuthService(vault: VaultHandle, options: AuthOptions): Aut
         const now = vault.clock.now();
         await purgeExpiredSessions(trx, user.id, now);
         if (rehash !== null) {
-          await trx
-            .updateTable('users')
-            .set({ password_hash: rehash })
-            .where('id', '=', user.id)
-            .where('password_hash', '=', user.hash)
-            .execute();
+          // Only while the hash is still the one that matched (a password change meanwhile wins).
+          const current = await findUserRow(trx, vault, { id: user.id });
+          if (current?.password_hash === user.hash) {
+            await updateAuthenticatedRow(trx, vault, 'users', current, { password_hash: rehash });
+          }
         }
         return insertSession(trx, vault, user.id, options.sessionTtlMs);
       });

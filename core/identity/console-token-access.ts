@@ -27,48 +27,21 @@ import { principalForKeyHash } from '../tenancy/api-key-cache.ts';
 import {
   APPLICATION_MESSAGES,
   applicationOf,
+  applicationPrincipal,
   auditApplication,
   findApplicationRow,
   insertApplication,
   type ApplicationRow,
 } from '../tenancy/application-store.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { assertMayAttach, assertMayCreate, type GrantSet } from '../tenancy/grant-ceiling.ts';
-import { applicationPrincipal } from '../reactors/svc-bridge.ts';
 import type { TokenService, TokenView } from '../tokens/contract.ts';
 import { isExpired } from '../tokens/expiry.ts';
 import { NAME_MAX } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import type { ConsoleTokenAccess, ConsoleTokenAccessService } from './contract.ts';
 
 type Member = Extract<Principal, { kind: 'user' }>;
-
-/** What the Tokens screen acts through: the session's own application, a given key, or nothing yet. */
-export type ConsoleTokenMode = 'session-application' | 'application' | 'none';
-
-export interface ConsoleTokenAccess {
-  readonly mode: ConsoleTokenMode;
-  /** The application the screen acts through; null in mode `none`. */
-  readonly application: {
-    readonly id: string;
-    readonly name: string;
-    readonly expires_at: string | null;
-  } | null;
-  /** Whether the member may have the console make a session application in this tenant. */
-  readonly session_application_allowed: boolean;
-}
-
-export interface ConsoleTokenAccessService {
-  status(member: Principal): Promise<ConsoleTokenAccess>;
-  /** Makes (or keeps) the session application; forgets a given key. FORBIDDEN beyond the member's grant ceiling. */
-  useSessionApplication(member: Principal): Promise<ConsoleTokenAccess>;
-  /** Acts as the application of `key` for the rest of the session; removes the session application. */
-  useApplicationKey(member: Principal, key: string): Promise<ConsoleTokenAccess>;
-  /** Forgets the choice: the session application is removed, a given key forgotten. */
-  forget(member: Principal): Promise<ConsoleTokenAccess>;
-  /** The principal the console session acts as on token endpoints in the member's tenant, or null. */
-  principalFor(member: Principal): Promise<Principal | null>;
-  /** One token with its data as the member may see it in clear: one explicit, audited read. */
-  reveal(member: Principal, tokenId: string): Promise<TokenView>;
-}
 
 /** The token permissions of a session application: what the Tokens screen does. */
 const SESSION_PERMISSIONS = ['token:read', 'token:search', 'token:create', 'token:update', 'token:delete'];
@@ -188,7 +161,7 @@ function givenKeysOf(vault: object): GivenKeys {
   return keys;
 }
 
-type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
+type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'> & RowKeys;
 
 /** The session application row of `member`, when it exists and has not expired. */
 async function liveSessionApplication(
@@ -196,7 +169,11 @@ async function liveSessionApplication(
   vault: Keys,
   member: Member,
 ): Promise<ApplicationRow | null> {
-  const row = await findApplicationRow(db, sessionApplicationId(vault, member.sessionId, member.tenantId));
+  const row = await findApplicationRow(
+    db,
+    vault,
+    sessionApplicationId(vault, member.sessionId, member.tenantId),
+  );
   if (row === undefined || row.tenant_id !== member.tenantId) return null;
   if (row.expires_at !== null && isExpired(row.expires_at, vault.clock.now())) return null;
   return row;
@@ -208,7 +185,11 @@ async function removeSessionApplication(
   member: Member,
   message: string,
 ): Promise<void> {
-  const row = await findApplicationRow(trx, sessionApplicationId(vault, member.sessionId, member.tenantId));
+  const row = await findApplicationRow(
+    trx,
+    vault,
+    sessionApplicationId(vault, member.sessionId, member.tenantId),
+  );
   if (row === undefined || row.tenant_id !== member.tenantId) return;
   await trx.deleteFrom('applications').where('id', '=', row.id).execute();
   await auditApplication(trx, vault, member, row, 'delete', message);
@@ -249,168 +230,181 @@ function sessionApplicationName(email: string): string {
   return `Console session of ${email}`.slice(0, NAME_MAX);
 }
 
+/** What the operations below work with: the vault, the token reads they make, the keys members gave. */
+interface ConsoleContext {
+  readonly vault: VaultHandle;
+  readonly tokens: Pick<TokenService, 'get'>;
+  readonly given: GivenKeys;
+}
+
+/** The application of the key the member gave, while that key still authenticates in this tenant. */
+async function givenApplication(context: ConsoleContext, member: Member): Promise<Principal | null> {
+  const { given, vault } = context;
+  const hash = given.get(member.sessionId, member.tenantId);
+  if (hash === undefined) return null;
+  const principal = await principalForKeyHash(vault, hash);
+  if (principal === null || principal.tenantId !== member.tenantId) {
+    given.forget(member.sessionId, member.tenantId);
+    return null;
+  }
+  return principal;
+}
+
+async function sessionPrincipal(context: ConsoleContext, member: Member): Promise<Principal | null> {
+  const { vault } = context;
+  const row = await liveSessionApplication(vault.db, vault, member);
+  if (row === null) return null;
+  const app = applicationOf(row);
+  // The row is the truth, as for any application; it still may not exceed the member's ceiling.
+  assertMemberMayGrant(member, app);
+  const acting = applicationPrincipal(app);
+  if (acting.kind !== 'application') return null;
+  return { ...acting, actingFor: { userId: member.userId, sessionId: member.sessionId } };
+}
+
+async function status(context: ConsoleContext, member: Member): Promise<ConsoleTokenAccess> {
+  const { vault } = context;
+  const session_application_allowed = mayGrant(member, SESSION_APPLICATION_GRANTS);
+  const chosen = await givenApplication(context, member);
+  if (chosen !== null && chosen.kind === 'application') {
+    const row = await findApplicationRow(vault.db, vault, chosen.applicationId);
+    if (row !== undefined) {
+      return {
+        mode: 'application',
+        application: { id: row.id, name: row.name, expires_at: row.expires_at },
+        session_application_allowed,
+      };
+    }
+  }
+  const own = await liveSessionApplication(vault.db, vault, member);
+  if (own !== null) {
+    return {
+      mode: 'session-application',
+      application: { id: own.id, name: own.name, expires_at: own.expires_at },
+      session_application_allowed,
+    };
+  }
+  return { mode: 'none', application: null, session_application_allowed };
+}
+
+async function useSessionApplication(context: ConsoleContext, member: Member): Promise<ConsoleTokenAccess> {
+  const { vault } = context;
+  assertMemberMayGrant(member, SESSION_APPLICATION_GRANTS);
+  const session = await vault.db
+    .selectFrom('sessions')
+    .select('expires_at')
+    .where('id', '=', member.sessionId)
+    .executeTakeFirst();
+  if (session === undefined || isExpired(session.expires_at, vault.clock.now())) {
+    throw new VaultError('UNAUTHENTICATED', 'The session token is not valid or has expired.');
+  }
+  const user = await vault.db
+    .selectFrom('users')
+    .select('email')
+    .where('id', '=', member.userId)
+    .executeTakeFirstOrThrow();
+  await vault.transaction(async (trx) => {
+    if ((await liveSessionApplication(trx, vault, member)) !== null) return;
+    // An expired leftover (the sweep had not run yet) makes way for the new one.
+    await removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.expired);
+    await insertApplication(
+      trx,
+      vault,
+      member,
+      member.tenantId,
+      {
+        name: sessionApplicationName(user.email),
+        type: 'private',
+        permissions: [...SESSION_APPLICATION_GRANTS.permissions],
+        rules: [...SESSION_APPLICATION_GRANTS.rules],
+        // It never outlives the session it was made for.
+        expiresAt: session.expires_at,
+        canCreateExpiring: false,
+      },
+      sessionApplicationId(vault, member.sessionId, member.tenantId),
+    );
+  });
+  context.given.forget(member.sessionId, member.tenantId);
+  return status(context, member);
+}
+
+async function useApplicationKey(
+  context: ConsoleContext,
+  member: Member,
+  key: string,
+): Promise<ConsoleTokenAccess> {
+  const { vault } = context;
+  const application =
+    typeof key === 'string' && looksLikeApiKey(key.trim())
+      ? await principalForKeyHash(vault, vault.hashApiKey(key.trim()))
+      : null;
+  if (application === null || application.tenantId !== member.tenantId) {
+    throw validationError(
+      { key: ['is not the key of an application of this tenant'] },
+      'The key is not the key of an application of this tenant.',
+    );
+  }
+  const tokenPermissions = PERMISSIONS.map((p) => p.type).filter(isTokenPermission);
+  if (!tokenPermissions.some((p) => can(application, p))) {
+    throw validationError(
+      { key: ['belongs to an application without token permissions'] },
+      'That application holds no token permission: the Tokens screen could do nothing as it.',
+    );
+  }
+  await vault.transaction((trx) => removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete));
+  context.given.set(member.sessionId, member.tenantId, vault.hashApiKey(key.trim()));
+  return status(context, member);
+}
+
+async function forget(context: ConsoleContext, member: Member): Promise<ConsoleTokenAccess> {
+  const { vault } = context;
+  context.given.forget(member.sessionId, member.tenantId);
+  await vault.transaction((trx) => removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete));
+  return status(context, member);
+}
+
+async function reveal(context: ConsoleContext, member: Member, tokenId: string): Promise<TokenView> {
+  const { tokens, vault } = context;
+  const chosen = await givenApplication(context, member);
+  // Acting as a given application: exactly what its key shows (its own transform).
+  if (chosen !== null) return tokens.get(chosen, tokenId);
+  const own = await liveSessionApplication(vault.db, vault, member);
+  if (own === null) {
+    throw new VaultError(
+      'FORBIDDEN',
+      'This console session has no token access in this tenant: choose it on the Tokens screen first.',
+    );
+  }
+  assertMemberMayGrant(member, REVEAL_GRANTS);
+  return tokens.get(
+    {
+      kind: 'application',
+      tenantId: member.tenantId,
+      applicationId: own.id,
+      applicationType: 'private',
+      permissions: [],
+      rules: REVEAL_RULES,
+      actingFor: { userId: member.userId, sessionId: member.sessionId },
+    },
+    tokenId,
+  );
+}
+
 export function createConsoleTokenAccessService(
   vault: VaultHandle,
   tokens: Pick<TokenService, 'get'>,
 ): ConsoleTokenAccessService {
-  const given = givenKeysOf(vault);
-
-  /** The application of the key the member gave, while that key still authenticates in this tenant. */
-  async function givenApplication(member: Member): Promise<Principal | null> {
-    const hash = given.get(member.sessionId, member.tenantId);
-    if (hash === undefined) return null;
-    const principal = await principalForKeyHash(vault, hash);
-    if (principal === null || principal.tenantId !== member.tenantId) {
-      given.forget(member.sessionId, member.tenantId);
-      return null;
-    }
-    return principal;
-  }
-
-  async function sessionPrincipal(member: Member): Promise<Principal | null> {
-    const row = await liveSessionApplication(vault.db, vault, member);
-    if (row === null) return null;
-    const app = applicationOf(row);
-    // The row is the truth, as for any application; it still may not exceed the member's ceiling.
-    assertMemberMayGrant(member, app);
-    const acting = applicationPrincipal(app);
-    if (acting.kind !== 'application') return null;
-    return { ...acting, actingFor: { userId: member.userId, sessionId: member.sessionId } };
-  }
-
-  async function status(member: Member): Promise<ConsoleTokenAccess> {
-    const session_application_allowed = mayGrant(member, SESSION_APPLICATION_GRANTS);
-    const chosen = await givenApplication(member);
-    if (chosen !== null && chosen.kind === 'application') {
-      const row = await findApplicationRow(vault.db, chosen.applicationId);
-      if (row !== undefined) {
-        return {
-          mode: 'application',
-          application: { id: row.id, name: row.name, expires_at: row.expires_at },
-          session_application_allowed,
-        };
-      }
-    }
-    const own = await liveSessionApplication(vault.db, vault, member);
-    if (own !== null) {
-      return {
-        mode: 'session-application',
-        application: { id: own.id, name: own.name, expires_at: own.expires_at },
-        session_application_allowed,
-      };
-    }
-    return { mode: 'none', application: null, session_application_allowed };
-  }
-
+  const context: ConsoleContext = { vault, tokens, given: givenKeysOf(vault) };
+  // memberOf refuses a caller that is not a member: as a rejected promise, like every other failure.
   return {
-    status: async (principal) => status(memberOf(principal)),
-
-    async useSessionApplication(principal) {
+    status: async (principal) => status(context, memberOf(principal)),
+    useSessionApplication: async (principal) => useSessionApplication(context, memberOf(principal)),
+    useApplicationKey: async (principal, key) => useApplicationKey(context, memberOf(principal), key),
+    forget: async (principal) => forget(context, memberOf(principal)),
+    principalFor: async (principal) => {
       const member = memberOf(principal);
-      assertMemberMayGrant(member, SESSION_APPLICATION_GRANTS);
-      const session = await vault.db
-        .selectFrom('sessions')
-        .select('expires_at')
-        .where('id', '=', member.sessionId)
-        .executeTakeFirst();
-      if (session === undefined || isExpired(session.expires_at, vault.clock.now())) {
-        throw new VaultError('UNAUTHENTICATED', 'The session token is not valid or has expired.');
-      }
-      const user = await vault.db
-        .selectFrom('users')
-        .select('email')
-        .where('id', '=', member.userId)
-        .executeTakeFirstOrThrow();
-      await vault.transaction(async (trx) => {
-        if ((await liveSessionApplication(trx, vault, member)) !== null) return;
-        // An expired leftover (the sweep had not run yet) makes way for the new one.
-        await removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.expired);
-        await insertApplication(
-          trx,
-          vault,
-          member,
-          member.tenantId,
-          {
-            name: sessionApplicationName(user.email),
-            type: 'private',
-            permissions: [...SESSION_APPLICATION_GRANTS.permissions],
-            rules: [...SESSION_APPLICATION_GRANTS.rules],
-            // It never outlives the session it was made for.
-            expiresAt: session.expires_at,
-            canCreateExpiring: false,
-          },
-          sessionApplicationId(vault, member.sessionId, member.tenantId),
-        );
-      });
-      given.forget(member.sessionId, member.tenantId);
-      return status(member);
+      return (await givenApplication(context, member)) ?? (await sessionPrincipal(context, member));
     },
-
-    async useApplicationKey(principal, key) {
-      const member = memberOf(principal);
-      const application =
-        typeof key === 'string' && looksLikeApiKey(key.trim())
-          ? await principalForKeyHash(vault, vault.hashApiKey(key.trim()))
-          : null;
-      if (application === null || application.tenantId !== member.tenantId) {
-        throw validationError(
-          { key: ['is not the key of an application of this tenant'] },
-          'The key is not the key of an application of this tenant.',
-        );
-      }
-      const tokenPermissions = PERMISSIONS.map((p) => p.type).filter(isTokenPermission);
-      if (!tokenPermissions.some((p) => can(application, p))) {
-        throw validationError(
-          { key: ['belongs to an application without token permissions'] },
-          'That application holds no token permission: the Tokens screen could do nothing as it.',
-        );
-      }
-      await vault.transaction((trx) =>
-        removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete),
-      );
-      given.set(member.sessionId, member.tenantId, vault.hashApiKey(key.trim()));
-      return status(member);
-    },
-
-    async forget(principal) {
-      const member = memberOf(principal);
-      given.forget(member.sessionId, member.tenantId);
-      await vault.transaction((trx) =>
-        removeSessionApplication(trx, vault, member, APPLICATION_MESSAGES.delete),
-      );
-      return status(member);
-    },
-
-    async principalFor(principal) {
-      const member = memberOf(principal);
-      return (await givenApplication(member)) ?? (await sessionPrincipal(member));
-    },
-
-    async reveal(principal, tokenId) {
-      const member = memberOf(principal);
-      const chosen = await givenApplication(member);
-      // Acting as a given application: exactly what its key shows (its own transform).
-      if (chosen !== null) return tokens.get(chosen, tokenId);
-      const own = await liveSessionApplication(vault.db, vault, member);
-      if (own === null) {
-        throw new VaultError(
-          'FORBIDDEN',
-          'This console session has no token access in this tenant: choose it on the Tokens screen first.',
-        );
-      }
-      assertMemberMayGrant(member, REVEAL_GRANTS);
-      return tokens.get(
-        {
-          kind: 'application',
-          tenantId: member.tenantId,
-          applicationId: own.id,
-          applicationType: 'private',
-          permissions: [],
-          rules: REVEAL_RULES,
-          actingFor: { userId: member.userId, sessionId: member.sessionId },
-        },
-        tokenId,
-      );
-    },
+    reveal: async (principal, tokenId) => reveal(context, memberOf(principal), tokenId),
   };
 }

@@ -5,14 +5,17 @@ import { appendAudit } from '../audit/audit-log.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { VaultError } from '../errors/catalogue.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Database } from '../storage/schema.ts';
 import { TENANT_ENTITY } from '../tenancy/tenants.ts';
+import { findTenantRow } from '../tenancy/tenant-store.ts';
+import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import { addMember } from '../tenancy/members.ts';
 import { hashPassword } from './passwords.ts';
 import { insertSession } from './sessions.ts';
-import { checkNewUser, findUserByEmail, insertUser } from './users.ts';
+import { checkNewUser, findUserByEmail, findUserRow, insertUser } from './users.ts';
 
 /** A link is good for five minutes: long enough to open it, short enough that a stale copy is dead. */
 export const ONE_TIME_LINK_TTL_MS = 5 * 60 * 1000;
@@ -102,19 +105,22 @@ export function createOneTimeSignIn(
   };
 }
 
-async function operatorTenant(db: Kysely<Database>): Promise<{ id: string; owner_id: string | null }> {
+/** The tenant the link signs in to, verified: its `owner_id` decides whose session it makes. */
+async function operatorTenant(
+  db: Kysely<Database>,
+  keys: RowKeys,
+): Promise<{ id: string; owner_id: string | null }> {
   const meta = await db
     .selectFrom('vault_meta')
     .select('value')
     .where('key', '=', 'embedded_default')
     .executeTakeFirst();
   const embeddedId = meta ? (JSON.parse(meta.value) as { tenant_id?: unknown }).tenant_id : undefined;
-  let query = db.selectFrom('tenants').select(['id', 'owner_id']);
-  query =
+  const first =
     typeof embeddedId === 'string'
-      ? query.where('id', '=', embeddedId)
-      : query.orderBy('created_at').orderBy('id');
-  const row = await query.executeTakeFirst();
+      ? { id: embeddedId }
+      : await db.selectFrom('tenants').select('id').orderBy('created_at').orderBy('id').executeTakeFirst();
+  const row = first === undefined ? undefined : await findTenantRow(db, keys, first.id);
   if (!row) throw new VaultError('NOT_FOUND', 'The vault has no tenant to sign in to.');
   return row;
 }
@@ -124,15 +130,9 @@ async function signInOperator(
   options: { readonly kdf: KdfLimits; readonly sessionTtlMs: number },
   owner: OwnerInput | undefined,
 ): Promise<OneTimeSession> {
-  const tenant = await operatorTenant(vault.db);
+  const tenant = await operatorTenant(vault.db, vault);
   const current =
-    tenant.owner_id === null
-      ? undefined
-      : await vault.db
-          .selectFrom('users')
-          .select(['id', 'password_hash'])
-          .where('id', '=', tenant.owner_id)
-          .executeTakeFirst();
+    tenant.owner_id === null ? undefined : await findUserRow(vault.db, vault, { id: tenant.owner_id });
   if (current !== undefined && current.password_hash !== null) {
     if (owner !== undefined) {
       const errors = new FieldErrorCollector();
@@ -184,21 +184,20 @@ async function signInOperator(
     const at = vault.clock.now().toISOString();
     let ownerId: string;
     if (claimedId !== null) {
-      const taken = await findUserByEmail(trx, user.email);
+      const taken = await findUserByEmail(trx, vault, user.email);
       if (taken !== null && taken.id !== claimedId) {
         throw new VaultError('CONFLICT', 'A user with this e-mail already exists.');
       }
-      await trx
-        .updateTable('users')
-        .set({
-          email: user.email,
-          first_name: user.first_name,
-          last_name: user.last_name,
-          password_hash: hash,
-          modified_at: at,
-        })
-        .where('id', '=', claimedId)
-        .execute();
+      const claimed = await findUserRow(trx, vault, { id: claimedId });
+      if (!claimed)
+        throw new VaultError('CONFLICT', 'The owner of this tenant was set up meanwhile; sign in again.');
+      await updateAuthenticatedRow(trx, vault, 'users', claimed, {
+        email: user.email,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        password_hash: hash,
+        modified_at: at,
+      });
       await appendAudit(trx, vault, actor, {
         tenantId: tenant.id,
         entityType: TENANT_ENTITY,
@@ -209,11 +208,13 @@ async function signInOperator(
       ownerId = claimedId;
     } else {
       const created = await insertUser(trx, vault, user, hash);
-      await trx
-        .updateTable('tenants')
-        .set({ owner_id: created.id, modified_at: at, modified_by: actorOf(actor).actor_id })
-        .where('id', '=', tenant.id)
-        .execute();
+      const row = await findTenantRow(trx, vault, tenant.id);
+      if (!row) throw new VaultError('NOT_FOUND', 'The vault has no tenant to sign in to.');
+      await updateAuthenticatedRow(trx, vault, 'tenants', row, {
+        owner_id: created.id,
+        modified_at: at,
+        modified_by: actorOf(actor).actor_id,
+      });
       await appendAudit(trx, vault, actor, {
         tenantId: tenant.id,
         entityType: TENANT_ENTITY,

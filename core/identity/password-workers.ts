@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { RateLimitedError } from './sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 
 export type PasswordJob =
   | { readonly op: 'hash'; readonly password: string; readonly opsLimit: number; readonly memLimit: number }
@@ -63,9 +63,10 @@ export const PASSWORD_WORKER_LIMITS: PasswordWorkerLimits = {
 };
 
 /**
- * A small pool of worker threads for Argon2id, so that a sign-in (≈ 0.1–0.4 s of CPU) never blocks
- * the event loop. Threads start on first use and are unref'd while idle: an idle pool never keeps
- * the process alive. A thread that dies fails its job and is replaced on the next one.
+ * A small pool of worker threads for Argon2id, so that a sign-in (far more CPU than the event loop
+ * may be held for; `bench/password-kdf.ts`) never blocks it. Threads start on first use and are
+ * unref'd while idle: an idle pool never keeps the process alive. A thread that dies fails its job
+ * and is replaced on the next one.
  */
 export class PasswordWorkers {
   private readonly slots: Slot[] = [];

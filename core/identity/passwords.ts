@@ -5,9 +5,9 @@ import { COMMON_PASSWORDS_TEXT } from './common-passwords.ts';
 import { PasswordWorkers } from './password-workers.ts';
 
 /**
- * libsodium's INTERACTIVE limits (2 passes, 64 MiB): a sign-in costs ≈ 0.2–0.4 s of CPU here,
- * which the throttle keeps from becoming a denial of service. The vault key uses MODERATE instead
- * because it is derived once per open, not once per request.
+ * libsodium's INTERACTIVE limits (2 passes, 64 MiB): each sign-in costs a deliberate slice of CPU
+ * (`bench/password-kdf.ts`), which the throttle keeps from becoming a denial of service. The vault
+ * key uses MODERATE instead because it is derived once per open, not once per request.
  */
 export const INTERACTIVE_KDF: KdfLimits = { opsLimit: 2, memLimit: 64 * 1024 * 1024 };
 
@@ -55,7 +55,7 @@ export function passwordProblems(password: unknown): string[] {
   return [];
 }
 
-/** Argon2id runs in worker threads: ≈ 0.1–0.4 s of CPU per call must not stall the event loop. */
+/** Argon2id runs in worker threads: a hash is far too long to run on the event loop. */
 const workers = new PasswordWorkers();
 
 /** Argon2id in libsodium's self-describing string format (salt and limits inside). */

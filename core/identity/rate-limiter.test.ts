@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../vault/clock.ts';
 import { RATE_LIMIT_MAX_TRACKED, RateLimiter, RequestRateLimits } from './rate-limiter.ts';
-import { RateLimitedError } from './sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 
 function refusal(limiter: RateLimiter, caller: string): number | 'ok' {
   try {

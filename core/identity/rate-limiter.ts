@@ -1,6 +1,6 @@
 import type { Principal } from '../access/principal.ts';
 import type { Clock } from '../vault/types.ts';
-import { RateLimitedError } from './sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 
 export interface RateLimit {
   /** Requests per minute per caller; also the burst a rested caller may send at once. */

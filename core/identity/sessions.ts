@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { randomBase62 } from '../crypto/api-key.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
+import { verifyRow, withRowMac } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 
@@ -13,7 +15,7 @@ const TOKEN = /^svcs_[0-9A-Za-z]{43}$/;
 /** Default session lifetime: a working day. */
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
-type SessionKeys = Pick<VaultHandle, 'keyedHash' | 'clock'>;
+type SessionKeys = Pick<VaultHandle, 'keyedHash' | 'clock'> & RowKeys;
 
 export interface SessionRecord {
   readonly id: string;
@@ -60,13 +62,15 @@ export async function insertSession(
 ): Promise<SessionRecord & { token: string }> {
   const now = vault.clock.now();
   const token = generateSessionToken();
-  const record = {
+  // The MAC binds the token's hash to its user and expiry: a database admin cannot move their own
+  // session to another user or keep it alive.
+  const record = withRowMac(vault, 'sessions', {
     id: randomUUID(),
     user_id: userId,
     token_hash: tokenHash(vault, token),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-  };
+  });
   await trx.insertInto('sessions').values(record).execute();
   return { id: record.id, userId, expiresAt: record.expires_at, token };
 }
@@ -85,11 +89,12 @@ export async function lookupSession(
   const hash = tokenHash(vault, token);
   const row = await db
     .selectFrom('sessions')
-    .select(['id', 'user_id', 'token_hash', 'expires_at'])
+    .select(['id', 'user_id', 'token_hash', 'expires_at', 'row_mac'])
     .where('token_hash', '=', hash)
     .executeTakeFirst();
   // The lookup is by hash already; comparing again costs nothing and guards against a lax driver.
   if (!row || !constantTimeEqual(row.token_hash, hash)) return { state: 'unknown' };
+  verifyRow(vault, 'sessions', row);
   const session = { id: row.id, userId: row.user_id, expiresAt: row.expires_at };
   return isExpired(row.expires_at, vault.clock.now())
     ? { state: 'expired', session }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { ManualClock } from '../vault/clock.ts';
-import { RateLimitedError, SIGN_IN_LIMITS, SignInThrottle } from './sign-in-throttle.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
+import { SIGN_IN_LIMITS, SignInThrottle } from './sign-in-throttle.ts';
 
 /** One failed attempt (begin without success); the retry seconds when refused. */
 function fail(throttle: SignInThrottle, account: string): number | 'ok' {

@@ -1,6 +1,6 @@
-import { VaultError } from '../errors/catalogue.ts';
+import { RateLimitedError } from '../errors/rate-limited.ts';
 import type { Clock } from '../vault/types.ts';
-import { normalizeEmail } from './users.ts';
+import { normalizeEmail } from './email.ts';
 
 /** The counter key of an e-mail; bounded, since the throttle is in memory (longer e-mails are invalid anyway). */
 export function throttleKey(email: string): string {
@@ -40,20 +40,6 @@ export const SIGN_IN_LIMITS: ThrottleLimits = {
   forgetAfterMs: 60 * MINUTE,
   maxEntries: 10_000,
 };
-
-/** RATE_LIMITED with the wait, which the HTTP edge turns into a Retry-After header. */
-export class RateLimitedError extends VaultError {
-  declare readonly retryAfterSeconds: number;
-
-  constructor(retryAfterSeconds: number, detail?: string) {
-    super(
-      'RATE_LIMITED',
-      detail ??
-        `Too many failed sign-in attempts. Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
-      { retryAfterSeconds },
-    );
-  }
-}
 
 interface Counter {
   failures: number;

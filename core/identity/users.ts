@@ -1,44 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { VaultError } from '../errors/catalogue.ts';
-import type { User, UserService } from '../services-contract.ts';
+import type { User } from '../common-types.ts';
+import type { UserService } from './contract.ts';
+import { updateAuthenticatedRow, verified, withRowMac } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Database, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import { emailProblems, normalizeEmail } from './email.ts';
 import { hashPassword, passwordProblems } from './passwords.ts';
 import { deleteUserSessions } from './sessions.ts';
 
 export type NewUser = Parameters<UserService['create']>[0];
 
-/** RFC 5321 limits: 64 for the local part, 254 for a usable address. */
-const EMAIL_MAX = 254;
-const LOCAL_MAX = 64;
 const PERSON_NAME_MAX = 200;
-
-// The WHATWG "valid e-mail address" shape (what browsers accept), plus the RFC 5322 rule that the
-// dot-atom local part has no leading, trailing or doubled dot. Quoted local parts and address
-// literals are refused: no one signs in with them, and each is a parsing risk. A domain without a
-// dot (`admin@localhost`) is accepted because the vault usually runs on one machine.
-const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-const DOMAIN =
-  /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-/** E-mails are kept trimmed and lower-cased, so lookups and uniqueness ignore case. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-export function emailProblems(email: unknown): string[] {
-  if (typeof email !== 'string' || email.trim() === '') return ['is required'];
-  const normalized = normalizeEmail(email);
-  if (normalized.length > EMAIL_MAX) return [`must be at most ${EMAIL_MAX} characters`];
-  const at = normalized.lastIndexOf('@');
-  const local = normalized.slice(0, at);
-  const domain = normalized.slice(at + 1);
-  if (at < 1 || local.length > LOCAL_MAX || !LOCAL.test(local) || !DOMAIN.test(domain))
-    return ['must be a valid e-mail address'];
-  return [];
-}
 
 export function userOf(row: Pick<UsersTable, 'id' | 'email' | 'first_name' | 'last_name'>): User {
   return { id: row.id, email: row.email, first_name: row.first_name, last_name: row.last_name };
@@ -80,35 +56,52 @@ export function checkNewUser(
   };
 }
 
-export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<User | null> {
-  const row = await db
-    .selectFrom('users')
-    .select(['id', 'email', 'first_name', 'last_name'])
-    .where('email', '=', normalizeEmail(email))
-    .executeTakeFirst();
+/** A user's row as loaded: what the API shows and what its MAC covers (the password hash). */
+export type UserRow = Pick<
+  UsersTable,
+  'id' | 'email' | 'first_name' | 'last_name' | 'password_hash' | 'row_mac'
+>;
+
+const USER_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'password_hash', 'row_mac'] as const;
+
+/** The user's row by id or by e-mail, verified against its MAC (INTEGRITY_FAILED otherwise). */
+export async function findUserRow(
+  db: Kysely<Database>,
+  keys: RowKeys,
+  by: { readonly id: string } | { readonly email: string },
+): Promise<UserRow | undefined> {
+  const query = db.selectFrom('users').select(USER_COLUMNS);
+  const row = await (
+    'id' in by ? query.where('id', '=', by.id) : query.where('email', '=', normalizeEmail(by.email))
+  ).executeTakeFirst();
+  return verified(keys, 'users', row);
+}
+
+export async function findUserByEmail(
+  db: Kysely<Database>,
+  keys: RowKeys,
+  email: string,
+): Promise<User | null> {
+  const row = await findUserRow(db, keys, { email });
   return row ? userOf(row) : null;
 }
 
-export async function findUserById(db: Kysely<Database>, id: string): Promise<User | null> {
-  const row = await db
-    .selectFrom('users')
-    .select(['id', 'email', 'first_name', 'last_name'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+export async function findUserById(db: Kysely<Database>, keys: RowKeys, id: string): Promise<User | null> {
+  const row = await findUserRow(db, keys, { id });
   return row ? userOf(row) : null;
 }
 
 /** Inserts a checked user; CONFLICT when the e-mail is taken. Call inside the caller's transaction. */
 export async function insertUser(
   trx: Kysely<Database>,
-  vault: Pick<VaultHandle, 'clock'>,
+  vault: Pick<VaultHandle, 'clock'> & RowKeys,
   user: CheckedUser,
   passwordHash: string | null,
 ): Promise<User> {
-  if (await findUserByEmail(trx, user.email)) {
+  if (await findUserByEmail(trx, vault, user.email)) {
     throw new VaultError('CONFLICT', 'A user with this e-mail already exists.');
   }
-  const row = {
+  const row = withRowMac(vault, 'users', {
     id: randomUUID(),
     email: user.email,
     first_name: user.first_name,
@@ -116,7 +109,7 @@ export async function insertUser(
     password_hash: passwordHash,
     created_at: vault.clock.now().toISOString(),
     modified_at: null,
-  };
+  });
   await trx.insertInto('users').values(row).execute();
   return userOf(row);
 }
@@ -137,11 +130,11 @@ export function createUserService(vault: VaultHandle, kdf: KdfLimits): UserServi
     },
 
     findByEmail(email: string): Promise<User | null> {
-      return findUserByEmail(vault.db, email);
+      return findUserByEmail(vault.db, vault, email);
     },
 
     get(id: string): Promise<User | null> {
-      return findUserById(vault.db, id);
+      return findUserById(vault.db, vault, id);
     },
 
     /** Also signs the user out everywhere: whoever knew the old password may hold a session. */
@@ -149,15 +142,15 @@ export function createUserService(vault: VaultHandle, kdf: KdfLimits): UserServi
       const errors = new FieldErrorCollector();
       for (const problem of passwordProblems(password)) errors.add('password', problem);
       errors.throwIfAny();
-      if (!(await findUserById(vault.db, userId))) throw new VaultError('NOT_FOUND', 'No such user.');
+      if (!(await findUserById(vault.db, vault, userId))) throw new VaultError('NOT_FOUND', 'No such user.');
       const hash = await hashPassword(password, kdf);
       await vault.transaction(async (trx) => {
-        const result = await trx
-          .updateTable('users')
-          .set({ password_hash: hash, modified_at: vault.clock.now().toISOString() })
-          .where('id', '=', userId)
-          .executeTakeFirst();
-        if (result.numUpdatedRows === 0n) throw new VaultError('NOT_FOUND', 'No such user.');
+        const current = await findUserRow(trx, vault, { id: userId });
+        if (!current) throw new VaultError('NOT_FOUND', 'No such user.');
+        await updateAuthenticatedRow(trx, vault, 'users', current, {
+          password_hash: hash,
+          modified_at: vault.clock.now().toISOString(),
+        });
         await deleteUserSessions(trx, userId);
       });
     },

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openServicesFixture, seedTenant } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { invitationMessage, quotedTenantName } from './invitation-mail.ts';
-import { composedMail, redactSmtpUrl } from './mailer.ts';
+import { composedMail, createMailer, redactSmtpUrl, smtpDestination } from './mailer.ts';
 
 describe('outbox mail', () => {
   let f: ServicesFixture;
@@ -63,6 +63,19 @@ describe('message and URL helpers', () => {
     expect(message.subject).toBe('Invitation to join a tenant on svc vault');
     expect(message.text).toContain('https://vault.example.com/accept?lang=en&token=svci_abc');
     expect(redactSmtpUrl('smtps://user:secret@mail.example.com:465')).toBe('smtps://mail.example.com:465');
+  });
+
+  it('tells where mail goes: the SMTP host and port without credentials, or the outbox folder', () => {
+    const smtp = createMailer({
+      kind: 'smtp',
+      url: 'smtp://user:secret@mail.example.com:2525/?tls.rejectUnauthorized=false',
+      from: 'v@example.com',
+    });
+    expect(smtp.delivery).toEqual({ transport: 'smtp', destination: 'mail.example.com:2525' });
+    expect(smtpDestination('smtp://mail.example.com')).toBe('mail.example.com:587');
+    expect(smtpDestination('smtps://mail.example.com')).toBe('mail.example.com:465');
+    const outbox = createMailer({ kind: 'outbox', dir: '/var/lib/svc/outbox', from: 'v@example.com' });
+    expect(outbox.delivery).toEqual({ transport: 'outbox', destination: '/var/lib/svc/outbox' });
   });
 
   it('shows a sender-chosen tenant name only quoted, cut short and labelled, never as free text', () => {

@@ -11,13 +11,26 @@ import type nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type StreamTransport from 'nodemailer/lib/stream-transport';
-import type { MailTransportConfig } from '../tenancy/contract.ts';
+
+/** Where mail goes: SMTP (nodemailer) or an outbox folder of .eml files. */
+export type MailTransportConfig =
+  | { readonly kind: 'smtp'; readonly url: string; readonly from: string }
+  | { readonly kind: 'outbox'; readonly dir: string; readonly from: string };
+
+/**
+ * Where a message went, as its sender may be told: the SMTP server's host and port (never its
+ * credentials or options), or the outbox folder on the vault's machine.
+ */
+export interface MailDelivery {
+  readonly transport: 'smtp' | 'outbox';
+  /** `host:port` of the SMTP server, or the outbox folder. */
+  readonly destination: string;
+}
 
 /**
  * nodemailer, loaded when the first message is sent: every `svc` process reaches this module
  * through the services, almost none of them sends mail, and loading nodemailer (with the network
- * and TLS modules it pulls in) cost ≈ 85 ms of CPU at each start (`require('nodemailer')` in a new
- * Node process, measured with `process.cpuUsage`).
+ * and TLS modules it pulls in) would cost every process's start more CPU than many commands take.
  */
 let loaded: typeof nodemailer | undefined;
 function mailLibrary(): typeof nodemailer {
@@ -44,6 +57,7 @@ export interface SentMail {
 export interface Mailer {
   /** Where mail goes, for people (`smtp://host:port` without credentials, or the outbox folder). */
   readonly description: string;
+  readonly delivery: MailDelivery;
   /** Resolves once the server accepted the message (or the file is written); rejects otherwise. */
   send(message: MailMessage): Promise<SentMail>;
 }
@@ -59,6 +73,13 @@ export function redactSmtpUrl(url: string): string {
   } catch {
     return 'an SMTP server (the URL does not parse)';
   }
+}
+
+/** `host:port` of an SMTP URL (the port the scheme implies when it names none). */
+export function smtpDestination(url: string): string {
+  const parsed = new URL(url);
+  const port = parsed.port === '' ? (parsed.protocol === 'smtps:' ? '465' : '587') : parsed.port;
+  return `${parsed.hostname}:${port}`;
 }
 
 export function checkSmtpUrl(url: string): void {
@@ -100,6 +121,7 @@ function smtpMailer(url: string, from: string): Mailer {
   let transport: Transporter<SMTPTransport.SentMessageInfo> | undefined;
   return {
     description: redactSmtpUrl(url),
+    delivery: { transport: 'smtp', destination: smtpDestination(url) },
     async send(message) {
       transport ??= mailLibrary().createTransport({
         url,
@@ -122,6 +144,7 @@ function outboxMailer(dir: string, from: string, now: () => Date): Mailer {
   let transport: Transporter<StreamTransport.SentMessageInfo> | undefined;
   return {
     description: dir,
+    delivery: { transport: 'outbox', destination: dir },
     async send(message) {
       transport ??= mailLibrary().createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
       const info = await transport.sendMail(composedMail(from, message));

@@ -60,7 +60,7 @@ export interface OutboundClient {
   request(req: OutboundRequest, options?: { maxBytes?: number }): Promise<OutboundResponse>;
   /**
    * Loads the HTTP client now instead of at the first request: a server calls it once it listens,
-   * so no request waits while the client's modules load (≈ 0.1 s on the event loop).
+   * so no request waits while the client's modules load on the event loop.
    */
   warm(): Promise<void>;
   /**
@@ -191,8 +191,9 @@ function checkedUrl(input: string | URL): URL {
 
 /**
  * The TLS context trusting the public roots and `caPem`, kept for the last PEM asked for: a context
- * of every root CA costs ≈ 30 ms of CPU to build, each service container makes a client, and the
- * PEM is the operator's one setting. A context holds public certificates only and is never changed.
+ * of every root CA is costly to build (it parses each certificate), each service container makes a
+ * client, and the PEM is the operator's one setting. A context holds public certificates only and
+ * is never changed.
  */
 let lastContext: { readonly caPem: string; readonly context: SecureContext } | undefined;
 function secureContextTrusting(caPem: string): SecureContext {
@@ -231,7 +232,7 @@ export function createOutboundClient(
 ): OutboundClient {
   // The options (and the TLS context of a configured CA) are made now, so a bad setting fails here;
   // undici itself is loaded at the first request: every service container makes a client, and
-  // most `svc` processes never send one, where loading undici cost ≈ 0.2 s of CPU.
+  // most `svc` processes never send one, so they never pay for loading it.
   const agentOptions = outboundAgentOptions(settings, options.resolve);
   const listeners = new Set<(failure: OutboundFailure) => void>();
   const failed = (error: unknown, host: string): VaultError => {

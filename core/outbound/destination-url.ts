@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-/** Longest destination URL accepted (OA23 `destination_url` maxLength). */
+/** Longest destination URL accepted (characters), the `destination_url` limit the API publishes. */
 export const DESTINATION_URL_MAX = 400;
 
 /**

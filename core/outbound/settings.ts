@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { VaultError } from '../errors/catalogue.ts';
 import { EMPTY_ALLOW_LIST, parseAllowList, type AllowList } from './address-policy.ts';
 
-/** Destination timeout when none is configured (the reference's 25 s). */
+/** Destination timeout when none is configured (milliseconds). */
 export const DEFAULT_DESTINATION_TIMEOUT_MS = 25_000;
 /** Longest destination timeout an operator may set. */
 export const MAX_DESTINATION_TIMEOUT_MS = 600_000;

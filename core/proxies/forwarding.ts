@@ -3,7 +3,10 @@
  */
 import { setsConsoleCookie, withoutConsoleCookies } from '../identity/console-cookie.ts';
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) plus ones the transport sets itself. */
+/**
+ * Hop-by-hop headers, which describe one connection and are never forwarded (RFC 9110's connection
+ * rules), plus ones the transport sets itself.
+ */
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',

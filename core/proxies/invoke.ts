@@ -8,6 +8,7 @@ import { VaultError, isVaultError, validationError } from '../errors/catalogue.t
 import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import type { OutboundClient } from '../outbound/client.ts';
 import { parseSettings, settingEnabled } from '../tenancy/settings.ts';
+import { findTenantRow } from '../tenancy/tenant-store.ts';
 import { svcBridge } from '../reactors/svc-bridge.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { TokenService } from '../tokens/contract.ts';
@@ -19,6 +20,7 @@ import {
   forwardedRequestHeaders,
   relayedResponseHeaders,
 } from './forwarding.ts';
+import { proxyInvocationMessage } from './invocation-message.ts';
 import { LoadedProxies, proxyApplication } from './loaded-proxies.ts';
 import { ProxySecrets } from './proxy-secrets.ts';
 import { EPHEMERAL_PROXY_ID, PROXY_ENTITY } from './proxy-store.ts';
@@ -183,7 +185,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     if (sandbox === undefined)
       throw new VaultError('UNPROCESSABLE', 'This proxy has transforms, but this vault runs no sandbox.');
     // `req.svc` acts as the proxy's application, whoever called.
-    const app = await proxyApplication(vault.db, proxy.application_id, proxy.tenant_id);
+    const app = await proxyApplication(vault.db, vault, proxy.application_id, proxy.tenant_id);
     const svc = app === null || tokens === undefined ? null : svcBridge(tokens, app);
     const outcome = await sandbox.runModule({
       tenant: proxy.tenant_id,
@@ -274,11 +276,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         'Ephemeral proxy requests (SVC-PROXY-URL) need the key of a private application.',
       );
     }
-    const tenant = await vault.db
-      .selectFrom('tenants')
-      .select('settings')
-      .where('id', '=', caller.tenantId)
-      .executeTakeFirst();
+    const tenant = await findTenantRow(vault.db, vault, caller.tenantId);
     if (tenant && settingEnabled(parseSettings(tenant.settings), 'disable_ephemeral_proxy')) {
       throw new VaultError(
         'FORBIDDEN',
@@ -357,7 +355,8 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   const reads = readAuditOf(vault);
   const inFlight = new Set<Promise<void>>();
 
-  function audit(r: Route, host: string, method: string, status: number): void {
+  function audit(r: Route, host: string, method: string, status: number, startedAt: number): void {
+    const durationMs = vault.clock.now().getTime() - startedAt;
     const written = reads
       .recordLater({
         entries: [
@@ -368,7 +367,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
               entityType: PROXY_ENTITY,
               entityId: r.proxy?.id ?? EPHEMERAL_PROXY_ID,
               operation: 'invoke',
-              message: `Proxy invoked: ${method} ${host} → ${status}`.slice(0, 250),
+              message: proxyInvocationMessage({ method, host, status, durationMs }),
             },
           },
         ],
@@ -380,6 +379,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   }
 
   async function invoke(inv: ProxyInvocation): Promise<ProxyResponse> {
+    const startedAt = vault.clock.now().getTime();
     const r = await route(inv);
     const target = destinationFor(r.base, inv.path, inv.rawQuery);
     const method = inv.method.toUpperCase();
@@ -396,7 +396,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
           ...transformArgs,
         });
         if ('response' in ran) {
-          audit(r, target.hostname, method, ran.response.status);
+          audit(r, target.hostname, method, ran.response.status, startedAt);
           return ran.response;
         }
         outBody = bytesOf(ran.output.body);
@@ -429,7 +429,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
           ),
           ...transformArgs,
         });
-        audit(r, target.hostname, method, response.status);
+        audit(r, target.hostname, method, response.status, startedAt);
         if ('response' in ran) return ran.response;
         const body = bytesOf(ran.output.body) ?? Buffer.alloc(0);
         const headersOut: Record<string, string | string[]> =
@@ -439,11 +439,11 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
         headersOut[DESTINATION_STATUS_HEADER] = String(response.status);
         return { status: response.status, headers: headersOut, body: bodyOf(body) };
       }
-      audit(r, target.hostname, method, response.status);
+      audit(r, target.hostname, method, response.status, startedAt);
       return { status: response.status, headers: relayed, body: response.body };
     } catch (error) {
       const status = isVaultError(error) ? error.status : 500;
-      audit(r, target.hostname, method, status);
+      audit(r, target.hostname, method, status, startedAt);
       throw error;
     }
   }

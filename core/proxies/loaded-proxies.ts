@@ -19,6 +19,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Principal } from '../access/principal.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { LruCache } from '../expressions/lru.ts';
 import type { Database } from '../storage/schema.ts';
 import { applicationPrincipal } from '../reactors/svc-bridge.ts';
@@ -60,11 +61,12 @@ interface Entry {
 /** The principal of a proxy's application (null when none, or when it was deleted). */
 export async function proxyApplication(
   db: Kysely<Database>,
+  keys: RowKeys,
   applicationId: string | null,
   tenantId: string,
 ): Promise<Principal | null> {
   if (applicationId === null) return null;
-  const row = await findApplicationRow(db, applicationId);
+  const row = await findApplicationRow(db, keys, applicationId);
   if (!row || row.tenant_id !== tenantId) return null;
   return applicationPrincipal(applicationOf(row));
 }
@@ -78,7 +80,7 @@ export class LoadedProxies {
   private readonly entries = new LruCache<string, Entry>(MAX_LOADED_PROXIES);
 
   constructor(
-    private readonly vault: Pick<VaultHandle, 'db' | 'changes'>,
+    private readonly vault: Pick<VaultHandle, 'db' | 'changes'> & RowKeys,
     private readonly secrets: ProxySecrets,
   ) {}
 
@@ -98,7 +100,7 @@ export class LoadedProxies {
       admit({ id: kept.loaded.proxy.id, requireAuth: kept.loaded.proxy.require_auth });
       return kept.loaded;
     }
-    const row = await findProxyByKey(db, key);
+    const row = await findProxyByKey(db, this.vault, key);
     if (row === undefined) {
       this.entries.delete(key);
       return undefined;
@@ -107,7 +109,7 @@ export class LoadedProxies {
     if (kept !== undefined && changes === null && sameRow(kept.row, row)) {
       // The row did not change; a keyless proxy's application still may have.
       if (kept.loaded.keyless === undefined) return kept.loaded;
-      const keyless = await proxyApplication(db, kept.loaded.proxy.application_id, row.tenant_id);
+      const keyless = await proxyApplication(db, this.vault, kept.loaded.proxy.application_id, row.tenant_id);
       return { proxy: kept.loaded.proxy, keyless };
     }
     // Configuration and transform code are opened only when a transform will use them.
@@ -116,7 +118,7 @@ export class LoadedProxies {
     const loaded: LoadedProxy = deepFreeze(
       proxy.require_auth
         ? { proxy }
-        : { proxy, keyless: await proxyApplication(db, proxy.application_id, proxy.tenant_id) },
+        : { proxy, keyless: await proxyApplication(db, this.vault, proxy.application_id, proxy.tenant_id) },
     );
     // Kept only when nothing it was read from changed meanwhile (embedded: a write between the
     // version and the reads; PostgreSQL compares the row on the next request).

@@ -3,7 +3,7 @@ import { FieldErrorCollector, checkName } from '../validation/fields.ts';
 import type { ProxyInput, ProxyTransform } from './contract.ts';
 import { isPlainObject } from '../validation/json-value.ts';
 
-/** Configuration entries per proxy (OA23 hint). */
+/** Configuration entries per proxy: a handful of settings, not a key-value store. */
 export const CONFIGURATION_MAX_ENTRIES = 25;
 /** Configuration names: letters, digits, `_` and `-`, like formula configuration names. */
 export const CONFIGURATION_NAME = /^[\w-]{1,200}$/;

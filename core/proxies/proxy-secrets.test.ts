@@ -9,6 +9,8 @@ import { openVault } from '../vault/index.ts';
 import type { ProxyService } from './contract.ts';
 import { isSealed } from './proxy-secrets.ts';
 import { createProxyService } from './proxy-service.ts';
+import { findProxyRow } from './proxy-store.ts';
+import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
 
 const CONFIG_SECRET = 'Okapi-Config-Secret-5531';
 const CODE_SECRET = 'Okapi-Code-Secret-8812';
@@ -80,13 +82,13 @@ describe('proxy configuration at rest', () => {
       destination_url: 'https://api.example/',
       configuration: { api_key: 'x' },
     });
-    // As a vault written before sealing stores it: plain JSON.
+    // As a vault written before sealing stores it: plain JSON (its row MAC'd as found, as the
+    // migration that added row MACs does).
     await f.vault.transaction(async (trx) => {
-      await trx
-        .updateTable('proxies')
-        .set({ configuration: JSON.stringify({ api_key: CONFIG_SECRET }) })
-        .where('id', '=', legacy.id)
-        .execute();
+      const row = await findProxyRow(trx, f.vault, legacy.id);
+      await updateAuthenticatedRow(trx, f.vault, 'proxies', row!, {
+        configuration: JSON.stringify({ api_key: CONFIG_SECRET }),
+      });
     });
     expect((await proxies.get(operator, legacy.id)).configuration).toEqual({ api_key: CONFIG_SECRET });
 

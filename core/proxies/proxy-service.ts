@@ -13,6 +13,8 @@ import { TenantKeys } from '../crypto/tenant-keys.ts';
 import { codeProblemOf, type Sandbox } from '../sandbox/index.ts';
 import { attachableApplication } from '../tenancy/attachable-application.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { updateAuthenticatedRow, verifiedRows, withRowMac } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Proxy, ProxyService, TransformChecker } from './contract.ts';
 import { checkProxyInput, type CheckedProxy } from './proxy-input.ts';
 import { ProxySecrets } from './proxy-secrets.ts';
@@ -29,7 +31,7 @@ import {
 
 /** Proxies per page, and ids per `id` filter. */
 export const MAX_PROXY_PAGE_SIZE = 100;
-/** Proxy keys: 32 base62 characters (≈190 bits), URL-safe, matching the reference's `^[A-z0-9]+$`. */
+/** Proxy keys: 32 base62 characters (≈190 bits), letters and digits only, so safe in a URL and a header. */
 const PROXY_KEY_CHARS = 32;
 
 export function generateProxyKey(): string {
@@ -58,12 +60,13 @@ function notFound(): VaultError {
 
 async function loadFor(
   trx: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   permission: Permission,
   id: string,
 ): Promise<ProxyRow> {
   authorize(principal, permission);
-  const row = await findProxyRow(trx, typeof id === 'string' ? id.toLowerCase() : '');
+  const row = await findProxyRow(trx, keys, typeof id === 'string' ? id.toLowerCase() : '');
   if (!row) throw notFound();
   authorize(principal, permission, { tenantId: row.tenant_id });
   return row;
@@ -95,10 +98,11 @@ async function compileTransforms(
  */
 async function checkApplication(
   trx: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   id: string | null,
 ): Promise<void> {
-  if (id !== null) await attachableApplication(trx, principal, id);
+  if (id !== null) await attachableApplication(trx, keys, principal, id);
 }
 
 function columns(input: CheckedProxy) {
@@ -132,8 +136,8 @@ export function createProxyService(
       const checked = checkProxyInput(input);
       await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
-        await checkApplication(trx, principal, checked.applicationId);
-        const row: ProxyRow = {
+        await checkApplication(trx, vault, principal, checked.applicationId);
+        const row: Omit<ProxyRow, 'row_mac'> = {
           id: randomUUID(),
           tenant_id: principal.tenantId,
           key: generateProxyKey(),
@@ -144,9 +148,10 @@ export function createProxyService(
           modified_at: null,
         };
         const sealed = await sealProxyFields(trx, secrets, row, row);
+        // The MAC covers what is stored: the sealed fields as sealed.
         await trx
           .insertInto('proxies')
-          .values({ ...row, ...sealed })
+          .values(withRowMac(vault, 'proxies', { ...row, ...sealed }))
           .execute();
         await auditProxy(trx, vault, principal, row, 'create', PROXY_MESSAGES.create);
         return proxyOf(row);
@@ -173,13 +178,11 @@ export function createProxyService(
         if (filter.name !== undefined && filter.name !== '')
           query = query.where(sql<boolean>`lower(name) like lower(${namePattern(filter.name)}) escape '\\'`);
         const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-        const rows = await query
-          .selectAll()
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(limit)
-          .offset(offset)
-          .execute();
+        const rows = verifiedRows(
+          vault,
+          'proxies',
+          await query.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
+        );
         const items: Proxy[] = [];
         for (const row of rows) {
           await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
@@ -191,7 +194,7 @@ export function createProxyService(
 
     async get(principal, id) {
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'proxy:read', id);
+        const row = await loadFor(trx, vault, principal, 'proxy:read', id);
         await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
         return view(trx, principal, row);
       });
@@ -202,19 +205,15 @@ export function createProxyService(
       const checked = checkProxyInput(input);
       await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'proxy:update', id);
-        await checkApplication(trx, principal, checked.applicationId);
+        const row = await loadFor(trx, vault, principal, 'proxy:update', id);
+        await checkApplication(trx, vault, principal, checked.applicationId);
         const changes = {
           ...columns(checked),
           modified_at: vault.clock.now().toISOString(),
           modified_by: actorOf(principal).actor_id,
         };
         const sealed = await sealProxyFields(trx, secrets, row, changes);
-        await trx
-          .updateTable('proxies')
-          .set({ ...changes, ...sealed })
-          .where('id', '=', row.id)
-          .execute();
+        await updateAuthenticatedRow(trx, vault, 'proxies', row, { ...changes, ...sealed });
         await auditProxy(trx, vault, principal, row, 'update', PROXY_MESSAGES.update);
         return withShownActors(principal, proxyOf({ ...row, ...changes }));
       });
@@ -222,7 +221,7 @@ export function createProxyService(
 
     async delete(principal, id) {
       await vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'proxy:delete', id);
+        const row = await loadFor(trx, vault, principal, 'proxy:delete', id);
         await trx.deleteFrom('proxies').where('id', '=', row.id).execute();
         await auditProxy(trx, vault, principal, row, 'delete', PROXY_MESSAGES.delete);
       });

@@ -6,6 +6,8 @@ import { VaultError } from '../errors/catalogue.ts';
 import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database, ProxiesTable } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { updateAuthenticatedRow, verified, verifiedRows } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Proxy } from './contract.ts';
 import { SEALED_PROXY_FIELDS } from './proxy-secrets.ts';
 import type { ProxySecrets, SealedProxyField } from './proxy-secrets.ts';
@@ -71,7 +73,7 @@ export async function sealProxyFields(
 }
 
 /** The API view of a row whose sealed fields are open (`openProxyRow`). */
-export function proxyOf(row: ProxyRow): Proxy {
+export function proxyOf(row: Omit<ProxyRow, 'row_mac'>): Proxy {
   return {
     id: row.id,
     key: row.key,
@@ -107,16 +109,54 @@ export async function auditProxy(
   });
 }
 
-export function findProxyRow(db: Kysely<Database>, id: string): Promise<ProxyRow | undefined> {
-  return db.selectFrom('proxies').selectAll().where('id', '=', id).executeTakeFirst();
+/** The proxy's stored row (sealed fields as stored), verified against its MAC, or undefined. */
+export async function findProxyRow(
+  db: Kysely<Database>,
+  keys: RowKeys,
+  id: string,
+): Promise<ProxyRow | undefined> {
+  return verified(
+    keys,
+    'proxies',
+    await db.selectFrom('proxies').selectAll().where('id', '=', id).executeTakeFirst(),
+  );
 }
 
-/** The lookup of a proxied request whose proxy is not loaded, compiled once instead of built per request. */
-export async function findProxyByKey(db: Kysely<Database>, key: string): Promise<ProxyRow | undefined> {
+/**
+ * Before an application is deleted, the proxies attached to it lose it, each stored with a new
+ * MAC: the database's own `on delete set null` would change their rows without one, and every
+ * such proxy would then be refused as tampered.
+ */
+export async function detachProxiesFrom(
+  trx: Kysely<Database>,
+  keys: RowKeys,
+  application: { readonly id: string; readonly tenant_id: string },
+): Promise<void> {
+  const rows = await trx
+    .selectFrom('proxies')
+    .selectAll()
+    .where('tenant_id', '=', application.tenant_id)
+    .where('application_id', '=', application.id)
+    .execute();
+  for (const row of verifiedRows(keys, 'proxies', rows)) {
+    await updateAuthenticatedRow(trx, keys, 'proxies', row, { application_id: null });
+  }
+}
+
+/**
+ * The proxy a request names by its key, verified: its destination, transforms, application and
+ * `require_auth` decide where data goes and who may send it. The lookup is compiled once instead
+ * of built per request.
+ */
+export async function findProxyByKey(
+  db: Kysely<Database>,
+  keys: RowKeys,
+  key: string,
+): Promise<ProxyRow | undefined> {
   const query = compileOnce(db, 'proxies:by-key', 1, () =>
     db.selectFrom('proxies').selectAll().where('key', '=', ''),
   );
-  return (await runCompiled(db, query, [key])).rows[0];
+  return verified(keys, 'proxies', (await runCompiled(db, query, [key])).rows[0]);
 }
 
 /** SQL LIKE pattern for the `name` filter: `*` is the wildcard; LIKE's own `%`, `_` are literal. */

@@ -1,11 +1,15 @@
 /**
- * Reactor formulas and reactors as the HTTP routes and the CLI call them (service interface:
- * Reactor formula, Reactor, their endpoints and `POST /reactors/{id}/react`). Every method takes the
+ * Reactor formulas and reactors as the HTTP routes and the CLI call them (their CRUD and
+ * `POST /reactors/{id}/react`). Every method takes the
  * acting Principal, checks it, and audits changes and invocations (entity types `reactorFormula`,
  * `reactor`) in the transaction that does the work; args and results are never audited.
  */
 import type { Principal } from '../access/principal.ts';
-import type { Application, Page, PageRequest } from '../services-contract.ts';
+import type { Page, PageRequest } from '../common-types.ts';
+import type { Application } from '../tenancy/contract.ts';
+
+/** Page size cap of the formula and reactor lists. */
+export const MAX_REACTOR_PAGE_SIZE = 100;
 
 export const PARAMETER_TYPES = ['string', 'boolean', 'number'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];

@@ -8,22 +8,16 @@
 import type { Principal } from '../access/principal.ts';
 import { validationError } from '../errors/catalogue.ts';
 import type { SvcBridge } from '../sandbox/index.ts';
-import type { Application, Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
 import type { CreateTokenRequest, TokenService, TokenView } from '../tokens/contract.ts';
 import { DEFAULT_PAGE_SIZE } from '../common-types.ts';
 import { isPlainObject } from '../validation/json-value.ts';
 
-/** The principal an application acts as (what its API key would authenticate to). */
-export function applicationPrincipal(application: Application): Principal {
-  return {
-    kind: 'application',
-    tenantId: application.tenant_id,
-    applicationId: application.id,
-    applicationType: application.type,
-    permissions: application.permissions,
-    rules: application.rules,
-  };
-}
+/**
+ * Re-exported for core/proxies/invoke.ts, which is being reworked on another branch; it imports
+ * `applicationPrincipal` from here until that branch has merged and points at the application store.
+ */
+export { applicationPrincipal } from '../tenancy/application-store.ts';
 
 const INPUT_NAMES: Readonly<Record<string, string>> = {
   searchIndexes: 'search_indexes',

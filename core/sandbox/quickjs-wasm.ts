@@ -3,9 +3,9 @@
  *
  * A compiled `WebAssembly.Module` passed to a worker shares its machine code, optimized functions
  * included, so a worker started later (the pool growing, or replacing one stopped at its deadline)
- * does not compile QuickJS again: ≈ 0.25 s of CPU per worker start, its first run and the
- * optimizing of hot functions in the background (bench/quickjs-start.ts). A hostile formula that runs to its deadline no longer
- * costs the vault a recompilation each time.
+ * does not compile QuickJS again, which was most of the CPU of a worker's start, its first run and
+ * the background optimizing of hot functions (bench/quickjs-start.ts compares the two). A hostile
+ * formula that runs to its deadline no longer costs the vault a recompilation each time.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -96,25 +96,35 @@ describe('runModule', () => {
         const token = await req.svc.tokens.create({ type: 'token', data: 'x' });
         let denied;
         try { await req.svc.tokens.delete(token.id); } catch (e) { denied = [e.name, e.status, e.code]; }
-        return { raw: { token, denied } };
+        let failed;
+        try { await req.svc.tokens.retrieve(token.id); } catch (e) { failed = [e.status, e.code, e.message]; }
+        return { raw: { token, denied, failed } };
       };`,
       {},
       async (method, args) => {
         calls.push([method, args]);
-        if (method === 'tokens.delete') {
-          const { VaultError } = await import('../errors/catalogue.ts');
-          throw new VaultError('FORBIDDEN', 'no');
-        }
+        const { VaultError } = await import('../errors/catalogue.ts');
+        if (method === 'tokens.delete') throw new VaultError('FORBIDDEN', 'no');
+        // A host failure's detail names internals: the code sees the title only.
+        if (method === 'tokens.retrieve')
+          throw new VaultError('INTEGRITY_FAILED', 'The tokens row row_id=7 failed its integrity check.');
         return { id: 't1' };
       },
     );
     expect(outcome).toEqual({
       kind: 'ok',
-      output: { raw: { token: { id: 't1' }, denied: ['SvcError', 403, 'FORBIDDEN'] } },
+      output: {
+        raw: {
+          token: { id: 't1' },
+          denied: ['SvcError', 403, 'FORBIDDEN'],
+          failed: [500, 'INTEGRITY_FAILED', 'A stored record failed its integrity check.'],
+        },
+      },
     });
     expect(calls).toEqual([
       ['tokens.create', [{ type: 'token', data: 'x' }]],
       ['tokens.delete', ['t1']],
+      ['tokens.retrieve', ['t1']],
     ]);
   });
 

@@ -15,7 +15,7 @@ import type { SnapshotBodyReader } from './snapshot-body.ts';
  * is the last one; the reader takes a chunk as the last exactly when it ends at the end of the
  * file, so a dropped last chunk or a chunk appended after it fails authentication, and so does a
  * chunk moved elsewhere (its index is in the nonce and the AAD). The security rationale is in
- * docs/security.md, "Snapshot body format".
+ * docs/keys-and-crypto.md, "Snapshot body format".
  */
 export const CHUNKED_BODY_FORMAT = 'chacha20-poly1305-chunked';
 

@@ -13,6 +13,16 @@ import type { VaultHandle } from '../vault/types.ts';
 import { SCHEMA_MIGRATIONS_DDL, migrations } from './migrations.ts';
 import type { Database } from './schema.ts';
 import { SqlJsConnection, SqlJsDialect } from './sqljs-dialect.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
+
+/** Keys for migrations over an empty schema: there is no row to compute a MAC for. */
+const NO_ROWS: RowKeys = {
+  rowMac: () => {
+    throw new Error('an empty schema has no rows to vouch for');
+  },
+  keyTerm: 1,
+  keyTerms: [1],
+};
 
 /** The `create` statements of `tables` (and their indexes) as migrations up to `version` left them. */
 async function ddlAt(version: number, tables: readonly string[]): Promise<string[]> {
@@ -27,7 +37,7 @@ async function ddlAt(version: number, tables: readonly string[]): Promise<string
   });
   try {
     await SCHEMA_MIGRATIONS_DDL.execute(db);
-    for (const migration of migrations) if (migration.version <= version) await migration.up(db);
+    for (const migration of migrations) if (migration.version <= version) await migration.up(db, NO_ROWS);
     const names = tables.map((t) => `'${t}'`).join(', ');
     const rows = sqlite.exec(
       `select sql from sqlite_master where tbl_name in (${names}) and sql is not null order by type desc, name`,

@@ -1,11 +1,15 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
+import { AUTHENTICATED_TABLES } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
+import { authenticateStoredRows } from '../integrity/stored-row-macs.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
   readonly version: number;
   readonly name: string;
-  up(db: Kysely<Database>): Promise<void>;
+  /** `keys`: the open vault's, for a migration that must compute MACs over existing rows. */
+  up(db: Kysely<Database>, keys: RowKeys): Promise<void>;
 }
 
 /**
@@ -388,6 +392,19 @@ export const migrations: readonly Migration[] = [
       );
       await sql`drop table token_activity`.execute(db);
       await sql`alter table token_activity_next rename to token_activity`.execute(db);
+    },
+  },
+  {
+    version: 11,
+    name: 'row MACs',
+    async up(db, keys) {
+      // Every row that decides access carries a MAC (core/integrity/row-authenticator.ts). Rows
+      // present now are vouched for as they are: the vault is open with its key at this moment.
+      // SQLite adds a NOT NULL column only with a default; '' is no MAC and fails every check.
+      for (const table of AUTHENTICATED_TABLES) {
+        await sql`alter table ${sql.table(table)} add column row_mac text not null default ''`.execute(db);
+      }
+      await authenticateStoredRows(db, keys);
     },
   },
 ];

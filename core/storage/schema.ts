@@ -28,6 +28,8 @@ export interface TenantsTable {
   created_by: string | null;
   modified_at: string | null;
   modified_by: string | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 export interface ApplicationsTable {
@@ -49,6 +51,8 @@ export interface ApplicationsTable {
   expires_at: string | null;
   /** 1 when this private application may create expiring applications, else 0. */
   can_create_expiring_applications: Generated<number>;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 /** Per-tenant keys (data, fingerprint, search), wrapped by the keyring term named in `term`. */
@@ -70,6 +74,8 @@ export interface UsersTable {
   password_hash: string | null;
   created_at: string;
   modified_at: string | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 export interface MembersTable {
@@ -82,6 +88,8 @@ export interface MembersTable {
   created_by: string | null;
   modified_at: string | null;
   modified_by: string | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 /** Signed-in sessions; only a keyed hash of the bearer token is kept. */
@@ -91,6 +99,8 @@ export interface SessionsTable {
   token_hash: Uint8Array;
   created_at: string;
   expires_at: string;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 /**
@@ -167,6 +177,8 @@ export interface TokensTable {
   expires_at: string | null;
   /** Offset in minutes the caller gave with `expires_at` (for the response); null = UTC (`Z`). */
   expires_offset: number | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 /** Blind search indexes: keyed BLAKE2b (tenant search key) of each lower-cased evaluated index. */
@@ -207,6 +219,8 @@ export interface InvitationsTable {
   created_at: string;
   modified_by: string | null;
   modified_at: string | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 /** Private reactor formulas (official ones ship with the code). JSON columns hold the contracts. */
@@ -226,6 +240,8 @@ export interface ReactorFormulasTable {
   created_at: string;
   modified_by: string | null;
   modified_at: string | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 /** Reactors: a formula (private row or official id) with its configuration and application. */
@@ -241,6 +257,8 @@ export interface ReactorsTable {
   created_at: string;
   modified_by: string | null;
   modified_at: string | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 export interface Database {
@@ -286,6 +304,8 @@ export interface ProxiesTable {
   created_at: string;
   modified_by: string | null;
   modified_at: string | null;
+  /** MAC over the columns that decide access (core/integrity/row-authenticator.ts): `v1.<term>.<mac>`. */
+  row_mac: string;
 }
 
 // Kept exported so later modules can describe generated columns the same way.

@@ -13,7 +13,7 @@ import type { StorageFs, StorageHandle } from './storage-fs.ts';
  * The vault file: a plaintext header (checksummed, holding the KDF parameters and the wrapped
  * keyring) followed by the snapshot body, the SQLite image encrypted in chunks in the format the
  * header names (chunked-body.ts; files from before that field hold a secretstream body,
- * secretstream-body.ts). Layout and rationale: docs/architecture.md, "Storage engine".
+ * secretstream-body.ts). Layout and rationale: docs/storage.md.
  */
 export const VAULT_MAGIC = Buffer.from('SVCVAULT', 'ascii');
 /**

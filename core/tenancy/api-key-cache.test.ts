@@ -5,7 +5,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorIn } from '../access/principal.ts';
 import { createServices, outboxTenancyOptions } from '../services.ts';
-import { makeTempSchema, postgresAvailable } from '../test-support/postgres.ts';
+import { findApplicationRow } from './application-store.ts';
+import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
+import { makeTempSchema, postgresOrSkipNotice } from '../test-support/postgres.ts';
 import { createExpiringApplication, openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
@@ -76,7 +78,8 @@ describe('API-key principals kept in memory', () => {
     const { operator, app } = await newApp();
     await expect(
       f.vault.transaction(async (trx) => {
-        await trx.updateTable('applications').set({ permissions: '[]' }).where('id', '=', app.id).execute();
+        const row = await findApplicationRow(trx, f.vault, app.id);
+        await updateAuthenticatedRow(trx, f.vault, 'applications', row!, { permissions: '[]' });
         // Read inside the transaction: the uncommitted grants.
         const inside = await f.services.auth.authenticateApiKey(app.key);
         expect(inside?.kind === 'application' && inside.permissions).toEqual([]);
@@ -96,7 +99,7 @@ describe('API-key principals kept in memory', () => {
   });
 });
 
-const postgres = await postgresAvailable();
+const postgres = await postgresOrSkipNotice('core/tenancy/api-key-cache.test.ts (its PostgreSQL tests)');
 
 describe.skipIf(!postgres)('API keys on PostgreSQL (several servers, one database)', () => {
   it('a key revoked through one server is refused by another at once', async () => {

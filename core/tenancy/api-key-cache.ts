@@ -11,15 +11,17 @@
  * - Unknown keys are never kept (a flood of made-up keys cannot fill it); it holds no API key,
  *   only its keyed hash, and is cleared when full.
  * - PostgreSQL (other servers write the same database): no map, every request reads the row.
+ * - Every row read is verified against its MAC before it becomes a principal (and is cached).
  */
 import type { Principal } from '../access/principal.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
+import { verifyRow } from '../integrity/row-authenticator.ts';
 import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import { TableCache } from '../storage/table-changes.ts';
 import { isExpired } from '../tokens/expiry.ts';
 import { deepFreeze } from '../validation/deep-freeze.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { applicationOf } from './application-store.ts';
+import { applicationOf, applicationPrincipal } from './application-store.ts';
 import type { ApplicationRow } from './application-store.ts';
 
 /** Applications whose principal is kept per vault before the map is cleared. */
@@ -47,17 +49,8 @@ function cacheOf(vault: VaultHandle): TableCache<Known> | null {
 }
 
 function principalOf(row: ApplicationRow): Principal {
-  const app = applicationOf(row);
   // Shared by every request with this key until the row changes: nothing may modify it.
-  return deepFreeze<Principal>({
-    kind: 'application',
-    tenantId: app.tenant_id,
-    applicationId: app.id,
-    applicationType: app.type,
-    permissions: app.permissions,
-    rules: app.rules,
-    canCreateExpiringApplications: app.can_create_expiring_applications,
-  });
+  return deepFreeze<Principal>(applicationPrincipal(applicationOf(row)));
 }
 
 /** The principal of the application whose key hashes to `hash`, or null. */
@@ -72,6 +65,10 @@ export async function principalForKeyHash(vault: VaultHandle, hash: Uint8Array):
     );
     const row = (await runCompiled(vault.db, query, [hash])).rows[0];
     if (!row || !constantTimeEqual(row.key_hash, hash)) return null;
+    // Its type, grants, tenant and expiry are what the key may do: a row changed outside the vault
+    // is refused (INTEGRITY_FAILED), never turned into a principal. A cached principal was verified
+    // when it was read.
+    verifyRow(vault, 'applications', row);
     known = { expiresAt: row.expires_at, principal: principalOf(row) };
     cache?.set(id, version, known);
   }

@@ -7,16 +7,18 @@ import { appendAudit } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
 import { generateApiKey } from '../crypto/api-key.ts';
 import { VaultError } from '../errors/catalogue.ts';
-import type { Application, ApplicationWithKey } from '../services-contract.ts';
+import type { Application, ApplicationWithKey } from './contract.ts';
 import type { ApplicationsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { updateAuthenticatedRow, verified, withRowMac } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { CheckedApplication } from './application-input.ts';
 import { isApplicationType } from './application-input.ts';
 
 export const APPLICATION_ENTITY = 'application';
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
-type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
+type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'> & RowKeys;
 
 function corrupt(id: string): VaultError {
   return new VaultError('VAULT_CORRUPT', `Application ${id} has malformed stored grants.`);
@@ -47,6 +49,22 @@ export function applicationOf(row: ApplicationRow): Application {
     modified_at: row.modified_at,
     expires_at: row.expires_at,
     can_create_expiring_applications: row.can_create_expiring_applications === 1,
+  };
+}
+
+/**
+ * The principal an application acts as: what its API key authenticates to, and what a proxy or
+ * reactor it is attached to, or a console session acting through it, runs as.
+ */
+export function applicationPrincipal(application: Application): Principal {
+  return {
+    kind: 'application',
+    tenantId: application.tenant_id,
+    applicationId: application.id,
+    applicationType: application.type,
+    permissions: application.permissions,
+    rules: application.rules,
+    canCreateExpiringApplications: application.can_create_expiring_applications,
   };
 }
 
@@ -101,7 +119,8 @@ export async function insertApplication(
   id: string = randomUUID(),
 ): Promise<ApplicationWithKey> {
   const key = generateApiKey();
-  const row: ApplicationRow = {
+  // The MAC binds the key's hash, type, grants and expiry to this application and tenant.
+  const row: ApplicationRow = withRowMac(vault, 'applications', {
     id,
     tenant_id: tenantId,
     name: input.name,
@@ -114,7 +133,7 @@ export async function insertApplication(
     modified_by: null,
     expires_at: input.expiresAt,
     can_create_expiring_applications: input.canCreateExpiring ? 1 : 0,
-  };
+  });
   await trx.insertInto('applications').values(row).execute();
   await auditApplication(trx, vault, actor, row, 'create', APPLICATION_MESSAGES.create);
   return { ...applicationOf(row), key };
@@ -128,19 +147,24 @@ export async function replaceApplicationKey(
   row: ApplicationRow,
 ): Promise<ApplicationWithKey> {
   const key = generateApiKey();
-  const changes = {
+  const updated = await updateAuthenticatedRow(trx, vault, 'applications', row, {
     key_hash: vault.hashApiKey(key),
     modified_at: vault.clock.now().toISOString(),
     modified_by: actorOf(actor).actor_id,
-  };
-  await trx.updateTable('applications').set(changes).where('id', '=', row.id).execute();
+  });
   await auditApplication(trx, vault, actor, row, 'update', APPLICATION_MESSAGES.regenerate);
-  return { ...applicationOf({ ...row, ...changes }), key };
+  return { ...applicationOf(updated), key };
 }
 
+/** The application's row, verified against its MAC (INTEGRITY_FAILED otherwise), or undefined. */
 export async function findApplicationRow(
   db: Kysely<Database>,
+  keys: RowKeys,
   id: string,
 ): Promise<ApplicationRow | undefined> {
-  return db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+  return verified(
+    keys,
+    'applications',
+    await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst(),
+  );
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../access/principal.ts';
 import type { AccessRule } from '../access/rules.ts';
-import type { ApplicationInput } from '../services-contract.ts';
+import type { ApplicationInput } from './contract.ts';
 import {
   auditCount,
   auditRows,

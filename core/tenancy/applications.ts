@@ -5,7 +5,8 @@ import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { looksLikeApiKey } from '../crypto/api-key.ts';
 import { VaultError } from '../errors/catalogue.ts';
-import type { Application, ApplicationService, Page } from '../services-contract.ts';
+import type { Page } from '../common-types.ts';
+import type { Application, ApplicationService } from './contract.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -19,6 +20,9 @@ import {
   insertApplication,
   replaceApplicationKey,
 } from './application-store.ts';
+import { updateAuthenticatedRow, verifiedRows } from '../integrity/row-authenticator.ts';
+import { detachProxiesFrom } from '../proxies/proxy-store.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { ApplicationRow } from './application-store.ts';
 import { assertMayCreate, assertMayGrant, assertNotOwnGrants } from './grant-ceiling.ts';
 import { principalForKeyHash } from './api-key-cache.ts';
@@ -39,12 +43,13 @@ function notFound(): VaultError {
  */
 async function loadFor(
   trx: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   permission: Permission,
   id: string,
 ): Promise<ApplicationRow> {
   authorize(principal, permission);
-  const row = typeof id === 'string' ? await findApplicationRow(trx, id) : undefined;
+  const row = typeof id === 'string' ? await findApplicationRow(trx, keys, id) : undefined;
   if (!row) throw notFound();
   authorize(principal, permission, { tenantId: row.tenant_id });
   return row;
@@ -71,7 +76,7 @@ const SWEEP_BATCH = 100;
 export function createApplicationService(vault: VaultHandle): ApplicationService {
   const get = (principal: Principal, id: string): Promise<Application> =>
     vault.transaction(async (trx) => {
-      const row = await loadFor(trx, principal, 'application:read', id);
+      const row = await loadFor(trx, vault, principal, 'application:read', id);
       await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
       return applicationOf(row);
     });
@@ -110,13 +115,11 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
         if (filter.types !== undefined && filter.types.length > 0)
           query = query.where('type', 'in', [...filter.types]);
         const count = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-        const rows = await query
-          .selectAll()
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(limit)
-          .offset(offset)
-          .execute();
+        const rows = verifiedRows(
+          vault,
+          'applications',
+          await query.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
+        );
         for (const row of rows)
           await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
         return { total: Number(count.n), items: rows.map(applicationOf) };
@@ -132,7 +135,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
         throw new VaultError('NOT_FOUND', 'The caller is not an application: no API key was presented.');
       }
       return vault.transaction(async (trx) => {
-        const row = await findApplicationRow(trx, principal.applicationId);
+        const row = await findApplicationRow(trx, vault, principal.applicationId);
         if (!row || row.tenant_id !== principal.tenantId) throw notFound();
         await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
         return applicationOf(row);
@@ -141,28 +144,28 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
 
     async update(principal, id, input) {
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'application:update', id);
+        const row = await loadFor(trx, vault, principal, 'application:update', id);
         const current = applicationOf(row);
         const checked = checkApplicationUpdate(current.type, input);
         const held = { ...current, canCreateExpiring: current.can_create_expiring_applications };
         assertNotOwnGrants(principal, row.id, held, checked);
         assertMayGrant(principal, checked);
-        const changes = {
+        const updated = await updateAuthenticatedRow(trx, vault, 'applications', row, {
           name: checked.name,
           ...grantColumns(checked),
           can_create_expiring_applications: checked.canCreateExpiring ? 1 : 0,
           modified_at: vault.clock.now().toISOString(),
           modified_by: actorOf(principal).actor_id,
-        };
-        await trx.updateTable('applications').set(changes).where('id', '=', row.id).execute();
+        });
         await auditApplication(trx, vault, principal, row, 'update', APPLICATION_MESSAGES.update);
-        return applicationOf({ ...row, ...changes });
+        return applicationOf(updated);
       });
     },
 
     async delete(principal, id) {
       await vault.transaction(async (trx) => {
-        const row = await loadFor(trx, principal, 'application:delete', id);
+        const row = await loadFor(trx, vault, principal, 'application:delete', id);
+        await detachProxiesFrom(trx, vault, row);
         await trx.deleteFrom('applications').where('id', '=', row.id).execute();
         await auditApplication(trx, vault, principal, row, 'delete', APPLICATION_MESSAGES.delete);
       });
@@ -171,7 +174,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
     async regenerate(principal, id) {
       return vault.transaction(async (trx) => {
         // Regenerating is an update of the application.
-        const row = await loadFor(trx, principal, 'application:update', id);
+        const row = await loadFor(trx, vault, principal, 'application:update', id);
         // A new key is the application's grants in the caller's hands.
         const app = applicationOf(row);
         assertMayGrant(principal, { ...app, canCreateExpiring: app.can_create_expiring_applications });
@@ -179,7 +182,9 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
       });
     },
 
-    // Expired keys are refused at authentication already; this removes their rows for good.
+    // Expired keys are refused at authentication already; this removes their rows for good. Rows
+    // are deleted by `expires_at` alone, unverified: a forged expiry only deletes a row, which
+    // whoever can forge it can do directly, and a refused row must not stop every other expiry.
     async sweepExpired() {
       let total = 0;
       for (;;) {
@@ -193,6 +198,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
             .limit(SWEEP_BATCH)
             .execute();
           for (const row of rows) {
+            await detachProxiesFrom(trx, vault, row);
             await trx.deleteFrom('applications').where('id', '=', row.id).execute();
             await auditApplication(trx, vault, null, row, 'delete', APPLICATION_MESSAGES.expired);
           }

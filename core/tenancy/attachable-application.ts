@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import { can } from '../access/authorize.ts';
 import type { Principal } from '../access/principal.ts';
 import { validationError } from '../errors/catalogue.ts';
-import type { Application } from '../services-contract.ts';
+import type { Application } from './contract.ts';
 import type { Database } from '../storage/schema.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { applicationOf, findApplicationRow } from './application-store.ts';
 import { assertMayAttach, attachRefused } from './grant-ceiling.ts';
 
@@ -19,11 +20,12 @@ const ATTACHABLE_TYPES: ReadonlySet<string> = new Set(['public', 'private']);
  */
 export async function attachableApplication(
   db: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   id: string,
 ): Promise<Application> {
   const wanted = id.toLowerCase();
-  const row = await findApplicationRow(db, wanted);
+  const row = await findApplicationRow(db, keys, wanted);
   const application = row === undefined || row.tenant_id !== principal.tenantId ? null : applicationOf(row);
   const maySee = can(principal, 'application:read');
   if (application === null) {

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { operatorIn } from '../access/principal.ts';
-import { emailProblems, findUserByEmail, insertUser, normalizeEmail } from '../identity/users.ts';
+import { emailProblems, normalizeEmail } from '../identity/email.ts';
+import { findUserByEmail, findUserRow, insertUser } from '../identity/users.ts';
+import { verifiedRows } from '../integrity/row-authenticator.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -74,7 +76,7 @@ export async function bootstrapEmbeddedDefault(
   return vault.transaction(async (trx) => {
     if (!(await wouldBootstrap(trx))) return null;
     const user =
-      (await findUserByEmail(trx, email)) ??
+      (await findUserByEmail(trx, vault, email)) ??
       (await insertUser(
         trx,
         vault,
@@ -94,12 +96,8 @@ export async function bootstrapEmbeddedDefault(
         value: JSON.stringify({ tenant_id: tenant.id, application_id: application.id }),
       })
       .execute();
-    const stored = await trx
-      .selectFrom('users')
-      .select('password_hash')
-      .where('id', '=', user.id)
-      .executeTakeFirstOrThrow();
-    const ownerCanSignIn = stored.password_hash !== null;
+    const stored = await findUserRow(trx, vault, { id: user.id });
+    const ownerCanSignIn = stored !== undefined && stored.password_hash !== null;
     return {
       tenantId: tenant.id,
       applicationId: application.id,
@@ -113,12 +111,11 @@ export async function bootstrapEmbeddedDefault(
 /** Every application of the vault (operator view, `svc start`); each one's read is audited. */
 export async function listApplications(vault: VaultHandle): Promise<ApplicationSummary[]> {
   return vault.transaction(async (trx) => {
-    const rows = await trx
-      .selectFrom('applications')
-      .select(['id', 'tenant_id', 'name', 'type'])
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = verifiedRows(
+      vault,
+      'applications',
+      await trx.selectFrom('applications').selectAll().orderBy('created_at').orderBy('id').execute(),
+    );
     for (const row of rows) {
       await auditApplication(trx, vault, operatorIn(row.tenant_id), row, 'read', APPLICATION_MESSAGES.read);
     }

@@ -11,8 +11,16 @@ import type { Page } from '../common-types.ts';
 import type { Database, MembersTable, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import {
+  updateAuthenticatedRow,
+  verified,
+  verifiedRows,
+  withRowMac,
+} from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Member, MemberService } from './contract.ts';
 import { withShownActors } from '../access/actor-ids.ts';
+import { findTenantRow } from './tenant-store.ts';
 
 export const MEMBER_ENTITY = 'tenantMember';
 
@@ -30,23 +38,25 @@ export function isMemberRole(value: string): value is MemberRole {
 /** Adds a member inside the caller's transaction, with its audit entry. */
 export async function addMember(
   trx: Kysely<Database>,
-  vault: Pick<VaultHandle, 'keyedHash' | 'clock'>,
+  vault: Pick<VaultHandle, 'keyedHash' | 'clock'> & RowKeys,
   actor: Principal,
   member: { tenantId: string; userId: string; role: MemberRole },
 ): Promise<Membership> {
   const id = randomUUID();
   await trx
     .insertInto('members')
-    .values({
-      id,
-      tenant_id: member.tenantId,
-      user_id: member.userId,
-      role: member.role,
-      created_at: vault.clock.now().toISOString(),
-      created_by: actorOf(actor).actor_id,
-      modified_at: null,
-      modified_by: null,
-    })
+    .values(
+      withRowMac(vault, 'members', {
+        id,
+        tenant_id: member.tenantId,
+        user_id: member.userId,
+        role: member.role,
+        created_at: vault.clock.now().toISOString(),
+        created_by: actorOf(actor).actor_id,
+        modified_at: null,
+        modified_by: null,
+      }),
+    )
     .execute();
   await appendAudit(trx, vault, actor, {
     tenantId: member.tenantId,
@@ -58,18 +68,26 @@ export async function addMember(
   return { id, ...member };
 }
 
-/** The user's membership of a tenant, or null (also for a role this version does not know). */
+/**
+ * The user's membership of a tenant, or null (also for a role this version does not know); a row
+ * whose MAC fails is INTEGRITY_FAILED.
+ */
 export async function findMembership(
   db: Kysely<Database>,
+  keys: RowKeys,
   tenantId: string,
   userId: string,
 ): Promise<Membership | null> {
-  const row = await db
-    .selectFrom('members')
-    .select(['id', 'tenant_id', 'user_id', 'role'])
-    .where('tenant_id', '=', tenantId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+  const row = verified(
+    keys,
+    'members',
+    await db
+      .selectFrom('members')
+      .select(['id', 'tenant_id', 'user_id', 'role', 'row_mac'])
+      .where('tenant_id', '=', tenantId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst(),
+  );
   if (!row || !isMemberRole(row.role)) return null;
   return { id: row.id, tenantId: row.tenant_id, userId: row.user_id, role: row.role };
 }
@@ -85,7 +103,7 @@ export function memberPrincipal(membership: Membership, sessionId: string): Prin
   };
 }
 
-/** Page size cap of the members list (service interface: Tenant members, maximum 50). */
+/** Page size cap of the members list. */
 export const MAX_MEMBER_PAGE_SIZE = 50;
 
 type MemberRow = Selectable<MembersTable> & Pick<UsersTable, 'email' | 'first_name' | 'last_name'>;
@@ -116,15 +134,40 @@ function membersWithUsers(db: Kysely<Database>) {
       'members.created_at',
       'members.modified_by',
       'members.modified_at',
+      'members.row_mac',
       'users.email',
       'users.first_name',
       'users.last_name',
     ]);
 }
 
-/** One member with its user, or undefined. */
-export async function findMemberRow(db: Kysely<Database>, id: string): Promise<MemberRow | undefined> {
-  return membersWithUsers(db).where('members.id', '=', id).executeTakeFirst();
+/** The tenant's OWNER member with its user, verified, or undefined. */
+async function findOwnerRow(
+  db: Kysely<Database>,
+  keys: RowKeys,
+  tenantId: string,
+): Promise<MemberRow | undefined> {
+  return verified(
+    keys,
+    'members',
+    await membersWithUsers(db)
+      .where('members.tenant_id', '=', tenantId)
+      .where('members.role', '=', 'OWNER')
+      .executeTakeFirst(),
+  );
+}
+
+/** One member with its user, verified, or undefined. */
+export async function findMemberRow(
+  db: Kysely<Database>,
+  keys: RowKeys,
+  id: string,
+): Promise<MemberRow | undefined> {
+  return verified(
+    keys,
+    'members',
+    await membersWithUsers(db).where('members.id', '=', id).executeTakeFirst(),
+  );
 }
 
 export async function auditMember(
@@ -153,11 +196,12 @@ const MEMBER_MESSAGES = {
 /** A member of the caller's tenant for `permission`; another tenant's is NOT_FOUND like a missing one. */
 async function loadMember(
   trx: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   permission: Permission,
   memberId: string,
 ): Promise<MemberRow> {
-  const row = typeof memberId === 'string' ? await findMemberRow(trx, memberId) : undefined;
+  const row = typeof memberId === 'string' ? await findMemberRow(trx, keys, memberId) : undefined;
   if (!row) throw new VaultError('NOT_FOUND', 'Not found.');
   authorize(principal, permission, { tenantId: row.tenant_id });
   return row;
@@ -182,13 +226,17 @@ export function createMemberService(vault: VaultHandle): MemberService {
           .clearSelect()
           .select((e) => e.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow();
-        const rows = await query
-          .orderBy('members.created_at')
-          // Insertion order breaks ties (the owner, added with the tenant, comes first).
-          .orderBy(sql`members.rowid`)
-          .limit(limit)
-          .offset(offset)
-          .execute();
+        const rows = verifiedRows(
+          vault,
+          'members',
+          await query
+            .orderBy('members.created_at')
+            // Insertion order breaks ties (the owner, added with the tenant, comes first).
+            .orderBy(sql`members.rowid`)
+            .limit(limit)
+            .offset(offset)
+            .execute(),
+        );
         for (const row of rows) await auditMember(trx, vault, principal, row, 'read');
         return {
           total: Number(count.n),
@@ -200,7 +248,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
     async remove(principal, memberId) {
       authorize(principal, 'tenant:member:delete');
       await vault.transaction(async (trx) => {
-        const row = await loadMember(trx, principal, 'tenant:member:delete', memberId);
+        const row = await loadMember(trx, vault, principal, 'tenant:member:delete', memberId);
         if (row.role === 'OWNER') {
           throw new VaultError(
             'UNPROCESSABLE',
@@ -220,7 +268,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
         throw validationError({ role: [`must be one of ${MEMBER_ROLES.join(', ')}`] });
       }
       return vault.transaction(async (trx) => {
-        const row = await loadMember(trx, principal, 'tenant:member:update', memberId);
+        const row = await loadMember(trx, vault, principal, 'tenant:member:update', memberId);
         if (row.role === role) return withShownActors(principal, memberOf(row));
         if (row.role === 'OWNER') {
           throw new VaultError(
@@ -231,30 +279,25 @@ export function createMemberService(vault: VaultHandle): MemberService {
         const now = vault.clock.now().toISOString();
         const by = actorOf(principal).actor_id;
         // Ownership moves in one transaction: the tenant never has two owners or none.
-        const previous = await membersWithUsers(trx)
-          .where('members.tenant_id', '=', row.tenant_id)
-          .where('members.role', '=', 'OWNER')
-          .executeTakeFirst();
+        const previous = await findOwnerRow(trx, vault, row.tenant_id);
         if (previous) {
-          await trx
-            .updateTable('members')
-            .set({ role: 'ADMIN', modified_at: now, modified_by: by })
-            .where('id', '=', previous.id)
-            .execute();
+          await updateAuthenticatedRow(trx, vault, 'members', previous, {
+            role: 'ADMIN',
+            modified_at: now,
+            modified_by: by,
+          });
           await auditMember(trx, vault, principal, previous, 'update', 'Tenant member role changed to ADMIN');
         }
-        await trx
-          .updateTable('members')
-          .set({ role, modified_at: now, modified_by: by })
-          .where('id', '=', row.id)
-          .execute();
-        await trx
-          .updateTable('tenants')
-          .set({ owner_id: row.user_id, modified_at: now, modified_by: by })
-          .where('id', '=', row.tenant_id)
-          .execute();
+        await updateAuthenticatedRow(trx, vault, 'members', row, { role, modified_at: now, modified_by: by });
+        const tenant = await findTenantRow(trx, vault, row.tenant_id);
+        if (!tenant) throw new VaultError('NOT_FOUND', 'Not found.');
+        await updateAuthenticatedRow(trx, vault, 'tenants', tenant, {
+          owner_id: row.user_id,
+          modified_at: now,
+          modified_by: by,
+        });
         await auditMember(trx, vault, principal, row, 'update', `Tenant member role changed to ${role}`);
-        const updated = await findMemberRow(trx, row.id);
+        const updated = await findMemberRow(trx, vault, row.id);
         if (!updated) throw new VaultError('INTERNAL', 'The updated member disappeared.');
         return withShownActors(principal, memberOf(updated));
       });
@@ -263,10 +306,7 @@ export function createMemberService(vault: VaultHandle): MemberService {
     async owner(principal) {
       authorize(principal, 'tenant:member:read', { tenantId: principal.tenantId });
       return vault.transaction(async (trx) => {
-        const row = await membersWithUsers(trx)
-          .where('members.tenant_id', '=', principal.tenantId)
-          .where('members.role', '=', 'OWNER')
-          .executeTakeFirst();
+        const row = await findOwnerRow(trx, vault, principal.tenantId);
         if (!row) throw new VaultError('NOT_FOUND', 'This tenant has no owner.');
         await auditMember(trx, vault, principal, row, 'read');
         return withShownActors(principal, memberOf(row));

@@ -3,7 +3,7 @@ import type { FieldErrorCollector } from '../validation/fields.ts';
 
 /**
  * Tenant settings the vault understands. Values are the strings
- * "true"/"false", as the reference API sends them; an absent key takes the default below. Each
+ * "true"/"false" (settings are a map of strings); an absent key takes the default below. Each
  * accepted setting must change what the vault does; one that cannot yet is not listed, so it is
  * refused like any unknown key instead of looking saved.
  */
@@ -24,6 +24,18 @@ export const SETTING_DEFAULTS: Readonly<Record<SettingName, boolean>> = {
   deduplicate_tokens: false,
   fingerprint_tokens: true,
   disable_ephemeral_proxy: false,
+};
+
+/** What each setting does, for people: published in the API's schema, shown by the console. */
+export const SETTING_DESCRIPTIONS: Readonly<Record<SettingName, string>> = {
+  deduplicate_tokens:
+    'Creating a token whose fingerprint matches an existing token returns that token instead of a ' +
+    'new one (a request may still say otherwise with `deduplicate_token`).',
+  fingerprint_tokens:
+    'Every token gets a fingerprint of its data; when off, only tokens with their own fingerprint ' +
+    'expression do, and the others can never be found as duplicates.',
+  disable_ephemeral_proxy:
+    'Refuse ephemeral proxy requests (a destination named with SVC-PROXY-URL instead of a proxy).',
 };
 
 /**

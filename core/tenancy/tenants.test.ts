@@ -17,6 +17,7 @@ import {
   needsEmbeddedDefault,
 } from './bootstrap.ts';
 import { TENANT_SCOPED_TABLES } from './tenants.ts';
+import { withRowMac } from '../integrity/row-authenticator.ts';
 
 describe('tenant service', () => {
   let f: ServicesFixture;
@@ -204,16 +205,18 @@ describe('tenant service', () => {
       await f.vault.transaction(async (trx) => {
         await trx
           .insertInto('members')
-          .values({
-            id: randomUUID(),
-            tenant_id: tenantId,
-            user_id: other.ownerId,
-            role: 'ADMIN',
-            created_at: 'x',
-            created_by: null,
-            modified_at: null,
-            modified_by: null,
-          })
+          .values(
+            withRowMac(f.vault, 'members', {
+              id: randomUUID(),
+              tenant_id: tenantId,
+              user_id: other.ownerId,
+              role: 'ADMIN',
+              created_at: 'x',
+              created_by: null,
+              modified_at: null,
+              modified_by: null,
+            }),
+          )
           .execute();
         await trx
           .insertInto('tenant_keys')

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { authorize } from '../access/authorize.ts';
 import { MANAGEMENT_PERMISSIONS, type Permission } from '../access/permissions.ts';
 import { actorOf, operatorIn } from '../access/principal.ts';
@@ -9,21 +9,26 @@ import type { AuditOperation } from '../audit/entity-types.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { addMember, isMemberRole, memberPrincipal } from './members.ts';
 import { hashPassword, passwordProblems } from '../identity/passwords.ts';
-import {
-  emailProblems,
-  findUserByEmail,
-  findUserById,
-  insertUser,
-  normalizeEmail,
-} from '../identity/users.ts';
-import type { ApplicationWithKey, Tenant, TenantService, User } from '../services-contract.ts';
-import type { Database, TenantsTable } from '../storage/schema.ts';
+import { emailProblems, normalizeEmail } from '../identity/email.ts';
+import { findUserByEmail, findUserById, insertUser } from '../identity/users.ts';
+import type { User } from '../common-types.ts';
+import type { ApplicationWithKey, Tenant, TenantService } from './contract.ts';
+import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, checkName } from '../validation/fields.ts';
 import type { KdfLimits, VaultHandle } from '../vault/types.ts';
 import type { CheckedApplication } from './application-input.ts';
 import { insertApplication } from './application-store.ts';
 import { checkSettings, parseSettings } from './settings.ts';
 import { withShownActors } from '../access/actor-ids.ts';
+import { findTenantRow } from './tenant-store.ts';
+import type { TenantRow } from './tenant-store.ts';
+import {
+  updateAuthenticatedRow,
+  verifiedRows,
+  verifyRow,
+  withRowMac,
+} from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 
 export const TENANT_ENTITY = 'tenant';
 
@@ -63,9 +68,9 @@ const MESSAGES = {
   delete: 'Tenant deleted',
 } as const satisfies Partial<Record<AuditOperation, string>>;
 
-type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'>;
+type Keys = Pick<VaultHandle, 'keyedHash' | 'hashApiKey' | 'clock'> & RowKeys;
 
-export function tenantOf(row: Selectable<TenantsTable>): Tenant {
+export function tenantOf(row: TenantRow): Tenant {
   return {
     id: row.id,
     owner_id: row.owner_id,
@@ -107,7 +112,7 @@ export async function insertTenant(
 ): Promise<{ tenant: Tenant; application: ApplicationWithKey | null }> {
   const id = randomUUID();
   const who = actor ?? operatorIn(id);
-  const row: Selectable<TenantsTable> = {
+  const row: TenantRow = withRowMac(vault, 'tenants', {
     id,
     owner_id: input.ownerUserId,
     name: input.name,
@@ -116,7 +121,7 @@ export async function insertTenant(
     created_by: actorOf(who).actor_id,
     modified_at: null,
     modified_by: null,
-  };
+  });
   await trx.insertInto('tenants').values(row).execute();
   await auditTenant(trx, vault, who, id, 'create');
   if (input.ownerUserId !== null) {
@@ -182,15 +187,12 @@ function checkCreate(input: CreateInput): CheckedCreate {
 /** Only the tenant of the principal is ever reachable: there is no tenant id to pass. */
 async function loadOwnTenant(
   trx: Kysely<Database>,
+  keys: RowKeys,
   principal: Principal,
   permission: Permission,
-): Promise<Selectable<TenantsTable>> {
+): Promise<TenantRow> {
   authorize(principal, permission, { tenantId: principal.tenantId });
-  const row = await trx
-    .selectFrom('tenants')
-    .selectAll()
-    .where('id', '=', principal.tenantId)
-    .executeTakeFirst();
+  const row = await findTenantRow(trx, keys, principal.tenantId);
   if (!row) throw new VaultError('NOT_FOUND', 'No such tenant.');
   return row;
 }
@@ -205,17 +207,17 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
       const hash =
         owner.kind === 'email' &&
         owner.password !== undefined &&
-        (await findUserByEmail(vault.db, owner.email)) === null
+        (await findUserByEmail(vault.db, vault, owner.email)) === null
           ? await hashPassword(owner.password, kdf)
           : null;
       return vault.transaction(async (trx) => {
         let user: User | null = null;
         if (owner.kind === 'id') {
-          user = await findUserById(trx, owner.userId);
+          user = await findUserById(trx, vault, owner.userId);
           if (!user) throw validationError({ ownerUserId: ['no user has this id'] });
         } else if (owner.kind === 'email') {
           user =
-            (await findUserByEmail(trx, owner.email)) ??
+            (await findUserByEmail(trx, vault, owner.email)) ??
             (await insertUser(
               trx,
               vault,
@@ -234,7 +236,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
 
     async get(principal) {
       return vault.transaction(async (trx) => {
-        const row = await loadOwnTenant(trx, principal, 'tenant:read');
+        const row = await loadOwnTenant(trx, vault, principal, 'tenant:read');
         await auditTenant(trx, vault, principal, row.id, 'read');
         return withShownActors(principal, tenantOf(row));
       });
@@ -248,22 +250,21 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
       const settings = input.settings === undefined ? undefined : checkSettings(errors, input.settings);
       errors.throwIfAny();
       return vault.transaction(async (trx) => {
-        const row = await loadOwnTenant(trx, principal, 'tenant:update');
-        const changes = {
+        const row = await loadOwnTenant(trx, vault, principal, 'tenant:update');
+        const updated = await updateAuthenticatedRow(trx, vault, 'tenants', row, {
           name,
           ...(settings === undefined ? {} : { settings: JSON.stringify(settings) }),
           modified_at: vault.clock.now().toISOString(),
           modified_by: actorOf(principal).actor_id,
-        };
-        await trx.updateTable('tenants').set(changes).where('id', '=', row.id).execute();
+        });
         await auditTenant(trx, vault, principal, row.id, 'update');
-        return withShownActors(principal, tenantOf({ ...row, ...changes }));
+        return withShownActors(principal, tenantOf(updated));
       });
     },
 
     async delete(principal) {
       await vault.transaction(async (trx) => {
-        const row = await loadOwnTenant(trx, principal, 'tenant:delete');
+        const row = await loadOwnTenant(trx, vault, principal, 'tenant:delete');
         for (const table of TENANT_SCOPED_TABLES) {
           await trx.deleteFrom(table).where('tenant_id', '=', row.id).execute();
         }
@@ -280,13 +281,35 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
           .selectFrom('tenants')
           .innerJoin('members', 'members.tenant_id', 'tenants.id')
           .selectAll('tenants')
-          .select(['members.id as member_id', 'members.role as member_role'])
+          .select([
+            'members.id as member_id',
+            'members.tenant_id as member_tenant_id',
+            'members.user_id as member_user_id',
+            'members.role as member_role',
+            'members.row_mac as member_row_mac',
+          ])
           .where('members.user_id', '=', userId)
           .orderBy('tenants.created_at')
           .orderBy('tenants.id')
           .execute();
         const tenants: Tenant[] = [];
-        for (const { member_id, member_role, ...row } of rows) {
+        for (const {
+          member_id,
+          member_tenant_id,
+          member_user_id,
+          member_role,
+          member_row_mac,
+          ...row
+        } of rows) {
+          // The membership is what lists the tenant: both rows must be the vault's.
+          verifyRow(vault, 'members', {
+            id: member_id,
+            tenant_id: member_tenant_id,
+            user_id: member_user_id,
+            role: member_role,
+            row_mac: member_row_mac,
+          });
+          verifyRow(vault, 'tenants', row);
           if (!isMemberRole(member_role)) continue;
           // Only the actor id is recorded; no session is known here.
           const actor = memberPrincipal({ id: member_id, tenantId: row.id, userId, role: member_role }, '');
@@ -299,12 +322,11 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
 
     async listAll() {
       return vault.transaction(async (trx) => {
-        const rows = await trx
-          .selectFrom('tenants')
-          .selectAll()
-          .orderBy('created_at')
-          .orderBy('id')
-          .execute();
+        const rows = verifiedRows(
+          vault,
+          'tenants',
+          await trx.selectFrom('tenants').selectAll().orderBy('created_at').orderBy('id').execute(),
+        );
         for (const row of rows) await auditTenant(trx, vault, operatorIn(row.id), row.id, 'read');
         return rows.map(tenantOf);
       });

@@ -18,10 +18,10 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 /** How much of a child script `compileScript` bundles. */
 export interface CompileOptions {
   /**
-   * Bundle the packages it imports too, for a script started many times: one file to parse
-   * instead of resolving and loading each package's modules (kysely alone is hundreds), ≈ 0.2 s
-   * of CPU per process start. sql.js stays a package: core/vault/sqljs.ts reads its source and
-   * its wasm file from the package's folder.
+   * Bundle the packages it imports too, for a script started many times: one file to parse instead
+   * of resolving and loading each package's modules (kysely alone is hundreds), a large share of
+   * each process start's CPU. sql.js stays a package: core/vault/sqljs.ts reads its source and its
+   * wasm file from the package's folder.
    */
   readonly bundlePackages?: boolean;
   /**

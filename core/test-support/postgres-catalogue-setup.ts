@@ -3,9 +3,9 @@
  * is reachable. Every run creates and drops thousands of tables in temporary schemas, which leaves
  * dead rows in the system catalogues; on a server without autovacuum (this project's machines run
  * one) they pile up run after run, and every new connection and statement of the next run reads
- * through them. After a day of runs the test database held 208 MB, `pg_attribute` 97 MB of it, and
- * the suite's PostgreSQL server spent 87 CPU s against 53–59 on a compacted one. Compacting takes
- * about a second and a half here. Best effort: a user without the right to vacuum the catalogues,
+ * through them: after a day of runs the catalogues were most of the test database, and the
+ * suite's PostgreSQL server spent far more CPU than on a compacted one (docs/performance.md).
+ * Compacting takes a moment. Best effort: a user without the right to vacuum the catalogues,
  * or a failed vacuum, leaves the run as it was.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,7 @@ import { admin, dropRunSchemas, postgresAvailable, SCHEMA_RUN_VARIABLE } from '.
 /**
  * Starts the compaction and returns at once: the files start meanwhile (most do not touch the
  * database, and a schema made during the vacuum waits on its lock), instead of the whole run
- * waiting ≈ 1 s for it. The teardown waits for it, so the connection is never left open.
+ * waiting for it. The teardown waits for it, so the connection is never left open.
  *
  * It also names the run (SCHEMA_RUN_VARIABLE, inherited by the workers it starts next): the
  * PostgreSQL files keep their emptied schemas for the worker's next file, and the teardown drops

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
+import { reportMissingPostgres } from './postgres-required.ts';
 
 /** The local PostgreSQL of this project's machines and CI (trust authentication). */
 export const TEST_POSTGRES_URL =
@@ -52,15 +53,12 @@ export function postgresAvailable(): Promise<boolean> {
 
 /**
  * Whether the test database answers, as postgresAvailable; when it does not, prints that `what`
- * (a test file, or its PostgreSQL rerun) is skipped, so a run without a database says what it left out.
+ * (a test file, or its PostgreSQL rerun) is skipped, so a run without a database says what it left
+ * out, or, in CI, throws so that the file fails (core/test-support/postgres-required.ts).
  */
 export async function postgresOrSkipNotice(what: string): Promise<boolean> {
   const available = await postgresAvailable();
-  if (!available) {
-    console.warn(
-      `\nPostgreSQL is not reachable at 127.0.0.1:5432 (or SVC_TEST_POSTGRES_URL): ${what} is SKIPPED.\n`,
-    );
-  }
+  if (!available) reportMissingPostgres(what, process.env);
   return available;
 }
 
@@ -125,20 +123,19 @@ export async function dropRunSchemas(): Promise<void> {
 }
 
 /**
- * Schemas emptied and kept for the next fixture of a PostgreSQL test file, while `reuseSchemas`
- * is on (`runOnPostgres` turns it on for its file and off after it).
- * Creating the tables (about forty DDL statements) costs far more than emptying them, and most
- * tests open a vault of their own: a reused schema keeps its tables and migration ledger, and loses
- * every row, the keyring included, so the next vault is created in it as in an empty database. It
- * keeps its connections too: a new session costs the server ≈ 26 ms of CPU, more than most tests'
- * statements, and a vault leaves no session state behind (its locks and settings are
- * transaction-scoped).
+ * Schemas emptied and kept for the next fixture of a PostgreSQL test file, while `reuseSchemas` is
+ * on (`runOnPostgres` turns it on for its file and off after it). Creating the tables (about forty
+ * DDL statements) costs far more than emptying them, and most tests open a vault of their own: a
+ * reused schema keeps its tables and migration ledger, and loses every row, the keyring included,
+ * so the next vault is created in it as in an empty database. It keeps its connections too: a new
+ * session costs the server more CPU than most tests' statements, and a vault leaves no session
+ * state behind (its locks and settings are transaction-scoped).
  *
  * Within a run (SCHEMA_RUN_VARIABLE set) the kept schemas outlive the file: the worker's next
- * PostgreSQL file takes them as its own fixtures take them from each other, and the run drops
- * them at its end. A fresh schema and its first vault cost ≈ 210–270 ms of wall, ≈ 45–50 ms of this
- * process's CPU and ≈ 140–190 ms of the server's, against ≈ 10 ms of wall and CPU for an emptied
- * one, and nearly every rerun file made one (docs/performance.md). Outside a run, a file drops its own.
+ * PostgreSQL file takes them as its own fixtures take them from each other, and the run drops them
+ * at its end. A fresh schema and its first vault cost many times an emptied one's wall time and CPU
+ * (here and in the server), and nearly every rerun file made one (docs/performance.md). Outside a
+ * run, a file drops its own.
  */
 interface KeptSchema {
   readonly schema: TempSchema;
@@ -170,8 +167,8 @@ export async function endSchemaReuse(): Promise<void> {
 
 /**
  * The connection that empties reused schemas, opened by the first fixture that releases one and
- * ended with the kept schemas: a new connection for each test cost ≈ 2 ms of CPU here and ≈ 6 ms
- * in a new PostgreSQL server process. A lost connection is forgotten; the next fixture opens another.
+ * ended with the kept schemas: a new connection for each test cost CPU here and a new
+ * PostgreSQL server process there. A lost connection is forgotten; the next fixture opens another.
  */
 let emptier: Promise<pg.Client> | undefined;
 
@@ -215,8 +212,8 @@ export async function takeTempSchema(): Promise<TempSchema> {
 
 /**
  * The statement that empties a schema, by schema: its tables are those the migrations made, the
- * same at every emptying (a test adds rows, not tables), and listing them from the catalogue cost
- * the server ≈ 4 ms each time.
+ * same at every emptying (a test adds rows, not tables), so the server is not asked to
+ * list them from its catalogue at every emptying.
  */
 const emptyingStatements = new Map<string, string>();
 

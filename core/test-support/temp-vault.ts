@@ -139,8 +139,8 @@ export async function snapshotFiles(dir: string): Promise<Map<string, string>> {
 
 /**
  * libsodium's smallest Argon2id limits (one pass, 8 KiB) so password and passphrase tests stay
- * fast: ≈ 0.2 ms of CPU a hash against 5 ms at one pass and 8 MiB (`bench/password-kdf.ts`), and
- * the suite hashes about a thousand passwords. The same code runs; production uses INTERACTIVE
+ * fast: a small fraction of a hash at one pass and 8 MiB (`bench/password-kdf.ts` measures both),
+ * and the suite hashes about a thousand passwords. The same code runs; production uses INTERACTIVE
  * (passwords) and MODERATE (vault keys).
  */
 export const FAST_KDF = { opsLimit: 1, memLimit: 8 * 1024 };

@@ -55,7 +55,7 @@ const newVaults = new Map<string, Promise<TempVault>>();
  * The files of a new vault, as createVault leaves them (schema migrated, nothing else), created at
  * the instant `clock` reads now, then closed without a snapshot and kept for the rest of the run in
  * the folder SVC_TEST_NEW_VAULTS names (core/test-support/new-vaults-setup.ts removes it). Creating
- * and migrating a vault costs ≈ 100 ms of CPU, opening a copy of its files ≈ 15 ms: each test
+ * and migrating a vault costs several times as much CPU as opening a copy of its files: each test
  * vault is such a copy, with the rows and timestamps a new vault would have at that instant.
  * Without a clock, the instant is the first such test's in the process (minutes early at most: a
  * vault's creation time shows only in its status and its first key term's creation time, and keys

@@ -86,7 +86,7 @@ export function createTokenAssociationService(
     id: string,
     permission: Permission,
   ): Promise<TokenRow> => {
-    const row = await findToken(trx, principal.tenantId, id, vault.clock.now());
+    const row = await findToken(trx, vault, principal.tenantId, id, vault.clock.now());
     if (!row) throw tokenNotFound();
     transformOnExisting(principal, permission, row.container);
     return row;
@@ -168,7 +168,7 @@ export function createTokenAssociationService(
             data: ['deduplication found the parent itself: a token cannot be its own child'],
           });
         }
-        const child = await findToken(trx, principal.tenantId, result.token.id, vault.clock.now());
+        const child = await findToken(trx, vault, principal.tenantId, result.token.id, vault.clock.now());
         if (!child) throw new Error('a token just created or found is missing');
         if (!(await linked(trx, parent, child))) await link(trx, principal, parent, child);
       });

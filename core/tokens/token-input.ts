@@ -30,7 +30,7 @@ import { isPlainObject } from '../validation/json-value.ts';
 import { checkMetadata } from './metadata.ts';
 import { containerWithPrivacy } from './privacy.ts';
 import { validateTokenId } from './token-id.ts';
-import { TOKEN_TYPES, TOKEN_TYPE_NAMES, isTokenType } from './token-types.ts';
+import { TOKEN_TYPES, isTokenType, unknownTokenType } from './token-types.ts';
 import type { MaskTemplate, TokenTypeDefinition } from './token-types.ts';
 
 /** What a token stores, checked: the request's values or the type's defaults. */
@@ -233,7 +233,7 @@ export function checkCreateRequest(request: unknown, now: Date, prefix = ''): Ch
   if (!isPlainObject(request)) errors.add('data', 'is required');
   const typeName = absent(body.type) ? 'token' : body.type;
   if (!isTokenType(typeName)) {
-    errors.add('type', `must be one of: ${TOKEN_TYPE_NAMES.join(', ')}`);
+    errors.add('type', unknownTokenType(typeName));
     throw validationError(prefixErrors(errors.errors, prefix));
   }
   const definition = TOKEN_TYPES[typeName];

@@ -58,11 +58,13 @@ import {
   insertTokenRows,
   notExpired,
   replaceSearchDigests,
-  tenantSettings,
   tokenNotFound,
   updateTokenRow,
 } from './token-store.ts';
 import type { TokenRow } from './token-store.ts';
+import { tenantSettings } from '../tenancy/tenant-store.ts';
+import { verifiedRows, withRowMac } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
 import { readAuditOf } from './read-audit.ts';
 import { MAX_TOKENIZE_TOKENS, planTokenize } from './tokenize.ts';
 import type { PlannedToken } from './tokenize.ts';
@@ -120,6 +122,7 @@ class WriteContext {
     readonly principal: Principal,
     readonly now: Date,
     private readonly crypto: TokenCrypto,
+    readonly keys: RowKeys,
     shared?: Map<string, TenantFunctions>,
   ) {
     let keyed = shared?.get(principal.tenantId);
@@ -135,7 +138,7 @@ class WriteContext {
   }
 
   async tenantSettings(): Promise<Record<string, string>> {
-    this.keyed.settings ??= await tenantSettings(this.trx, this.tenantId);
+    this.keyed.settings ??= await tenantSettings(this.trx, this.keys, this.tenantId);
     return this.keyed.settings;
   }
 
@@ -346,7 +349,15 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     if (fingerprint === null) return null;
     // Two writers with the same fingerprint must not both miss each other's token.
     await vault.lockFor(`dedup:${ctx.tenantId}:${type}:${fingerprint}`);
-    const existing = await findDuplicate(ctx.trx, ctx.tenantId, type, fingerprint, ctx.now, excludeRowId);
+    const existing = await findDuplicate(
+      ctx.trx,
+      vault,
+      ctx.tenantId,
+      type,
+      fingerprint,
+      ctx.now,
+      excludeRowId,
+    );
     if (!existing) return null;
     const view = await duplicateView(ctx.principal, existing, opener(ctx.trx, existing), of);
     ctx.audit(existing, 'read', TOKEN_MESSAGES.duplicate);
@@ -381,17 +392,20 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
 
     const id = await newTokenId(ctx, checked.id, checked.data);
     const at = ctx.now.toISOString();
-    const row = await insertTokenRow(ctx.trx, {
-      tenant_id: ctx.tenantId,
-      id,
-      type,
-      data: await ctx.seal(id, checked.data),
-      ...specColumns(checked, fingerprint),
-      created_by: actorOf(ctx.principal).actor_id,
-      created_at: at,
-      modified_by: null,
-      modified_at: null,
-    });
+    const row = await insertTokenRow(
+      ctx.trx,
+      withRowMac(vault, 'tokens', {
+        tenant_id: ctx.tenantId,
+        id,
+        type,
+        data: await ctx.seal(id, checked.data),
+        ...specColumns(checked, fingerprint),
+        created_by: actorOf(ctx.principal).actor_id,
+        created_at: at,
+        modified_by: null,
+        modified_at: null,
+      }),
+    );
     await replaceSearchDigests(
       ctx.trx,
       ctx.tenantId,
@@ -447,17 +461,19 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         const type = checked.definition.type;
         const input = fingerprintInput(token);
         const id = randomUUID();
-        rows.push({
-          tenant_id: ctx.tenantId,
-          id,
-          type,
-          data: seal(id, checked.data),
-          ...specColumns(checked, input === null || fingerprint === null ? null : fingerprint(type, input)),
-          created_by: createdBy,
-          created_at: at,
-          modified_by: null,
-          modified_at: null,
-        });
+        rows.push(
+          withRowMac(vault, 'tokens', {
+            tenant_id: ctx.tenantId,
+            id,
+            type,
+            data: seal(id, checked.data),
+            ...specColumns(checked, input === null || fingerprint === null ? null : fingerprint(type, input)),
+            created_by: createdBy,
+            created_at: at,
+            modified_by: null,
+            modified_at: null,
+          }),
+        );
         shown.push(createdData(transform, token));
         digests.push(searchHash === null ? [] : derived.searchValues.map((value) => searchHash(value)));
       });
@@ -521,7 +537,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           const batches: PreparedBatch[] = [];
           const outcomes: Array<PreparedBatch | null> = [];
           for (const member of members) {
-            const ctx = new WriteContext(trx, member.principal, now, crypto, tenants);
+            const ctx = new WriteContext(trx, member.principal, now, crypto, vault, tenants);
             const batch = await prepareBatch(ctx, member.tokens);
             outcomes.push(batch);
             if (batch !== null) batches.push(batch);
@@ -582,12 +598,16 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         .where((eb) => notExpired(eb, now))
         .where((eb) => scopeCondition(eb, scope));
       const count = await filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      const rows = await filtered
-        .selectAll('tokens')
-        .orderBy('tokens.row_id', 'desc')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute();
+      const rows = verifiedRows(
+        vault,
+        'tokens',
+        await filtered
+          .selectAll('tokens')
+          .orderBy('tokens.row_id', 'desc')
+          .limit(page.limit)
+          .offset(page.offset)
+          .execute(),
+      );
       const items = await viewsOf(trx, principal, permission, rows);
       return { result: { total: Number(count.n), items }, rows };
     });
@@ -602,7 +622,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       const checked = checkCreateRequest(request, now);
       const derived = deriveValues(checked);
       return vault.transaction(async (trx) => {
-        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
+        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto, vault);
         await ctx.tenantSettings(); // NOT_FOUND for a tenant that does not exist (an operator's stale id)
         const result = await createOne(ctx, checked, derived);
         await ctx.finish(vault);
@@ -621,7 +641,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
         if (outcome.kind === 'done') return plan.assemble(outcome.value);
       }
       return vault.transaction(async (trx) => {
-        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
+        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto, vault);
         const results = await tokenizeIn(ctx, plan.tokens);
         await ctx.finish(vault);
         return plan.assemble(results);
@@ -634,7 +654,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       // The SELECT and the opening run without awaiting where they can (the lock free, the data
       // key at hand): which path runs depends on the lock and the key cache, not on the token.
       const now = vault.clock.now();
-      const found = findTokenSoon(vault.db, principal.tenantId, id, now);
+      const found = findTokenSoon(vault.db, vault, principal.tenantId, id, now);
       const row = found instanceof Promise ? await found : found;
       if (!row) throw tokenNotFound();
       const transform = transformOnExisting(principal, 'token:read', row);
@@ -686,7 +706,11 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           digest,
         });
         const count = await runCompiled(trx, run.count, run.countParameters);
-        const { rows } = await runCompiled(trx, run.page, run.pageParameters);
+        const rows = verifiedRows(
+          vault,
+          'tokens',
+          (await runCompiled(trx, run.page, run.pageParameters)).rows,
+        );
         const items = await viewsOf(trx, principal, 'token:search', rows);
         return { result: { total: Number(count.rows[0]!.n), items }, rows };
       };
@@ -698,8 +722,8 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     async update(principal, id, patch) {
       authorize(principal, 'token:update');
       return vault.transaction(async (trx) => {
-        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto);
-        const row = await findToken(trx, principal.tenantId, id, ctx.now);
+        const ctx = new WriteContext(trx, principal, vault.clock.now(), crypto, vault);
+        const row = await findToken(trx, vault, principal.tenantId, id, ctx.now);
         if (!row) throw tokenNotFound();
         transformOnExisting(principal, 'token:update', row);
         const current = await crypto.open(trx, row.tenant_id, row.id, row.data);
@@ -728,7 +752,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           return duplicate;
         }
 
-        const updated = await updateTokenRow(trx, row, {
+        const updated = await updateTokenRow(trx, vault, row, {
           ...(dataChanged ? { data: await crypto.seal(trx, row.tenant_id, row.id, spec.data) } : {}),
           ...specColumns(spec, fingerprint),
           modified_by: actorOf(principal).actor_id,
@@ -749,7 +773,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
     async delete(principal, id) {
       authorize(principal, 'token:delete');
       await vault.transaction(async (trx) => {
-        const row = await findToken(trx, principal.tenantId, id, vault.clock.now());
+        const row = await findToken(trx, vault, principal.tenantId, id, vault.clock.now());
         if (!row) throw tokenNotFound();
         transformOnExisting(principal, 'token:delete', row);
         await deleteTokenRow(trx, row);

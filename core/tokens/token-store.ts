@@ -13,13 +13,15 @@ import type {
   Updateable,
 } from 'kysely';
 import { VaultError } from '../errors/catalogue.ts';
-import { compileOnce, insertRowsCompiled, runCompiled, runCompiledNow } from '../storage/compiled-queries.ts';
+import { updateAuthenticatedRow, verified } from '../integrity/row-authenticator.ts';
+import type { RowKeys } from '../integrity/row-authenticator.ts';
+import { insertRowsCompiled, runCompiled, runCompiledNow } from '../storage/compiled-queries.ts';
 import type { Database, TokensTable } from '../storage/schema.ts';
-import { parseSettings } from '../tenancy/settings.ts';
 
 export type TokenRow = Selectable<TokensTable>;
+/** A row to insert, with its MAC (`withRowMac(keys, 'tokens', …)`). */
 export type NewTokenRow = Omit<Insertable<TokensTable>, 'row_id'>;
-export type TokenChanges = Omit<Updateable<TokensTable>, 'row_id' | 'tenant_id' | 'id' | 'type'>;
+export type TokenChanges = Omit<Updateable<TokensTable>, 'row_id' | 'tenant_id' | 'id' | 'type' | 'row_mac'>;
 
 /** The one NOT_FOUND of tokens: a missing, expired or other tenant's token look the same. */
 export function tokenNotFound(): VaultError {
@@ -58,9 +60,13 @@ function findTokenQuery(db: Kysely<Database>): CompiledQuery<TokenRow> {
   return query;
 }
 
-/** A live token of the tenant, or undefined. */
+/**
+ * A live token of the tenant, verified against its MAC (its container and mask decide who sees
+ * what: INTEGRITY_FAILED when they were changed outside the vault), or undefined.
+ */
 export async function findToken(
   db: Kysely<Database>,
+  keys: RowKeys,
   tenantId: string,
   id: unknown,
   now: Date,
@@ -68,7 +74,7 @@ export async function findToken(
   if (typeof id !== 'string' || id === '') return undefined;
   const query = findTokenQuery(db);
   const result = await runCompiled(db, query, [tenantId, id, now.toISOString()]);
-  return result.rows[0];
+  return verified(keys, 'tokens', result.rows[0]);
 }
 
 /**
@@ -78,16 +84,23 @@ export async function findToken(
  */
 export function findTokenSoon(
   db: Kysely<Database>,
+  keys: RowKeys,
   tenantId: string,
   id: unknown,
   now: Date,
 ): TokenRow | undefined | Promise<TokenRow | undefined> {
   if (typeof id !== 'string' || id === '') return undefined;
   const result = runCompiledNow(db, findTokenQuery(db), [tenantId, id, now.toISOString()]);
-  return result === null ? findToken(db, tenantId, id, now) : (result.rows[0] ?? undefined);
+  return result === null
+    ? findToken(db, keys, tenantId, id, now)
+    : verified(keys, 'tokens', result.rows[0] ?? undefined);
 }
 
-/** Any row with this id, expired or not (an expired one still holds its id until it is swept). */
+/**
+ * Any row with this id, expired or not (an expired one still holds its id until it is swept). Not
+ * verified: it only tells whether the id is taken, and an expired row is deleted, which is all a
+ * forged expiry could cause and what whoever forged it could do directly.
+ */
 export async function findTokenRow(
   db: Kysely<Database>,
   tenantId: string,
@@ -101,9 +114,13 @@ export async function findTokenRow(
     .executeTakeFirst();
 }
 
-/** The oldest live token of the tenant with this type and fingerprint (other than `excludeRowId`). */
+/**
+ * The oldest live token of the tenant with this type and fingerprint (other than `excludeRowId`),
+ * verified: it is returned to the caller in place of a new token.
+ */
 export async function findDuplicate(
   db: Kysely<Database>,
+  keys: RowKeys,
   tenantId: string,
   type: string,
   fingerprint: string,
@@ -118,7 +135,7 @@ export async function findDuplicate(
     .where('type', '=', type)
     .where((eb) => notExpired(eb, now));
   if (excludeRowId !== undefined) query = query.where('row_id', '!=', excludeRowId);
-  return query.orderBy('row_id').limit(1).executeTakeFirst();
+  return verified(keys, 'tokens', await query.orderBy('row_id').limit(1).executeTakeFirst());
 }
 
 /** A new row's columns, in the order the compiled inserts bind them. */
@@ -140,6 +157,7 @@ const TOKEN_COLUMNS = [
   'modified_at',
   'expires_at',
   'expires_offset',
+  'row_mac',
 ] as const satisfies ReadonlyArray<keyof TokenInsert>;
 /** Placeholder values naming every column in TOKEN_COLUMNS' order (the compiled shape). */
 const TOKEN_TEMPLATE: TokenInsert = {
@@ -159,6 +177,7 @@ const TOKEN_TEMPLATE: TokenInsert = {
   modified_at: null,
   expires_at: null,
   expires_offset: null,
+  row_mac: '',
 };
 
 function tokenInsert(row: NewTokenRow): TokenInsert {
@@ -221,13 +240,20 @@ export async function insertTokenRows(
   });
 }
 
+/** Stores `changes` to a token row loaded in this transaction, with a new MAC. */
 export async function updateTokenRow(
   trx: Kysely<Database>,
+  keys: RowKeys,
   row: TokenRow,
   changes: TokenChanges,
 ): Promise<TokenRow> {
-  await trx.updateTable('tokens').set(changes).where('row_id', '=', row.row_id).execute();
-  return { ...row, ...changes } as TokenRow;
+  return updateAuthenticatedRow(
+    trx,
+    keys,
+    'tokens',
+    row,
+    changes as Partial<Omit<TokenRow, 'row_id' | 'row_mac'>>,
+  );
 }
 
 /** Removes the row and its blind indexes: the data envelope is gone for good. */
@@ -281,17 +307,4 @@ export async function insertSearchDigests(
     },
     values,
   );
-}
-
-/** The tenant's settings; NOT_FOUND when the tenant does not exist (e.g. an operator's stale id). */
-export async function tenantSettings(
-  db: Kysely<Database>,
-  tenantId: string,
-): Promise<Record<string, string>> {
-  const query = compileOnce(db, 'tenants:settings', 1, () =>
-    db.selectFrom('tenants').select('settings').where('id', '=', ''),
-  );
-  const row = (await runCompiled(db, query, [tenantId])).rows[0];
-  if (!row) throw new VaultError('NOT_FOUND', 'No such tenant.');
-  return parseSettings(row.settings);
 }

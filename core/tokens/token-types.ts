@@ -26,6 +26,7 @@ import { abaRoutingValid } from './aba.ts';
 import { luhnValid } from './luhn.ts';
 import { isPlainObject } from '../validation/json-value.ts';
 import { deepFreeze } from '../validation/deep-freeze.ts';
+import { didYouMeanSuffix } from '../validation/suggest.ts';
 
 export const TOKEN_TYPE_NAMES = [
   'token',
@@ -262,18 +263,24 @@ export function isTokenType(name: unknown): name is TokenType {
   return typeof name === 'string' && Object.hasOwn(TOKEN_TYPES, name);
 }
 
+/** What is wrong with a type that is no token type: the valid ones, and the nearest for a near miss. */
+export function unknownTokenType(name: unknown): string {
+  const near = typeof name === 'string' ? didYouMeanSuffix(name, TOKEN_TYPE_NAMES) : '';
+  return `must be one of: ${TOKEN_TYPE_NAMES.join(', ')}${near}`;
+}
+
 /** The definition of `name`; 400 naming `type` when it is missing or unknown. */
 export function tokenTypeOf(name: unknown): TokenTypeDefinition {
   if (name === undefined || name === null || name === '') throw validationError({ type: ['is required'] });
   if (!isTokenType(name)) {
-    throw validationError({ type: [`must be one of: ${TOKEN_TYPE_NAMES.join(', ')}`] });
+    throw validationError({ type: [unknownTokenType(name)] });
   }
   return TOKEN_TYPES[name];
 }
 
 /** Field errors of `data` for `type` (an unknown type is reported under `type`). */
 export function validateTokenData(type: unknown, data: unknown): FieldErrors {
-  if (!isTokenType(type)) return { type: [`must be one of: ${TOKEN_TYPE_NAMES.join(', ')}`] };
+  if (!isTokenType(type)) return { type: [unknownTokenType(type)] };
   return TOKEN_TYPES[type].validate(data);
 }
 

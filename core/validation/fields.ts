@@ -39,8 +39,8 @@ export function checkName(errors: FieldErrorCollector, value: unknown, field = '
 }
 
 /**
- * Offset pagination as the reference has it: page from 1, size 0..maxSize. Size 0 is an empty page
- * that still reports how many items match (the reference schema allows it).
+ * Offset pagination: page from 1, size 0..maxSize. Size 0 is an empty page that still reports how
+ * many items match: a caller counts without fetching.
  */
 export function checkPage(
   page: { page: number; size: number },

@@ -3,7 +3,8 @@
  * (which silently turns `123456789012345678901234567890` into `1.2345678901234568e+29`, `1e400`
  * into `Infinity` and invalid UTF-8 into U+FFFD):
  *
- * - the bytes are UTF-8 (RFC 8259 §8.1), without invalid sequences;
+ * - the bytes are UTF-8 (the only encoding JSON exchanged between systems may use), without invalid
+ *   sequences;
  * - every number literal is exactly what a 64-bit float holds: its value, written back, has the
  *   same digits (`0.1`, `1.50`, `1e2` pass; `9007199254740993` and `1e-400` do not); and it is finite;
  * - no `\u` escape leaves a lone surrogate (the string could not be written back as UTF-8);

@@ -24,6 +24,10 @@ export abstract class BarrierBackedVault implements VaultKeys {
     return this.barrier.unwrapSecret(term, sealed, aad);
   }
 
+  rowMac(term: number, message: Uint8Array): Uint8Array {
+    return this.barrier.rowMac(term, message);
+  }
+
   get keyTerm(): number {
     return this.barrier.keyTerm;
   }

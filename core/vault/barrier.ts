@@ -10,8 +10,8 @@ import { keyringAad } from '../storage/vault-file.ts';
 import type { KeySource } from './types.ts';
 
 /**
- * What the code above storage may do with keys: lookup hashes, the audit chain's MAC and wrapping
- * of small secrets. It never sees the keyring, the root key or which backend holds the data.
+ * What the code above storage may do with keys: lookup hashes, the audit chain's MAC, the MACs of
+ * rows that decide access and wrapping of small secrets. It never sees the keyring, the root key or which backend holds the data.
  */
 export interface VaultKeys {
   /** Keyed BLAKE2b of an API key (for lookup); the key itself is never stored. */
@@ -28,6 +28,12 @@ export interface VaultKeys {
   wrapSecret(plaintext: Uint8Array, aad: Uint8Array): { term: number; sealed: Uint8Array };
   /** Opens what `wrapSecret` sealed under `term`; throws VAULT_CORRUPT when it does not authenticate. */
   unwrapSecret(term: number, sealed: Uint8Array, aad: Uint8Array): Uint8Array;
+  /**
+   * Keyed BLAKE2b-256 of `message` with the row key of `term`: the MAC of a row that decides access
+   * (core/integrity/row-authenticator.ts builds the message). VAULT_CORRUPT for a term the keyring
+   * does not hold.
+   */
+  rowMac(term: number, message: Uint8Array): Uint8Array;
   /** The active key term: new snapshots, journal records and wrapped keys are under it. */
   readonly keyTerm: number;
   /** Every key term the keyring still holds. */
@@ -159,6 +165,10 @@ export class Barrier implements VaultKeys {
     return plain;
   }
 
+  rowMac(term: number, message: Uint8Array): Uint8Array {
+    return keyedHash(this.sodium, this.current.rowKey(term), message);
+  }
+
   get keyTerm(): number {
     return this.current.activeTerm;
   }
@@ -168,12 +178,13 @@ export class Barrier implements VaultKeys {
   }
 }
 
-/** Refuses retiring terms while a wrapped key or a token envelope still names an older one. */
-export function assertOnlyActiveTermInUse(keys: number, envelopes: number): void {
-  if (keys > 0 || envelopes > 0) {
+/** Refuses retiring terms while a wrapped key, a token envelope or a row MAC still names an older one. */
+export function assertOnlyActiveTermInUse(keys: number, envelopes: number, rowMacs: number): void {
+  if (keys > 0 || envelopes > 0 || rowMacs > 0) {
     throw new VaultError(
       'VAULT_CORRUPT',
-      `Older key terms are still in use (${keys} wrapped keys, ${envelopes} token envelopes); nothing was retired.`,
+      `Older key terms are still in use (${keys} wrapped keys, ${envelopes} token envelopes, ` +
+        `${rowMacs} row MACs); nothing was retired.`,
     );
   }
 }

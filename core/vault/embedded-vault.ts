@@ -20,6 +20,7 @@ import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
 import { TableChanges } from '../storage/table-changes.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
+import { AUTHENTICATED_TABLES } from '../integrity/row-authenticator.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { BarrierBackedVault } from './barrier-vault.ts';
 import { buildSnapshotFromFiles } from './snapshot-build.ts';
@@ -253,13 +254,20 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     return before.filter((t) => !next.terms.includes(t));
   }
 
-  /** Wrapped tenant keys and token envelopes name their term; none may name a term being retired. */
+  /**
+   * Wrapped tenant keys, token envelopes and row MACs name their term; none may name a term being
+   * retired.
+   */
   private async assertOnlyActiveTermInUse(active: number): Promise<void> {
     const count = (sql: string, params: (string | number)[]) =>
       Number(this.parts.sqlite.exec(sql, params)[0]?.values[0]?.[0] ?? 0);
     const keys = count('SELECT count(*) FROM tenant_keys WHERE term <> ?', [active]);
     const envelopes = count('SELECT count(*) FROM tokens WHERE data NOT LIKE ?', [`v1.${active}.%`]);
-    assertOnlyActiveTermInUse(keys, envelopes);
+    let macs = 0;
+    for (const table of AUTHENTICATED_TABLES) {
+      macs += count(`SELECT count(*) FROM ${table} WHERE row_mac NOT LIKE ?`, [`v1.${active}.%`]);
+    }
+    assertOnlyActiveTermInUse(keys, envelopes, macs);
   }
 
   /**
@@ -357,7 +365,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
       await this.transaction(async (trx) => {
-        await migration.up(trx);
+        await migration.up(trx, this);
         await trx
           .insertInto('schema_migrations')
           .values({

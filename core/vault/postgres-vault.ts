@@ -13,10 +13,12 @@ import { RoutedPostgresDialect, readOnlyOutsideTransactions, runRaw } from '../s
 import type { PostgresTransactionState } from '../storage/postgres/driver.ts';
 import { explainPostgresError, isRetryable } from '../storage/postgres/errors.ts';
 import { migratePostgres, postgresMigrations } from '../storage/postgres/migrations.ts';
+import type { PostgresMigrationContext } from '../storage/postgres/migrations.ts';
 import { redactedDatabaseUrl } from '../storage/postgres/database-url.ts';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
 import type { PostgresPoolLimits } from '../storage/postgres/pool.ts';
 import type { Database } from '../storage/schema.ts';
+import { countRowMacsOutsideTerm } from '../integrity/stored-row-macs.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { BarrierBackedVault } from './barrier-vault.ts';
 import type { WrappedKeyring } from './barrier.ts';
@@ -72,7 +74,7 @@ function lockedKeyringRow(trx: Kysely<Database>): Promise<KeyringRow> {
  * `vault_keyring`, and the barrier in this process's memory. Several processes may hold one
  * database at once: each write runs in a READ COMMITTED transaction on its own pooled connection,
  * and every read-then-write that must not interleave takes a row lock or leans on a constraint
- * (docs/architecture.md, "PostgreSQL backend"). Serialization failures and deadlocks are retried.
+ * (docs/postgres.md). Serialization failures and deadlocks are retried.
  */
 export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   readonly backend = 'postgres';
@@ -142,7 +144,9 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
     const pool = options.connections ?? createPostgresPool(options.url, options.pool);
     const ownsPool = options.connections === undefined;
     try {
-      const { vaultId, createdAt, kdf, keyring } = identity;
+      const { vaultId, createdAt, kdf } = identity;
+      // The rows it is filled with carry MACs (a vault file migrates them before it is copied).
+      const keyring = identity.keyring.withRowMacs();
       const wrapped = Barrier.wrapKeyring(
         sodium,
         keyring,
@@ -160,7 +164,8 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
         clock,
       );
       await vault.transaction(async (trx) => {
-        await vault.migrateHeld(trx);
+        // No keyring is stored yet; the one stored below records the row MACs.
+        await vault.migrateHeld(trx, { keys: vault, rowMacsRecorded: false, recordRowMacs: async () => {} });
         const existing = await (trx as unknown as Kysely<KeyringDb>)
           .selectFrom('vault_keyring')
           .select('vault_id')
@@ -210,7 +215,9 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
         );
       }
       const stored = storedKeyring(row);
-      const keyring = Barrier.unlockKeyring(sodium, stored, options.key);
+      // Derived once: a migration that records something in the keyring re-wraps it with it.
+      const rootKey = deriveRootKey(sodium, options.key, stored.kdf);
+      const keyring = Barrier.unlockWithRootKey(sodium, stored, rootKey);
       const vault = new PostgresVault(
         sodium,
         pool,
@@ -220,7 +227,13 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
         keyring,
         clock,
       );
-      await vault.transaction((trx) => vault.migrateHeld(trx));
+      await vault.transaction((trx) =>
+        vault.migrateHeld(trx, {
+          keys: vault,
+          rowMacsRecorded: keyring.rowMacs,
+          recordRowMacs: (inner) => vault.recordRowMacs(inner, rootKey),
+        }),
+      );
       return vault;
     } catch (err) {
       if (ownsPool) await pool.end().catch(() => undefined);
@@ -229,9 +242,26 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   }
 
   /** Base DDL and pending migrations, under a transaction-scoped advisory lock. */
-  private async migrateHeld(trx: Kysely<Database>): Promise<void> {
+  private async migrateHeld(trx: Kysely<Database>, context: PostgresMigrationContext): Promise<void> {
     await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
-    await migratePostgres(trx, this.clock.now().toISOString());
+    await migratePostgres(trx, this.clock.now().toISOString(), context);
+  }
+
+  /**
+   * Records in the stored keyring that the rows carry MACs: the keyring row, locked, opened again
+   * with `rootKey` (VAULT_WRONG_KEY if a rekey changed it meanwhile) and re-wrapped with the flag.
+   */
+  private async recordRowMacs(trx: Kysely<Database>, rootKey: Uint8Array): Promise<void> {
+    const stored = storedKeyring(await lockedKeyringRow(trx));
+    const next = Barrier.unlockWithRootKey(this.sodium, stored, rootKey).withRowMacs();
+    await (trx as unknown as Kysely<KeyringDb>)
+      .updateTable('vault_keyring')
+      .set({
+        wrapped: Barrier.wrapKeyring(this.sodium, next, rootKey, stored.vaultId, stored.kdf),
+        updated_at: this.clock.now().toISOString(),
+      })
+      .where('id', '=', 1)
+      .execute();
   }
 
   inTransaction(): boolean {
@@ -342,7 +372,11 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
         .select((e) => e.fn.countAll<number>().as('n'))
         .where('data', 'not like', `v1.${active}.%`)
         .executeTakeFirstOrThrow();
-      assertOnlyActiveTermInUse(Number(keys.n), Number(envelopes.n));
+      assertOnlyActiveTermInUse(
+        Number(keys.n),
+        Number(envelopes.n),
+        await countRowMacsOutsideTerm(trx, active),
+      );
       return current.withOnlyActiveTerm();
     });
     return before.filter((t) => !next.terms.includes(t));

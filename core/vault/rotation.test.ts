@@ -38,7 +38,15 @@ describe('key rotation', () => {
     expect(f.vault.keyTerms).toEqual([1]);
 
     const result = await rotateKeys(f.vault, f.tmp.key);
-    expect(result).toEqual({ term: 2, retired: [1], resealed: 2, resealedProxies: 0, resealedReactors: 0 });
+    // Row MACs: the tenant, its application and the two tokens.
+    expect(result).toEqual({
+      term: 2,
+      retired: [1],
+      resealed: 2,
+      resealedProxies: 0,
+      resealedReactors: 0,
+      rowMacs: 4,
+    });
     expect(f.vault.keyTerm).toBe(2);
     expect((await readVaultStatus(f.tmp.vaultPath)).keyTerms).toEqual([2]);
     const envelopes = await f.vault.db.selectFrom('tokens').select('data').execute();

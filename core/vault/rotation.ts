@@ -3,6 +3,8 @@ import { TenantKeys } from '../crypto/tenant-keys.ts';
 import { SealedText, reactorConfigurationContext } from '../crypto/sealed-text.ts';
 import { ProxySecrets, SEALED_PROXY_FIELDS } from '../proxies/proxy-secrets.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
+import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
+import { moveRowMacsToActiveTerm } from '../integrity/stored-row-macs.ts';
 import type { KeySource, VaultHandle } from './types.ts';
 
 export interface RotationResult {
@@ -16,6 +18,8 @@ export interface RotationResult {
   readonly resealedProxies: number;
   /** Reactors whose sealed configuration was re-sealed under the new term. */
   readonly resealedReactors: number;
+  /** Row MACs moved to the new term (rows re-sealed above got theirs when they were written). */
+  readonly rowMacs: number;
 }
 
 /** Envelopes re-sealed per transaction: bounded journal records, short turns on the vault's lock. */
@@ -28,10 +32,12 @@ const RESEAL_BATCH = 200;
  * 2. Every token envelope under an older term is opened and sealed again with the tenant's new
  *    data key, in batches of transactions; so is every proxy's and reactor's sealed configuration
  *    (and proxy transform code).
- * 3. Fingerprint and search keys are re-wrapped under the new term (the same keys, so fingerprints
+ * 3. Every row MAC is moved to the new term's row key, each row verified first (a row changed
+ *    outside the vault stops the rotation with INTEGRITY_FAILED: it is never vouched for again).
+ * 4. Fingerprint and search keys are re-wrapped under the new term (the same keys, so fingerprints
  *    and blind indexes stay valid); the wrapped keys of older terms are deleted; each tenant's audit
  *    log gets an entry.
- * 4. The older terms are removed from the keyring and a snapshot is written without them.
+ * 5. The older terms are removed from the keyring and a snapshot is written without them.
  * A crash at any step leaves a vault that opens; running the rotation again finishes the job
  * (under yet another term).
  */
@@ -61,6 +67,7 @@ export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<Ro
   }
   const resealedProxies = await resealProxies(vault, keys);
   const resealedReactors = await resealReactors(vault, keys);
+  const rowMacs = await moveRowMacsToActiveTerm(vault);
   await vault.transaction(async (trx) => {
     await keys.adoptActiveTerm(trx);
     // Each tenant's log records that its data moved to new keys (by the system: no principal).
@@ -76,7 +83,7 @@ export async function rotateKeys(vault: VaultHandle, key: KeySource): Promise<Ro
     }
   });
   const retired = await vault.retireOldKeyTerms(key);
-  return { term, retired, resealed, resealedProxies, resealedReactors };
+  return { term, retired, resealed, resealedProxies, resealedReactors, rowMacs };
 }
 
 /** Reactors are few: one transaction re-seals them all (and seals rows stored before sealing). */
@@ -84,7 +91,7 @@ async function resealReactors(vault: VaultHandle, keys: TenantKeys): Promise<num
   const sealed = new SealedText(keys);
   return vault.transaction(async (trx) => {
     let changed = 0;
-    const rows = await trx.selectFrom('reactors').select(['id', 'tenant_id', 'configuration']).execute();
+    const rows = await trx.selectFrom('reactors').selectAll().execute();
     for (const row of rows) {
       const next = await sealed.reseal(
         trx,
@@ -93,7 +100,7 @@ async function resealReactors(vault: VaultHandle, keys: TenantKeys): Promise<num
         row.configuration,
       );
       if (next === null) continue;
-      await trx.updateTable('reactors').set({ configuration: next }).where('id', '=', row.id).execute();
+      await updateAuthenticatedRow(trx, vault, 'reactors', row, { configuration: next });
       changed++;
     }
     return changed;
@@ -115,7 +122,7 @@ async function resealProxies(vault: VaultHandle, keys: TenantKeys): Promise<numb
         if (next !== null) changes[field] = next;
       }
       if (Object.keys(changes).length === 0) continue;
-      await trx.updateTable('proxies').set(changes).where('id', '=', row.id).execute();
+      await updateAuthenticatedRow(trx, vault, 'proxies', row, changes);
       changed++;
     }
     return changed;

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { verifyAuditChains } from '../audit/audit-log.ts';
 import type { ChainReport } from '../audit/audit-log.ts';
-import { VaultError } from '../errors/catalogue.ts';
+import { VaultError, isVaultError } from '../errors/catalogue.ts';
+import { verifyStoredRows } from '../integrity/stored-row-macs.ts';
 import type { Database } from '../storage/schema.ts';
 import type { RowCounts } from './row-counts.ts';
 import type { VaultHandle } from './types.ts';
@@ -97,8 +98,9 @@ export function readPage(
 
 /**
  * The checks every copy passes before it is reported: the rows of each table counted again in the
- * copy equal the source's, and the audit chains verify there with the vault's keys. Either failing
- * is VAULT_CORRUPT; `leftAs` says what became of the copy.
+ * copy equal the source's, the audit chains verify there with the vault's keys, and so does the MAC
+ * of every row that decides access (copied as it was: the keyring is the same). A count or a chain
+ * failing is VAULT_CORRUPT, a row INTEGRITY_FAILED naming it; `leftAs` says what became of the copy.
  */
 export async function verifyCopy(
   target: VaultHandle,
@@ -117,6 +119,20 @@ export async function verifyCopy(
   const chains = await verifyAuditChains(target.db, target);
   if (!chains.ok) {
     throw new VaultError('VAULT_CORRUPT', `The audit chains of the copy do not verify; ${leftAs}`);
+  }
+  try {
+    await verifyStoredRows(target.db, target);
+  } catch (error) {
+    if (isVaultError(error, 'INTEGRITY_FAILED')) {
+      throw new VaultError(
+        'INTEGRITY_FAILED',
+        `Copying refused a row: ${error.message.replace(/\.$/, '')}; ${leftAs}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
   }
   return { vaultId: target.id, rows, chains };
 }

@@ -51,6 +51,42 @@ export interface DesktopShell {
   readonly window: Electron.BrowserWindow;
 }
 
+const VAULT_FILTER = [{ name: 'svc vault', extensions: ['svc'] }];
+const KEY_FILTER = [{ name: 'Key file', extensions: ['key'] }];
+
+/** The file choosers of the start screen, as dialogs of `window`; null when the person cancels. */
+function fileDialogs(dialog: ElectronApis['dialog'], window: Electron.BrowserWindow): FileDialogs {
+  const pick = async (save: boolean, title: string, filters: { name: string; extensions: string[] }[]) => {
+    if (save) {
+      const result = await dialog.showSaveDialog(window, { title, filters });
+      return result.canceled || result.filePath === undefined ? null : result.filePath;
+    }
+    const result = await dialog.showOpenDialog(window, { title, filters, properties: ['openFile'] });
+    return result.canceled ? null : (result.filePaths[0] ?? null);
+  };
+  return {
+    chooseVaultFile: () => pick(false, 'Open a vault', VAULT_FILTER),
+    chooseNewVaultLocation: () => pick(true, 'Create a vault', VAULT_FILTER),
+    chooseKeyFile: () => pick(false, 'Choose the key file', KEY_FILTER),
+    chooseNewKeyFileLocation: () => pick(true, 'Save the new key file', KEY_FILTER),
+  };
+}
+
+/**
+ * Every page of the app under the same guards: no permission granted, the CSP enforced, navigation
+ * kept to the app's origins, and web links opened in the person's browser.
+ */
+function guardWebContents({ app, session, shell }: ElectronApis, origins: AppOrigins): void {
+  const defaultSession = session.defaultSession;
+  denyPermissions(defaultSession);
+  enforceCsp(defaultSession);
+  app.on('web-contents-created', (_event, contents) => {
+    guardContents(contents, origins, (url) => {
+      if (isExternalWebLink(url)) void shell.openExternal(url);
+    });
+  });
+}
+
 /**
  * Runs the desktop app: one instance (a second launch focuses the first window), a guarded
  * window on the start screen, the IPC API, the tray menu, and a clean close of the vault.
@@ -60,19 +96,8 @@ export async function runDesktopShell(
   electron: ElectronApis,
   options: DesktopShellOptions,
 ): Promise<DesktopShell | null> {
-  const {
-    BrowserWindow,
-    Menu,
-    Tray,
-    app,
-    clipboard,
-    dialog,
-    ipcMain,
-    nativeImage,
-    safeStorage,
-    session,
-    shell,
-  } = electron;
+  const { BrowserWindow, Menu, Tray, app, clipboard, dialog, ipcMain, nativeImage, safeStorage, shell } =
+    electron;
   const { root } = options;
   // Built by `npm run build:start-screen` (scripts/build-start-screen.ts).
   const startScreenFile = join(root, 'desktop', 'start-screen', 'dist', 'index.html');
@@ -103,14 +128,7 @@ export async function runDesktopShell(
   let keepRunningInBackground = false;
   let quitting = false;
 
-  const defaultSession = session.defaultSession;
-  denyPermissions(defaultSession);
-  enforceCsp(defaultSession);
-  app.on('web-contents-created', (_event, contents) => {
-    guardContents(contents, origins, (url) => {
-      if (isExternalWebLink(url)) void shell.openExternal(url);
-    });
-  });
+  guardWebContents(electron, origins);
 
   const window = new BrowserWindow(
     mainWindowOptions({ preload: preloadFile, packaged: app.isPackaged, icon: iconFile }),
@@ -163,30 +181,13 @@ export async function runDesktopShell(
     );
   }
 
-  const pick = async (save: boolean, title: string, filters: { name: string; extensions: string[] }[]) => {
-    if (save) {
-      const result = await dialog.showSaveDialog(window, { title, filters });
-      return result.canceled || result.filePath === undefined ? null : result.filePath;
-    }
-    const result = await dialog.showOpenDialog(window, { title, filters, properties: ['openFile'] });
-    return result.canceled ? null : (result.filePaths[0] ?? null);
-  };
-  const vaultFilter = [{ name: 'svc vault', extensions: ['svc'] }];
-  const keyFilter = [{ name: 'Key file', extensions: ['key'] }];
-  const dialogs: FileDialogs = {
-    chooseVaultFile: () => pick(false, 'Open a vault', vaultFilter),
-    chooseNewVaultLocation: () => pick(true, 'Create a vault', vaultFilter),
-    chooseKeyFile: () => pick(false, 'Choose the key file', keyFilter),
-    chooseNewKeyFileLocation: () => pick(true, 'Save the new key file', keyFilter),
-  };
-
   registerIpcHandlers(
     ipcMain,
     desktopApiHandlers({
       session: vaultSession,
       recent: new RecentVaults(join(userData, 'recent-vaults.json')),
       remembered: new RememberedKeys(join(userData, 'remembered-keys.json'), safeStorage),
-      dialogs,
+      dialogs: fileDialogs(dialog, window),
       showConsole: async (consoleUrl) => {
         origins.setServer(consoleUrl);
         refreshMenu();

@@ -2,14 +2,13 @@ import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify
 import { Type } from 'typebox';
 import { authorize } from '../../core/access/authorize.ts';
 import { isPermission, isTokenPermission, type Permission } from '../../core/access/permissions.ts';
-import { constantTimeEqual } from '../../core/crypto/constant-time.ts';
 import { isRequestedView, withView, type Principal } from '../../core/access/principal.ts';
 import type { RequestRateLimits } from '../../core/identity/rate-limiter.ts';
 import { VaultError, validationError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { VaultServer } from '../types.ts';
 import { OPERATOR_HEADER, fromLoopback, type OperatorCredential } from '../operator-credential.ts';
-import { ConsoleCookies, CSRF_HEADER, CSRF_HEADER_NAME } from './console-cookie.ts';
+import { ConsoleCookies, assertFromConsole } from './console-cookie.ts';
 import { isUuid } from './ids.ts';
 
 /**
@@ -266,59 +265,6 @@ function unauthenticated(detail: string): VaultError {
 const NO_CREDENTIAL =
   'Send an SVC-API-KEY header with an application key, or Authorization: Bearer <token> with a session token.';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function crossSite(detail: string): VaultError {
-  return new VaultError('FORBIDDEN', detail);
-}
-
-/**
- * A request carrying the console's cookie must come from the console's own pages: the browser's
- * Sec-Fetch-Site (when sent) says same-origin (or none: typed in the address bar), an Origin (when
- * sent; always on requests that change something) names this very host, and, except on the one
- * GET that tells it, SVC-CSRF holds the session's double-submit value. A custom header is never
- * sent by a form or a link, and another origin's script cannot send it without a CORS preflight,
- * which this server never grants; SameSite=Strict already keeps other sites' requests cookieless,
- * and these checks cover same-site pages on other ports of the same host, which browsers let send
- * the cookie.
- */
-function assertFromConsole(
-  request: FastifyRequest,
-  token: string,
-  services: Services,
-  tellsCsrf: boolean,
-): void {
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    throw crossSite('A request from another site or origin cannot use the console session.');
-  }
-  const origin = request.headers.origin;
-  if (origin !== undefined) {
-    let host: string | null = null;
-    try {
-      host = new URL(origin).host.toLowerCase();
-    } catch {
-      host = null;
-    }
-    if (host === null || host !== request.host.toLowerCase()) {
-      throw crossSite('A request from another origin cannot use the console session.');
-    }
-  } else if (!SAFE_METHODS.has(request.method)) {
-    throw crossSite('A request that changes something with the console session must carry its Origin.');
-  }
-  if (tellsCsrf) return;
-  const sent = request.headers[CSRF_HEADER];
-  const expected = services.auth.csrfToken(token);
-  if (
-    typeof sent !== 'string' ||
-    !constantTimeEqual(Buffer.from(sent, 'utf8'), Buffer.from(expected, 'utf8'))
-  ) {
-    throw crossSite(
-      `A request with the console session must carry its ${CSRF_HEADER_NAME} header (GET /console/session tells it).`,
-    );
-  }
-}
-
 /**
  * `limits` counts every authenticated request against its credential (the application, or the
  * user over all their sessions) before any permission check or body parsing; null for no limit.
@@ -342,7 +288,7 @@ function guardFor(
     const credential = credentialOf(request, cookies);
     if (credential === null) throw unauthenticated(NO_CREDENTIAL);
     if (credential.kind === 'console-cookie')
-      assertFromConsole(request, credential.token, services, tellsCsrf);
+      assertFromConsole(request, credential.token, services.auth, tellsCsrf);
 
     if (credential.kind === 'api-key') {
       const principal = await services.auth.authenticateApiKey(credential.key);

@@ -1,6 +1,9 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { constantTimeEqual } from '../../core/crypto/constant-time.ts';
+import { VaultError } from '../../core/errors/catalogue.ts';
 import { consoleCookieName } from '../../core/identity/console-cookie.ts';
+import type { AuthService } from '../../core/identity/contract.ts';
 
 /** Headers the console sends with its cookie: the double-submit value of its session. */
 export const CSRF_HEADER = 'svc-csrf';
@@ -81,4 +84,57 @@ export function httpsHostsOf(urls: readonly (string | undefined)[]): Set<string>
     }
   }
   return hosts;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function crossSite(detail: string): VaultError {
+  return new VaultError('FORBIDDEN', detail);
+}
+
+/**
+ * A request carrying the console's cookie must come from the console's own pages: the browser's
+ * Sec-Fetch-Site (when sent) says same-origin (or none: typed in the address bar), an Origin (when
+ * sent; always on requests that change something) names this very host, and, except on the one
+ * GET that tells it, SVC-CSRF holds the session's double-submit value. A custom header is never
+ * sent by a form or a link, and another origin's script cannot send it without a CORS preflight,
+ * which this server never grants; SameSite=Strict already keeps other sites' requests cookieless,
+ * and these checks cover same-site pages on other ports of the same host, which browsers let send
+ * the cookie.
+ */
+export function assertFromConsole(
+  request: FastifyRequest,
+  token: string,
+  auth: Pick<AuthService, 'csrfToken'>,
+  tellsCsrf: boolean,
+): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw crossSite('A request from another site or origin cannot use the console session.');
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    let host: string | null = null;
+    try {
+      host = new URL(origin).host.toLowerCase();
+    } catch {
+      host = null;
+    }
+    if (host === null || host !== request.host.toLowerCase()) {
+      throw crossSite('A request from another origin cannot use the console session.');
+    }
+  } else if (!SAFE_METHODS.has(request.method)) {
+    throw crossSite('A request that changes something with the console session must carry its Origin.');
+  }
+  if (tellsCsrf) return;
+  const sent = request.headers[CSRF_HEADER];
+  const expected = auth.csrfToken(token);
+  if (
+    typeof sent !== 'string' ||
+    !constantTimeEqual(Buffer.from(sent, 'utf8'), Buffer.from(expected, 'utf8'))
+  ) {
+    throw crossSite(
+      `A request with the console session must carry its ${CSRF_HEADER_NAME} header (GET /console/session tells it).`,
+    );
+  }
 }

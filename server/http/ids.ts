@@ -4,7 +4,7 @@ import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Pattern of a UUID in any case, as in the reference OpenAPI. */
+/** Pattern of a UUID, its hex digits in either case (a client may write them in upper case). */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 export function isUuid(value: string): boolean {

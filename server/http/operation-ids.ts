@@ -44,6 +44,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /operator/tenants': 'Operator_GetTenants',
   'POST /operator/tenants': 'Operator_CreateTenant',
   'GET /operator/users': 'Operator_GetUsers',
+  'PUT /operator/users/{id}/password': 'Operator_SetUserPassword',
   'GET /operator/vault/status': 'Operator_GetVaultStatus',
   'POST /operator/vault/compact': 'Operator_CompactVault',
   'POST /operator/vault/backup': 'Operator_BackupVault',

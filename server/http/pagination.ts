@@ -5,11 +5,11 @@ import { NullableInput } from './schemas.ts';
 /**
  * Offset pagination: `?page=1&size=20`, answered with
  * `{ pagination: { total_items, page_number, page_size, total_pages }, data: [...] }`.
- * `size=0` is allowed, as the reference schema has it: an empty page whose `total_items` still
- * counts every match, with `total_pages` 0 (no page of size 0 holds anything).
+ * `size=0` is allowed: an empty page whose `total_items` still counts every match (a count without
+ * the items), with `total_pages` 0 (no page of size 0 holds anything).
  */
 
-/** int32, as the reference API declares; also keeps `(page - 1) * size` an exact integer. */
+/** The largest int32, the page number's declared range; it keeps `(page - 1) * size` an exact integer. */
 const MAX_PAGE = 2_147_483_647;
 
 export interface PageQueryOptions {

@@ -71,12 +71,12 @@ function compiledFor<T>(cache: CompiledCache<T>, schema: object, compile: () => 
 
 /**
  * Compilations deferred to a schema's first use and not yet done. A server compiles nothing when it
- * starts: Ajv and fast-json-stringify generate and compile code for every route's schemas, ≈ 0.3 s
- * of CPU for the whole API in a fresh process, mostly for routes a given process never serves (a
- * CLI's short-lived server, a test's). A schema's compilation runs at its first request instead,
- * once per process. A schema that cannot compile would then fail at its first request, not at
- * start: `compileDeferredSchemas` compiles everything still pending, so a test proves every route's
- * schemas compile.
+ * starts: Ajv and fast-json-stringify generate and compile code for every route's schemas, a large
+ * share of a fresh process's start-up CPU (`bench/serve-start.ts`), mostly for routes a given
+ * process never serves (a CLI's short-lived server, a test's). A schema's compilation runs at its
+ * first request instead, once per process. A schema that cannot compile would then fail at its
+ * first request, not at start: `compileDeferredSchemas` compiles everything still pending, so a
+ * test proves every route's schemas compile.
  */
 const deferred = new Set<() => void>();
 

@@ -11,7 +11,7 @@ afterAll(async () => server.dispose());
 const get = (url: string) => server.app.inject({ method: 'GET', url });
 
 describe('/docs', () => {
-  it('serves the reference page to anyone, under a CSP without inline code or eval', async () => {
+  it('serves the API reference page to anyone, under a CSP without inline code or eval', async () => {
     const page = await get('/docs');
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');

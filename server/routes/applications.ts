@@ -228,6 +228,12 @@ function applicationWithKeyBody(application: ApplicationWithKey): ApplicationWit
 const tags = ['applications'];
 
 export function registerApplicationRoutes(app: VaultServer, services: Services): void {
+  registerApplicationCollectionRoutes(app, services);
+  registerApplicationItemRoutes(app, services);
+}
+
+/** Creating and listing applications, and the application of the calling key. */
+function registerApplicationCollectionRoutes(app: VaultServer, services: Services): void {
   app.post(
     '/applications',
     {
@@ -299,7 +305,10 @@ export function registerApplicationRoutes(app: VaultServer, services: Services):
       return applicationBody(await services.applications.getSelf(request.principal));
     },
   );
+}
 
+/** One application by id: read, update, delete, regenerate its key. */
+function registerApplicationItemRoutes(app: VaultServer, services: Services): void {
   app.get(
     '/applications/:id',
     {

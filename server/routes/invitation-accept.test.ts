@@ -15,7 +15,12 @@ describe('GET /invitations/accept', () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     expect(page.headers['content-security-policy']).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
-    expect(page.body).toContain('<form id="accept">');
+    // Its one style sheet is pinned by hash too: nothing inline runs or styles unless it is this page's.
+    expect(page.headers['content-security-policy']).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(page.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(page.body).toContain('<form id="accept"');
+    // It ends with a way into the console, not a tenant id.
+    expect(page.body).toContain('<a id="sign-in" class="button" href="/console/">Sign in</a>');
     expect(page.body).not.toContain(secret);
     expect(world.server.logs.text()).not.toContain(secret);
   });

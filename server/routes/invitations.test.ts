@@ -21,6 +21,8 @@ describe('invitations, end to end over SMTP', () => {
       tenant_id: world.a.tenant.id,
       email: 'ada@example.test',
       status: 'PENDING',
+      // Where the mail went: the SMTP server's host and port, never its URL's credentials.
+      mail: { transport: 'smtp', destination: new URL(world.smtp.url).host },
     });
     expect(Date.parse(invitation.expires_at) - world.clock.now().getTime()).toBe(72 * HOUR);
 
@@ -85,7 +87,11 @@ describe('invitations, end to end over SMTP', () => {
       headers: withKey(world.a.admin.key),
     });
     expect(resent.statusCode, resent.body).toBe(200);
-    expect(resent.json()).toMatchObject({ id, status: 'PENDING' });
+    expect(resent.json()).toMatchObject({
+      id,
+      status: 'PENDING',
+      mail: { transport: 'smtp', destination: new URL(world.smtp.url).host },
+    });
     expect(Date.parse(resent.json<{ expires_at: string }>().expires_at)).toBe(
       world.clock.now().getTime() + 72 * HOUR,
     );

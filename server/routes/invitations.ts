@@ -1,7 +1,7 @@
 import { MAX_INVITATION_PAGE_SIZE } from '../../core/tenancy/invitations.ts';
 import { Type, type Static } from 'typebox';
 import type { Services } from '../../core/services-contract.ts';
-import type { Invitation } from '../../core/tenancy/contract.ts';
+import type { Invitation, SentInvitation } from '../../core/tenancy/contract.ts';
 import { principalOf } from '../http/access.ts';
 import { idParams, notFoundAs, uuidPathParams } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
@@ -31,6 +31,31 @@ export const InvitationSchema = Type.Object(
 );
 
 type InvitationBody = Static<typeof InvitationSchema>;
+
+/** Create and resend answers: the invitation and where its mail went (so a person can check). */
+export const SentInvitationSchema = Type.Object(
+  {
+    ...InvitationSchema.properties,
+    mail: Type.Object(
+      {
+        transport: StringEnum(['smtp', 'outbox'] as const, {
+          description:
+            '`smtp` (sent to an SMTP server) or `outbox` (written as a file on the vault’s machine).',
+        }),
+        destination: Type.String({
+          description: 'The SMTP server as `host:port` (never its credentials), or the outbox folder.',
+        }),
+      },
+      { description: 'Extension: where the invitation e-mail was handed over.' },
+    ),
+  },
+  { description: 'An invitation just mailed. Its link secret is only ever in the e-mail.' },
+);
+
+function sentInvitationBody(invitation: SentInvitation): Static<typeof SentInvitationSchema> {
+  const { transport, destination } = invitation.mail;
+  return { ...invitationBody(invitation), mail: { transport, destination } };
+}
 
 const InvitationListQuery = Type.Object({
   ...pageQuery({ maxSize: MAX_INVITATION_PAGE_SIZE }).properties,
@@ -82,14 +107,14 @@ export function registerInvitationRoutes(app: VaultServer, services: Services): 
           'call fails and no invitation is left behind.',
         tags: invitationTags,
         body: CreateInvitationBody,
-        response: { 201: InvitationSchema },
+        response: { 201: SentInvitationSchema },
       },
     },
     async (request, reply) => {
       const invitation = await services.invitations.create(principalOf(request), {
         email: request.body.email,
       });
-      return reply.code(201).send(invitationBody(invitation));
+      return reply.code(201).send(sentInvitationBody(invitation));
     },
   );
 
@@ -139,11 +164,11 @@ export function registerInvitationRoutes(app: VaultServer, services: Services): 
           'had EXPIRED). Every earlier link stops working.',
         tags: invitationTags,
         params: InvitationParams,
-        response: { 200: InvitationSchema },
+        response: { 200: SentInvitationSchema },
       },
     },
     async (request) =>
-      invitationBody(await byId(services.invitations.resend(principalOf(request), request.params.id))),
+      sentInvitationBody(await byId(services.invitations.resend(principalOf(request), request.params.id))),
   );
 
   app.delete(

@@ -30,7 +30,7 @@ export function registerLogVerifyRoutes(app: VaultServer, services: Services): v
         summary: "Verify the tenant's audit chain",
         description:
           'Recomputes the hash chain of the tenant’s audit log and reports the first altered, removed or ' +
-          'reordered entry. An extension (not in the reference API).',
+          'reordered entry.',
         tags: ['logs'],
         response: { 200: ChainVerificationSchema },
       },

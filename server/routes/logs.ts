@@ -11,7 +11,7 @@ import type { VaultServer } from '../types.ts';
 export const LogSchema = Type.Object({
   id: Type.String({
     format: 'uuid',
-    description: 'Extension: the entry’s own id, stable across pages (not in the reference schema).',
+    description: 'The entry’s own id, stable across pages.',
   }),
   tenant_id: Type.String({ format: 'uuid' }),
   actor_id: Nullable(Type.String()),

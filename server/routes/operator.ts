@@ -14,6 +14,7 @@ import { TenantSchema, tenantBody } from './tenants.ts';
 const NAME_MAX = 200;
 const EMAIL_MAX = 330;
 const PATH_MAX = 4096;
+const PASSWORD_MAX = 1024;
 
 const OperatorUserSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -26,7 +27,7 @@ const CreateTenantBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
     owner_email: Type.Optional(Type.String({ minLength: 1, maxLength: EMAIL_MAX })),
-    owner_password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    owner_password: Type.Optional(Type.String({ minLength: 1, maxLength: PASSWORD_MAX })),
     with_application: Type.Optional(Type.Boolean({ default: true })),
   },
   { description: 'Unknown fields are ignored.' },
@@ -123,6 +124,12 @@ const access = 'operator' as const;
  * credential (server/operator-credential.ts): loopback only, new at every start.
  */
 export function registerOperatorRoutes(app: VaultServer, services: Services): void {
+  registerOperatorPeopleRoutes(app, services);
+  registerOperatorVaultRoutes(app, services);
+}
+
+/** Tenants and users across the vault. */
+function registerOperatorPeopleRoutes(app: VaultServer, services: Services): void {
   app.get(
     '/operator/tenants',
     {
@@ -200,6 +207,30 @@ export function registerOperatorRoutes(app: VaultServer, services: Services): vo
     },
   );
 
+  app.put(
+    '/operator/users/:id/password',
+    {
+      config: { access },
+      schema: {
+        summary: "Set a user's password",
+        description:
+          "Sets the password of the user with this id (the CLI's `svc user passwd` while a server holds the " +
+          'vault). The password rules are those of every password; a password that breaks one is a 400 naming `password`.',
+        tags,
+        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+        body: Type.Object({ password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }) }),
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await services.users.setPassword(request.params.id, request.body.password);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** The vault itself: status, compaction, backup, and the audit chains' check. */
+function registerOperatorVaultRoutes(app: VaultServer, services: Services): void {
   app.get(
     '/operator/vault/status',
     {

@@ -394,7 +394,7 @@ describe('pre-configured proxies', () => {
     expect(destination.received.length).toBe(before);
   });
 
-  it('writes one audit entry per proxied request, with host and status but no values', async () => {
+  it('writes one audit entry per proxied request, with host, status and duration but no values', async () => {
     const proxy = await createProxy({});
     await server.app.inject({
       method: 'POST',
@@ -408,7 +408,7 @@ describe('pre-configured proxies', () => {
       (r) => r.entity_type === 'proxy' && r.entity_id === proxy.id && r.operation === 'invoke',
     );
     expect(invocations).toHaveLength(1);
-    expect(invocations[0]?.message).toBe('Proxy invoked: POST api.svc.test → 200');
+    expect(invocations[0]?.message).toMatch(/^Proxy invoked: POST api\.svc\.test → 200 in \d+ ms$/);
     const uses = rows.filter((r) => r.entity_id === nameId && r.operation === 'use');
     expect(uses.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.message).not.toContain('Jane');

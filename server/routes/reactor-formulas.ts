@@ -1,9 +1,9 @@
-import { MAX_REACTOR_PAGE_SIZE } from '../../core/reactors/reactor-service.ts';
 import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import {
   FORMULA_STATUSES,
   FORMULA_TYPES,
+  MAX_REACTOR_PAGE_SIZE,
   PARAMETER_TYPES,
   type ReactorFormula,
   type SavedFormula,

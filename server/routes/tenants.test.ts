@@ -7,6 +7,7 @@ import {
   withKey,
   type TenantFixture,
 } from '../test-support/identity.ts';
+import { KNOWN_SETTINGS, SETTING_DEFAULTS, SETTING_DESCRIPTIONS } from '../../core/tenancy/settings.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 let server: TestServer;
@@ -104,6 +105,35 @@ describe('/tenants/self', () => {
       headers: withKey(b.admin.key),
     });
     expect(other.json()).toMatchObject({ name: 'Tenant B' });
+  });
+
+  it("publishes every setting the vault understands in the tenant's schema, with its default", async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/openapi.json' });
+    const document = response.json() as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const ok = document.paths['/tenants/self']?.['get']?.responses['200'] as {
+      content: { 'application/json': { schema: { properties: { settings: unknown } } } };
+    };
+    const settings = ok.content['application/json'].schema.properties.settings as {
+      properties: Record<string, { enum: string[]; description: string; 'x-svc-default': string }>;
+    };
+    expect(Object.keys(settings.properties)).toEqual([...KNOWN_SETTINGS]);
+    for (const name of KNOWN_SETTINGS) {
+      expect(settings.properties[name]).toEqual({
+        type: 'string',
+        enum: ['true', 'false'],
+        description: SETTING_DESCRIPTIONS[name],
+        'x-svc-default': String(SETTING_DEFAULTS[name]),
+      });
+    }
+    // The schema describes; it does not fill in: an absent setting stays absent in answers.
+    const tenant = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self',
+      headers: withKey(a.admin.key),
+    });
+    expect(tenant.json<{ settings: Record<string, string> }>().settings).toEqual({});
   });
 
   it('DELETE removes the tenant with 204; its keys stop working; other tenants remain', async () => {

@@ -1,11 +1,37 @@
 import { Type, type Static } from 'typebox';
 import type { Principal } from '../../core/access/principal.ts';
 import type { Services, Tenant } from '../../core/services-contract.ts';
+import { KNOWN_SETTINGS, SETTING_DEFAULTS, SETTING_DESCRIPTIONS } from '../../core/tenancy/settings.ts';
 import { principalOf, userSessionOf } from '../http/access.ts';
 import { Nullable, NullableInput, StringMap, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 const NAME_MAX = 200;
+
+/**
+ * The stored settings, each setting the vault understands described with what it does, its values
+ * and its default (`x-svc-default`: JSON Schema's `default` would tell generated clients the value
+ * is always present, while an absent setting is simply at its default). Clients read this to offer
+ * each setting as a switch; the tenant service still judges every update.
+ */
+const TenantSettingsSchema = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  description:
+    'Tenant settings; booleans are the strings "true" and "false". An absent setting has its default ' +
+    '(`x-svc-default`).',
+  properties: Object.fromEntries(
+    KNOWN_SETTINGS.map((name) => [
+      name,
+      {
+        type: 'string',
+        enum: ['true', 'false'],
+        description: SETTING_DESCRIPTIONS[name],
+        'x-svc-default': String(SETTING_DEFAULTS[name]),
+      },
+    ]),
+  ),
+  additionalProperties: { type: 'string' },
+});
 
 export const TenantSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -13,7 +39,7 @@ export const TenantSchema = Type.Object({
   // the API this one follows expect.
   owner_id: Type.Optional(Type.String({ format: 'uuid' })),
   name: Type.String(),
-  settings: StringMap({ description: 'Tenant settings; booleans are the strings "true" and "false".' }),
+  settings: TenantSettingsSchema,
   created_by: Nullable(Type.String()),
   created_at: Timestamp,
   modified_by: Nullable(Type.String()),

@@ -30,9 +30,10 @@ import { Nullable, NullableInput, StringEnum, StringMap, Timestamp } from '../ht
 import type { VaultServer } from '../types.ts';
 
 /**
- * The tokens feature over HTTP (service interface: Tokenize, Tokens).
- * Routes check only the coarse permission (`config.access`); which containers the caller may touch,
- * and how token data is shown to it (reveal, mask, redact), is decided in core per token.
+ * The tokens feature over HTTP: tokenize, and the tokens' create, read, list, search, update and
+ * delete. Routes check only the coarse permission (`config.access`); which containers the caller
+ * may touch, and how token data is shown to it (reveal, mask, redact), is decided in core per
+ * token.
  *
  * Token data is never logged here and never put in an error: the request log carries method, path
  * and status only, and every message below names fields, not values.
@@ -139,7 +140,7 @@ const ExpiresAtInput = Type.String({
     'date M/D/YYYY (midnight UTC). Returned as ISO 8601.',
 });
 
-/** `null` is accepted wherever the reference declares a field nullable; it means "not given". */
+/** `null` is accepted wherever the API declares a field nullable; it means "not given". */
 export const CreateBody = Type.Object(
   {
     id: Type.Optional(

@@ -81,8 +81,7 @@ export function registerUsageReportRoutes(app: VaultServer, services: Services):
       config: { access: { permission: 'report:read' } },
       schema: {
         summary: "The caller's tenant operations report",
-        description:
-          'The same report as `/tenants/self/reports/usage`, under the name the reference also lists.',
+        description: 'The same report as `/tenants/self/reports/usage`, under its other name.',
         tags: ['tenants'],
         response: { 200: UsageReportSchema },
       },

@@ -8,6 +8,7 @@ import {
   expectOneLineError,
   expectShownOnce,
   withHomeVault,
+  listData,
 } from '../../test-support/expect.ts';
 import { runSvc, type TempHome } from '../../test-support/harness.ts';
 import { INIT, makeInitHome, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
@@ -178,7 +179,7 @@ describe('svc app create', () => {
     const shape = await svc('app', 'create', '--name', 'X', '--type', 'private', '--rule', '[1]');
     expectOneLineError(shape, 2, /rules\[0\]: must be a JSON object/);
     const apps = await svc('app', 'list', '--json');
-    expect((JSON.parse(apps.stdout) as Application[]).map((a) => a.type)).toEqual(['management']);
+    expect(listData<Application>(apps.stdout).map((a) => a.type)).toEqual(['management']);
   });
 
   it('bad flags and files are usage errors', async () => {
@@ -271,14 +272,14 @@ describe('svc app list, show, update, regenerate, delete', () => {
   it('lists (JSON, filtered by type, tab-separated in a pipe) and shows without keys', async () => {
     const list = await svc('app', 'list', '--json');
     expectOk(list);
-    const apps = JSON.parse(list.stdout) as Application[];
+    const apps = listData<Application>(list.stdout);
     expect(apps).toHaveLength(2);
     expect(apps.map((a) => a.name)).toContain('Backend');
     expect(list.stdout).not.toContain('"key"');
     expectNoSecret(list, app.key, managementKey);
 
     const privateOnly = await svc('app', 'list', '--type', 'private', '--json');
-    expect((JSON.parse(privateOnly.stdout) as Application[]).map((a) => a.id)).toEqual([app.id]);
+    expect(listData<Application>(privateOnly.stdout).map((a) => a.id)).toEqual([app.id]);
     const table = await svc('app', 'list', '--type', 'private');
     expect(table.stdout).toBe(`${app.id}\tBackend\tprivate\t1\t0\t${app.created_at}\n`);
 
@@ -326,15 +327,38 @@ describe('svc app list, show, update, regenerate, delete', () => {
     );
   });
 
-  it('regenerates the key: shown once, the old one stops working', async () => {
-    const result = await svc('app', 'regenerate', app.id, '--json');
+  it('regenerates the key after confirmation: shown once, the old one stops working', async () => {
+    // Off a terminal without --yes: refused, and the old key still works.
+    expectOneLineError(
+      await svc('app', 'regenerate', app.id),
+      2,
+      /^svc: replacing an application's API key needs confirmation; pass --yes\n$/,
+    );
+    const declined = await runSvc(['app', 'regenerate', app.id], {
+      env: home.env(),
+      isTTY: true,
+      answers: [false],
+    });
+    expectOneLineError(declined, 2, /cancelled; the application keeps its key/);
+    expect(declined.asked).toEqual([
+      `Replace the API key of application Backend (${app.id})? The current key stops working at once.`,
+    ]);
+    await withHomeVault(home, async (_vault, services) => {
+      expect(await services.auth.authenticateApiKey(app.key)).toMatchObject({ applicationId: app.id });
+    });
+
+    const result = await svc('app', 'regenerate', app.id, '--yes', '--json');
     expectOk(result);
     const regenerated = JSON.parse(result.stdout) as ApplicationWithKey;
     expect(regenerated).toMatchObject({ id: app.id, key: expect.stringMatching(/^key_/) });
     expect(regenerated.key).not.toBe(app.key);
     expectShownOnce(result, regenerated.key);
 
-    const text = await svc('app', 'regenerate', app.id);
+    const text = await runSvc(['app', 'regenerate', app.id], {
+      env: home.env(),
+      isTTY: true,
+      answers: [true],
+    });
     expectOk(text);
     const latest = /^API key for \S+ \(shown once\): (key_\S+)$/.exec(text.stdout.trimEnd())?.[1] ?? '';
     expectShownOnce(text, latest);
@@ -344,7 +368,11 @@ describe('svc app list, show, update, regenerate, delete', () => {
       expect(await services.auth.authenticateApiKey(regenerated.key)).toBeNull();
       expect(await services.auth.authenticateApiKey(latest)).toMatchObject({ applicationId: app.id });
     });
-    expectOneLineError(await svc('app', 'regenerate', 'no-such-app'), 1, /no application no-such-app/);
+    expectOneLineError(
+      await svc('app', 'regenerate', 'no-such-app', '--yes'),
+      1,
+      /no application no-such-app/,
+    );
   });
 
   it('deletes after confirmation on a terminal, or with --yes', async () => {
@@ -402,17 +430,17 @@ describe('svc app list, show, update, regenerate, delete', () => {
       /pass --tenant/,
     );
 
-    const acmeApps = JSON.parse(
+    const acmeApps = listData<Application>(
       (await svc('app', 'list', '--tenant', tenant.id, '--json')).stdout,
-    ) as Application[];
+    );
     expect(acmeApps.map((a) => a.id)).toContain(app.id);
-    const betaApps = JSON.parse(
+    const betaApps = listData<Application>(
       (await svc('app', 'list', '--tenant', beta.tenant.id, '--json')).stdout,
-    ) as Application[];
+    );
     expect(betaApps.map((a) => a.id)).not.toContain(app.id);
 
     // The hint `svc start` prints works whatever the number of tenants.
-    expectOk(await svc('app', 'regenerate', app.id));
+    expectOk(await svc('app', 'regenerate', app.id, '--yes'));
     expect(JSON.parse((await svc('app', 'show', app.id, '--json')).stdout)).toMatchObject({
       tenant_id: tenant.id,
     });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newAppCreateCommand } from './create.ts';
 import { newAppDeleteCommand } from './delete.ts';
 import { newAppListCommand } from './list.ts';

@@ -4,21 +4,21 @@ import {
   PERMISSIONS,
   type ApplicationType,
 } from '../../../core/access/permissions.ts';
-import type { CliDeps } from '../../deps.ts';
-import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { requireUnlessTTY, valueOrPrompt } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
 import {
-  choiceOption,
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { choiceOption } from '../../options/values.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import {
   addGrantOptions,
   grantOptionsFrom,
@@ -54,7 +54,6 @@ export function newAppCreateCommand(
   addGrantOptions(command);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', permissionsHelp());
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawAppCreate>();

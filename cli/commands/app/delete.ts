@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { confirmOrCancel, requireYes } from '../../ask.ts';
-import type { Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
-import { findApplication, withServices } from '../../tenant-scope.ts';
+import { confirmDestructive } from '../../program/confirmation.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../program/deletion.ts';
+import { withServices } from '../../services/with-services.ts';
+import { findApplication } from '../../tenancy/tenant-scope.ts';
 import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
 
 export interface AppDeleteOptions extends AppIdOptions {
@@ -18,6 +19,7 @@ export function newAppDeleteCommand(
   return newByIdDeleteCommand(
     deps,
     {
+      action: 'deleting an application',
       description: 'Delete an application; its API key stops working at once',
       argument: '<application-id>',
       help: APPLICATION_ID_HELP,
@@ -28,16 +30,13 @@ export function newAppDeleteCommand(
 }
 
 export async function runAppDelete(deps: CliDeps, options: AppDeleteOptions): Promise<void> {
-  requireYes(deps, options.yes, 'deleting an application');
   const resolved = await loadConfig(deps, options.config);
   const deleted = await withServices(deps, resolved, options.key, async (services) => {
     const { principal, application } = await findApplication(services, options.applicationId, options.tenant);
-    await confirmOrCancel(
-      deps,
-      options.yes,
-      `Delete application ${application.name} (${application.id})? Its API key stops working.`,
-      'the application was left as it is',
-    );
+    await confirmDestructive(deps, options.yes, {
+      question: `Delete application ${application.name} (${application.id})? Its API key stops working.`,
+      unchanged: 'the application was left as it is',
+    });
     await services.applications.delete(principal, application.id);
     return application;
   });

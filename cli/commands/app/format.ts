@@ -26,7 +26,7 @@ export function applicationEntries(app: Application): [string, string][] {
   ];
 }
 
-export const APPLICATION_COLUMNS = ['ID', 'Name', 'Type', 'Permissions', 'Rules', 'Created'] as const;
+export const APPLICATION_COLUMNS = ['ID', 'Name', 'Type', 'Perms', 'Rules', 'Created'] as const;
 
 export function applicationRow(app: Application): string[] {
   return [

@@ -1,11 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { APPLICATION_TYPES, permissionsFor, type ApplicationType } from '../../../core/access/permissions.ts';
+import {
+  APPLICATION_TYPES,
+  PERMISSIONS,
+  permissionsFor,
+  type ApplicationType,
+} from '../../../core/access/permissions.ts';
 import type { AccessRule } from '../../../core/access/rules.ts';
 import { VaultError, validationError, type FieldErrors } from '../../../core/errors/catalogue.ts';
-import type { CliDeps } from '../../deps.ts';
-import { collectList } from '../../options.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import { collectList } from '../../options/values.ts';
 
 /**
  * Permissions and access rules from flags: `--permission` (repeatable, or comma-separated),
@@ -45,9 +51,12 @@ function parseRule(text: string, previous: unknown[] | undefined): unknown[] {
 export function addGrantOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--permission <name>', 'permission to grant; repeat or separate with commas')
-        .argParser(collectList)
-        .conflicts('allPermissions'),
+      completesWith(
+        new Option('--permission <name>', 'permission to grant; repeat or separate with commas')
+          .argParser(collectList)
+          .conflicts('allPermissions'),
+        PERMISSIONS.map((p) => p.type),
+      ),
     )
     .option('--all-permissions', 'grant every permission the application type may hold')
     .addOption(
@@ -116,6 +125,8 @@ export async function loadRules(source: RulesSource): Promise<AccessRule[]> {
     if (!isObject(rule)) errors[`rules[${i}]`] = ['must be a JSON object'];
     else if (!Array.isArray(rule.permissions) || !rule.permissions.every((p) => typeof p === 'string'))
       errors[`rules[${i}].permissions`] = ['must be an array of permission names'];
+    else if (rule.conditions !== undefined && rule.conditions !== null && !Array.isArray(rule.conditions))
+      errors[`rules[${i}].conditions`] = ['must be an array of conditions'];
   });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   return rules as AccessRule[];

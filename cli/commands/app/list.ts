@@ -3,23 +3,25 @@ import { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { APPLICATION_TYPES, type ApplicationType } from '../../../core/access/permissions.ts';
 import type { Application } from '../../../core/services-contract.ts';
-import type { CliServices } from '../../services.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  choiceOption,
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine, writeTable } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { choiceOption } from '../../options/values.ts';
+import { wholeListJson } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { APPLICATION_COLUMNS, applicationRow } from './format.ts';
-import { runnable } from '../../runnable.ts';
+import { runnable } from '../../output/runnable.ts';
 
 export interface AppListOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -35,7 +37,6 @@ export function newAppListCommand(
     .addOption(choiceOption('--type <type>', 'only applications of this type', APPLICATION_TYPES));
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; type?: ApplicationType }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, type: raw.type });
@@ -67,7 +68,7 @@ export async function runAppList(deps: CliDeps, options: AppListOptions): Promis
     return listAll(services, operatorIn(tenant.id), options.type);
   });
   if (options.json) {
-    writeJson(deps.stdout, apps);
+    writeJson(deps.stdout, wholeListJson(apps));
     return;
   }
   if (apps.length === 0) {

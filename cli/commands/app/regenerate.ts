@@ -1,13 +1,18 @@
 import { Command } from 'commander';
-import type { Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { findApplication, withServices } from '../../tenant-scope.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { addVaultOptions } from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { findApplication } from '../../tenancy/tenant-scope.ts';
 import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
 
-export type AppRegenerateOptions = AppIdOptions;
+export interface AppRegenerateOptions extends AppIdOptions {
+  readonly yes: boolean;
+}
 
 export function newAppRegenerateCommand(
   deps: CliDeps,
@@ -16,11 +21,11 @@ export function newAppRegenerateCommand(
   const command = new Command('regenerate')
     .description("Replace an application's API key; the old key stops working and the new one is shown once")
     .argument('<application-id>', APPLICATION_ID_HELP);
+  markDestructive(command, "replacing an application's API key", { verb: 'replace the key' });
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
-    await run(appIdOptionsFrom(args));
+    await run({ ...appIdOptionsFrom(args), yes: yesFrom(args) });
   });
 }
 
@@ -28,6 +33,10 @@ export async function runAppRegenerate(deps: CliDeps, options: AppRegenerateOpti
   const resolved = await loadConfig(deps, options.config);
   const regenerated = await withServices(deps, resolved, options.key, async (services) => {
     const { principal, application } = await findApplication(services, options.applicationId, options.tenant);
+    await confirmDestructive(deps, options.yes, {
+      question: `Replace the API key of application ${application.name} (${application.id})? The current key stops working at once.`,
+      unchanged: 'the application keeps its key',
+    });
     return services.applications.regenerate(principal, application.id);
   });
   if (options.json) {

@@ -1,17 +1,18 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
-import { findApplication, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { findApplication } from '../../tenancy/tenant-scope.ts';
 import { applicationEntries } from './format.ts';
 
 /** Options of the commands that name one application: show, update, delete, regenerate. */
@@ -37,7 +38,6 @@ export function newAppShowCommand(
     .argument('<application-id>', APPLICATION_ID_HELP);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(appIdOptionsFrom(args));
   });

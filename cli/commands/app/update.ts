@@ -1,11 +1,14 @@
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
-import { findApplication, withServices } from '../../tenant-scope.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { addVaultOptions } from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { findApplication } from '../../tenancy/tenant-scope.ts';
 import { applicationEntries } from './format.ts';
 import {
   addGrantOptions,
@@ -35,7 +38,6 @@ export function newAppUpdateCommand(
   addGrantOptions(command);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText(
     'after',
     `\n--permission replaces all permissions; --rule / --rules-file replace all rules (an empty array removes them).${permissionsHelp()}`,

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chmod, readFile, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionFilePath } from '../../session-file.ts';
-import { expectOk, expectOneLineError } from '../../test-support/expect.ts';
+import { sessionFilePath } from '../../connection/session-file.ts';
+import { expectOk, expectOneLineError, listData } from '../../test-support/expect.ts';
 import { makeTempHome, runSvc, type CliResult, type TempHome } from '../../test-support/harness.ts';
 import { startServer, type RunningServer } from '../../test-support/running-server.ts';
 
@@ -107,7 +107,7 @@ describe('svc auth', () => {
     expectOk(created);
     const listed = await svc(['app', 'list', ...remote, '--json']);
     expectOk(listed);
-    expect((JSON.parse(listed.stdout) as { name: string }[]).map((a) => a.name)).toContain('Shop');
+    expect(listData<{ name: string }>(listed.stdout).map((a) => a.name)).toContain('Shop');
     // Members manage; token data is for applications.
     expectOneLineError(await svc(['token', 'list', ...remote]), 4, /token:read/);
     const where = await svc(['status', ...remote]);

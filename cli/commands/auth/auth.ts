@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newAuthLoginCommand } from './login.ts';
 import { newAuthLogoutCommand } from './logout.ts';
 import { newAuthStatusCommand } from './status.ts';

@@ -1,21 +1,20 @@
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { cliApiClient } from '../../http-transport.ts';
-import { readExistingPassword, valueOrPrompt } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { answer } from '../../http-services.ts';
+import { cliApiClient } from '../../connection/http-transport.ts';
+import { readExistingPassword, valueOrPrompt } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { answer } from '../../connection/answer.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   commonOptionsFrom,
   serverOption,
   type CommonOptions,
   type RawOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { readSession, serverKey, writeSession } from '../../session-file.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { readSession, serverKey, writeSession } from '../../connection/session-file.ts';
 import { endSession } from './logout.ts';
 
 export interface AuthLoginOptions extends CommonOptions {
@@ -41,17 +40,11 @@ export function newAuthLoginCommand(
     .option('--email <email>', 'your e-mail address (asked on a terminal)')
     .option('--password-stdin', 'read the password from standard input (else a hidden prompt)');
   addHomeOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { email?: string; passwordStdin?: boolean }>();
     await run({ ...commonOptionsFrom(raw), email: raw.email, passwordStdin: raw.passwordStdin === true });
   });
-}
-
-interface SessionBody {
-  readonly token: string;
-  readonly expires_at: string;
 }
 
 export async function runAuthLogin(deps: CliDeps, options: AuthLoginOptions): Promise<void> {
@@ -67,7 +60,7 @@ export async function runAuthLogin(deps: CliDeps, options: AuthLoginOptions): Pr
     message: `Password for ${email}:`,
   });
   const url = serverKey(server);
-  const session = await answer<SessionBody>(
+  const session = await answer(
     cliApiClient({ baseUrl: url }).POST('/auth/login', { body: { email, password } }),
   );
   // One stored session at a time: the one it replaces is ended, not left valid on its server.

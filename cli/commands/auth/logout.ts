@@ -1,19 +1,18 @@
 import { Command } from 'commander';
 import { isVaultError } from '../../../core/errors/catalogue.ts';
-import { cliApiClient } from '../../http-transport.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { answer } from '../../http-services.ts';
+import { cliApiClient } from '../../connection/http-transport.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { answer } from '../../connection/answer.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   commonOptionsFrom,
   type CommonOptions,
   type RawOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { readSession, removeSession, type StoredSession } from '../../session-file.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { readSession, removeSession, type StoredSession } from '../../connection/session-file.ts';
 
 export type AuthLogoutOptions = CommonOptions;
 
@@ -25,7 +24,6 @@ export function newAuthLogoutCommand(
     'End the session of svc auth login on its server and delete the session file',
   );
   addHomeOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

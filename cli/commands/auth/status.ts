@@ -1,21 +1,21 @@
 import { Command } from 'commander';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
-import type { Tenant } from '../../../core/services-contract.ts';
-import { cliApiClient } from '../../http-transport.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { answer } from '../../http-services.ts';
+import { cliApiClient } from '../../connection/http-transport.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { answer } from '../../connection/answer.ts';
+import type { ApiAnswer } from '../../connection/api-types.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   commonOptionsFrom,
   type CommonOptions,
   type RawOptions,
-} from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
-import { readSession } from '../../session-file.ts';
-import { describeTenants } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { readSession } from '../../connection/session-file.ts';
+import { describeTenants } from '../../tenancy/tenant-scope.ts';
 
 export type AuthStatusOptions = CommonOptions;
 
@@ -27,7 +27,6 @@ export function newAuthStatusCommand(
     'Who is signed in, to which server, until when, and in which tenants (never the token)',
   );
   addHomeOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });
@@ -41,9 +40,9 @@ export async function runAuthStatus(deps: CliDeps, options: AuthStatusOptions): 
   }
   // The server says whether the session still holds, and where the member may act.
   const api = cliApiClient({ baseUrl: session.server, credentials: { sessionToken: session.token } });
-  let tenants: Tenant[];
+  let tenants: ApiAnswer<'get', '/tenants'>;
   try {
-    tenants = await answer<Tenant[]>(api.GET('/tenants', {}));
+    tenants = await answer(api.GET('/tenants', {}));
   } catch (error) {
     if (!isVaultError(error, 'UNAUTHENTICATED')) throw error;
     throw new VaultError(

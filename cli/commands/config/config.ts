@@ -10,20 +10,20 @@ import {
   type ResolvedConfig,
 } from '../../../core/config/index.ts';
 import { redactedDatabaseUrl } from '../../../core/storage/postgres/database-url.ts';
-import { API_KEY_ENV, MODE_NAMES, reportConnection } from '../../connection.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { API_KEY_ENV, MODE_NAMES, reportConnection } from '../../connection/connection.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   addPathOptions,
   addServerOptions,
   commonOptionsFrom,
   type CommonOptions,
   type RawOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeTable } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { writeTable } from '../../output/table.ts';
+import { snakeCaseKeys, writeJson } from '../../output/write.ts';
 
 export type ConfigOptions = CommonOptions;
 
@@ -38,7 +38,6 @@ export function newConfigCommand(
   addHomeOptions(command, deps);
   addPathOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -44,13 +44,13 @@ function recordingOpener(): Opened & { open(url: string): Promise<void> } {
   };
 }
 
-/** Runs `svc console <args>` with `opener`; resolves with the exit code when the command ends. */
+/** Runs `svc console <args>` with `openBrowser`; resolves with the exit code when the command ends. */
 function svcConsole(
   io: TestIo,
-  opener: (url: string) => Promise<void>,
+  openBrowser: (url: string) => Promise<void>,
   args: string[] = [],
 ): Promise<number> {
-  const program = new Command('svc').addCommand(newConsoleCommand(io.deps, undefined, opener));
+  const program = new Command('svc').addCommand(newConsoleCommand(io.deps, undefined, openBrowser));
   configureTree(program, io.deps);
   return program.parseAsync(['console', '--port', '0', ...args], { from: 'user' }).then(() => 0);
 }

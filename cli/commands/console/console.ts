@@ -1,30 +1,30 @@
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig, openExistingVault } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { openExistingVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeLine } from '../../output.ts';
-import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
+} from '../../options/config-flags.ts';
+import { writeLine } from '../../output/write.ts';
+import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
 /** Opens a URL in the user's default browser. */
-export type Opener = (url: string) => Promise<void>;
+export type BrowserOpener = (url: string) => Promise<void>;
 
 /** How long a server named by the lock file gets to answer its health check. */
 const HEALTH_TIMEOUT_MS = 2_000;
 
 /**
- * The platform's own opener (`open`, `xdg-open`, `start`), detached so the browser outlives
- * nothing of ours; resolves once it started, rejects when there is none.
+ * The platform's own command for opening a URL (`open`, `xdg-open`, `start`), detached so the
+ * browser outlives nothing of ours; resolves once it started, rejects when there is none.
  */
-export function systemOpener(platform: NodeJS.Platform = process.platform): Opener {
+export function systemBrowserOpener(platform: NodeJS.Platform = process.platform): BrowserOpener {
   return (url) =>
     new Promise<void>((resolve, reject) => {
       const [command, args] =
@@ -55,15 +55,14 @@ async function answers(url: string): Promise<boolean> {
 export function newConsoleCommand(
   deps: CliDeps,
   run?: Runner<VaultCommandOptions>,
-  opener: Opener = systemOpener(),
+  openBrowser: BrowserOpener = systemBrowserOpener(),
 ): Command {
   const command = new Command('console').description(
     'Open the web console in the default browser: the server holding the vault, or a new one (signed in with a one-time link)',
   );
   addVaultOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
-  const runner = run ?? ((o: VaultCommandOptions) => runConsole(deps, o, opener));
+  const runner = run ?? ((o: VaultCommandOptions) => runConsole(deps, o, openBrowser));
   return command.action(async (...args: unknown[]) => {
     await runner(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });
@@ -75,7 +74,11 @@ export function newConsoleCommand(
  * vault. Otherwise this command serves the vault itself, like `svc serve --console`, and opens the
  * console with the fresh link it prints; it serves until stopped.
  */
-export async function runConsole(deps: CliDeps, options: VaultCommandOptions, open: Opener): Promise<void> {
+export async function runConsole(
+  deps: CliDeps,
+  options: VaultCommandOptions,
+  open: BrowserOpener,
+): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   if (resolved.config.databaseUrl === null && (await deps.vault.vaultExists(resolved.config.vaultPath))) {
     const holder = (await deps.vault.readVaultStatus(resolved.config.vaultPath)).lockHolder;

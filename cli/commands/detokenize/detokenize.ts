@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeJson } from '../../output.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeJson } from '../../output/write.ts';
 import {
   addReactorScopeOptions,
   jsonFromFlagOrFile,
@@ -38,12 +38,12 @@ export function newDetokenizeCommand(
   addReactorScopeOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
-    const scope = reactorScopeFrom(args);
+    const { scope, raw } = reactorScopeFrom<{ file?: string; reveal?: boolean }>(args);
     await run({
       ...scope,
       json_: args[0] as string | undefined,
-      file: typeof scope.raw['file'] === 'string' ? scope.raw['file'] : undefined,
-      reveal: scope.raw['reveal'] === true,
+      file: raw.file,
+      reveal: raw.reveal === true,
     });
   });
 }

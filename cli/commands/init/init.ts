@@ -1,19 +1,19 @@
 import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { ensurePrivateDir, loadConfig, vaultLocation } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { chooseNewVaultKey } from '../../new-key.ts';
+import { ensurePrivateDir, vaultLocation } from '../../local-vault/location.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { chooseNewVaultKey } from '../../local-vault/new-key.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
 
 export type InitOptions = VaultCommandOptions;
 
@@ -28,7 +28,6 @@ export function newInitCommand(deps: CliDeps, run: Runner<InitOptions> = (o) => 
         'SVC_VAULT_KEY or SVC_VAULT_PASSPHRASE; with none of them a key file is generated at <home>/vault.key.',
     );
   addVaultOptions(command, deps, 'key file to use or generate');
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

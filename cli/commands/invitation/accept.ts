@@ -1,18 +1,17 @@
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { readExistingPassword, readNewPassword } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { readExistingPassword, readNewPassword } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
 import { secretFromLink } from './format.ts';
 
 export interface InvitationAcceptOptions extends VaultCommandOptions {
@@ -41,7 +40,6 @@ export function newInvitationAcceptCommand(
     .option('--last-name <name>', 'last name (a new user; asked on a terminal)')
     .option('--password-stdin', 'read the password from standard input (else a hidden prompt)');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawAccept>();

@@ -1,20 +1,15 @@
 import { Command } from 'commander';
-import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
-import { tenancyOptionsFrom } from '../../tenancy-options.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { requireUnlessTTY, valueOrPrompt } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { inTenant } from './common.ts';
-import { invitationWithDelivery, withDelivery, writeDelivery } from './format.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { sendInvitation } from './common.ts';
 
 export interface InvitationCreateOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -35,7 +30,6 @@ export function newInvitationCreateCommand(
     .option('--email <email>', 'address to invite (asked on a terminal when missing)');
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', MAIL_HELP);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; email?: string }>();
@@ -45,23 +39,13 @@ export function newInvitationCreateCommand(
 
 export async function runInvitationCreate(deps: CliDeps, options: InvitationCreateOptions): Promise<void> {
   requireUnlessTTY(deps, { '--email': options.email });
-  const resolved = await loadConfig(deps, options.config);
-  const admin = tenancyOptionsFrom(resolved.config);
-  const { result: invitation, delivery } = await inTenant(
+  await sendInvitation(
     deps,
-    resolved,
-    options.key,
-    options.tenant,
+    options,
     async ({ services, principal }) => {
       const email = await valueOrPrompt(deps, options.email, '--email', 'E-mail to invite:');
-      return withDelivery(admin, () => services.invitations.create(principal, { email }));
+      return services.invitations.create(principal, { email });
     },
+    (invitation) => `Invitation: ${invitation.id} (${invitation.email}, ${invitation.status})`,
   );
-  if (options.json) {
-    writeJson(deps.stdout, invitationWithDelivery(invitation, delivery));
-    return;
-  }
-  writeLine(deps.stdout, `Invitation: ${invitation.id} (${invitation.email}, ${invitation.status})`);
-  writeLine(deps.stdout, `Expires: ${invitation.expires_at}`);
-  writeDelivery(deps, invitation.email, delivery);
 }

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { confirmOrCancel, requireYes } from '../../ask.ts';
-import type { Runner } from '../../command-kit.ts';
-import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { confirmDestructive } from '../../program/confirmation.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../program/deletion.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP } from './format.ts';
-import { noInvitation, orNotFound } from '../../tenant-scope.ts';
+import { noInvitation, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export interface InvitationDeleteOptions extends InvitationIdOptions {
   readonly yes: boolean;
@@ -19,6 +19,7 @@ export function newInvitationDeleteCommand(
   return newByIdDeleteCommand(
     deps,
     {
+      action: 'deleting an invitation',
       description: 'Delete an invitation; its links stop working at once',
       argument: '<invitation-id>',
       help: INVITATION_ID_HELP,
@@ -29,7 +30,6 @@ export function newInvitationDeleteCommand(
 }
 
 export async function runInvitationDelete(deps: CliDeps, options: InvitationDeleteOptions): Promise<void> {
-  requireYes(deps, options.yes, 'deleting an invitation');
   const resolved = await loadConfig(deps, options.config);
   const deleted = await inTenant(
     deps,
@@ -40,12 +40,10 @@ export async function runInvitationDelete(deps: CliDeps, options: InvitationDele
       const invitation = await orNotFound(noInvitation(options.invitationId), () =>
         services.invitations.get(principal, options.invitationId),
       );
-      await confirmOrCancel(
-        deps,
-        options.yes,
-        `Delete the invitation of ${invitation.email}? Its links stop working.`,
-        'the invitation was left as it is',
-      );
+      await confirmDestructive(deps, options.yes, {
+        question: `Delete the invitation of ${invitation.email}? Its links stop working.`,
+        unchanged: 'the invitation was left as it is',
+      });
       await services.invitations.delete(principal, invitation.id);
       return invitation;
     },

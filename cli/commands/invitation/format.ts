@@ -2,8 +2,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { TenancyOptions, Invitation } from '../../../core/tenancy/contract.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeLine } from '../../output.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeLine } from '../../output/write.ts';
 
 export const INVITATION_COLUMNS = ['ID', 'E-mail', 'Status', 'Expires', 'Created'] as const;
 

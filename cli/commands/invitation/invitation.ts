@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newInvitationAcceptCommand } from './accept.ts';
 import { newInvitationCreateCommand } from './create.ts';
 import { newInvitationDeleteCommand } from './delete.ts';

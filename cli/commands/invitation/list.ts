@@ -1,25 +1,24 @@
 import { MAX_INVITATION_PAGE_SIZE } from '../../../core/tenancy/invitations.ts';
 import { Command } from 'commander';
 import type { InvitationStatus } from '../../../core/tenancy/contract.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  choiceOption,
-  addJsonOption,
-  addPageOptions,
-  addTenantOption,
   addVaultOptions,
-  pageOptionsFrom,
   vaultOptionsFrom,
-  type PageOptions,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { addPageOptions, pageOptionsFrom, type PageOptions } from '../../options/paging.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { choiceOption } from '../../options/values.ts';
+import { pagedJson, writePageFooter } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 import { inTenant } from './common.ts';
 import { INVITATION_COLUMNS, invitationRow } from './format.ts';
-import { runnable } from '../../runnable.ts';
+import { runnable } from '../../output/runnable.ts';
 
 export interface InvitationListOptions extends VaultCommandOptions, PageOptions {
   readonly tenant: string | undefined;
@@ -38,7 +37,6 @@ export function newInvitationListCommand(
   addPageOptions(command, MAX_INVITATION_PAGE_SIZE);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<
       RawOptions & { tenant?: string; status?: InvitationStatus; page?: number; size?: number }

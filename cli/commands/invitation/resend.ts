@@ -1,14 +1,12 @@
 import { Command } from 'commander';
-import { tenancyOptionsFrom } from '../../tenancy-options.ts';
-import { type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { addVaultOptions } from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
 import { MAIL_HELP } from './create.ts';
-import { inTenant, invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
-import { INVITATION_ID_HELP, invitationWithDelivery, withDelivery, writeDelivery } from './format.ts';
-import { noInvitation, orNotFound } from '../../tenant-scope.ts';
+import { invitationIdOptionsFrom, sendInvitation, type InvitationIdOptions } from './common.ts';
+import { INVITATION_ID_HELP } from './format.ts';
+import { noInvitation, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export function newInvitationResendCommand(
   deps: CliDeps,
@@ -19,7 +17,6 @@ export function newInvitationResendCommand(
     .argument('<invitation-id>', INVITATION_ID_HELP);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', MAIL_HELP);
   return command.action(async (...args: unknown[]) => {
     await run(invitationIdOptionsFrom(args));
@@ -27,26 +24,13 @@ export function newInvitationResendCommand(
 }
 
 export async function runInvitationResend(deps: CliDeps, options: InvitationIdOptions): Promise<void> {
-  const resolved = await loadConfig(deps, options.config);
-  const admin = tenancyOptionsFrom(resolved.config);
-  const { result: invitation, delivery } = await inTenant(
+  await sendInvitation(
     deps,
-    resolved,
-    options.key,
-    options.tenant,
+    options,
     ({ services, principal }) =>
       orNotFound(noInvitation(options.invitationId), () =>
-        withDelivery(admin, () => services.invitations.resend(principal, options.invitationId)),
+        services.invitations.resend(principal, options.invitationId),
       ),
+    (invitation) => `Resent invitation ${invitation.id} (${invitation.email}); earlier links no longer work`,
   );
-  if (options.json) {
-    writeJson(deps.stdout, invitationWithDelivery(invitation, delivery));
-    return;
-  }
-  writeLine(
-    deps.stdout,
-    `Resent invitation ${invitation.id} (${invitation.email}); earlier links no longer work`,
-  );
-  writeLine(deps.stdout, `Expires: ${invitation.expires_at}`);
-  writeDelivery(deps, invitation.email, delivery);
 }

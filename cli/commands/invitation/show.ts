@@ -1,12 +1,15 @@
 import { Command } from 'commander';
-import { type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addJsonOption, addTenantOption, addVaultOptions } from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
+import { type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { addVaultOptions } from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
 import { invitationIdOptionsFrom, type InvitationIdOptions } from './common.ts';
 import { INVITATION_ID_HELP, invitationEntries } from './format.ts';
-import { findInTenants, noInvitation, withServices } from '../../tenant-scope.ts';
+import { withServices } from '../../services/with-services.ts';
+import { findInTenants, noInvitation } from '../../tenancy/tenant-scope.ts';
 
 export function newInvitationShowCommand(
   deps: CliDeps,
@@ -17,7 +20,6 @@ export function newInvitationShowCommand(
     .argument('<invitation-id>', INVITATION_ID_HELP);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(invitationIdOptionsFrom(args));
   });

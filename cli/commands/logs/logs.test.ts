@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationWithKey, LogEntry, Services, Tenant } from '../../../core/services-contract.ts';
 import { run } from '../../main.ts';
-import { expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
+import { actorOf } from './logs.ts';
+import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
 import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
-import { operatorIn } from '../../tenant-scope.ts';
+import { operatorIn } from '../../tenancy/tenant-scope.ts';
 import { appendAudit } from '../../../core/audit/audit-log.ts';
 
 /** `svc logs` and `svc logs verify` against a real vault whose tenant has a few audited actions. */
@@ -41,7 +42,7 @@ beforeEach(async () => {
 afterEach(() => home.cleanup());
 
 function entries(stdout: string): LogEntry[] {
-  return JSON.parse(stdout) as LogEntry[];
+  return listData<LogEntry>(stdout);
 }
 
 describe('svc logs', () => {
@@ -105,8 +106,10 @@ describe('svc logs', () => {
   });
 
   it('bad dates and limits are usage errors', async () => {
-    expectOneLineError(await svc('logs', '--since', 'yesterday'), 2, /ISO 8601/);
+    expectOneLineError(await svc('logs', '--since', 'last tuesday'), 2, /ISO 8601.*24h, 7d.*yesterday/);
     expectOneLineError(await svc('logs', '--until', '2025-13-45'), 2, /ISO 8601/);
+    // Relative times are no usage error.
+    for (const since of ['24h', '7d', 'yesterday']) expectOk(await svc('logs', '--since', since));
     expectOneLineError(await svc('logs', '--limit', '0'), 2, /between 1 and 10000/);
   });
 
@@ -203,7 +206,19 @@ describe('svc logs verify', () => {
     const okJson = await svc('logs', 'verify', '--tenant', tenant.id, '--json');
     expectOk(okJson);
     expect(JSON.parse(okJson.stdout)).toEqual({ ok: true, tenants: 1, entries: count, first_break: null });
-    expectOneLineError(await svc('logs', 'verify', '--tenant', 'nope'), 1, /no audit log for tenant nope/);
+    // By name as well as by id; a name that names no tenant is an error naming the tenants there are.
+    // (Finding the tenant by name reads it: one more audited entry.)
+    expect(JSON.parse((await svc('logs', 'verify', '--tenant', 'acme', '--json')).stdout)).toMatchObject({
+      ok: true,
+      tenants: 1,
+      first_break: null,
+    });
+    expectOneLineError(await svc('logs', 'verify', '--tenant', 'nope'), 1, /no tenant nope in this vault/);
+    expectOneLineError(
+      await svc('logs', 'verify', '--tenant', '00000000-0000-4000-8000-000000000000'),
+      1,
+      /no audit log for tenant 00000000-0000-4000-8000-000000000000/,
+    );
 
     const target = await withHomeVault(home, async (vault) => {
       const row = await vault.db
@@ -264,15 +279,51 @@ describe('svc logs prune', () => {
         });
       }),
     );
-    const pruned = await svc('logs', 'prune', '--older-than', '30');
+    // It removes entries for good: a script must say --yes.
+    expectOneLineError(
+      await svc('logs', 'prune', '--older-than', '30'),
+      2,
+      /pruning the audit log needs confirmation; pass --yes/,
+    );
+    const pruned = await svc('logs', 'prune', '--older-than', '30', '--tenant', 'Acme', '--yes');
     expectOk(pruned);
     expect(pruned.stdout).toBe('removed 5 read entries; 1 checkpoint written\n');
     expectOk(await svc('logs', 'verify'));
-    expect(JSON.parse((await svc('logs', 'prune', '--older-than', '30', '--json')).stdout)).toEqual({
+    expect(JSON.parse((await svc('logs', 'prune', '--older-than', '30', '--yes', '--json')).stdout)).toEqual({
       entries: 0,
       checkpoints: 0,
     });
     expect((await svc('logs', 'prune')).code).toBe(2);
     expect((await svc('logs', 'prune', '--older-than', '0')).code).toBe(2);
+  });
+});
+
+describe('actors', () => {
+  const entry = {
+    id: 'e1',
+    tenant_id: 't1',
+    entity_type: 'token',
+    entity_id: 'tok',
+    operation: 'read',
+    message: 'Token read',
+    created_at: '2025-01-01T00:00:00.000Z',
+  } as const;
+
+  it('are shown by name when the log names them, else by type and id', () => {
+    expect(actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: 'Shop' })).toBe(
+      'application Shop',
+    );
+    expect(actorOf({ ...entry, actor_type: 'user', actor_id: 'u1', actor_name: 'ada@example.com' })).toBe(
+      'user ada@example.com',
+    );
+    expect(actorOf({ ...entry, actor_type: 'operator', actor_id: null, actor_name: 'operator' })).toBe(
+      'operator',
+    );
+    // A deleted actor (null name) or a server that sends no names: type and id.
+    expect(actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: null })).toBe(
+      'application a1',
+    );
+    expect(actorOf({ ...entry, actor_type: 'user', actor_id: 'u1' })).toBe('user u1');
+    expect(actorOf({ ...entry, actor_type: null, actor_id: null })).toBe('-');
   });
 });

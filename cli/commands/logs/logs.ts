@@ -3,21 +3,24 @@ import type { Principal } from '../../../core/access/principal.ts';
 import { ENTITY_TYPES } from '../../../core/audit/entity-types.ts';
 import type { LogFilter } from '../../../core/audit/audit-log.ts';
 import type { LogEntry } from '../../../core/services-contract.ts';
-import type { CliServices } from '../../services.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { parseTimeInput } from '../../options/time-input.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  choiceOption,
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { colours, writeJson, writeLine, writeTable } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { choiceOption } from '../../options/values.ts';
+import { pagedJson } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { colours, writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { newLogsPruneCommand } from './prune.ts';
 import { newLogsVerifyCommand } from './verify.ts';
 
@@ -50,15 +53,6 @@ export const FOLLOW_INTERVAL_MS = 1000;
 /** Entries per service call; larger limits are fetched page by page. */
 const PAGE_SIZE = 100;
 
-/** A date or date-time in ISO 8601 form (`2025-01-31`, `2025-01-31T12:00:00+01:00`), stored form out. */
-export function parseIsoDate(text: string): string {
-  const date = new Date(text);
-  if (!/^\d{4}-\d{2}-\d{2}([T ]|$)/.test(text) || Number.isNaN(date.getTime())) {
-    throw new InvalidArgumentError('Expected an ISO 8601 date or date-time, e.g. 2025-01-31T12:00:00Z.');
-  }
-  return date.toISOString();
-}
-
 export function parseLimit(text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > MAX_LIMIT) {
@@ -70,11 +64,14 @@ export function parseLimit(text: string): number {
 const HELP_AFTER = `
 Entity types: ${ENTITY_TYPES.map((t) => t.value).join(', ')}.
 
-This command opens the vault itself, which takes the vault's lock: while a server (svc start,
-svc serve) holds the vault, it fails with exit 4 naming the holder; stop the server first. For the
-same reason --follow shows only what is written through this process while it runs (new entries
-oldest first, checked every second; Ctrl-C stops). Reading the log of a running server through its
-API is a later feature.
+While a server (svc start, svc serve) holds the vault, the command reads the log through it, so
+--follow shows what anyone writes (checked every second; Ctrl-C stops). Actors are shown by name:
+an application's name, a member's e-mail, the operator.
+
+Examples:
+  svc logs --since 24h
+  svc logs --since yesterday --until today --entity-type token
+  svc logs --follow --json | jq .message
 
 See also: svc logs verify (checks that no entry was altered, removed or reordered).`;
 
@@ -91,13 +88,18 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
       ),
     )
     .option('--entity-id <id>', 'only entries about this entity')
-    .option('--since <iso>', 'only entries at or after this time (ISO 8601)', parseIsoDate)
-    .option('--until <iso>', 'only entries before this time (ISO 8601)', parseIsoDate)
+    .option(
+      '--since <time>',
+      'only entries at or after this time: ISO 8601, 24h, 7d, today, yesterday',
+      (text) => parseTimeInput(text, deps.clock.now()),
+    )
+    .option('--until <time>', 'only entries before this time (the same forms)', (text) =>
+      parseTimeInput(text, deps.clock.now()),
+    )
     .option('--limit <n>', `at most this many entries (default ${DEFAULT_LIMIT})`, parseLimit)
     .option('-f, --follow', 'keep running and print new entries as they are written');
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   command.addHelpText('after', HELP_AFTER);
   command.addCommand(newLogsVerifyCommand(deps));
   command.addCommand(newLogsPruneCommand(deps));
@@ -158,8 +160,18 @@ async function newerThan(scope: Scope, seenId: string | null): Promise<LogEntry[
   }
 }
 
-function actorOf(entry: LogEntry): string {
+/**
+ * Who acted, as a person reads it: "application Shop", "user ada@example.com", "operator". The name
+ * (`actor_name`) is the log's own; an entry without one (the actor since deleted, or a server that
+ * does not send names) shows the actor's type and id.
+ */
+export function actorOf(
+  entry: Pick<LogEntry, 'actor_type' | 'actor_id'> & { readonly actor_name?: string | null },
+): string {
   if (entry.actor_type === null) return '-';
+  if (entry.actor_type === 'operator') return 'operator';
+  const name = entry.actor_name;
+  if (typeof name === 'string' && name !== '') return `${entry.actor_type} ${name}`;
   return entry.actor_id === null ? entry.actor_type : `${entry.actor_type} ${entry.actor_id}`;
 }
 
@@ -222,11 +234,16 @@ export async function runLogs(deps: CliDeps, options: LogsOptions): Promise<void
     if (options.follow && options.json) {
       for (const entry of items) writeStreamed(deps, entry, true);
     } else if (options.json) {
-      writeJson(deps.stdout, items);
+      // The newest --limit entries are the first page of that size, in the API's envelope.
+      writeJson(deps.stdout, pagedJson({ total, items }, { page: 1, size: options.limit }));
     } else if (items.length === 0) {
       writeLine(deps.stderr, 'No log entries match.');
-    } else {
+    } else if (!deps.stdout.isTTY) {
       writeTable(deps, COLUMNS, items.map(row));
+    } else {
+      // One line per entry, as --follow prints them: every field whole (a table at 80 columns
+      // would cut the time, the entity id or the message).
+      for (const entry of items) writeStreamed(deps, entry, false);
     }
     if (!options.json && total > items.length) {
       writeLine(deps.stderr, `Showing the newest ${items.length} of ${total} entries; --limit shows more.`);

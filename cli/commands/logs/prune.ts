@@ -1,17 +1,20 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { pruneReadEntries, type PruneResult } from '../../../core/audit/retention.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { requireNoServer } from '../../connection.ts';
-import { loadConfig, withVault } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { markDestructive } from '../../program/confirmation.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { localCliServices } from '../../services/local.ts';
+import { withVaultServices } from '../../services/with-services.ts';
+import { resolveTenantOrId } from '../../tenancy/tenant-scope.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 
 export interface LogsPruneOptions extends VaultCommandOptions {
   /** Read entries older than this many days go. */
@@ -37,9 +40,9 @@ export function newLogsPruneCommand(
       'Remove audit entries of reads older than N days, leaving a checkpoint per run of them so `svc logs verify` still verifies the chain (creates, updates and deletes are kept)',
     )
     .requiredOption('--older-than <days>', 'remove read entries older than this many days', parseDays)
-    .option('--tenant <id>', "only this tenant's log (default: every tenant)");
+    .option('--tenant <id-or-name>', "only this tenant's log (default: every tenant)");
+  markDestructive(command, 'pruning the audit log', { verb: 'prune' });
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; olderThan: number }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, olderThanDays: raw.olderThan });
@@ -54,13 +57,18 @@ export async function runLogsPrune(deps: CliDeps, options: LogsPruneOptions): Pr
   const resolved = await loadConfig(deps, options.config);
   // The server prunes by itself (--audit-read-retention-days); a one-off prune needs it stopped.
   await requireNoServer(resolved, 'Pruning the audit log');
-  const result = await withVault(deps, resolved, options.key, (vault) =>
-    pruneReadEntries(
+  const result = await withVaultServices(deps, resolved, options.key, async (services) => {
+    const { vault } = services;
+    const tenantId =
+      options.tenant === undefined
+        ? undefined
+        : (await resolveTenantOrId(localCliServices(services), options.tenant)).id;
+    return pruneReadEntries(
       vault,
       new Date(vault.clock.now().getTime() - options.olderThanDays * DAY_MS),
-      options.tenant,
-    ),
-  );
+      tenantId,
+    );
+  });
   if (options.json) writeJson(deps.stdout, result);
   else writeLine(deps.stdout, describePrune(result));
 }

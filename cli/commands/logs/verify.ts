@@ -1,19 +1,19 @@
 import { Command } from 'commander';
 import type { ChainReport } from '../../../core/audit/audit-log.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { EXIT, QuietExit } from '../../errors.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { EXIT, QuietExit } from '../../runtime/errors.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { resolveTenantOrId } from '../../tenancy/tenant-scope.ts';
 
 export interface LogsVerifyOptions extends VaultCommandOptions {
   /** Only this tenant's chain (also a deleted tenant's, whose deletion record remains). */
@@ -28,9 +28,8 @@ export function newLogsVerifyCommand(
     .description(
       "Check the audit log's hash chains: exit 0 when every entry is intact, 1 naming the first altered, removed or reordered one",
     )
-    .option('--tenant <id>', "only this tenant's chain (default: every tenant)");
+    .option('--tenant <id-or-name>', "only this tenant's chain (default: every tenant)");
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant });
@@ -50,8 +49,10 @@ export function describeReport(report: ChainReport): string {
 
 export async function runLogsVerify(deps: CliDeps, options: LogsVerifyOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
-  const report = await withServices(deps, resolved, options.key, (services) =>
-    services.logs.verify(options.tenant),
+  const report = await withServices(deps, resolved, options.key, async (services) =>
+    services.logs.verify(
+      options.tenant === undefined ? undefined : (await resolveTenantOrId(services, options.tenant)).id,
+    ),
   );
   // A mistyped id would otherwise "verify" nothing and pass.
   if (options.tenant !== undefined && report.tenants === 0) {

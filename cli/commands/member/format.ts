@@ -1,6 +1,6 @@
 import type { Member } from '../../../core/tenancy/contract.ts';
 
-export const MEMBER_COLUMNS = ['ID', 'E-mail', 'Name', 'Role', 'User', 'Since'] as const;
+export const MEMBER_COLUMNS = ['ID', 'E-mail', 'Name', 'Role', 'User ID', 'Since'] as const;
 
 export function fullName(member: Member): string {
   const name = [member.user.first_name, member.user.last_name]

@@ -1,22 +1,22 @@
 import { MAX_MEMBER_PAGE_SIZE } from '../../../core/tenancy/members.ts';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addPageOptions,
-  addTenantOption,
   addVaultOptions,
-  collectList,
-  pageOptionsFrom,
   vaultOptionsFrom,
-  type PageOptions,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addPageOptions, pageOptionsFrom, type PageOptions } from '../../options/paging.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { collectList } from '../../options/values.ts';
+import { pagedJson, writePageFooter } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { MEMBER_COLUMNS, memberRow } from './format.ts';
 
 export interface MemberListOptions extends VaultCommandOptions, PageOptions {
@@ -34,7 +34,6 @@ export function newMemberListCommand(
   addPageOptions(command, MAX_MEMBER_PAGE_SIZE);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<
       RawOptions & { tenant?: string; userId?: string[]; page?: number; size?: number }

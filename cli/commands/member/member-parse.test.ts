@@ -29,7 +29,10 @@ describe('typed options', () => {
   });
 
   it('member remove: id and --yes', async () => {
-    expect(await parseOptions(newMemberRemoveCommand, ['m1'])).toMatchObject({ memberId: 'm1', yes: false });
+    expect(await parseOptions(newMemberRemoveCommand, ['m1'], { isTTY: true })).toMatchObject({
+      memberId: 'm1',
+      yes: false,
+    });
     expect(await parseOptions(newMemberRemoveCommand, ['m1', '-y', '--tenant', 't'])).toMatchObject({
       yes: true,
       tenant: 't',

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newMemberListCommand } from './list.ts';
 import { newMemberRemoveCommand } from './remove.ts';
 import { newMemberUpdateCommand } from './update.ts';

@@ -1,23 +1,22 @@
 import { Command } from 'commander';
-import { confirmOrCancel, requireYes } from '../../ask.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { CliServices } from '../../services.ts';
+import type { CliServices } from '../../services/contract.ts';
 import type { Member } from '../../../core/tenancy/contract.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addYesOption, yesFrom } from '../../deletion.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { MAX_MEMBER_PAGE_SIZE } from '../../../core/tenancy/members.ts';
 
 export interface MemberRemoveOptions extends VaultCommandOptions {
@@ -33,10 +32,9 @@ export function newMemberRemoveCommand(
   const command = new Command('remove')
     .description("Remove a member; their sessions lose this tenant at once (the owner can't be removed)")
     .argument('<member-id>', "the member's id (see 'svc member list')");
-  addYesOption(command, 'remove');
+  markDestructive(command, 'removing a member', { verb: 'remove' });
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string }>();
     await run({
@@ -61,18 +59,15 @@ async function findMember(services: CliServices, principal: Principal, id: strin
 }
 
 export async function runMemberRemove(deps: CliDeps, options: MemberRemoveOptions): Promise<void> {
-  requireYes(deps, options.yes, 'removing a member');
   const resolved = await loadConfig(deps, options.config);
   const removed = await withServices(deps, resolved, options.key, async (services) => {
     const tenant = await resolveTenant(services, options.tenant);
     const principal = operatorIn(tenant.id);
     const member = await findMember(services, principal, options.memberId);
-    await confirmOrCancel(
-      deps,
-      options.yes,
-      `Remove ${member.user.email} (${member.role}) from ${tenant.name}? Their sessions lose this tenant.`,
-      'the member was left as they are',
-    );
+    await confirmDestructive(deps, options.yes, {
+      question: `Remove ${member.user.email} (${member.role}) from ${tenant.name}? Their sessions lose this tenant.`,
+      unchanged: 'the member was left as they are',
+    });
     await services.members.remove(principal, member.id);
     return member;
   });

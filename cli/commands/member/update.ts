@@ -1,19 +1,19 @@
 import { Command } from 'commander';
 import { MEMBER_ROLES, type MemberRole } from '../../../core/access/principal.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  choiceOption,
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { choiceOption } from '../../options/values.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 
 export interface MemberUpdateOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -33,7 +33,6 @@ export function newMemberUpdateCommand(
     .addOption(choiceOption('--role <role>', 'the new role', MEMBER_ROLES).makeOptionMandatory());
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; role: MemberRole }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, memberId: String(args[0]), role: raw.role });

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Proxy, ProxyInput } from '../../../core/proxies/index.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
 import type { Principal } from '../../../core/access/principal.ts';
-import { collectList } from '../../options.ts';
-import type { CliServices } from '../../services.ts';
-import { findInTenants } from '../../tenant-scope.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import { collectList } from '../../options/values.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { findInTenants } from '../../tenancy/tenant-scope.ts';
 
 export const PROXY_ID_HELP = "the proxy's id (see 'svc proxy list')";
 
@@ -38,7 +39,15 @@ export function addProxyFieldOptions(command: Command): Command {
     .option('--destination-url <url>', 'https:// URL with a DNS host name requests are forwarded to')
     .option('--request-transform-file <file>', 'JavaScript module run on each request before forwarding')
     .option('--response-transform-file <file>', 'JavaScript module run on each 2xx destination response')
-    .option('--application <id>', "application whose grants detokenize for the proxy ('none' to clear)")
+    .addOption(
+      completesWith(
+        new Option(
+          '--application <id>',
+          "application whose grants detokenize for the proxy ('none' to clear)",
+        ),
+        { ids: 'application' },
+      ),
+    )
     .option(
       '--set <name=value>',
       'configuration entry for transforms (repeatable; replaces all entries)',

@@ -1,18 +1,19 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
-import { requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { requireUnlessTTY, valueOrPrompt } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import {
   addProxyFieldOptions,
   proxyEntries,
@@ -34,7 +35,6 @@ export function newProxyCreateCommand(
   addProxyFieldOptions(command);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & RawProxyFields & { tenant?: string }>();
     await run({ ...vaultOptionsFrom(raw), ...proxyFieldsFrom(raw), tenant: raw.tenant });

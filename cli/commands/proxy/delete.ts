@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { confirmOrCancel, requireYes } from '../../ask.ts';
-import type { CliDeps } from '../../deps.ts';
-import type { Runner } from '../../command-kit.ts';
-import { newByIdDeleteCommand, reportDeleted } from '../../deletion.ts';
-import { loadConfig } from '../../context.ts';
-import { withServices } from '../../tenant-scope.ts';
+import { confirmDestructive } from '../../program/confirmation.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import type { Runner } from '../../program/command-kit.ts';
+import { newByIdDeleteCommand, reportDeleted } from '../../program/deletion.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { withServices } from '../../services/with-services.ts';
 import { PROXY_ID_HELP, findProxy } from './common.ts';
 import { proxyIdOptionsFrom, type ProxyIdOptions } from './show.ts';
 
@@ -19,6 +19,7 @@ export function newProxyDeleteCommand(
   return newByIdDeleteCommand(
     deps,
     {
+      action: 'deleting a proxy',
       description: 'Delete a proxy; its key stops working at once',
       argument: '<proxy-id>',
       help: PROXY_ID_HELP,
@@ -29,16 +30,13 @@ export function newProxyDeleteCommand(
 }
 
 export async function runProxyDelete(deps: CliDeps, options: ProxyDeleteOptions): Promise<void> {
-  requireYes(deps, options.yes, 'deleting a proxy');
   const resolved = await loadConfig(deps, options.config);
   const deleted = await withServices(deps, resolved, options.key, async (services) => {
     const { principal, proxy } = await findProxy(services, options.proxyId, options.tenant);
-    await confirmOrCancel(
-      deps,
-      options.yes,
-      `Delete proxy ${proxy.name} (${proxy.id})? Its key stops working.`,
-      'the proxy was left as it is',
-    );
+    await confirmDestructive(deps, options.yes, {
+      question: `Delete proxy ${proxy.name} (${proxy.id})? Its key stops working.`,
+      unchanged: 'the proxy was left as it is',
+    });
     await services.proxies.delete(principal, proxy.id);
     return proxy;
   });

@@ -1,19 +1,21 @@
 import { MAX_PROXY_PAGE_SIZE } from '../../../core/proxies/proxy-service.ts';
 import { Command } from 'commander';
 import type { Proxy } from '../../../core/proxies/index.ts';
-import type { CliDeps } from '../../deps.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeTable } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { wholeListJson } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 
 export interface ProxyListOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -29,7 +31,6 @@ export function newProxyListCommand(
     .option('--name <pattern>', 'only names containing this text, or matching it with * wildcards');
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string; name?: string }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant, name: raw.name });
@@ -52,7 +53,7 @@ export async function runProxyList(deps: CliDeps, options: ProxyListOptions): Pr
     }
   });
   if (options.json) {
-    writeJson(deps.stdout, proxies);
+    writeJson(deps.stdout, wholeListJson(proxies));
     return;
   }
   writeTable(

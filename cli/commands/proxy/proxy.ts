@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newProxyCreateCommand } from './create.ts';
 import { newProxyDeleteCommand } from './delete.ts';
 import { newProxyListCommand } from './list.ts';

@@ -1,17 +1,17 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
-import { withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
 import { PROXY_ID_HELP, findProxy, proxyEntries } from './common.ts';
 
 export interface ProxyIdOptions extends VaultCommandOptions {
@@ -31,7 +31,6 @@ export function newProxyShowCommand(
   const command = new Command('show').description('Show a proxy').argument('<proxy-id>', PROXY_ID_HELP);
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => run(proxyIdOptionsFrom(args)));
 }
 

@@ -1,20 +1,22 @@
 import type { Command } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { Reactor, ReactorFormula } from '../../../core/reactors/contract.ts';
-import { commandOf } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import type { Reactor } from '../../../core/reactors/contract.ts';
+import { isPlainObject } from '../../../core/validation/json-value.ts';
+import { commandOf } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import type { CliServices } from '../../services.ts';
-import { inTenant } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeJson } from '../../output/write.ts';
+import { writeRecord } from '../../output/table.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { inTenant } from '../../tenancy/tenant-scope.ts';
 import { fileSource, readJson, readText, textSource, type JsonSource } from '../token/input.ts';
 
 /** Options every formula and reactor command shares. */
@@ -22,19 +24,20 @@ export interface ReactorScopeOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
 }
 
-export type RawReactorScope = RawOptions & { tenant?: string };
+export const REACTOR_ID_HELP = "the reactor's id (see 'svc reactor list')";
 
 export function addReactorScopeOptions(command: Command, deps: CliDeps): Command {
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  return addJsonOption(command);
+  return command;
 }
 
-export function reactorScopeFrom(
+/** The scope options, and the raw values of the flags the command adds (`O`). */
+export function reactorScopeFrom<O extends object = object>(
   args: readonly unknown[],
-): ReactorScopeOptions & { raw: Record<string, unknown> } {
-  const raw = commandOf(args).opts<RawReactorScope & Record<string, unknown>>();
-  return { ...vaultOptionsFrom(raw), tenant: raw.tenant, raw };
+): { readonly scope: ReactorScopeOptions; readonly raw: O } {
+  const raw = commandOf(args).opts<RawOptions & { tenant?: string } & O>();
+  return { scope: { ...vaultOptionsFrom(raw), tenant: raw.tenant }, raw };
 }
 
 /**
@@ -52,10 +55,46 @@ export async function withReactors<T>(
   );
 }
 
-/** A JSON flag's value, parsed without ever echoing it. */
-export async function jsonFlag(deps: CliDeps, text: string | undefined, flag: string): Promise<unknown> {
+/** JSON from `source`, which must be an object: `{what} must be a JSON object` otherwise. */
+async function jsonObject(deps: CliDeps, source: JsonSource): Promise<Record<string, unknown>> {
+  const value = await readJson(deps, source);
+  if (!isPlainObject(value)) throw new VaultError('USAGE', `${source.label} must be a JSON object`);
+  return value;
+}
+
+/** A JSON object flag's value (`--configuration '{…}'`), parsed without ever echoing it. */
+export async function jsonObjectFlag(
+  deps: CliDeps,
+  text: string | undefined,
+  flag: string,
+): Promise<Record<string, unknown> | undefined> {
+  return text === undefined ? undefined : jsonObject(deps, textSource(text, flag));
+}
+
+/** A JSON array flag's value (`--configuration '[…]'`), parsed without ever echoing it. */
+export async function jsonArrayFlag(
+  deps: CliDeps,
+  text: string | undefined,
+  flag: string,
+): Promise<unknown[] | undefined> {
   if (text === undefined) return undefined;
-  return readJson(deps, textSource(text, flag));
+  const value = await readJson(deps, textSource(text, flag));
+  if (!Array.isArray(value)) throw new VaultError('USAGE', `${flag} must be a JSON array`);
+  return value;
+}
+
+/** Where `--x <json>` or `--x-file <file>` (not both) reads from; undefined when neither is given. */
+function flagOrFileSource(
+  deps: CliDeps,
+  text: string | undefined,
+  file: string | undefined,
+  flag: string,
+): JsonSource | undefined {
+  if (text !== undefined && file !== undefined) {
+    throw new VaultError('USAGE', `give ${flag} or ${flag}-file, not both`);
+  }
+  if (text !== undefined) return textSource(text, flag);
+  return file === undefined ? undefined : fileSource(deps, file);
 }
 
 /** JSON from `--x <json>` or `--x-file <file>` (not both); undefined when neither is given. */
@@ -65,12 +104,19 @@ export async function jsonFromFlagOrFile(
   file: string | undefined,
   flag: string,
 ): Promise<unknown> {
-  if (text !== undefined && file !== undefined) {
-    throw new VaultError('USAGE', `give ${flag} or ${flag}-file, not both`);
-  }
-  const source: JsonSource | undefined =
-    text !== undefined ? textSource(text, flag) : file !== undefined ? fileSource(deps, file) : undefined;
+  const source = flagOrFileSource(deps, text, file, flag);
   return source === undefined ? undefined : readJson(deps, source);
+}
+
+/** The same, for a value that must be a JSON object. */
+export async function jsonObjectFromFlagOrFile(
+  deps: CliDeps,
+  text: string | undefined,
+  file: string | undefined,
+  flag: string,
+): Promise<Record<string, unknown> | undefined> {
+  const source = flagOrFileSource(deps, text, file, flag);
+  return source === undefined ? undefined : jsonObject(deps, source);
 }
 
 /** The text of `--code-file <file>` (`-` for standard input). */
@@ -78,23 +124,9 @@ export function readCodeFile(deps: CliDeps, file: string): Promise<string> {
   return readText(deps, fileSource(deps, file));
 }
 
-export function formulaEntries(formula: ReactorFormula): Array<[string, string]> {
-  return [
-    ['ID', formula.id],
-    ['Name', formula.name],
-    ['Type', formula.type],
-    ['Status', formula.status],
-    ['Description', formula.description ?? ''],
-    ['Configuration', formula.configuration.map((s) => `${s.name}: ${s.type}`).join(', ')],
-    [
-      'Request parameters',
-      formula.request_parameters
-        .map((p) => `${p.name}: ${p.type}${p.optional ? ' (optional)' : ''}`)
-        .join(', '),
-    ],
-    ['Code', `${formula.code.split('\n').length} lines (--json shows it)`],
-    ['Created', formula.created_at],
-  ];
+/** An application reference as the API takes it: none is null. */
+export function applicationRef(value: string | null | undefined): { id: string } | null {
+  return value === undefined || value === null ? null : { id: value };
 }
 
 export function reactorEntries(reactor: Reactor): Array<[string, string]> {
@@ -111,15 +143,8 @@ export function reactorEntries(reactor: Reactor): Array<[string, string]> {
   ];
 }
 
-/** Every item of a paginated service list. */
-export async function allPages<T>(
-  list: (page: { page: number; size: number }) => Promise<{ total: number; items: T[] }>,
-): Promise<T[]> {
-  const size = 100;
-  const items: T[] = [];
-  for (let page = 1; ; page++) {
-    const result = await list({ page, size });
-    items.push(...result.items);
-    if (result.items.length < size || items.length >= result.total) return items;
-  }
+/** A reactor: JSON under --json, else a record. */
+export function printReactor(deps: CliDeps, options: ReactorScopeOptions, reactor: Reactor): void {
+  if (options.json) writeJson(deps.stdout, reactor);
+  else writeRecord(deps, reactorEntries(reactor));
 }

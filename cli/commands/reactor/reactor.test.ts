@@ -3,10 +3,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reactor, ReactorFormula } from '../../../core/reactors/contract.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
-import { expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
+import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { runSvc, type TempHome } from '../../test-support/harness.ts';
 import { makeTenantHome } from '../../test-support/tenant-home.ts';
-import { operatorIn } from '../../tenant-scope.ts';
+import { operatorIn } from '../../tenancy/tenant-scope.ts';
 
 /** `svc formula`, `svc reactor` and `svc detokenize` against a real vault. */
 
@@ -53,7 +53,7 @@ describe('svc formula and svc reactor', () => {
     expect(formula).toMatchObject({ name: 'Greeter', type: 'private' });
 
     const listed = await run(['formula', 'list', '--json']);
-    expect((JSON.parse(listed.stdout) as ReactorFormula[]).map((f) => f.name)).toContain('Greeter');
+    expect(listData<ReactorFormula>(listed.stdout).map((f) => f.name)).toContain('Greeter');
 
     const reactorRun = await run([
       'reactor',

@@ -1,17 +1,17 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { requireNoServer } from '../../connection.ts';
-import { loadConfig, openExistingVault } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { openExistingVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
+} from '../../options/config-flags.ts';
+import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
 export type ServeCommandOptions = VaultCommandOptions & { readonly console?: boolean };
 
@@ -24,7 +24,6 @@ export function newServeCommand(
   );
   addVaultOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
   command.option('--console', 'print a one-time sign-in link of the web console (served at /console/)');
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { console?: boolean }>();

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listData } from '../../test-support/expect.ts';
 import { run } from '../../main.ts';
 import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from '../../test-support/harness.ts';
 import { initHome } from '../../test-support/tenant-home.ts';
@@ -114,37 +115,52 @@ describe('svc start', () => {
     expect(secondOut).not.toContain(apiKey);
     expect(secondOut).toContain('svc app regenerate <application-id>');
     const apps = await runSvc(['app', 'list', '--json'], { env: home.env() });
-    const [app] = JSON.parse(apps.stdout) as { id: string; type: string; tenant_id: string }[];
+    const [app] = listData<{ id: string; type: string; tenant_id: string }>(apps.stdout);
     expect(app?.type).toBe('management');
     expect(secondOut).toContain(
       `Application: ${app?.id} (Management, management) in tenant ${app?.tenant_id}`,
     );
 
     // The way to a new key that the second start pointed at.
-    const regenerated = await runSvc(['app', 'regenerate', app?.id ?? '', '--json'], { env: home.env() });
+    const regenerated = await runSvc(['app', 'regenerate', app?.id ?? '', '--yes', '--json'], {
+      env: home.env(),
+    });
     expect(regenerated.code).toBe(0);
     expect(JSON.parse(regenerated.stdout)).toMatchObject({
       id: app?.id,
       key: expect.stringMatching(/^key_/),
     });
-    const unknown = await runSvc(['app', 'regenerate', 'no-such-app'], { env: home.env() });
+    const unknown = await runSvc(['app', 'regenerate', 'no-such-app', '--yes'], { env: home.env() });
     expect(unknown.code).toBe(1);
   });
 
-  it('the Default tenant gets an owner: the documented address without a password, claimed with svc user passwd', async () => {
+  it('the Default tenant gets an owner: the documented address without a password, claimed with svc user passwd while it serves', async () => {
     const first = await start(['start', '--port', '0']);
-    expect(await first.stop()).toBe(0);
-    expect(first.io.stdout()).toContain(
-      'Tenant owner: owner@vault.localhost (no password yet; to claim it, stop the server and run: npx svc user passwd owner@vault.localhost)',
-    );
-    const claimed = await runSvc(['user', 'passwd', 'owner@vault.localhost', '--password-stdin'], {
-      env: home.env(),
-      stdin: 'claimed owner password',
-    });
-    expect(claimed.code, claimed.stderr).toBe(0);
-    const second = await start(['start', '--port', '0']);
     try {
-      const login = await fetch(`${second.url}/auth/login`, {
+      expect(first.io.stdout()).toContain(
+        'Tenant owner: owner@vault.localhost (no password yet; to claim it, run: npx svc user passwd owner@vault.localhost)',
+      );
+      // As printed, while the server runs: through its operator route.
+      const claimed = await runSvc(['user', 'passwd', 'owner@vault.localhost', '--password-stdin'], {
+        env: home.env(),
+        stdin: 'claimed owner password',
+      });
+      expect(claimed.code, claimed.stderr).toBe(0);
+      expect(claimed.stdout).toBe('Password set for owner@vault.localhost\n');
+      // A password that breaks a rule is refused with the rule, as in-process.
+      const weak = await runSvc(['user', 'passwd', 'owner@vault.localhost', '--password-stdin'], {
+        env: home.env(),
+        stdin: 'short',
+      });
+      expect(weak.code).toBe(2);
+      expect(weak.stderr).toMatch(/^svc: invalid input: password: /);
+      const unknown = await runSvc(['user', 'passwd', 'nobody@example.test', '--password-stdin'], {
+        env: home.env(),
+        stdin: 'some long password',
+      });
+      expect(unknown.stderr).toBe('svc: no user with the e-mail nobody@example.test\n');
+
+      const login = await fetch(`${first.url}/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'owner@vault.localhost', password: 'claimed owner password' }),
@@ -152,12 +168,12 @@ describe('svc start', () => {
       expect(login.status).toBe(200);
       const { token } = (await login.json()) as { token: string };
       const tenants = (await (
-        await fetch(`${second.url}/tenants`, { headers: { authorization: `Bearer ${token}` } })
+        await fetch(`${first.url}/tenants`, { headers: { authorization: `Bearer ${token}` } })
       ).json()) as Array<{ id: string; name: string; owner_id: string | null }>;
       expect(tenants).toHaveLength(1);
       expect(tenants[0]).toMatchObject({ name: 'Default', owner_id: expect.any(String) });
     } finally {
-      expect(await second.stop()).toBe(0);
+      expect(await first.stop()).toBe(0);
     }
   });
 
@@ -190,7 +206,7 @@ describe('svc start', () => {
       const apps = await runSvc(['app', 'list', '--json'], { env: home.env() });
       expect(apps.stderr).toBe('');
       expect(apps.code).toBe(0);
-      expect(Array.isArray(JSON.parse(apps.stdout))).toBe(true);
+      expect(listData(apps.stdout)).toHaveLength(1);
 
       const backup = await runSvc(['vault', 'backup', path.join(home.dir, 'live.bak')], { env: home.env() });
       expect(backup.code).toBe(0);

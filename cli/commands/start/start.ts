@@ -1,21 +1,22 @@
 import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { requireNoServer } from '../../connection.ts';
-import { ensurePrivateDir, loadConfig, openExistingVault, vaultLocation } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
-import { chooseNewVaultKey } from '../../new-key.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { ensurePrivateDir, vaultLocation } from '../../local-vault/location.ts';
+import { openExistingVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { chooseNewVaultKey } from '../../local-vault/new-key.ts';
 import {
-  addJsonOption,
   addServerOptions,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeLine } from '../../output.ts';
-import { checkBindAddress, serveVault } from '../../serve-runtime.ts';
+} from '../../options/config-flags.ts';
+import { writeLine } from '../../output/write.ts';
+import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
 export type StartOptions = VaultCommandOptions;
 
@@ -28,7 +29,6 @@ export function newStartCommand(
   );
   addVaultOptions(command, deps);
   addServerOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -1,16 +1,17 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { MODE_NAMES, reportConnection } from '../../connection.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { ENV_NAMES, type ResolvedConfig } from '../../../core/config/index.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { MODE_NAMES, reportConnection } from '../../connection/connection.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeRecord } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { writeRecord } from '../../output/table.ts';
+import { snakeCaseKeys, writeJson } from '../../output/write.ts';
 
 export type StatusOptions = VaultCommandOptions;
 
@@ -22,17 +23,35 @@ export function newStatusCommand(
     'Show where commands would act: the vault file, who holds it, the server and the mode (no key needed)',
   );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });
 }
 
+/** The tenant commands act in without --tenant, and where that choice comes from. */
+function chosenTenant(resolved: ResolvedConfig): { text: string; from: string | null } {
+  const { tenant } = resolved.config;
+  const source = resolved.sources.tenant;
+  if (tenant === null)
+    return { text: "the vault's only tenant (none chosen; see svc tenant use)", from: null };
+  const from =
+    source === 'env'
+      ? ENV_NAMES.tenant
+      : source === 'file'
+        ? `config file ${resolved.configFile.path}`
+        : 'the --tenant flag';
+  return { text: `${tenant} (${from})`, from };
+}
+
 export async function runStatus(deps: CliDeps, options: StatusOptions): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   const report = await reportConnection(deps, resolved, options.key.apiKey);
+  const tenant = chosenTenant(resolved);
   if (options.json) {
-    writeJson(deps.stdout, snakeCaseKeys(report));
+    writeJson(
+      deps.stdout,
+      snakeCaseKeys({ ...report, tenant: resolved.config.tenant, tenantFrom: tenant.from }),
+    );
     return;
   }
   const entries: [string, string][] = [
@@ -40,6 +59,7 @@ export async function runStatus(deps: CliDeps, options: StatusOptions): Promise<
     ['Locked by', report.lockedBy ?? 'nobody'],
     ['Server', report.serverUrl ?? 'none'],
     ['Mode', MODE_NAMES[report.mode]],
+    ['Tenant', tenant.text],
   ];
   if (report.mode === 'local-server') {
     entries.push([

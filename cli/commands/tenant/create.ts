@@ -1,19 +1,18 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { readNewPassword, requireUnlessTTY, valueOrPrompt } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { readNewPassword, requireUnlessTTY, valueOrPrompt } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { withServices } from '../../tenant-scope.ts';
-import { svcCommand } from '../../runnable.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { svcCommand } from '../../output/runnable.ts';
 
 export interface TenantCreateOptions extends VaultCommandOptions {
   readonly name: string | undefined;
@@ -44,7 +43,6 @@ export function newTenantCreateCommand(
       '\nWithout a password the owner cannot sign in yet; set one later with `svc user passwd <email>`.',
     );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawTenantCreate>();
     await run({

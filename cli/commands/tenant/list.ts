@@ -1,19 +1,20 @@
 import { Command } from 'commander';
 import type { Tenant } from '../../../core/services-contract.ts';
-import type { CliServices } from '../../services.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import type { CliServices } from '../../services/contract.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine, writeTable } from '../../output.ts';
-import { withServices } from '../../tenant-scope.ts';
-import { runnable } from '../../runnable.ts';
+} from '../../options/config-flags.ts';
+import { wholeListJson } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { runnable } from '../../output/runnable.ts';
 
 export type TenantListOptions = VaultCommandOptions;
 
@@ -23,7 +24,6 @@ export function newTenantListCommand(
 ): Command {
   const command = new Command('list').description('List the tenants in the vault');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });
@@ -44,7 +44,7 @@ export async function runTenantList(deps: CliDeps, options: TenantListOptions): 
     return { tenants, owners: await Promise.all(tenants.map((t) => ownerLabel(services, t))) };
   });
   if (options.json) {
-    writeJson(deps.stdout, rows.tenants);
+    writeJson(deps.stdout, wholeListJson(rows.tenants));
     return;
   }
   if (rows.tenants.length === 0) {

@@ -1,17 +1,18 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeRecord } from '../../output.ts';
-import { resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { ownerLabel } from './list.ts';
 
 export interface TenantShowOptions extends VaultCommandOptions {
@@ -25,7 +26,6 @@ export function newTenantShowCommand(
   const command = new Command('show').description('Show a tenant: name, owner, settings');
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant });

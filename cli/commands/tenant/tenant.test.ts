@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VaultError } from '../../../core/errors/catalogue.ts';
@@ -9,6 +9,7 @@ import {
   expectOneLineError,
   expectShownOnce,
   withHomeVault,
+  listData,
 } from '../../test-support/expect.ts';
 import { runSvc, type TempHome } from '../../test-support/harness.ts';
 import { makeInitHome } from '../../test-support/tenant-home.ts';
@@ -123,7 +124,7 @@ describe('svc tenant create', () => {
     });
     expectOneLineError(cancelled, 2, /cancelled/);
     const list = await runSvc(['tenant', 'list', '--json'], { env: home.env() });
-    expect(JSON.parse(list.stdout)).toEqual([]);
+    expect(listData(list.stdout)).toEqual([]);
   });
 
   it('without a terminal, missing values are a usage error', async () => {
@@ -176,7 +177,10 @@ describe('svc tenant list and show', () => {
     const acme = await createTenant('Acme', 'owner@example.com');
     const list = await runSvc(['tenant', 'list', '--json'], { env: home.env() });
     expectOk(list);
-    expect(JSON.parse(list.stdout)).toEqual([acme.tenant]);
+    expect(JSON.parse(list.stdout)).toEqual({
+      pagination: { total_items: 1, page_number: 1, page_size: 1, total_pages: 1 },
+      data: [acme.tenant],
+    });
     const table = await runSvc(['tenant', 'list'], { env: home.env() });
     expect(table.stdout).toBe(`${acme.tenant.id}\tAcme\towner@example.com\t${acme.tenant.created_at}\n`);
 
@@ -192,7 +196,11 @@ describe('svc tenant list and show', () => {
     const acme = await createTenant('Acme', 'a@example.com');
     const beta = await createTenant('Beta', 'b@example.com');
     const ambiguous = await runSvc(['tenant', 'show'], { env: home.env() });
-    expectOneLineError(ambiguous, 2, /2 tenants; pass --tenant <id-or-name> \(or set SVC_TENANT\)/);
+    expectOneLineError(
+      ambiguous,
+      2,
+      /2 tenants; pass --tenant <id-or-name> or choose one with 'npx svc tenant use' \(or set SVC_TENANT\)/,
+    );
     expect(ambiguous.stderr).toContain(`${acme.tenant.id} (Acme)`);
     expect(ambiguous.stderr).toContain(`${beta.tenant.id} (Beta)`);
 
@@ -205,6 +213,12 @@ describe('svc tenant list and show', () => {
       await runSvc(['tenant', 'show', '--tenant', 'nope'], { env: home.env() }),
       1,
       /no tenant nope/,
+    );
+    // A near miss is named.
+    expectOneLineError(
+      await runSvc(['tenant', 'show', '--tenant', 'Bta'], { env: home.env() }),
+      1,
+      /no tenant Bta in this vault \(did you mean Beta\?\)/,
     );
   });
 
@@ -246,6 +260,39 @@ describe('svc tenant list and show', () => {
     expect(JSON.parse(flagWins.stdout)).toMatchObject({ id: acme.tenant.id });
     const config = await runSvc(['config', '--json'], { env: home.env() });
     expect(config.stdout).toContain('"tenant"');
+  });
+
+  it('svc tenant use keeps the choice in the config file; status shows it; commands then need no --tenant', async () => {
+    const acme = await createTenant('Acme', 'a@example.com');
+    const second = await createTenant('Second', 'b@example.com');
+    expectOneLineError(await runSvc(['app', 'list'], { env: home.env() }), 2, /2 tenants/);
+    const used = await runSvc(['tenant', 'use', 'second'], { env: home.env() });
+    expectOk(used);
+    const file = path.join(home.dir, 'config.json');
+    expect(used.stdout).toBe(`Commands now act in tenant Second (${second.tenant.id}); kept in ${file}.\n`);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ tenant: second.tenant.id });
+    const apps = await runSvc(['app', 'list', '--json'], { env: home.env() });
+    expectOk(apps);
+    expect(listData<{ tenant_id: string }>(apps.stdout).map((a) => a.tenant_id)).toEqual([second.tenant.id]);
+    const status = await runSvc(['status'], { env: home.env() });
+    expect(status.stdout).toContain(`Tenant\t${second.tenant.id} (config file ${file})\n`);
+    // Other settings of the file stay; --config names another file.
+    await writeFile(file, JSON.stringify({ logLevel: 'warn', tenant: second.tenant.id }));
+    expectOk(await runSvc(['tenant', 'use', acme.tenant.id, '--json'], { env: home.env() }));
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ logLevel: 'warn', tenant: acme.tenant.id });
+    const other = path.join(home.dir, 'other.json');
+    await writeFile(other, '{}');
+    expectOk(await runSvc(['tenant', 'use', 'Second', '--config', other], { env: home.env() }));
+    expect(JSON.parse(await readFile(other, 'utf8'))).toEqual({ tenant: second.tenant.id });
+    // SVC_TENANT still wins, and the command says so.
+    const shadowed = await runSvc(['tenant', 'use', 'Acme'], { env: home.env({ SVC_TENANT: 'Second' }) });
+    expect(shadowed.stderr).toContain('SVC_TENANT is set (Second) and wins over the config file');
+    // Unknown names change nothing; --clear forgets the choice.
+    expectOneLineError(await runSvc(['tenant', 'use', 'Nope'], { env: home.env() }), 1, /no tenant Nope/);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ logLevel: 'warn', tenant: acme.tenant.id });
+    expectOk(await runSvc(['tenant', 'use', '--clear'], { env: home.env() }));
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ logLevel: 'warn' });
+    expectOneLineError(await runSvc(['tenant', 'use'], { env: home.env() }), 2, /name a tenant/);
   });
 
   it('a vault without tenants says how to make one', async () => {

@@ -1,18 +1,19 @@
 import { Command } from 'commander';
 import type { UsageReport } from '../../../core/tenancy/contract.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine, writeTable } from '../../output.ts';
-import { operatorIn, resolveTenant, withServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
+import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 
 export interface TenantUsageOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
@@ -30,7 +31,6 @@ export function newTenantUsageCommand(
     );
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { tenant?: string }>();
     await run({ ...vaultOptionsFrom(raw), tenant: raw.tenant });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { addTokenScopeOptions, withTokens } from './common.ts';
 import { writeTokenPage } from './format.ts';
 import {

@@ -1,18 +1,17 @@
 import type { Command } from 'commander';
 import { withView, type Principal } from '../../../core/access/principal.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliServices } from '../../services.ts';
-import type { CliDeps } from '../../deps.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliServices } from '../../services/contract.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
-  addTenantOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { inTenant } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
+import { inTenant } from '../../tenancy/tenant-scope.ts';
 
 /** Options every token command shares: the vault, `--tenant`, `--json`. */
 export interface TokenScopeOptions extends VaultCommandOptions {
@@ -26,7 +25,7 @@ export type RawTokenScope = RawOptions & { tenant?: string };
 export function addTokenScopeOptions(command: Command, deps: CliDeps): Command {
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  return addJsonOption(command);
+  return command;
 }
 
 export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {

@@ -2,10 +2,11 @@ import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest } from '../../../core/tokens/contract.ts';
 import { TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/index.ts';
-import { choiceOption } from '../../options.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeJson, writeLine, writeRecord } from '../../output.ts';
+import { choiceOption } from '../../options/values.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 import {
   addTokenScopeOptions,
   tokenScopeOptionsFrom,

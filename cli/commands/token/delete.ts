@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { confirmOrCancel, requireYes } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { addYesOption, reportDeleted, yesFrom } from '../../deletion.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { reportDeleted } from '../../program/deletion.ts';
 import {
   addTokenScopeOptions,
   TOKEN_ID_HELP,
@@ -12,7 +12,7 @@ import {
   type TokenScopeOptions,
 } from './common.ts';
 import { cell } from './format.ts';
-import { noToken, orNotFound } from '../../tenant-scope.ts';
+import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export interface TokenDeleteOptions extends TokenScopeOptions {
   readonly tokenId: string;
@@ -26,7 +26,7 @@ export function newTokenDeleteCommand(
   const command = new Command('delete')
     .description('Delete a token: its data is destroyed for good (an audit record stays)')
     .argument('<token-id>', TOKEN_ID_HELP);
-  addYesOption(command);
+  markDestructive(command, 'deleting a token', { verb: 'delete' });
   addTokenScopeOptions(command, deps);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawTokenScope>();
@@ -35,15 +35,12 @@ export function newTokenDeleteCommand(
 }
 
 export async function runTokenDelete(deps: CliDeps, options: TokenDeleteOptions): Promise<void> {
-  requireYes(deps, options.yes, 'deleting a token');
   const tenantId = await withTokens(deps, options, async ({ tokens, principal, tenant }) => {
     // No read first: reading would reveal the data to this process and count as use of the token.
-    await confirmOrCancel(
-      deps,
-      options.yes,
-      `Delete token ${options.tokenId}? Its data cannot be recovered.`,
-      'the token was left as it is',
-    );
+    await confirmDestructive(deps, options.yes, {
+      question: `Delete token ${options.tokenId}? Its data cannot be recovered.`,
+      unchanged: 'the token was left as it is',
+    });
     await orNotFound(noToken(options.tokenId), () => tokens.delete(principal, options.tokenId));
     return tenant.id;
   });

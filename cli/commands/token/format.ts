@@ -1,7 +1,9 @@
 import type { Page, PageRequest } from '../../../core/services-contract.ts';
 import type { TokenView } from '../../../core/tokens/contract.ts';
-import type { CliDeps } from '../../deps.ts';
-import { pagedJson, writeJson, writeLine, writePageFooter, writeTable } from '../../output.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { pagedJson, writePageFooter } from '../../output/pages.ts';
+import { writeTable } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 
 /**
  * How tokens are shown. The commands act as the tenant's operator asking for masked views unless
@@ -23,17 +25,24 @@ export function dataText(data: unknown): string {
   return typeof data === 'string' ? cell(data) : JSON.stringify(data);
 }
 
-export const TOKEN_COLUMNS = ['ID', 'Type', 'Container', 'Fingerprint', 'Created'] as const;
+/**
+ * The columns of a token table: the id whole, the type, the data as this view shows it (masked by
+ * the token's mask unless --reveal; '-' when the view shows none) and when it was made fit 80
+ * columns; `--wide` adds the container and the fingerprint.
+ */
+export function tokenColumns(options: { readonly reveal: boolean; readonly wide: boolean }): string[] {
+  const head = ['ID', 'Type', options.reveal ? 'Data' : 'Masked', 'Created'];
+  return options.wide ? [...head, 'Container', 'Fingerprint'] : head;
+}
 
-export function tokenRow(view: TokenView, withData: boolean): string[] {
+export function tokenRow(view: TokenView, wide: boolean): string[] {
   const row = [
     cell(view.id),
     view.type,
-    cell(view.containers.join(',')),
-    view.fingerprint ?? '-',
+    view.data === undefined ? '-' : dataText(view.data),
     view.created_at ?? '-',
   ];
-  if (withData) row.push(view.data === undefined ? '-' : dataText(view.data));
+  if (wide) row.push(cell(view.containers.join(',')), view.fingerprint ?? '-');
   return row;
 }
 
@@ -88,11 +97,10 @@ export function writeTokenPage(
     writeLine(deps.stderr, output.empty);
     return;
   }
-  const head = output.reveal ? [...TOKEN_COLUMNS, 'Data'] : [...TOKEN_COLUMNS];
   writeTable(
     deps,
-    head,
-    page.items.map((view) => tokenRow(view, output.reveal)),
+    tokenColumns(output),
+    page.items.map((view) => tokenRow(view, output.wide)),
     { wide: output.wide },
   );
   writePageFooter(deps, page.total, request, 'tokens');

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeJson, writeRecord } from '../../output.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
 import {
   addTokenScopeOptions,
   TOKEN_ID_HELP,
@@ -11,7 +12,7 @@ import {
   type TokenScopeOptions,
 } from './common.ts';
 import { tokenEntries } from './format.ts';
-import { noToken, orNotFound } from '../../tenant-scope.ts';
+import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export interface TokenGetOptions extends TokenScopeOptions {
   readonly tokenId: string;

@@ -199,8 +199,9 @@ describe('svc token import', () => {
     await writeLines('stop.jsonl', lines.join('\n'));
     const result = await run(['token', 'import', 'stop.jsonl', '--batch', '2'], { services });
     expect(result.code).toBe(1);
-    // Lines 3 and 4 were one transaction: neither was written; line 5 was never tried.
-    expect(result.stdout).toMatch(/: 5 lines, 2 created, 0 duplicates, 0 rejected\n/);
+    // Lines 3 and 4 were one transaction: neither was written; line 5 was never tried. The summary
+    // counts the lines before the stop.
+    expect(result.stdout).toMatch(/: 2 lines, 2 created, 0 duplicates, 0 rejected\n/);
     expect(result.stdout).toMatch(/Stopped at line 3: it and the lines after it were not imported\.\n$/);
     expect(result.stderr).toMatch(/^svc: [^\n]*closed[^\n]*\n$/i);
     expect((await listRevealed()).map((t) => t.data).sort()).toEqual(['one', 'two']);
@@ -239,7 +240,8 @@ describe('svc token import: Ctrl-C', () => {
     });
     const code = await runCli(['token', 'import', 'big.jsonl', '--batch', '2'], io.deps);
     expect(code).toBe(2);
-    expect(io.stdout()).toMatch(/: 5 lines, 2 created, 0 duplicates, 0 rejected\n/);
+    // The summary counts the lines sent before the stop, not the whole file.
+    expect(io.stdout()).toMatch(/: 2 lines, 2 created, 0 duplicates, 0 rejected\n/);
     expect(io.stdout()).toMatch(
       /\nInterrupted: line 3 and the lines after it were not imported\. To resume: npx svc token import \S*big\.jsonl --resume-from 3\n$/,
     );

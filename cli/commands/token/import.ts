@@ -1,13 +1,14 @@
 import { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { IMPORT_BATCH_LINES, MAX_IMPORT_BATCH_LINES, batchable } from '../../../client/token-import.ts';
 import { isVaultError, VaultError, type ErrorCode } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest, TokenView } from '../../../core/tokens/contract.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { describeError, EXIT, QuietExit } from '../../errors.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { svcCommand } from '../../runnable.ts';
-import { startProgress, type Progress } from '../../progress.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { describeError, EXIT, QuietExit } from '../../runtime/errors.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { svcCommand } from '../../output/runnable.ts';
+import { startProgress, type Progress } from '../../output/progress.ts';
 import {
   addTokenScopeOptions,
   tokenScopeOptionsFrom,
@@ -37,8 +38,8 @@ export interface TokenImportOptions extends TokenScopeOptions {
   readonly resumeFrom: number;
 }
 
-export const DEFAULT_BATCH = 100;
-const MAX_BATCH = 1000;
+export const DEFAULT_BATCH = IMPORT_BATCH_LINES;
+const MAX_BATCH = MAX_IMPORT_BATCH_LINES;
 
 function parseLineNumber(text: string): number {
   if (!/^[1-9]\d*$/.test(text)) throw new InvalidArgumentError('Expected a line number (1 or more).');
@@ -268,22 +269,6 @@ interface Tally {
   readonly tokens: ImportedLine[];
 }
 
-/**
- * A line whose result cannot be a duplicate can go through `tokenize` with others: one
- * transaction for many lines. (Tokenize returns views without saying whether deduplication
- * returned an existing token, so lines that may be deduplicated are created one by one, which
- * reports it.) It must also read as a token definition to tokenize: a `type` and non-null `data`.
- */
-function batchable(request: CreateTokenRequest, tenantDedupes: boolean): boolean {
-  const dedupes = request.deduplicate_token ?? tenantDedupes;
-  return (
-    dedupes !== true &&
-    (request.type === undefined || typeof request.type === 'string') &&
-    request.data !== undefined &&
-    request.data !== null
-  );
-}
-
 function isView(value: unknown): value is TokenView {
   return isPlainObject(value) && typeof value.id === 'string';
 }
@@ -420,14 +405,21 @@ function writeSummary(deps: CliDeps, summary: ImportSummary, json: boolean): voi
   }
 }
 
+/**
+ * The summary of what was sent. An import stopped (Ctrl-C, or an error of the vault) counts the
+ * lines before the line it stopped at, and only their rejections: the rest was never sent, and
+ * `--resume-from` reads it again.
+ */
 function summarize(
   options: TokenImportOptions,
-  lines: number,
+  lineNumbers: readonly number[],
   tally: Tally,
   stoppedAt: number | undefined,
   interruptedAt: number | undefined,
 ): ImportSummary {
-  const rejections = [...tally.rejections].sort((a, b) => a.line - b.line);
+  const cut = interruptedAt ?? stoppedAt ?? Infinity;
+  const lines = lineNumbers.filter((line) => line < cut).length;
+  const rejections = tally.rejections.filter((r) => r.line < cut).sort((a, b) => a.line - b.line);
   const tokens = [...tally.tokens].sort((a, b) => a.line - b.line);
   const created = tokens.filter((t) => t.created).length;
   return {
@@ -450,6 +442,8 @@ export async function runTokenImport(deps: CliDeps, options: TokenImportOptions)
     options.dedupe,
     options.resumeFrom,
   );
+  // Every non-blank line: a request to send, or rejected as it was read.
+  const lineNumbers = [...pending.map((l) => l.line), ...rejections.map((r) => r.line)];
   const tally: Tally = { rejections, tokens: [] };
   let stopped: ImportStopped | undefined;
   let interrupted: ImportInterrupted | undefined;
@@ -472,7 +466,7 @@ export async function runTokenImport(deps: CliDeps, options: TokenImportOptions)
     else if (error instanceof ImportStopped) stopped = error;
     else throw error;
   }
-  const summary = summarize(options, lines, tally, stopped?.line, interrupted?.line);
+  const summary = summarize(options, lineNumbers, tally, stopped?.line, interrupted?.line);
   writeSummary(deps, summary, options.json);
   if (stopped !== undefined) throw stopped.cause;
   if (interrupted !== undefined) throw new VaultError('CANCELLED', interrupted.message);

@@ -8,8 +8,8 @@ import {
   TOKEN_TYPES,
   type TokenType,
 } from '../../../core/tokens/index.ts';
-import { choiceOf } from '../../options.ts';
-import type { CliDeps } from '../../deps.ts';
+import { choiceOf } from '../../options/values.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { isPlainObject } from '../../../core/validation/json-value.ts';
 
 /**
@@ -149,6 +149,25 @@ export function secretsOf(value: unknown, into: Set<string> = new Set(), depth =
     for (const item of value) secretsOf(item, into, depth + 1);
   } else if (isPlainObject(value)) {
     for (const item of Object.values(value)) secretsOf(item, into, depth + 1);
+  }
+  return into;
+}
+
+/**
+ * The secrets of a POST /tokenize body: the data of each token definition (an object with `type`
+ * and `data`) and every other plain value (each becomes a token). A definition's type, mask and
+ * other settings are no secret, and scrubbing them would cut the valid values out of a message
+ * ("must be one of: token, card, …").
+ */
+export function tokenizeSecretsOf(body: unknown, into: Set<string> = new Set(), depth = 0): Set<string> {
+  if (depth > 64) return into;
+  if (Array.isArray(body)) {
+    for (const item of body) tokenizeSecretsOf(item, into, depth + 1);
+  } else if (isPlainObject(body)) {
+    if ('type' in body && 'data' in body) return secretsOf(body.data, into, depth + 1);
+    for (const item of Object.values(body)) tokenizeSecretsOf(item, into, depth + 1);
+  } else {
+    secretsOf(body, into, depth);
   }
   return into;
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeJson, writeLine } from '../../output.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 import {
   addTokenScopeOptions,
   tokenScopeOptionsFrom,

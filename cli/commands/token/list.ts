@@ -1,10 +1,11 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { TokenFilter } from '../../../core/tokens/contract.ts';
 import { DEFAULT_PAGE_SIZE } from '../../../core/common-types.ts';
-import { MAX_TOKEN_PAGE_SIZE, type TokenType } from '../../../core/tokens/index.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { collectList } from '../../options.ts';
+import { MAX_TOKEN_PAGE_SIZE, TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/index.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { completesWith } from '../../options/completion-values.ts';
+import { collectList } from '../../options/values.ts';
 import {
   addTokenScopeOptions,
   tokenScopeOptionsFrom,
@@ -15,7 +16,7 @@ import {
 import { writeTokenPage } from './format.ts';
 import { REVEAL_HELP } from './get.ts';
 import { collectMetadata, collectTokenTypes, parsePage, parseSize } from './input.ts';
-import { runnable } from '../../runnable.ts';
+import { runnable } from '../../output/runnable.ts';
 
 /** `--page`, `--size`, `--reveal`: list and search. */
 export interface TokenPageOptions extends TokenScopeOptions {
@@ -36,8 +37,11 @@ export function addPageOptions(command: Command): Command {
       `tokens per page, at most ${MAX_TOKEN_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
       parseSize,
     )
-    .option('--reveal', `${REVEAL_HELP}; adds a Data column to the table`)
-    .option('--wide', 'show every cell in full (tables are cut to the terminal width otherwise)');
+    .option('--reveal', `${REVEAL_HELP}; the table's Data column shows it`)
+    .option(
+      '--wide',
+      'add the container and fingerprint columns and show every cell in full (tables fit the terminal otherwise)',
+    );
 }
 
 export function pageOptionsFrom(raw: RawTokenPage): TokenPageOptions {
@@ -66,7 +70,14 @@ export type RawTokenList = RawTokenPage & {
 export function addFilterOptions(command: Command): Command {
   return command
     .option('--id <id>', 'only these ids; repeat or separate with commas', collectList)
-    .option('--type <type>', 'only these types; repeat or separate with commas', collectTokenTypes)
+    .addOption(
+      completesWith(
+        new Option('--type <type>', 'only these types; repeat or separate with commas').argParser(
+          collectTokenTypes,
+        ),
+        TOKEN_TYPE_NAMES,
+      ),
+    )
     .option(
       '--metadata <key=value>',
       'only tokens with this metadata (case-insensitive exact match); repeatable, all must match',

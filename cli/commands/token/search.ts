@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { isVaultError, VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { addTokenScopeOptions, withTokens } from './common.ts';
 import { writeTokenPage } from './format.ts';
 import { scrubbing } from './input.ts';

@@ -234,7 +234,7 @@ describe('svc token get, list, update, delete, search, import', () => {
   });
 
   it('delete: --yes, required without a terminal', async () => {
-    expect(await parseOptions(newTokenDeleteCommand, ['tok-1'])).toMatchObject({
+    expect(await parseOptions(newTokenDeleteCommand, ['tok-1'], { isTTY: true })).toMatchObject({
       tokenId: 'tok-1',
       yes: false,
     });

@@ -264,19 +264,24 @@ describe('svc token list', () => {
     ]);
   });
 
-  it('prints id, type, container, fingerprint and created, never data', async () => {
+  it('prints id, type, the data as its mask shows it and created; never data in clear', async () => {
     const result = await svc('token', 'list');
     expectOk(result);
-    expectNoSecret(result, CARD_NUMBER, SSN, PLAIN, 'XXX-XX-6789', 'XXXXXXXXXXXX4242');
+    expectNoSecret(result, CARD_NUMBER, SSN, PLAIN);
     const table = rows(result.stdout);
     expect(table.map((r) => r[0]).sort()).toEqual([card.id, ssn.id, plain.id].sort());
     expect(table.find((r) => r[0] === card.id)).toEqual([
       card.id,
       'card',
-      '/pci/high/',
-      card.fingerprint,
+      JSON.stringify(MASKED_CARD),
       card.created_at,
     ]);
+    expect(table.find((r) => r[0] === ssn.id)?.[2]).toBe('XXX-XX-6789');
+    // A token without a mask shows no data.
+    expect(table.find((r) => r[0] === plain.id)?.[2]).toBe('-');
+    // --wide adds the container and the fingerprint.
+    const wide = rows((await svc('token', 'list', '--wide')).stdout);
+    expect(wide.find((r) => r[0] === card.id)?.slice(4)).toEqual(['/pci/high/', card.fingerprint]);
   });
 
   it('--json: the API envelope with masked data; --reveal adds the plaintext', async () => {
@@ -292,8 +297,8 @@ describe('svc token list', () => {
 
     const revealed = await svc('token', 'list', '--reveal');
     const table = rows(revealed.stdout);
-    expect(table.find((r) => r[0] === plain.id)?.[5]).toBe(PLAIN);
-    expect(table.find((r) => r[0] === ssn.id)?.[5]).toBe(SSN);
+    expect(table.find((r) => r[0] === plain.id)?.[2]).toBe(PLAIN);
+    expect(table.find((r) => r[0] === ssn.id)?.[2]).toBe(SSN);
     const revealedJson = JSON.parse((await svc('token', 'list', '--reveal', '--json')).stdout) as {
       data: TokenView[];
     };
@@ -420,7 +425,7 @@ describe('svc token search', () => {
     expect(page.data[0]).toMatchObject({ id: card.id, data: MASKED_CARD });
 
     const revealed = await svc('token', 'search', `id:${ssn.id}`, '--reveal');
-    expect(rows(revealed.stdout)[0]?.[5]).toBe(SSN);
+    expect(rows(revealed.stdout)[0]?.[2]).toBe(SSN);
   });
 
   it('query errors exit 2 with the position, never echoing a typed value', async () => {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newTokenChildrenCommand } from './children.ts';
 import { newTokenCreateCommand } from './create.ts';
 import { newTokenDeleteCommand } from './delete.ts';

@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeJson, writeLine, writeRecord } from '../../output.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 import {
   addTokenScopeOptions,
   TOKEN_ID_HELP,
@@ -21,7 +22,7 @@ import {
   textSource,
   type JsonSource,
 } from './input.ts';
-import { noToken, orNotFound } from '../../tenant-scope.ts';
+import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export interface TokenUpdateOptions extends TokenScopeOptions {
   readonly tokenId: string;

@@ -6,7 +6,7 @@ import type { TokenView } from '../../../core/tokens/contract.ts';
 import { expectNoSecret, expectOk, expectOneLineError, withHomeVault } from '../../test-support/expect.ts';
 import { runSvc, type TempHome, type TestIoOptions } from '../../test-support/harness.ts';
 import { makeTenantHome } from '../../test-support/tenant-home.ts';
-import { operatorIn } from '../../tenant-scope.ts';
+import { operatorIn } from '../../tenancy/tenant-scope.ts';
 
 /** `svc tokenize` against a real vault: JSON from an argument, a file, stdin, or prompts. */
 

@@ -1,9 +1,10 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import type { CliDeps } from '../../deps.ts';
-import { writeJson } from '../../output.ts';
-import { addTenantOption, addVaultOptions } from '../../options.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
+import { writeJson } from '../../output/write.ts';
+import { addVaultOptions } from '../../options/config-flags.ts';
+import { addTenantOption } from '../../options/tenant.ts';
 import {
   tokenScopeOptionsFrom,
   withTokens,
@@ -16,8 +17,8 @@ import {
   promptTokenType,
   readJson,
   scrubbing,
-  secretsOf,
   textSource,
+  tokenizeSecretsOf,
   type JsonSource,
 } from '../token/input.ts';
 
@@ -51,8 +52,6 @@ export function newTokenizeCommand(
     .addOption(new Option('--file <file>', 'read the JSON from a file (- for standard input)'));
   addTenantOption(command, deps);
   addVaultOptions(command, deps);
-  // The output is JSON anyway; the flag is accepted so scripts can pass --json everywhere.
-  command.option('--json', 'accepted for uniformity: the output is always JSON');
   command.addHelpText('after', HELP_AFTER);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawTokenScope & { file?: string }>();
@@ -94,7 +93,7 @@ export async function runTokenize(deps: CliDeps, options: TokenizeOptions): Prom
       const type = await promptTokenType(deps);
       body = { type, data: await promptTokenData(deps, type) };
     }
-    return scrubbing(secretsOf(body), () => tokens.tokenize(principal, body));
+    return scrubbing(tokenizeSecretsOf(body), () => tokens.tokenize(principal, body));
   });
   writeJson(deps.stdout, response);
 }

@@ -1,19 +1,17 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { readNewPassword } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import { requireNoServer } from '../../connection.ts';
-import type { CliDeps } from '../../deps.ts';
+import { readNewPassword } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
-import { withVaultServices } from '../../tenant-scope.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
+import { withServices } from '../../services/with-services.ts';
 
 export interface UserPasswdOptions extends VaultCommandOptions {
   readonly email: string;
@@ -33,7 +31,6 @@ export function newUserPasswdCommand(
       ),
     );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { passwordStdin?: boolean }>();
     await run({
@@ -49,8 +46,8 @@ export async function runUserPasswd(deps: CliDeps, options: UserPasswdOptions): 
     throw new VaultError('USAGE', 'a password needs a terminal to prompt; use --password-stdin');
   }
   const resolved = await loadConfig(deps, options.config);
-  await requireNoServer(resolved, 'Setting a password');
-  const user = await withVaultServices(deps, resolved, options.key, async (services) => {
+  // Through the server that holds the vault (operator route), or in this process.
+  const user = await withServices(deps, resolved, options.key, async (services) => {
     const found = await services.users.findByEmail(options.email);
     if (found === null) throw new VaultError('NOT_FOUND', `no user with the e-mail ${options.email}`);
     const password = await readNewPassword(deps, {

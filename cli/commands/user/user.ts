@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newUserPasswdCommand } from './passwd.ts';
 
 export function newUserCommand(deps: CliDeps): Command {

@@ -1,17 +1,16 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { formatBytes, writeJson, writeLine } from '../../output.ts';
-import { vaultUpkeep } from '../../upkeep.ts';
+} from '../../options/config-flags.ts';
+import { formatBytes, writeJson, writeLine } from '../../output/write.ts';
+import { vaultUpkeep } from '../../services/upkeep.ts';
 
 export interface VaultBackupOptions extends VaultCommandOptions {
   /** Absolute path of the backup file to write. */
@@ -28,7 +27,6 @@ export function newVaultBackupCommand(
     .argument('<file>', 'backup file to write')
     .option('--force', 'overwrite the backup file if it exists');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions>();
     await run({

@@ -1,16 +1,15 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { formatBytes, snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { vaultUpkeep } from '../../upkeep.ts';
+} from '../../options/config-flags.ts';
+import { formatBytes, snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { vaultUpkeep } from '../../services/upkeep.ts';
 
 export type VaultCompactOptions = VaultCommandOptions;
 
@@ -20,7 +19,6 @@ export function newVaultCompactCommand(
 ): Command {
   const command = new Command('compact').description('Write a fresh snapshot and empty the journal');
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -1,19 +1,20 @@
 import { Command } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { requireNoServer } from '../../connection.ts';
-import { keyForVault, loadConfig, openWithKey, requireEmbedded } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { requireEmbedded } from '../../local-vault/location.ts';
+import { keyForVault, openWithKey } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { runningProgress } from '../../progress.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { runningProgress } from '../../output/progress.ts';
 import { chainsJson, copySummary } from './copy-summary.ts';
 
 export type VaultExportOptions = VaultCommandOptions & { readonly to: string };
@@ -31,7 +32,6 @@ export function newVaultExportCommand(
       'the database: postgres://user@host:5432/db (never printed with its password)',
     );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { to: string }>();
     await run({ ...vaultOptionsFrom(raw), to: raw.to });

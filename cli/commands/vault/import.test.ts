@@ -85,19 +85,19 @@ describe.skipIf(!available)('svc vault import --from postgres://…', () => {
     expectNoSecret(json, PASSWORD);
   });
 
-  it('refuses to replace an existing vault file without --force or a yes, and leaves it as it is', async () => {
+  it('refuses to replace an existing vault file without --yes or a yes, and leaves it as it is', async () => {
     expectOk(await runSvc(['vault', 'import', '--from', url], { env: target.env() }));
     // As base64: compared as one string; toEqual walks a Buffer element by element.
     const before = (await readFile(path.join(target.dir, 'vault.svc'))).toString('base64');
 
     const refused = await runSvc(['vault', 'import', '--from', url], { env: target.env() });
-    expectOneLineError(refused, 1, /already exists .*--force/);
+    expectOneLineError(refused, 2, /replacing the vault at .* needs confirmation; pass --yes/);
     const declined = await runSvc(['vault', 'import', '--from', url], {
       env: target.env(),
       isTTY: true,
       answers: [false],
     });
-    expectOneLineError(declined, 2, /import cancelled/);
+    expectOneLineError(declined, 2, /cancelled; the vault was left as it is/);
     expect(declined.asked[0]).toMatch(/^Replace the vault at .* with postgres:\/\/postgres:\*\*\*@/);
     expect(declined.asked.join('\n')).not.toContain(PASSWORD);
     expectNoSecret(declined, PASSWORD);

@@ -1,19 +1,21 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { requireNoServer } from '../../connection.ts';
-import { ensurePrivateDir, keyForVault, loadConfig, requireEmbedded } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { ensurePrivateDir, requireEmbedded } from '../../local-vault/location.ts';
+import { keyForVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
-import { runningProgress } from '../../progress.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { runningProgress } from '../../output/progress.ts';
 import { chainsJson, copySummary } from './copy-summary.ts';
 import { confirmReplace } from './restore.ts';
 
@@ -31,12 +33,15 @@ export function newVaultImportCommand(
       '--from <url>',
       'the database: postgres://user@host:5432/db (never printed with its password)',
     )
-    .option('--force', 'replace an existing vault file without asking');
+    .addOption(new Option('--force', 'the same as --yes (kept for scripts)').hideHelp());
+  markDestructive(command, 'replacing the vault file', {
+    verb: 'replace an existing vault file',
+    when: 'when-replacing',
+  });
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { from: string }>();
-    await run({ ...vaultOptionsFrom(raw), from: raw.from, force: raw.force === true });
+    await run({ ...vaultOptionsFrom(raw), from: raw.from, force: raw.force === true || yesFrom(args) });
   });
 }
 
@@ -53,7 +58,7 @@ export async function runVaultImport(deps: CliDeps, options: VaultImportOptions)
   const { vaultPath } = resolved.config;
   const from = describeVaultLocation({ backend: 'postgres', url });
   const exists = await deps.vault.vaultExists(vaultPath);
-  if (exists && !options.force) await confirmReplace(deps, vaultPath, from, 'import');
+  if (exists && !options.force) await confirmReplace(deps, vaultPath, from);
   // The database's keyring says which kind of key it takes (a passphrase is asked for only then).
   const { key } = await keyForVault(
     deps,

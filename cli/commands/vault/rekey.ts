@@ -7,20 +7,21 @@ import {
 } from '../../../core/config/index.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { KeySource } from '../../../core/vault/types.ts';
-import { retryOnMismatch } from '../../ask.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { ensurePrivateDir, keyForVault, loadConfig, vaultLocation } from '../../context.ts';
+import { retryOnMismatch } from '../../prompts/ask.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { ensurePrivateDir, vaultLocation } from '../../local-vault/location.ts';
+import { keyForVault } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
-import { requireNoServer } from '../../connection.ts';
-import { secretInput, type CliDeps } from '../../deps.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { secretInput, type CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
 
 export type NewKeyChoice =
   { readonly kind: 'passphrase' } | { readonly kind: 'key-file'; readonly path: string };
@@ -52,7 +53,6 @@ export function newVaultRekeyCommand(
       new Option('--new-key-file <file>', 'new key file (generated if missing)').conflicts('newPassphrase'),
     );
   addVaultOptions(command, deps, 'current key file');
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawRekeyOptions>();
     let newKey: NewKeyChoice;

@@ -1,20 +1,21 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { resolveKeySource } from '../../../core/config/index.ts';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { ensurePrivateDir, loadConfig, requireEmbedded } from '../../context.ts';
-import { requireNoServer } from '../../connection.ts';
-import { secretInput, type CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
+import { ensurePrivateDir, requireEmbedded } from '../../local-vault/location.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import { secretInput, type CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { writeJson, writeLine } from '../../output/write.ts';
 
 export interface VaultRestoreOptions extends VaultCommandOptions {
   /** Absolute path of the backup file to read. */
@@ -33,42 +34,34 @@ export function newVaultRestoreCommand(
       'Replace the vault with a backup (verified first); the key is the one the backup was taken with',
     )
     .argument('<file>', 'backup file to restore')
-    .option('--force', 'replace an existing vault without asking')
+    .addOption(new Option('--force', 'the same as --yes (kept for scripts)').hideHelp())
     .option('--replace-vault', 'allow a backup of a different vault (another vault id) to replace this one');
+  markDestructive(command, 'replacing the vault', {
+    verb: 'replace an existing vault',
+    when: 'when-replacing',
+  });
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     const raw = commandOf(args).opts<RawOptions & { replaceVault?: boolean }>();
     await run({
       ...vaultOptionsFrom(raw),
       file: path.resolve(deps.cwd, String(args[0])),
-      force: raw.force === true,
+      force: raw.force === true || yesFrom(args),
       replaceVault: raw.replaceVault === true,
     });
   });
 }
 
 /**
- * Replacing a vault destroys it: a person must confirm, a script must say --force. `replacement`
- * names what takes its place (a backup file, a database without its password); `action` the command.
+ * Replacing a vault destroys it: a person must confirm, a script must say --yes (or --force).
+ * `replacement` names what takes its place (a backup file, a database without its password).
  */
-export async function confirmReplace(
-  deps: CliDeps,
-  vaultPath: string,
-  replacement: string,
-  action: 'restore' | 'import',
-): Promise<void> {
-  if (!deps.isTTY) {
-    throw new VaultError(
-      'VAULT_EXISTS',
-      `a vault already exists at ${vaultPath}; pass --force to replace it`,
-    );
-  }
-  const yes = await deps.prompter.confirm({
-    message: `Replace the vault at ${vaultPath} with ${replacement}? The current vault is lost.`,
-    default: false,
+export async function confirmReplace(deps: CliDeps, vaultPath: string, replacement: string): Promise<void> {
+  await confirmDestructive(deps, false, {
+    action: `replacing the vault at ${vaultPath}`,
+    question: `Replace the vault at ${vaultPath} with ${replacement}? The current vault is lost.`,
+    unchanged: 'the vault was left as it is',
   });
-  if (!yes) throw new VaultError('CANCELLED', `${action} cancelled; the vault was left as it is`);
 }
 
 /** The vault id in the backup's header; a missing or foreign file is named as such. */
@@ -105,7 +98,7 @@ export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOption
   const exists = await deps.vault.vaultExists(vaultPath);
   if (exists) {
     const { vaultId } = await deps.vault.readVaultStatus(vaultPath);
-    // --force answers "replace my vault with its backup?"; another vault's backup is a different
+    // --yes answers "replace my vault with its backup?"; another vault's backup is a different
     // mistake (a wrong file), so it needs its own flag.
     if (vaultId !== backupId && !options.replaceVault) {
       throw new VaultError(
@@ -113,7 +106,7 @@ export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOption
         `${options.file} is a backup of vault ${backupId}, not of the vault at ${vaultPath} (vault ${vaultId}); pass --replace-vault to replace it with that other vault`,
       );
     }
-    if (!options.force) await confirmReplace(deps, vaultPath, options.file, 'restore');
+    if (!options.force) await confirmReplace(deps, vaultPath, options.file);
   }
   // No kind hint: the backup may predate a rekey, so the current vault's key kind proves nothing.
   const key = await resolveKeySource(resolved, options.key, deps.env, secretInput(deps));

@@ -1,16 +1,17 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { keyForVault, loadConfig, openWithKey, vaultWhere } from '../../context.ts';
-import { requireNoServer } from '../../connection.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { vaultWhere } from '../../local-vault/location.ts';
+import { keyForVault, openWithKey } from '../../local-vault/open.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { requireNoServer } from '../../connection/connection.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
-  addJsonOption,
   addVaultOptions,
   vaultOptionsFrom,
   type RawOptions,
   type VaultCommandOptions,
-} from '../../options.ts';
-import { snakeCaseKeys, writeJson, writeLine } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
 
 export type VaultRotateOptions = VaultCommandOptions;
 
@@ -22,7 +23,6 @@ export function newVaultRotateCommand(
     'Rotate the data keys: a new key term, all data re-encrypted under it, old terms retired',
   );
   addVaultOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

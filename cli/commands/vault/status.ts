@@ -1,19 +1,19 @@
 import { Command } from 'commander';
 import { describeHolder } from '../../../core/storage/lock.ts';
 import type { VaultStatus } from '../../../core/vault/types.ts';
-import { commandOf, type Runner } from '../../command-kit.ts';
-import { loadConfig } from '../../context.ts';
-import type { CliDeps } from '../../deps.ts';
+import { commandOf, type Runner } from '../../program/command-kit.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addHomeOptions,
-  addJsonOption,
   addPathOptions,
   commonOptionsFrom,
   type CommonOptions,
   type RawOptions,
-} from '../../options.ts';
-import { vaultUpkeep } from '../../upkeep.ts';
-import { formatBytes, snakeCaseKeys, writeJson, writeRecord } from '../../output.ts';
+} from '../../options/config-flags.ts';
+import { vaultUpkeep } from '../../services/upkeep.ts';
+import { writeRecord } from '../../output/table.ts';
+import { formatBytes, snakeCaseKeys, writeJson } from '../../output/write.ts';
 
 export type VaultStatusOptions = CommonOptions;
 
@@ -26,7 +26,6 @@ export function newVaultStatusCommand(
   );
   addHomeOptions(command, deps);
   addPathOptions(command, deps);
-  addJsonOption(command);
   return command.action(async (...args: unknown[]) => {
     await run(commonOptionsFrom(commandOf(args).opts<RawOptions>()));
   });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliDeps } from '../../deps.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import { newVaultBackupCommand } from './backup.ts';
 import { newVaultCompactCommand } from './compact.ts';
 import { newVaultExportCommand } from './export.ts';

@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
+import { AUTHENTICATED_TABLES } from '../../integrity/row-authenticator.ts';
+import type { RowKeys } from '../../integrity/row-authenticator.ts';
+import { authenticateStoredRows } from '../../integrity/stored-row-macs.ts';
+import { VaultError } from '../../errors/catalogue.ts';
 import type { Database } from '../schema.ts';
 
 /**
@@ -15,10 +19,24 @@ import type { Database } from '../schema.ts';
  *   `rowid` identity column so "insertion order" is the same expression on both backends.
  * Never edit a released migration: add a new one.
  */
+/** What a migration that works on existing rows gets from the vault that runs it. */
+export interface PostgresMigrationContext {
+  readonly keys: RowKeys;
+  /**
+   * Whether the keyring stored in the database (which only the root key can write) records that
+   * the rows carry MACs; false while a new vault is set up (no keyring is stored yet).
+   */
+  readonly rowMacsRecorded: boolean;
+  /** Records it in the stored keyring (re-wrapped with the root key), in `trx`. */
+  recordRowMacs(trx: Kysely<Database>): Promise<void>;
+}
+
 export interface PostgresMigration {
   readonly version: number;
   readonly name: string;
   readonly statements: readonly RawBuilder<unknown>[];
+  /** Run after the statements, with the open vault's keys: work on existing rows that needs them. */
+  readonly then?: (trx: Kysely<Database>, context: PostgresMigrationContext) => Promise<void>;
 }
 
 const migration = (version: number, name: string, ddl: string): PostgresMigration => ({
@@ -179,6 +197,35 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     create index applications_expiry on applications (expires_at);
     `,
   ),
+  // The embedded file rebuilt two tables so that their rows land in order; here they already do.
+  migration(10, 'append-ordered audit and activity', ''),
+  {
+    // Every row that decides access carries a MAC (core/integrity/row-authenticator.ts): the
+    // database's administrators can change rows without the vault key. Rows present now are
+    // vouched for as they are (the vault is open with its key at this moment); then the column
+    // becomes NOT NULL, so a row inserted without one is refused by the database as well, and the
+    // keyring records it: an administrator who drops the column and this migration's record to
+    // have tampered rows vouched for at the next open is refused instead.
+    ...migration(
+      11,
+      'row MACs',
+      AUTHENTICATED_TABLES.map((table) => `alter table ${table} add column row_mac ${T};`).join('\n'),
+    ),
+    async then(trx, context) {
+      if (context.rowMacsRecorded) {
+        throw new VaultError(
+          'INTEGRITY_FAILED',
+          "The keyring says this database's rows carry MACs, but the MAC column or its migration's " +
+            'record was removed: nothing was vouched for. Restore the database from a backup.',
+        );
+      }
+      await authenticateStoredRows(trx, context.keys);
+      for (const table of AUTHENTICATED_TABLES) {
+        await sql`alter table ${sql.table(table)} alter column row_mac set not null`.execute(trx);
+      }
+      await context.recordRowMacs(trx);
+    },
+  },
 ];
 
 /**
@@ -212,7 +259,11 @@ async function baseInPlace(trx: Kysely<Database>): Promise<boolean> {
 }
 
 /** Runs the base DDL and every pending migration; the caller holds the migration advisory lock. */
-export async function migratePostgres(trx: Kysely<Database>, now: string): Promise<void> {
+export async function migratePostgres(
+  trx: Kysely<Database>,
+  now: string,
+  context: PostgresMigrationContext,
+): Promise<void> {
   if (!(await baseInPlace(trx))) {
     for (const stmt of POSTGRES_BASE_DDL) await stmt.execute(trx);
   }
@@ -221,6 +272,7 @@ export async function migratePostgres(trx: Kysely<Database>, now: string): Promi
   for (const m of postgresMigrations) {
     if (done.has(m.version)) continue;
     for (const stmt of m.statements) await stmt.execute(trx);
+    await m.then?.(trx, context);
     await trx
       .insertInto('schema_migrations')
       .values({ version: m.version, name: m.name, applied_at: now })

@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
+import { ToastProvider } from './components/toast';
 import { SessionProvider } from './session/session';
 import { takeDesktopSecret } from './session/desktop-secret';
 import { takeLinkSecret } from './session/link-secret';
@@ -26,9 +27,11 @@ void secret.then((linkSecret) =>
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>
-        <SessionProvider restoreFromCookie={linkSecret === null}>
-          <App linkSecret={linkSecret} />
-        </SessionProvider>
+        <ToastProvider>
+          <SessionProvider restoreFromCookie={linkSecret === null}>
+            <App linkSecret={linkSecret} />
+          </SessionProvider>
+        </ToastProvider>
       </QueryClientProvider>
     </StrictMode>,
   ),

@@ -1,49 +1,15 @@
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from '../../../../client/schema.js';
+import { createApiClient, type components, type paths } from '../../../../client/api-client.js';
+import { sessionAuth } from './auth';
 
-export { ApiError, fieldErrorsOf, type Problem } from './problem';
-import { ApiError, type Problem } from './problem';
-
-/**
- * What this page adds to its requests. The session itself is the console cookie (HttpOnly: no
- * script reads it; the browser sends it to this origin only); the page holds the session's CSRF
- * value, in memory only, and sends it as SVC-CSRF on every request, which the server requires of
- * every request that carries the cookie.
- */
-interface Credentials {
-  csrf: string | null;
-  tenantId: string | null;
-}
-const credentials: Credentials = { csrf: null, tenantId: null };
-let onUnauthorized: () => void = () => undefined;
-
-export function setCredentials(next: Partial<Credentials>): void {
-  Object.assign(credentials, next);
-}
-
-/** Called when the server refuses the session (expired or revoked elsewhere). */
-export function whenUnauthorized(handler: () => void): void {
-  onUnauthorized = handler;
-}
-
-const authenticate: Middleware = {
-  onRequest({ request }) {
-    if (credentials.csrf !== null) request.headers.set('svc-csrf', credentials.csrf);
-    if (credentials.tenantId !== null) request.headers.set('svc-tenant-id', credentials.tenantId);
-    return request;
-  },
-  onResponse({ response }) {
-    if (response.status === 401 && credentials.csrf !== null) onUnauthorized();
-    return response;
-  },
-};
+export { ApiError, fieldErrorsOf, unwrap, type Problem } from './problem';
+export { currentTokenKey, setCredentials, setTokenKey, whenUnauthorized } from './auth';
 
 /**
- * The one HTTP client of the console, typed by the server's OpenAPI document. Same-origin
- * requests carry the console cookie; no other origin is ever called.
+ * The console's HTTP client: the shared typed client of the API (client/api-client.ts, the CLI's
+ * too) on this page's origin, authenticated by api/auth.ts. No other origin is ever called.
  */
-export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
-api.use(authenticate);
+export const api = createApiClient({ baseUrl: window.location.origin });
+api.use(sessionAuth);
 
 /**
  * The client of the token screens. Token permissions belong to applications, never to members: on
@@ -53,50 +19,27 @@ api.use(authenticate);
  */
 export const tokenApi = api;
 
-/**
- * The key given on the Tokens screen in this page, in memory only: the proxy test request sends it
- * itself, because /proxy never accepts the console session. A reload forgets it (the server keeps
- * the choice for the token endpoints).
- */
-let tokenKey: string | null = null;
-
-export function setTokenKey(key: string | null): void {
-  tokenKey = key;
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  responses: { 200: infer R };
 }
-
-export function currentTokenKey(): string | null {
-  return tokenKey;
-}
-
-/** The data of a successful answer; an ApiError carrying the problem otherwise. */
-export async function unwrap<T>(
-  request: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<T> {
-  const { data, error, response } = await request;
-  if (!response.ok) {
-    const problem: Problem =
-      typeof error === 'object' && error !== null ? (error as Problem) : { title: response.statusText };
-    throw new ApiError(response.status, problem);
-  }
-  return data as T;
-}
+  ? Json<R>
+  : never;
 
 export type Schemas = components['schemas'];
-export type Tenant = paths['/tenants']['get']['responses'][200]['content']['application/json'][number];
-export type TokenView = paths['/tokens/{id}']['get']['responses'][200]['content']['application/json'];
-export type TokenAccess =
-  paths['/console/token-access']['get']['responses'][200]['content']['application/json'];
-export type Application = paths['/applications/{id}']['get']['responses'][200]['content']['application/json'];
+export type Tenant = Ok<'/tenants', 'get'>[number];
+export type TokenView = Ok<'/tokens/{id}', 'get'>;
+export type TokenAccess = Ok<'/console/token-access', 'get'>;
+export type Application = Ok<'/applications/{id}', 'get'>;
+export type ApplicationRule = Application['rules'][number];
 export type NewApplication = paths['/applications']['post']['requestBody']['content']['application/json'];
-export type Permission =
-  paths['/permissions']['get']['responses'][200]['content']['application/json'][number];
-export type LogEntry = paths['/logs']['get']['responses'][200]['content']['application/json']['data'][number];
-export type Member =
-  paths['/tenants/self/members']['get']['responses'][200]['content']['application/json']['data'][number];
-export type Invitation =
-  paths['/tenants/self/invitations']['get']['responses'][200]['content']['application/json']['data'][number];
-export type UsageReport =
-  paths['/tenants/self/reports/usage']['get']['responses'][200]['content']['application/json'];
+export type Permission = Ok<'/permissions', 'get'>[number];
+export type LogEntry = Ok<'/logs', 'get'>['data'][number];
+export type Member = Ok<'/tenants/self/members', 'get'>['data'][number];
+export type Invitation = Ok<'/tenants/self/invitations', 'get'>['data'][number];
+export type SentInvitation = Ok<'/tenants/self/invitations/{id}/resend', 'post'>;
+export type UsageReport = Ok<'/tenants/self/reports/usage', 'get'>;
+export type ProxyView = Ok<'/proxies/{id}', 'get'>;
 export interface Pagination {
   readonly total_items: number;
   readonly page_number: number;

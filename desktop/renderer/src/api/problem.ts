@@ -1,15 +1,10 @@
 /**
  * Problems as the console shows them, apart from the HTTP client so that pages without one (the
- * desktop start screen) share the same components.
+ * desktop start screen) and code run outside a page (the import's bench) share them.
  */
-/** An RFC 9457 problem as the server answers it (`errors`: field → messages). */
-export interface Problem {
-  readonly type?: string;
-  readonly title?: string;
-  readonly status?: number;
-  readonly detail?: string;
-  readonly errors?: Readonly<Record<string, readonly string[]>>;
-}
+import type { Problem } from '../../../../client/api-client.js';
+
+export type { Problem };
 
 /** A failed request: the status and the server's problem, shown as they are. */
 export class ApiError extends Error {
@@ -29,4 +24,17 @@ export class ApiError extends Error {
 /** Messages for `field` when `error` is a problem that names it. */
 export function fieldErrorsOf(error: unknown, field: string): readonly string[] {
   return error instanceof ApiError ? error.fieldErrors(field) : [];
+}
+
+/** The data of a successful answer; an ApiError carrying the problem otherwise. */
+export async function unwrap<T>(
+  request: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
+  const { data, error, response } = await request;
+  if (!response.ok) {
+    const problem: Problem =
+      typeof error === 'object' && error !== null ? (error as Problem) : { title: response.statusText };
+    throw new ApiError(response.status, problem);
+  }
+  return data as T;
 }

@@ -1,8 +1,10 @@
 import { javascript } from '@codemirror/lang-javascript';
 import { json } from '@codemirror/lang-json';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
 import { useEffect, useId, useRef } from 'react';
 import { offsetOf, type CompileError } from './compile-error';
@@ -17,6 +19,33 @@ const EDITOR_THEME = EditorView.theme({
   '&.cm-focused': { outline: '2px solid #0b5cad' },
   '.cm-content': { minHeight: '5rem' },
 });
+
+/**
+ * CodeMirror's default colours, with the few that fall under a 4.5:1 contrast on white (regular
+ * expressions and escapes, type names, invalid code) darkened; it takes precedence over the
+ * default, which basicSetup installs only as a fallback.
+ */
+const READABLE_HIGHLIGHT = HighlightStyle.define([
+  { tag: tags.meta, color: '#404740' },
+  { tag: tags.link, textDecoration: 'underline' },
+  { tag: tags.heading, textDecoration: 'underline', fontWeight: 'bold' },
+  { tag: tags.emphasis, fontStyle: 'italic' },
+  { tag: tags.strong, fontWeight: 'bold' },
+  { tag: tags.strikethrough, textDecoration: 'line-through' },
+  { tag: tags.keyword, color: '#708' },
+  { tag: [tags.atom, tags.bool, tags.url, tags.contentSeparator, tags.labelName], color: '#219' },
+  { tag: [tags.literal, tags.inserted], color: '#164' },
+  { tag: [tags.string, tags.deleted], color: '#a11' },
+  { tag: [tags.regexp, tags.escape, tags.special(tags.string)], color: '#a33000' },
+  { tag: tags.definition(tags.variableName), color: '#00f' },
+  { tag: tags.local(tags.variableName), color: '#30a' },
+  { tag: [tags.typeName, tags.namespace], color: '#00663a' },
+  { tag: tags.className, color: '#167' },
+  { tag: [tags.special(tags.variableName), tags.macroName], color: '#256' },
+  { tag: tags.definition(tags.propertyName), color: '#00c' },
+  { tag: tags.comment, color: '#7a3b00' },
+  { tag: tags.invalid, color: '#b00000' },
+]);
 
 /**
  * A CodeMirror 6 editor for JavaScript or JSON with a label, and the server's compile errors
@@ -36,6 +65,8 @@ export function CodeEditor({
   language,
   errors = [],
   hint,
+  readOnly = false,
+  wrap = false,
 }: {
   readonly label: string;
   readonly value: string;
@@ -43,6 +74,10 @@ export function CodeEditor({
   readonly language: 'javascript' | 'json';
   readonly errors?: readonly CompileError[];
   readonly hint?: string;
+  /** Shown and selectable, never changed (an official formula). */
+  readonly readOnly?: boolean;
+  /** Wrap long lines instead of scrolling sideways (JSON someone pastes on one line). */
+  readonly wrap?: boolean;
 }) {
   const id = useId();
   const host = useRef<HTMLDivElement>(null);
@@ -64,8 +99,17 @@ export function CodeEditor({
           basicSetup,
           language === 'javascript' ? javascript() : json(),
           lintGutter(),
+          syntaxHighlighting(READABLE_HIGHLIGHT),
           EDITOR_THEME,
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          EditorView.contentAttributes.of({
+            'aria-label': label,
+            // Focusable by Tab already (contenteditable); said outright, so a checker sees that the
+            // editor's scrolling box (a long document) holds something the keyboard reaches.
+            tabindex: '0',
+            ...(readOnly ? { 'aria-readonly': 'true' } : {}),
+          }),
+          EditorState.readOnly.of(readOnly),
+          ...(wrap ? [EditorView.lineWrapping] : []),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) changed.current(update.state.doc.toString());
           }),
@@ -78,7 +122,7 @@ export function CodeEditor({
       view.current = null;
     };
     // The editor is made once per mount; value and errors reach it through the effects below.
-  }, [language, label]);
+  }, [language, label, readOnly, wrap]);
 
   // A value set from outside (a form reset, a loaded record) replaces the document.
   useEffect(() => {

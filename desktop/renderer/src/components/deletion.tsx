@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { ConfirmDialog } from './dialog';
 import { ProblemAlert } from './states';
+import { useToast } from './toast';
 
 /** A deletion the user is asked to confirm: the item asked about, and the request once confirmed. */
 export interface Deletion<T> {
@@ -16,16 +17,23 @@ export interface Deletion<T> {
 }
 
 /**
- * Deletes `item` through `request` once confirmed, then closes the confirmation and refetches the
- * list named `listKey`, so the table never shows a row that is gone.
+ * Deletes `item` through `request` once confirmed, then closes the confirmation, says what was
+ * done (`done`, a success toast) and refetches the list named `listKey`, so the table never shows a
+ * row that is gone.
  */
-export function useDeletion<T>(request: (item: T) => Promise<unknown>, listKey: string): Deletion<T> {
+export function useDeletion<T>(
+  request: (item: T) => Promise<unknown>,
+  listKey: string,
+  done?: (item: T) => string,
+): Deletion<T> {
   const queryClient = useQueryClient();
+  const toast = useToast();
   const [target, setTarget] = useState<T | null>(null);
   const mutation = useMutation({
     mutationFn: (item: T) => request(item),
-    onSuccess: async () => {
+    onSuccess: async (_result, item) => {
       setTarget(null);
+      if (done !== undefined) toast(done(item));
       await queryClient.invalidateQueries({ queryKey: [listKey] });
     },
   });

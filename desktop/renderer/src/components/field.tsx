@@ -41,13 +41,25 @@ export function Field({
           {hint}
         </small>
       )}
-      {messages.length > 0 && (
-        <ul id={`${id}-errors`} className="field-errors">
-          {messages.map((m) => (
-            <li key={m}>{m}</li>
-          ))}
-        </ul>
-      )}
+      <FieldMessages messages={messages} id={`${id}-errors`} />
     </div>
+  );
+}
+
+/** The server's messages for a field, as a list beneath it (nothing when there are none). */
+export function FieldMessages({
+  messages,
+  id,
+}: {
+  readonly messages: readonly string[];
+  readonly id?: string;
+}) {
+  if (messages.length === 0) return null;
+  return (
+    <ul id={id} className="field-errors">
+      {messages.map((m) => (
+        <li key={m}>{m}</li>
+      ))}
+    </ul>
   );
 }

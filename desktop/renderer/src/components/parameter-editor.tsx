@@ -1,4 +1,5 @@
 import { fieldErrorsOf } from '../api/client';
+import { FieldMessages } from './field';
 
 export const PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -27,6 +28,7 @@ export function ParameterEditor({
   parameters,
   onChange,
   error,
+  readOnly = false,
 }: {
   readonly legend: string;
   /** The body field the server names in `errors`: `configuration` or `request_parameters`. */
@@ -35,7 +37,10 @@ export function ParameterEditor({
   readonly parameters: readonly ParameterDraft[];
   readonly onChange: (parameters: ParameterDraft[]) => void;
   readonly error: unknown;
+  /** Listed, not edited (an official formula's): no inputs, nothing to add or remove. */
+  readonly readOnly?: boolean;
 }) {
+  if (readOnly) return <ParameterList legend={legend} parameters={parameters} withOptional={withOptional} />;
   const update = (index: number, patch: Partial<ParameterDraft>) =>
     onChange(parameters.map((p, i) => (i === index ? { ...p, ...patch } : p)));
   const errorsAt = (index: number, name?: string) =>
@@ -90,19 +95,47 @@ export function ParameterEditor({
             <button type="button" onClick={() => onChange(parameters.filter((_, i) => i !== index))}>
               Remove {n}
             </button>
-            {[...errorsAt(index), ...nameErrors, ...errorsAt(index, 'type')].length > 0 && (
-              <ul className="field-errors">
-                {[...errorsAt(index), ...nameErrors, ...errorsAt(index, 'type')].map((m) => (
-                  <li key={m}>{m}</li>
-                ))}
-              </ul>
-            )}
+            <FieldMessages messages={[...errorsAt(index), ...nameErrors, ...errorsAt(index, 'type')]} />
           </div>
         );
       })}
       <button type="button" onClick={() => onChange([...parameters, newParameter()])}>
         Add {withOptional ? 'a request parameter' : 'a setting'}
       </button>
+    </fieldset>
+  );
+}
+
+function ParameterList({
+  legend,
+  parameters,
+  withOptional,
+}: {
+  readonly legend: string;
+  readonly parameters: readonly ParameterDraft[];
+  readonly withOptional: boolean;
+}) {
+  return (
+    <fieldset className="parameter-editor">
+      <legend>{legend}</legend>
+      {parameters.length === 0 ? (
+        <p className="hint">None.</p>
+      ) : (
+        <dl className="facts">
+          {parameters.map((p) => (
+            <div key={p.name} className="parameter-fact">
+              <dt>
+                <code>{p.name}</code>
+              </dt>
+              <dd>
+                {p.type}
+                {withOptional && p.optional ? ', optional' : ''}
+                {p.description === '' ? '' : ` — ${p.description}`}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
     </fieldset>
   );
 }

@@ -1,14 +1,46 @@
-import { fieldErrorsOf, type Permission } from '../api/client';
+import { fieldErrorsOf, type ApplicationRule, type Permission } from '../api/client';
+import { FieldMessages } from './field';
 
 export type Transform = 'mask' | 'redact' | 'reveal';
+export type Condition = NonNullable<ApplicationRule['conditions']>[number];
 
-/** One access rule as edited: token permissions on a container, with what reads show. */
+/**
+ * One access rule as edited: token permissions on a container, with what reads show. A rule of an
+ * expiring application covers the tokens its conditions match instead of a container; those are
+ * kept as they are (shown, not edited).
+ */
 export interface RuleDraft {
   description: string;
   priority: number;
   container: string;
   transform: Transform;
   permissions: string[];
+  conditions?: readonly Condition[];
+}
+
+/** An application's rule as the editor holds it. */
+export function ruleDraftOf(rule: ApplicationRule): RuleDraft {
+  return {
+    description: rule.description,
+    priority: rule.priority,
+    container: rule.container ?? '',
+    transform: rule.transform,
+    permissions: [...rule.permissions],
+    ...(rule.conditions === undefined ? {} : { conditions: rule.conditions }),
+  };
+}
+
+/** A rule's body for the API: a conditioned rule sends its conditions and no container. */
+export function ruleInput(rule: RuleDraft) {
+  const { conditions, container, ...rest } = rule;
+  return conditions === undefined || conditions.length === 0
+    ? { ...rest, container }
+    : { ...rest, conditions: [...conditions] };
+}
+
+/** "id equals …, container starts_with …": what a conditioned rule covers. */
+export function conditionsText(conditions: readonly Condition[]): string {
+  return conditions.map((c) => `${c.attribute} ${c.operator.replace('_', ' ')} ${c.value}`).join(' and ');
 }
 
 const TRANSFORM_LABELS: Record<Transform, string> = {
@@ -78,17 +110,23 @@ export function RuleEditor({
                 onChange={(e) => update(i, { priority: Number(e.target.value) })}
                 aria-invalid={messages('priority').length > 0}
               />
-              <Messages list={messages('priority')} />
+              <FieldMessages messages={messages('priority')} />
             </label>
-            <label>
-              <span>Container</span>
-              <input
-                value={rule.container}
-                onChange={(e) => update(i, { container: e.target.value })}
-                aria-invalid={messages('container').length > 0}
-              />
-              <Messages list={messages('container')} />
-            </label>
+            {rule.conditions !== undefined && rule.conditions.length > 0 ? (
+              <p className="rule-conditions">
+                <span>Tokens where</span> {conditionsText(rule.conditions)}
+              </p>
+            ) : (
+              <label>
+                <span>Container</span>
+                <input
+                  value={rule.container}
+                  onChange={(e) => update(i, { container: e.target.value })}
+                  aria-invalid={messages('container').length > 0}
+                />
+                <FieldMessages messages={messages('container')} />
+              </label>
+            )}
             <label>
               <span>Transform</span>
               <select
@@ -102,7 +140,7 @@ export function RuleEditor({
                 ))}
               </select>
             </label>
-            <label>
+            <label className="rule-description">
               <span>Description</span>
               <input value={rule.description} onChange={(e) => update(i, { description: e.target.value })} />
             </label>
@@ -118,7 +156,7 @@ export function RuleEditor({
                   <code>{p.type}</code>
                 </label>
               ))}
-              <Messages list={permissionMessages} />
+              <FieldMessages messages={permissionMessages} />
             </div>
             <button type="button" className="ghost" onClick={() => onChange(rules.filter((_, j) => j !== i))}>
               Remove rule {i + 1}
@@ -130,16 +168,5 @@ export function RuleEditor({
         Add a rule
       </button>
     </fieldset>
-  );
-}
-
-function Messages({ list }: { readonly list: readonly string[] }) {
-  if (list.length === 0) return null;
-  return (
-    <ul className="field-errors">
-      {list.map((m) => (
-        <li key={m}>{m}</li>
-      ))}
-    </ul>
   );
 }

@@ -1,9 +1,25 @@
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Fragment, useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
+import {
+  ACTOR_TYPES,
+  OPERATIONS,
+  actorLabel,
+  groupPageViews,
+  logQuery,
+  matchesFilters,
+  viewedSummary,
+  type ActorFilters,
+  type ActorType,
+  type AuditEntry,
+  type Operation,
+} from '../audit/entries';
+import { VerifyChain } from '../audit/verify-chain';
+import { Id } from '../components/copy';
 import { Field } from '../components/field';
 import { Pager } from '../components/pager';
-import { Empty, Loading, ProblemAlert } from '../components/states';
+import { QueryView } from '../components/resource-table';
+import { Empty } from '../components/states';
 
 const PAGE_SIZE = 25;
 /** How often "Follow" asks for new entries: the log is read, never pushed, so the tail polls. */
@@ -12,21 +28,41 @@ export const TAIL_INTERVAL_MS = 2_000;
 interface Filters {
   entity_type: string;
   entity_id: string;
+  actor_type: '' | ActorType;
+  actor_id: string;
+  operation: '' | Operation;
   start_date: string;
   end_date: string;
 }
-const NO_FILTERS: Filters = { entity_type: '', entity_id: '', start_date: '', end_date: '' };
+const NO_FILTERS: Filters = {
+  entity_type: '',
+  entity_id: '',
+  actor_type: '',
+  actor_id: '',
+  operation: '',
+  start_date: '',
+  end_date: '',
+};
+
+function actorFilters(filters: Filters): ActorFilters {
+  return {
+    ...(filters.actor_type === '' ? {} : { actor_type: filters.actor_type }),
+    ...(filters.actor_id === '' ? {} : { actor_id: filters.actor_id }),
+    ...(filters.operation === '' ? {} : { operation: filters.operation }),
+  };
+}
 
 /** Only the filters that are set; dates from the inputs as UTC midnights (start) and ends of day. */
 function queryOf(filters: Filters, page: number) {
-  return {
+  return logQuery({
     page,
     size: PAGE_SIZE,
     ...(filters.entity_type === '' ? {} : { entity_type: filters.entity_type }),
     ...(filters.entity_id === '' ? {} : { entity_id: filters.entity_id }),
+    ...actorFilters(filters),
     ...(filters.start_date === '' ? {} : { start_date: `${filters.start_date}T00:00:00.000Z` }),
     ...(filters.end_date === '' ? {} : { end_date: `${filters.end_date}T23:59:59.999Z` }),
-  };
+  });
 }
 
 export function AuditPage() {
@@ -34,6 +70,7 @@ export function AuditPage() {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [page, setPage] = useState(1);
   const [following, setFollowing] = useState(false);
+  const [grouped, setGrouped] = useState(true);
   const types = useQuery({
     queryKey: ['entity-types'],
     queryFn: () => unwrap(api.GET('/logs/entity-types')),
@@ -47,11 +84,21 @@ export function AuditPage() {
   });
   const set = (key: keyof Filters) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
     setDraft({ ...draft, [key]: e.target.value });
+  const apply = (next: Filters) => {
+    setDraft(next);
+    setPage(1);
+    setFilters(next);
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setPage(1);
-    setFilters(draft);
+    apply(draft);
   };
+  const onlyActor = (entry: AuditEntry) =>
+    apply({
+      ...filters,
+      actor_type: (entry.actor_type ?? '') as Filters['actor_type'],
+      actor_id: entry.actor_id ?? '',
+    });
   return (
     <section aria-labelledby="audit-title">
       <div className="page-header">
@@ -77,7 +124,7 @@ export function AuditPage() {
           {logs.dataUpdatedAt > 0 ? ` (checked ${new Date(logs.dataUpdatedAt).toLocaleTimeString()})` : ''}.
         </p>
       )}
-      <form noValidate className="filters" onSubmit={submit}>
+      <form noValidate className="filters" onSubmit={submit} aria-label="Filters">
         <Field label="Entity type" name="entity_type" error={logs.error}>
           {(p) => (
             <select {...p} value={draft.entity_type} onChange={set('entity_type')}>
@@ -93,6 +140,29 @@ export function AuditPage() {
         <Field label="Entity id" name="entity_id" error={logs.error}>
           {(p) => <input {...p} value={draft.entity_id} onChange={set('entity_id')} />}
         </Field>
+        <Field label="Operation" name="operation" error={logs.error}>
+          {(p) => (
+            <select {...p} value={draft.operation} onChange={set('operation')}>
+              <option value="">Any</option>
+              {OPERATIONS.map((o) => (
+                <option key={o}>{o}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Actor type" name="actor_type" error={logs.error}>
+          {(p) => (
+            <select {...p} value={draft.actor_type} onChange={set('actor_type')}>
+              <option value="">Any</option>
+              {ACTOR_TYPES.map((t) => (
+                <option key={t}>{t}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Actor id" name="actor_id" error={logs.error}>
+          {(p) => <input {...p} value={draft.actor_id} onChange={set('actor_id')} />}
+        </Field>
         <Field label="From" name="start_date" error={logs.error}>
           {(p) => <input {...p} type="date" value={draft.start_date} onChange={set('start_date')} />}
         </Field>
@@ -100,72 +170,134 @@ export function AuditPage() {
           {(p) => <input {...p} type="date" value={draft.end_date} onChange={set('end_date')} />}
         </Field>
         <button type="submit">Filter</button>
+        <button type="button" onClick={() => apply(NO_FILTERS)}>
+          Clear
+        </button>
       </form>
-      {logs.isPending && <Loading what="audit entries" />}
-      <ProblemAlert error={logs.error} withFields />
-      {logs.data !== undefined &&
-        (logs.data.data.length === 0 ? (
-          <Empty>No audit entries match.</Empty>
-        ) : (
-          <>
-            <table className="audit">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Entity</th>
-                  <th scope="col">Operation</th>
-                  <th scope="col">Message</th>
-                </tr>
-              </thead>
-              <tbody>
-                {logs.data.data.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>{new Date(entry.created_at).toLocaleString()}</td>
-                    <td>
-                      {entry.actor_type}
-                      {entry.actor_id === null ? '' : ` ${entry.actor_id.slice(0, 8)}`}
-                    </td>
-                    <td>
-                      {entry.entity_type} <code>{entry.entity_id}</code>
-                    </td>
-                    <td>{entry.operation}</td>
-                    <td>{entry.message}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager pagination={logs.data.pagination} onPage={setPage} />
-          </>
-        ))}
+      <label className="inline">
+        <input type="checkbox" checked={grouped} onChange={(e) => setGrouped(e.target.checked)} />
+        Fold members' page views (reads of lists and settings) into one row
+      </label>
+      <QueryView query={logs} what="audit entries">
+        {(result) => {
+          const entries = (result.data as AuditEntry[]).filter((e) =>
+            matchesFilters(e, actorFilters(filters)),
+          );
+          if (entries.length === 0) return <Empty>No audit entries match.</Empty>;
+          return (
+            <>
+              <AuditTable entries={entries} grouped={grouped} onlyActor={onlyActor} />
+              <Pager pagination={result.pagination} onPage={setPage} />
+            </>
+          );
+        }}
+      </QueryView>
     </section>
   );
 }
 
-/** The tenant's hash chain checked by the server (the same check as `svc logs verify`). */
-function VerifyChain() {
-  const verify = useMutation({ mutationFn: () => unwrap(api.GET('/logs/verify')) });
-  const result = verify.data;
+function AuditTable({
+  entries,
+  grouped,
+  onlyActor,
+}: {
+  readonly entries: readonly AuditEntry[];
+  readonly grouped: boolean;
+  readonly onlyActor: (entry: AuditEntry) => void;
+}) {
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const rows = grouped
+    ? groupPageViews(entries)
+    : entries.map((entry) => ({ kind: 'entry' as const, entry }));
+  const toggle = (key: string) => {
+    const next = new Set(open);
+    if (next.has(key)) next.delete(key);
+    else next.add(key);
+    setOpen(next);
+  };
   return (
-    <div className="verify-chain">
-      <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
-        {verify.isPending ? 'Verifying…' : 'Verify chain'}
-      </button>
-      <div role="status" aria-live="polite">
-        {result !== undefined &&
-          (result.ok ? (
-            <span className="verified">
-              Chain intact: {result.entries} {result.entries === 1 ? 'entry' : 'entries'} verified.
-            </span>
-          ) : (
-            <span className="broken">
-              Chain broken at entry #{result.first_break?.seq}
-              {result.first_break?.entry_id ? ` (${result.first_break.entry_id})` : ''}:{' '}
-              {result.first_break?.reason}.
-            </span>
-          ))}
-      </div>
-      <ProblemAlert error={verify.error} title="Verification failed" />
+    <div className="table-wrap">
+      <table className="audit" aria-label="Audit entries">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Actor</th>
+            <th scope="col">Entity</th>
+            <th scope="col">Operation</th>
+            <th scope="col">Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) =>
+            row.kind === 'entry' ? (
+              <EntryRow key={row.entry.id} entry={row.entry} onlyActor={onlyActor} />
+            ) : (
+              <Fragment key={row.key}>
+                <tr className="page-views">
+                  <td>{new Date(row.entries[0]!.created_at).toLocaleString()}</td>
+                  <td>{actorLabel(row.entries[0]!)}</td>
+                  <td colSpan={3}>
+                    {row.entries.length} page views: read {viewedSummary(row.entries)}{' '}
+                    <button
+                      type="button"
+                      className="link"
+                      aria-expanded={open.has(row.key)}
+                      onClick={() => toggle(row.key)}
+                    >
+                      {open.has(row.key) ? 'Hide them' : 'Show them'}
+                    </button>
+                  </td>
+                </tr>
+                {open.has(row.key) &&
+                  row.entries.map((entry) => (
+                    <EntryRow key={entry.id} entry={entry} onlyActor={onlyActor} folded />
+                  ))}
+              </Fragment>
+            ),
+          )}
+        </tbody>
+      </table>
     </div>
+  );
+}
+
+function EntryRow({
+  entry,
+  onlyActor,
+  folded = false,
+}: {
+  readonly entry: AuditEntry;
+  readonly onlyActor: (entry: AuditEntry) => void;
+  readonly folded?: boolean;
+}) {
+  const actor = actorLabel(entry);
+  return (
+    <tr className={folded ? 'folded' : undefined}>
+      <td>{new Date(entry.created_at).toLocaleString()}</td>
+      <td>
+        <span className="actor" title={entry.actor_id ?? undefined}>
+          {actor}
+        </span>
+        {entry.actor_type !== null && (
+          <button
+            type="button"
+            className="link small"
+            onClick={() => onlyActor(entry)}
+            aria-label={`Only entries by ${actor}`}
+          >
+            only
+          </button>
+        )}
+      </td>
+      <td>
+        {entry.entity_type} <Id value={entry.entity_id} of={`this ${entry.entity_type}`} />
+      </td>
+      <td>
+        {entry.operation}
+        {entry.revealed === true && <span className="badge revealed">revealed</span>}
+        {entry.revealed === false && <span className="badge masked">masked</span>}
+      </td>
+      <td>{entry.message}</td>
+    </tr>
   );
 }

@@ -1,14 +1,15 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api, fieldErrorsOf, tokenApi, unwrap, type TokenView } from '../api/client';
-import { TOKEN_ACCESS_QUERY, useSession } from '../session/session';
+import { Link } from 'react-router';
+import { CopyButton } from '../components/copy';
+import { TokenAccessBar, TokenAccessGate } from '../tokens/token-access';
 import { dataBlock, dataText } from '../tokens/data-view';
 import { ConfirmDialog, Dialog } from '../components/dialog';
 import { Field } from '../components/field';
 import { Pager } from '../components/pager';
 import { Empty, Loading, ProblemAlert } from '../components/states';
 import { luhnHint } from '../tokens/luhn';
-import { JsonlImport, TokenizePlayground } from './token-tools';
 import { searchErrorPosition, splitAt } from '../tokens/search-error';
 
 const PAGE_SIZE = 20;
@@ -24,115 +25,17 @@ const TYPE_SUGGESTIONS = [
 ];
 
 export function TokensPage() {
-  const { tenantId } = useSession();
-  const access = useQuery({
-    queryKey: [TOKEN_ACCESS_QUERY, tenantId],
-    queryFn: () => unwrap(api.GET('/console/token-access')),
-  });
-  // "Act as an application instead": the member picked giving a key over the session's own application.
-  const [choosingKey, setChoosingKey] = useState(false);
-  if (access.isPending) return <Loading what="token access" />;
-  if (access.isError) return <ProblemAlert error={access.error} />;
-  const { mode, application, session_application_allowed: allowed } = access.data;
-  if (choosingKey || (mode === 'none' && !allowed)) {
-    return (
-      <ChooseApplication
-        onCancel={allowed && choosingKey ? () => setChoosingKey(false) : undefined}
-        onChosen={() => setChoosingKey(false)}
-      />
-    );
-  }
-  if (mode === 'none' || application === null) return <OpenSessionApplication />;
   return (
-    <TokensOf
-      mode={mode}
-      appName={application.name}
-      mayUseSessionApplication={allowed}
-      onChooseKey={() => setChoosingKey(true)}
-    />
-  );
-}
-
-/**
- * A member who may create applications reads tokens through an application the console makes for
- * this session (masked, expiring with it, removed at sign-out): made here, on the first visit.
- */
-function OpenSessionApplication() {
-  const queryClient = useQueryClient();
-  const { tenantId } = useSession();
-  const open = useMutation({
-    mutationFn: () => unwrap(api.PUT('/console/token-access', { body: { mode: 'session-application' } })),
-    onSuccess: (next) => queryClient.setQueryData([TOKEN_ACCESS_QUERY, tenantId], next),
-  });
-  const { mutate, isIdle } = open;
-  useEffect(() => {
-    if (isIdle) mutate();
-  }, [isIdle, mutate]);
-  return (
-    <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title">Tokens</h1>
-      {open.isError ? <ProblemAlert error={open.error} /> : <Loading what="your session's token access" />}
-    </section>
-  );
-}
-
-/**
- * Token permissions belong to applications, not to members: a member who may not create
- * applications (or who chooses to) acts as a private application whose key they give. The server
- * keeps that choice for the rest of the session (the keyed hash of the key, never the key).
- */
-function ChooseApplication({
-  onCancel,
-  onChosen,
-}: {
-  readonly onCancel: (() => void) | undefined;
-  readonly onChosen: () => void;
-}) {
-  const { chooseTokenApp } = useSession();
-  const [key, setKey] = useState('');
-  const check = useMutation({
-    mutationFn: () => chooseTokenApp({ name: 'the application of the given key', key: key.trim() }),
-    onSuccess: onChosen,
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    check.mutate();
-  };
-  return (
-    <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title">Tokens</h1>
-      <form noValidate className="card" onSubmit={submit}>
-        <h2>Act as an application</h2>
-        <p>
-          Tokens are created, read and searched by applications, each within its permissions and access rules;
-          a member&apos;s session administers the tenant but holds no token permissions. Give the key of a
-          private application to browse its tokens as it would see them. The vault keeps this choice for the
-          rest of your session (a reload keeps it); the key itself is never stored in this browser.
-        </p>
-        <ProblemAlert error={check.error} />
-        <Field label="Application key" name="key" error={check.error}>
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="off"
-              value={key}
-              onChange={(e) => setKey(e.target.value)}
-            />
-          )}
-        </Field>
-        <div className="dialog-actions">
-          {onCancel !== undefined && (
-            <button type="button" onClick={onCancel}>
-              Cancel
-            </button>
-          )}
-          <button type="submit" className="primary" disabled={check.isPending || key.trim() === ''}>
-            Use this key
-          </button>
-        </div>
-      </form>
-    </section>
+    <TokenAccessGate title="Tokens">
+      {(access) => (
+        <TokensOf
+          mode={access.mode}
+          appName={access.appName}
+          mayUseSessionApplication={access.mayUseSessionApplication}
+          onChooseKey={access.onChooseKey}
+        />
+      )}
+    </TokenAccessGate>
   );
 }
 
@@ -150,7 +53,6 @@ function TokensOf({
   readonly mayUseSessionApplication: boolean;
   readonly onChooseKey: () => void;
 }) {
-  const { chooseTokenApp } = useSession();
   const [draft, setDraft] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
@@ -182,25 +84,8 @@ function TokensOf({
       <div className="page-header">
         <h1 id="tokens-title">Tokens</h1>
         <div className="acting-as">
-          {mode === 'session-application' ? (
-            <>
-              <span>
-                As <strong>your console session</strong>, masked
-              </span>
-              <button type="button" onClick={onChooseKey}>
-                Act as an application instead
-              </button>
-            </>
-          ) : (
-            <>
-              <span>
-                As application <strong>{appName}</strong>
-              </span>
-              <button type="button" onClick={() => void chooseTokenApp(null)}>
-                {mayUseSessionApplication ? 'Stop acting as it' : 'Forget key'}
-              </button>
-            </>
-          )}
+          <TokenAccessBar access={{ mode, appName, mayUseSessionApplication, onChooseKey }} masked />
+          <Link to="/tools">Tokenize &amp; import</Link>
           <button type="button" className="primary" onClick={() => setCreating(true)}>
             Create token
           </button>
@@ -229,45 +114,51 @@ function TokensOf({
           <Empty>{query === '' ? 'No tokens yet.' : 'No token matches this search.'}</Empty>
         ) : (
           <>
-            <table className="tokens">
-              <thead>
-                <tr>
-                  <th scope="col">Id</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Data (masked)</th>
-                  <th scope="col">Containers</th>
-                  <th scope="col">Metadata</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((t) => (
-                  <tr key={t.id}>
-                    <td>
-                      <button type="button" className="link" onClick={() => setSelected(t)}>
-                        {t.id}
-                      </button>
-                    </td>
-                    <td>{t.type}</td>
-                    <td>
-                      <MaskedData data={t.data} />
-                    </td>
-                    <td>{t.containers.join(', ')}</td>
-                    <td>
-                      {Object.entries(t.metadata ?? {})
-                        .map(([k, v]) => `${k}=${v}`)
-                        .join(', ')}
-                    </td>
-                    <td>{t.created_at === undefined ? '' : new Date(t.created_at).toLocaleString()}</td>
+            <div className="table-wrap">
+              <table className="tokens">
+                <thead>
+                  <tr>
+                    <th scope="col">Id</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Data (masked)</th>
+                    <th scope="col">Containers</th>
+                    <th scope="col">Metadata</th>
+                    <th scope="col">Created</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {list.data.data.map((t) => (
+                    <tr key={t.id}>
+                      <td className="token-id">
+                        <button
+                          type="button"
+                          className="link short"
+                          onClick={() => setSelected(t)}
+                          title={t.id}
+                        >
+                          {t.id}
+                        </button>
+                        <CopyButton value={t.id} label="Copy the id of this token" />
+                      </td>
+                      <td>{t.type}</td>
+                      <td>
+                        <MaskedData data={t.data} />
+                      </td>
+                      <td>{t.containers.join(', ')}</td>
+                      <td>
+                        {Object.entries(t.metadata ?? {})
+                          .map(([k, v]) => `${k}=${v}`)
+                          .join(', ')}
+                      </td>
+                      <td>{t.created_at === undefined ? '' : new Date(t.created_at).toLocaleString()}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <Pager pagination={list.data.pagination} onPage={setPage} />
           </>
         ))}
-      <TokenizePlayground />
-      <JsonlImport />
       <TokenDrawer token={selected} onClose={() => setSelected(null)} />
       <CreateToken open={creating} onClose={() => setCreating(false)} />
     </section>

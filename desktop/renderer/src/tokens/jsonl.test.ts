@@ -24,13 +24,14 @@ describe('jsonlLines', () => {
 });
 
 describe('summarize', () => {
-  it('counts created tokens and keeps the failed lines in order', () => {
+  it('counts created tokens and duplicates, and keeps the failed lines in order', () => {
     expect(
       summarize([
-        { line: 1, ok: true, id: 't1' },
+        { line: 1, ok: true, id: 't1', created: true },
         { line: 2, ok: false, message: 'data is required' },
-        { line: 3, ok: true, id: 't2' },
+        { line: 3, ok: true, id: 't2', created: true },
+        { line: 4, ok: true, id: 't1', created: false },
       ]),
-    ).toEqual({ created: 2, failed: [{ line: 2, ok: false, message: 'data is required' }] });
+    ).toEqual({ created: 2, duplicates: 1, failed: [{ line: 2, ok: false, message: 'data is required' }] });
   });
 });

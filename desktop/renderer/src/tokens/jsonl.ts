@@ -33,17 +33,22 @@ export function jsonlLines(text: string): JsonlLine[] {
   return lines;
 }
 
-/** What became of one line: its token id, or the problem (the server's or the parser's). */
+/**
+ * What became of one line: its token id (`created` false when deduplication returned an existing
+ * token), or the problem (the server's or the parser's).
+ */
 export type LineOutcome =
-  | { readonly line: number; readonly ok: true; readonly id: string }
+  | { readonly line: number; readonly ok: true; readonly id: string; readonly created: boolean }
   | { readonly line: number; readonly ok: false; readonly message: string };
 
 export interface ImportSummary {
   readonly created: number;
+  readonly duplicates: number;
   readonly failed: readonly Extract<LineOutcome, { ok: false }>[];
 }
 
 export function summarize(outcomes: readonly LineOutcome[]): ImportSummary {
   const failed = outcomes.filter((o): o is Extract<LineOutcome, { ok: false }> => !o.ok);
-  return { created: outcomes.length - failed.length, failed };
+  const duplicates = outcomes.filter((o) => o.ok && !o.created).length;
+  return { created: outcomes.length - failed.length - duplicates, duplicates, failed };
 }
