@@ -17,7 +17,7 @@ import { redactedDatabaseUrl } from '../core/storage/postgres/database-url.ts';
 import { createPostgresVault } from '../core/vault/postgres-vault.ts';
 import { startChild, TOKENIZE_PAYLOAD } from './http.ts';
 import { emit } from './json-lines.ts';
-import { startBenchServer, stopChild } from './support/child.ts';
+import { startBenchServer, startTogether, stopChild } from './support/child.ts';
 import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'postgres';
@@ -149,7 +149,9 @@ export async function runPostgresBench(options: { seconds: number }): Promise<vo
 
   // The ceiling, at every connection count used below.
   const ceilings = new Map<number, number>();
-  const echo = await startChild('server-echo');
+  // The echo and the embedded vault start side by side (nothing is measured yet); each stops once
+  // its cases ran.
+  const [echo, embedded] = await startTogether([startChild('server-echo'), startChild('vault')] as const);
   try {
     for (const connections of [1, 2, 50]) {
       const value = await measure(
@@ -162,6 +164,9 @@ export async function runPostgresBench(options: { seconds: number }): Promise<vo
       );
       ceilings.set(connections, value);
     }
+  } catch (error) {
+    await stopChild(embedded.child);
+    throw error;
   } finally {
     await stopChild(echo.child);
   }
@@ -197,7 +202,6 @@ export async function runPostgresBench(options: { seconds: number }): Promise<vo
     }
   };
 
-  const embedded = await startChild('vault');
   try {
     await measureApi(
       { backend: 'embedded', servers: 1 },
@@ -214,14 +218,16 @@ export async function runPostgresBench(options: { seconds: number }): Promise<vo
     const db = await setUpDatabase();
     const children: Awaited<ReturnType<typeof startBenchServer<{ url: string }>>>[] = [];
     try {
-      for (let i = 0; i < servers; i++) {
-        children.push(
-          await startBenchServer<{ url: string }>(serveScript, 'postgres', {
-            SVC_BENCH_DATABASE_URL: db.url,
-            SVC_BENCH_VAULT_KEY: db.vaultKey,
-          }),
-        );
-      }
+      children.push(
+        ...(await startTogether(
+          Array.from({ length: servers }, () =>
+            startBenchServer<{ url: string }>(serveScript, 'postgres', {
+              SVC_BENCH_DATABASE_URL: db.url,
+              SVC_BENCH_VAULT_KEY: db.vaultKey,
+            }),
+          ),
+        )),
+      );
       await measureApi(
         { backend: 'postgres', servers },
         children.map((c) => ({ url: c.ready.url, pid: c.child.pid })),

@@ -26,6 +26,7 @@ import { createServices } from '../core/services.ts';
 import { createVault } from '../core/vault/index.ts';
 import { startServer } from '../server/listen.ts';
 import { enableSignalProfiling } from './support/profiling.ts';
+import { benchStorageFs } from './support/volatile-fs.ts';
 
 const mode = process.argv[2];
 
@@ -58,6 +59,7 @@ if (mode === 'upstream') {
   const vault = await createVault({
     path: join(dir, 'vault.svc'),
     key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
+    ...benchStorageFs(),
   });
   const outbound = createOutboundClient(
     { allow: parseAllowList('127.0.0.1/32'), caPem, timeoutMs: 25_000 },

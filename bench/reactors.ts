@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { emit } from './json-lines.ts';
-import { startBenchServer, stopChild } from './support/child.ts';
+import { startBenchServer, startTogether, stopChild } from './support/child.ts';
 import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 
 const BENCH = 'reactors';
@@ -47,7 +47,11 @@ async function measure(
 
 export async function runReactorsBench(options: { seconds: number }): Promise<void> {
   const json = { 'content-type': 'application/json' };
-  const echo = await startBenchServer<Ready>(echoScript, 'server-echo');
+  // Both servers start before anything is measured; the echo stops once its cases ran.
+  const [echo, vault] = await startTogether([
+    startBenchServer<Ready>(echoScript, 'server-echo'),
+    startBenchServer<Ready>(serveScript, 'vault'),
+  ] as const);
   try {
     for (const connections of [1, 16]) {
       await measure(
@@ -58,11 +62,7 @@ export async function runReactorsBench(options: { seconds: number }): Promise<vo
         echo.child.pid,
       );
     }
-  } finally {
     await stopChild(echo.child);
-  }
-  const vault = await startBenchServer<Ready>(serveScript, 'vault');
-  try {
     const headers = { ...json, 'SVC-API-KEY': vault.ready.key! };
     for (const connections of [1, 16]) {
       for (const [name, id] of [
@@ -84,6 +84,7 @@ export async function runReactorsBench(options: { seconds: number }): Promise<vo
       }
     }
   } finally {
+    await stopChild(echo.child);
     await stopChild(vault.child);
   }
 }

@@ -17,9 +17,10 @@
  *   server in this process that answers every message slowly.
  *
  * Per case one line: the worst `/healthz` latency (target ≤ 50 ms) with its p99, the probe count,
- * the server's longest event-loop block counted in its main thread's own CPU time (what the server
- * did, apart from the time other processes held the shared cores; 10 ms resolution), how much of
- * the background work ran, and the machine's load average at the start.
+ * the server's longest event-loop block counted in its main thread's own running time (what the
+ * server did itself) and the longest its main thread waited for a core (what the machine's other
+ * threads and processes did to it), how much of the background work ran, and the machine's load
+ * average at the start.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -61,11 +62,15 @@ interface ProbeResult {
 /** Background work run until `done()` says the window is over; returns its counts. */
 type Activity = (done: () => boolean) => Promise<Record<string, number>>;
 
-/** The server's longest event-loop block in main-thread CPU ms since the last call (and resets it). */
-async function blocked(child: ChildProcess): Promise<number> {
+/**
+ * Since the last call (and resets them): the server's longest event-loop block in its main
+ * thread's own running time, and the longest its main thread waited for a core, in ms.
+ */
+async function blocked(child: ChildProcess): Promise<{ blockMs: number; waitMs: number }> {
   const event = nextEvent(child);
   child.kill('SIGUSR2');
-  return Number((await event).longestMs);
+  const line = await event;
+  return { blockMs: Number(line.longestMs), waitMs: Number(line.longestWaitMs) };
 }
 
 /** `BURST` loops of `send` until the window ends; counts answers by status. */
@@ -147,10 +152,10 @@ async function measure(
   const counts = await activity(() => performance.now() - started >= seconds * 1000);
   const windowMs = Math.round(performance.now() - started);
   const result = await probe.stop();
-  const blockedMs = await blocked(child);
+  const { blockMs, waitMs } = await blocked(child);
   traffic.kill('SIGINT');
   await trafficExited;
-  return { result, counts, load, windowMs, blockedMs };
+  return { result, counts, load, windowMs, blockMs, waitMs };
 }
 
 export async function runStallsBench(options: { tokens: number; seconds: number }): Promise<void> {
@@ -211,7 +216,7 @@ export async function runStallsBench(options: { tokens: number; seconds: number 
       ],
     ];
     for (const [index, [name, description, activity]] of cases.entries()) {
-      const { result, counts, load, windowMs, blockedMs } = await measure(
+      const { result, counts, load, windowMs, blockMs, waitMs } = await measure(
         child,
         ready,
         options.seconds,
@@ -228,7 +233,8 @@ export async function runStallsBench(options: { tokens: number; seconds: number 
         file_mib: ready.fileMiB,
         p99_ms: +(result.p99_us / 1000).toFixed(1),
         probes: result.requests,
-        longest_loop_block_cpu_ms: blockedMs,
+        longest_loop_block_cpu_ms: blockMs,
+        longest_wait_for_core_ms: waitMs,
         probe_errors: result.errors,
         window_ms: windowMs,
         ...counts,

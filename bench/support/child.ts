@@ -28,7 +28,9 @@ export function startBenchServer<Ready extends { url: string }>(
   });
 }
 
+/** Stops a bench server and waits for its exit; one that already exited is left alone. */
 export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
@@ -71,4 +73,22 @@ export function nextEvent(child: ChildProcess): Promise<Record<string, unknown>>
     };
     child.stdout!.on('data', onData);
   });
+}
+
+/**
+ * Starts bench servers side by side (a start under load takes seconds, and nothing is measured
+ * yet); if one fails, the others are stopped before the failure is thrown.
+ */
+export async function startTogether<T extends readonly Promise<{ child: ChildProcess }>[]>(
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) {
+    for (const s of settled) if (s.status === 'fulfilled') await stopChild(s.value.child);
+    throw failed.reason;
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<{ child: ChildProcess }>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }

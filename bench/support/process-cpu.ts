@@ -14,6 +14,21 @@ export function mainThreadCpuMs(): number | null {
   return cpuMsOf(`/proc/self/task/${process.pid}/stat`);
 }
 
+/**
+ * This process's main thread from `/proc/self/task/<pid>/schedstat` (Linux): nanosecond totals of
+ * time spent running and time spent runnable but waiting for a core, in ms; null where missing.
+ */
+export function mainThreadSchedMs(): { readonly runMs: number; readonly waitMs: number } | null {
+  try {
+    const [run, wait] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8')
+      .split(' ')
+      .map(Number);
+    return Number.isFinite(run) && Number.isFinite(wait) ? { runMs: run! / 1e6, waitMs: wait! / 1e6 } : null;
+  } catch {
+    return null;
+  }
+}
+
 function cpuMsOf(statPath: string): number | null {
   try {
     const stat = readFileSync(statPath, 'utf8');

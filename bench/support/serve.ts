@@ -16,6 +16,7 @@ import { buildServer } from '../../server/app.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
 import { stopOnSigterm } from './bench-signals.ts';
+import { benchStorageFs } from './volatile-fs.ts';
 
 enableSignalProfiling();
 
@@ -46,6 +47,7 @@ if (mode === 'echo') {
   const vault = await createVault({
     path: join(dir, 'vault.svc'),
     key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
+    ...benchStorageFs(),
   });
   const services = createServices(vault);
   const { tenant } = await services.tenants.create({ name: 'bench', withApplication: false }, null);

@@ -29,15 +29,25 @@ function grantsOf(principal: Principal): Grants | 'all' | 'management' {
  * this is the coarse check ("anywhere"); `transformFor` decides per container.
  */
 export function authorize(principal: Principal, permission: Permission, resource?: ResourceRef): void {
-  if (resource && resource.tenantId !== principal.tenantId) {
-    throw new VaultError('NOT_FOUND', 'Not found.');
-  }
+  const refused = refusal(principal, permission, resource);
+  if (refused === 'NOT_FOUND') throw new VaultError('NOT_FOUND', 'Not found.');
+  if (refused === 'FORBIDDEN')
+    throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
+}
+
+/** What `authorize` decides, without building an error: `can` runs on every view of a page. */
+function refusal(
+  principal: Principal,
+  permission: Permission,
+  resource?: ResourceRef,
+): 'NOT_FOUND' | 'FORBIDDEN' | null {
+  if (resource && resource.tenantId !== principal.tenantId) return 'NOT_FOUND';
   const grants = grantsOf(principal);
   const allowed =
     grants === 'all' ||
     (grants === 'management' ? MANAGEMENT.has(permission) : grantsAnywhere(grants, permission)) ||
     (permission === 'application:create' && isExpiringCreator(principal));
-  if (!allowed) throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
+  return allowed ? null : 'FORBIDDEN';
 }
 
 /**
@@ -55,12 +65,7 @@ export function isExpiringCreator(principal: Principal): boolean {
 
 /** Whether `authorize` would pass, for UIs and listings. */
 export function can(principal: Principal, permission: Permission, resource?: ResourceRef): boolean {
-  try {
-    authorize(principal, permission, resource);
-    return true;
-  } catch {
-    return false;
-  }
+  return refusal(principal, permission, resource) === null;
 }
 
 /**

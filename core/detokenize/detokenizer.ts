@@ -26,9 +26,9 @@ import { defaultEngine, expressionText } from '../expressions/index.ts';
 import { readAuditOf } from '../tokens/read-audit.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import { transformOnExisting } from '../tokens/access-scope.ts';
-import { findToken } from '../tokens/token-store.ts';
+import { findTokenSoon } from '../tokens/token-store.ts';
 import type { TokenRow } from '../tokens/token-store.ts';
-import { shownData } from '../tokens/token-view.ts';
+import { needsData, shownOf } from '../tokens/token-view.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { mayHoldExpression, scanText } from './scanner.ts';
 import type { Piece } from './scanner.ts';
@@ -52,7 +52,7 @@ export interface DetokenizeOptions {
 }
 
 export interface Detokenizer {
-  /** A copy of `value` (any JSON value) with every expression replaced. */
+  /** A copy of `value` (any JSON value) with every expression replaced; `value` itself when it holds none. */
   detokenize(principal: Principal, value: unknown, options: DetokenizeOptions): Promise<unknown>;
   /** `text` with every expression replaced by text. */
   detokenizeText(
@@ -169,7 +169,8 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const found: Array<{ row: TokenRow; transform: Transform }> = [];
     const unknown: string[] = [];
     for (const id of ids) {
-      const row = await findToken(db, vault, principal.tenantId, id, now);
+      const soon = findTokenSoon(db, vault, principal.tenantId, id, now);
+      const row = soon instanceof Promise ? await soon : soon;
       const transform = row === undefined ? null : transformIfKnown(principal, permission, row);
       if (row === undefined || transform === null) unknown.push(id);
       else found.push({ row, transform });
@@ -185,7 +186,12 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const rows = found.map((f) => f.row);
     const data = new Map<string, unknown>();
     for (const { row, transform } of found) {
-      const shown = await shownData(transform, row, () => crypto.open(db, row.tenant_id, row.id, row.data));
+      if (!needsData(transform, row)) {
+        data.set(row.id, null);
+        continue;
+      }
+      const opened = crypto.openSoon(db, row.tenant_id, row.id, row.data);
+      const shown = shownOf(transform, row, opened instanceof Promise ? await opened : opened);
       data.set(row.id, shown === undefined ? null : shown.value);
     }
     // Filters run here so that a failing filter leaves no audit entry or activity behind.

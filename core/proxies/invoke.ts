@@ -7,10 +7,9 @@ import type { RequestRateLimits } from '../identity/rate-limiter.ts';
 import { VaultError, isVaultError, validationError } from '../errors/catalogue.ts';
 import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import type { OutboundClient } from '../outbound/client.ts';
-import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
 import { parseSettings, settingEnabled } from '../tenancy/settings.ts';
 import { findTenantRow } from '../tenancy/tenant-store.ts';
-import { applicationPrincipal, svcBridge } from '../reactors/svc-bridge.ts';
+import { svcBridge } from '../reactors/svc-bridge.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { TokenService } from '../tokens/contract.ts';
 import { readAuditOf } from '../tokens/read-audit.ts';
@@ -22,8 +21,9 @@ import {
   relayedResponseHeaders,
 } from './forwarding.ts';
 import { proxyInvocationMessage } from './invocation-message.ts';
-import { ProxySecrets, SEALED_PROXY_FIELDS } from './proxy-secrets.ts';
-import { EPHEMERAL_PROXY_ID, PROXY_ENTITY, findProxyByKey, openProxyRow, proxyOf } from './proxy-store.ts';
+import { LoadedProxies, proxyApplication } from './loaded-proxies.ts';
+import { ProxySecrets } from './proxy-secrets.ts';
+import { EPHEMERAL_PROXY_ID, PROXY_ENTITY } from './proxy-store.ts';
 import type { Proxy } from './contract.ts';
 
 export const PROXY_KEY_HEADER = 'svc-proxy-key';
@@ -172,7 +172,7 @@ function transformOutput(output: unknown): { body: unknown; headers: Array<[stri
  */
 export function createProxyInvoker(deps: ProxyInvokerDeps) {
   const { vault, detokenizer, outbound, sandbox, tokens } = deps;
-  const secrets = new ProxySecrets(deps.keys ?? new TenantKeys(vault));
+  const loaded = new LoadedProxies(vault, new ProxySecrets(deps.keys ?? new TenantKeys(vault)));
 
   /** Runs one transform; a custom response comes back as `{response}`, errors are thrown. */
   async function runTransform(
@@ -185,7 +185,7 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     if (sandbox === undefined)
       throw new VaultError('UNPROCESSABLE', 'This proxy has transforms, but this vault runs no sandbox.');
     // `req.svc` acts as the proxy's application, whoever called.
-    const app = await proxyApplication(proxy.application_id, proxy.tenant_id);
+    const app = await proxyApplication(vault.db, vault, proxy.application_id, proxy.tenant_id);
     const svc = app === null || tokens === undefined ? null : svcBridge(tokens, app);
     const outcome = await sandbox.runModule({
       tenant: proxy.tenant_id,
@@ -212,14 +212,6 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     return { output: transformOutput(outcome.output) };
   }
 
-  /** The principal of the proxy's application (null when none, or when it was deleted). */
-  async function proxyApplication(applicationId: string | null, tenantId: string): Promise<Principal | null> {
-    if (applicationId === null) return null;
-    const row = await findApplicationRow(vault.db, vault, applicationId);
-    if (!row || row.tenant_id !== tenantId) return null;
-    return applicationPrincipal(applicationOf(row));
-  }
-
   async function callerOf(inv: ProxyInvocation, required: boolean): Promise<Principal | null> {
     const key = header(inv.headers, 'svc-api-key');
     if (key === undefined) {
@@ -236,22 +228,24 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
   async function route(inv: ProxyInvocation): Promise<Route> {
     const proxyKey = header(inv.headers, PROXY_KEY_HEADER) ?? queryValue(inv.rawQuery, PROXY_KEY_QUERY);
     if (proxyKey !== undefined) {
-      const row = /^[A-Za-z0-9]{1,100}$/.test(proxyKey)
-        ? await findProxyByKey(vault.db, vault, proxyKey)
+      const found = /^[A-Za-z0-9]{1,100}$/.test(proxyKey)
+        ? await loaded.byKey(proxyKey, ({ id, requireAuth }) => {
+            if (!requireAuth) inv.limits?.take({ kind: 'proxy', proxyId: id });
+          })
         : undefined;
-      if (!row) {
+      if (!found) {
         inv.limits?.take({ kind: 'address', address: inv.clientAddress ?? '' });
         throw new VaultError('NOT_FOUND', 'No proxy has this key.');
       }
-      if (row.require_auth === 0) inv.limits?.take({ kind: 'proxy', proxyId: row.id });
-      // Configuration and transform code are opened only when a transform will use them.
-      const hasTransform = row.request_transform !== null || row.response_transform !== null;
-      const proxy = proxyOf(
-        await openProxyRow(vault.db, secrets, row, hasTransform ? SEALED_PROXY_FIELDS : []),
-      );
-      if (!proxy.require_auth) {
-        const principal = await proxyApplication(proxy.application_id, proxy.tenant_id);
-        return { tenantId: proxy.tenant_id, proxy, base: proxy.destination_url, principal, actor: principal };
+      const { proxy, keyless } = found;
+      if (keyless !== undefined) {
+        return {
+          tenantId: proxy.tenant_id,
+          proxy,
+          base: proxy.destination_url,
+          principal: keyless,
+          actor: keyless,
+        };
       }
       const caller = (await callerOf(inv, true)) as Principal;
       // A key of another tenant is told apart from an unknown proxy key by nothing.
@@ -324,8 +318,8 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
     }
     const headerValues = headers.map(([, value]) => value);
     const value = { body: parsed, headers: headerValues };
-    if (!holdsExpression(value)) return { body, headers };
     if (r.principal === null) {
+      if (!holdsExpression(value)) return { body, headers };
       throw new VaultError(
         'FORBIDDEN',
         'This proxy has no application, so its requests cannot detokenize tokens.',
@@ -336,6 +330,8 @@ export function createProxyInvoker(deps: ProxyInvokerDeps) {
       field: 'request',
       mode: kind === 'json' ? 'json' : 'text',
     })) as { body: unknown; headers: unknown[] };
+    // The value itself comes back when it holds no expression: forwarded as it came.
+    if (out === value) return { body, headers };
     const newHeaders = headers.map(([name], i): [string, string] => [name, asHeaderValue(out.headers[i])]);
     let newBody: Buffer | null = body;
     if (parsed !== null) {

@@ -1,8 +1,9 @@
-import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Principal } from '../access/principal.ts';
 import { appendAudit } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
 import { VaultError } from '../errors/catalogue.ts';
+import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database, ProxiesTable } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { updateAuthenticatedRow, verified, verifiedRows } from '../integrity/row-authenticator.ts';
@@ -142,25 +143,20 @@ export async function detachProxiesFrom(
   }
 }
 
-/** The lookup of every proxied request, compiled once per connection instead of built per request. */
-const findByKeyQueries = new WeakMap<Kysely<Database>, CompiledQuery<ProxyRow>>();
-
 /**
  * The proxy a request names by its key, verified: its destination, transforms, application and
- * `require_auth` decide where data goes and who may send it.
+ * `require_auth` decide where data goes and who may send it. The lookup is compiled once instead
+ * of built per request.
  */
 export async function findProxyByKey(
   db: Kysely<Database>,
   keys: RowKeys,
   key: string,
 ): Promise<ProxyRow | undefined> {
-  let query = findByKeyQueries.get(db);
-  if (query === undefined) {
-    query = db.selectFrom('proxies').selectAll().where('key', '=', '').compile();
-    findByKeyQueries.set(db, query);
-  }
-  const result = await db.executeQuery<ProxyRow>({ ...query, parameters: [key] });
-  return verified(keys, 'proxies', result.rows[0]);
+  const query = compileOnce(db, 'proxies:by-key', 1, () =>
+    db.selectFrom('proxies').selectAll().where('key', '=', ''),
+  );
+  return verified(keys, 'proxies', (await runCompiled(db, query, [key])).rows[0]);
 }
 
 /** SQL LIKE pattern for the `name` filter: `*` is the wildcard; LIKE's own `%`, `_` are literal. */

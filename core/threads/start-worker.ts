@@ -25,9 +25,10 @@ export type WorkerEntry = keyof typeof WORKER_ENTRIES;
  * A new worker thread running the entry `name` that sits beside the module at `callerUrl` (its
  * `import.meta.url`), with that module's own extension. Under tsx or vitest the caller is
  * TypeScript, and Node 20 does not pass loader hooks to workers: a small bootstrap registers tsx's
- * ESM hooks inside the worker first (tsx is a runtime dependency). A test run names a folder of
- * the entries compiled in advance (SVC_TEST_COMPILED_WORKERS, set by
- * core/test-support/compiled-workers-setup.ts) and skips that boot; built JavaScript never reads it.
+ * ESM hooks inside the worker first (tsx is a runtime dependency). A test or bench run names a
+ * folder of the entries compiled in advance (SVC_TEST_COMPILED_WORKERS, set by
+ * core/test-support/compiled-workers-setup.ts and bench/support/compiled-workers.ts) and skips that
+ * boot; built JavaScript never reads it.
  */
 export function startWorker(callerUrl: string, name: WorkerEntry, options: WorkerOptions = {}): Worker {
   const extension = extname(new URL(callerUrl).pathname);

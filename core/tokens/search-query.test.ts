@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { randomInt } from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
+import { seededRandom } from '../storage/test-support/power-loss-fs.ts';
 import { isVaultError } from '../errors/catalogue.ts';
 import { MAX_DATA_TERMS, countDataTerms, parseSearchQuery } from './search-query.ts';
 
@@ -118,9 +120,74 @@ describe('data: terms', () => {
 });
 
 describe('parseSearchQuery', () => {
-  it('parses every request anew: no tree is kept from an earlier caller', () => {
+  it('hands every request a tree of its own, however often its query comes', () => {
     expect(parseSearchQuery('data:a')).not.toBe(parseSearchQuery('data:a'));
     expect(parseSearchQuery('data:a')).toEqual(parseSearchQuery('data:a'));
     expect(() => parseSearchQuery('type:')).toThrow();
+  });
+
+  it('gives a query of a kept shape its own values', () => {
+    parseSearchQuery('id:"one" AND type:card AND container:"/pci/*"');
+    expect(parseSearchQuery('id:"two words" AND type:bank AND container:"/pci/*"')).toEqual({
+      kind: 'and',
+      left: { kind: 'equals', field: 'id', value: 'two words' },
+      right: {
+        kind: 'and',
+        left: { kind: 'equals', field: 'type', value: 'bank' },
+        right: { kind: 'container', value: '/pci/', prefix: true },
+      },
+    });
+    parseSearchQuery('data:"x" OR -metadata.k:y');
+    expect(parseSearchQuery('data:"a) OR (type:b" OR -metadata.k:z')).toEqual({
+      kind: 'or',
+      left: { kind: 'data', value: 'a) OR (type:b' },
+      right: { kind: 'not', node: { kind: 'metadata', key: 'k', value: 'z' } },
+    });
+  });
+
+  // A parse must not depend on what was parsed before it: each query's tree (or error) from a
+  // fresh module, where nothing is kept, is compared with the one it gets after many others of the
+  // same shapes. SEARCH_QUERY_SEED=<seed> replays the queries.
+  const SEED =
+    process.env.SEARCH_QUERY_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.SEARCH_QUERY_SEED);
+  it(`parses queries of kept shapes as if nothing were kept (SEARCH_QUERY_SEED=${SEED})`, async () => {
+    const random = seededRandom(SEED);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const values = ['a', 'b_2', 'AND', 'or', 'x y', 'a-b', '*', 'a*', 'x\\"y', '(', 'NOT b', '"', 'TO', '9'];
+    const value = () => {
+      const v = pick(values);
+      return random() < 0.5 ? `"${v}"` : v.replace(/[\s"]/g, '');
+    };
+    const field = () =>
+      pick(['id', 'type', 'fingerprint', 'data', 'container', 'metadata.k', '-type', '!id', 'created_at']);
+    const term = () => `${field()}:${value()}`;
+    const shapes = [
+      () => term(),
+      () => `${term()} AND ${term()}`,
+      () => `(${term()} OR ${term()}) AND NOT ${term()}`,
+      () => `${term()} ${term()}`,
+      () => `${term()} OR (${term()})`,
+    ];
+    const queries = Array.from({ length: 120 }, () => pick(shapes)()).filter((q) => q.trim() !== '');
+    const outcome = (parse: (q: string) => unknown, query: string): unknown => {
+      try {
+        return parse(query);
+      } catch (error) {
+        return isVaultError(error) ? { error: error.message } : { thrown: String(error) };
+      }
+    };
+    const expected: unknown[] = [];
+    for (const query of queries) {
+      vi.resetModules();
+      const fresh = (await import('./search-query.ts')).parseSearchQuery;
+      expected.push(outcome(fresh, query));
+    }
+    vi.resetModules();
+    const shared = (await import('./search-query.ts')).parseSearchQuery;
+    for (let round = 0; round < 2; round++) {
+      queries.forEach((query, i) => {
+        expect(outcome(shared, query), `${query} (SEARCH_QUERY_SEED=${SEED})`).toEqual(expected[i]);
+      });
+    }
   });
 });

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import lucene from 'lucene';
 import type { AST, BinaryNode, RangeNode, TermNode } from 'lucene';
 import { VaultError } from '../errors/catalogue.ts';
+import { LruCache } from '../expressions/lru.ts';
 
 /**
  * The token search language, parsed with the `lucene` PEG parser and
@@ -46,15 +48,23 @@ function invalid(message: string, position?: number): VaultError {
 }
 
 /**
- * Parsed anew for every request: a tree kept by its text would answer a repeated query faster,
- * and a caller timing its own guess (`data:<a card number>`) would learn whether another caller
- * searched for it lately.
+ * The query as a tree. Trees are kept by the query's shape (see `shapeOfQuery`), never by its
+ * values: a tree kept by the query's text would answer a repeated query faster, and a caller timing
+ * its own guess (`data:<a card number>`) would learn whether another caller searched for it lately.
  */
 export function parseSearchQuery(query: string): SearchNode {
   if (query.trim().length === 0) throw invalid('the query is empty');
   if (query.length > MAX_QUERY_LENGTH)
     throw invalid(`the query is longer than ${MAX_QUERY_LENGTH} characters`);
   checkOperatorPlacement(query);
+  const tree = parsedByShape(query);
+  if (countDataTerms(tree) > MAX_DATA_TERMS) {
+    throw invalid(`a query may hold at most ${MAX_DATA_TERMS} data: terms`);
+  }
+  return tree;
+}
+
+function parseText(query: string): SearchNode {
   let ast: AST;
   try {
     ast = lucene.parse(query);
@@ -62,9 +72,100 @@ export function parseSearchQuery(query: string): SearchNode {
     const position = (err as { location?: { start?: { offset?: number } } }).location?.start?.offset;
     throw invalid('syntax error', position);
   }
-  const tree = convert(ast);
-  if (countDataTerms(tree) > MAX_DATA_TERMS) {
-    throw invalid(`a query may hold at most ${MAX_DATA_TERMS} data: terms`);
+  return convert(ast);
+}
+
+/**
+ * Parsing is the dearest part of a search after SQLite (the PEG parser), and a caller's queries
+ * mostly repeat a few shapes with other values, so trees are kept per shape:
+ *
+ * - The shape is the query with the value of every `id`, `type`, `fingerprint`, `created_by`,
+ *   `modified_by`, `data`, `metadata.<key>` and plain `container` term replaced by a numbered slot,
+ *   where the value is quoted without `"`, `\` or `*` inside, or is a bare word of letters,
+ *   digits and `_` (not an operator word), standing alone. Other values (wildcards, escapes,
+ *   dates, container prefixes) stay in the shape.
+ * - A shape's tree is the shape parsed once, its slots left in the leaves; a query of that shape
+ *   gets the tree with its own values in the slots. Inside quotes, or as such a bare word, a value
+ *   cannot change how the rest of the query parses, so every query of a shape parses to that tree.
+ * - A shape is kept only when its tree, filled with the values of the query that brought it,
+ *   equals that query's own parse, and only when every term value in it came from a slot (apart
+ *   from container prefixes, which are part of a statement's shape too): the cache holds no value
+ *   of any caller, so a hit tells a timing caller no more than that its shape was used lately.
+ */
+const MAX_PARSED_SHAPES = 256;
+const SLOT = `\u0000svc-query-slot-${randomUUID()}:`;
+const parsedShapes = new LruCache<string, SearchNode>(MAX_PARSED_SHAPES);
+
+const SLOTTED_FIELD =
+  'id|type|fingerprint|created_by|modified_by|data|container|metadata\\.[A-Za-z0-9][A-Za-z0-9._-]*';
+/** A quoted string (skipped whole), or a slotted field's simple value standing alone. */
+const TERM_VALUE = new RegExp(
+  `"(?:[^"\\\\]|\\\\.)*"?|(?<=^|[\\s(])([-!+]?(?:${SLOTTED_FIELD}):)("[^"\\\\*\\u0000]*"|[A-Za-z0-9_]+)(?=[\\s)]|$)`,
+  'g',
+);
+const OPERATOR_WORD = /^(and|or|not|to)$/i;
+
+/** The query's shape and the values taken out of it, in slot order. */
+function shapeOfQuery(query: string): { shape: string; values: string[] } {
+  const values: string[] = [];
+  const shape = query.replace(TERM_VALUE, (whole, field: string | undefined, value: string | undefined) => {
+    if (field === undefined || value === undefined) return whole;
+    const bare = !value.startsWith('"');
+    if (bare && OPERATOR_WORD.test(value)) return whole;
+    values.push(bare ? value : value.slice(1, -1));
+    return `${field}"${SLOT}${values.length - 1}"`;
+  });
+  return { shape, values };
+}
+
+/** `tree` with each slot replaced by its value; null where a term value is no slot. */
+function filled(tree: SearchNode, values: readonly string[]): SearchNode | null {
+  const value = (v: string): string | null =>
+    v.startsWith(SLOT) ? (values[Number(v.slice(SLOT.length))] ?? null) : null;
+  switch (tree.kind) {
+    case 'and':
+    case 'or': {
+      const left = filled(tree.left, values);
+      const right = filled(tree.right, values);
+      return left === null || right === null ? null : { kind: tree.kind, left, right };
+    }
+    case 'not': {
+      const node = filled(tree.node, values);
+      return node === null ? null : { kind: 'not', node };
+    }
+    case 'container':
+      if (tree.prefix) return tree;
+      return filledLeaf(tree, value(tree.value));
+    case 'range':
+      return null;
+    default:
+      return filledLeaf(tree, value(tree.value));
+  }
+}
+
+function filledLeaf<T extends { readonly value: string }>(leaf: T, value: string | null): T | null {
+  return value === null ? null : { ...leaf, value };
+}
+
+function parsedByShape(query: string): SearchNode {
+  const { shape, values } = shapeOfQuery(query);
+  const kept = values.length === 0 ? undefined : parsedShapes.get(shape);
+  if (kept !== undefined) {
+    const tree = filled(kept, values);
+    if (tree !== null) return tree;
+  }
+  const tree = parseText(query);
+  if (values.length > 0) {
+    let template: SearchNode | null = null;
+    try {
+      template = parseText(shape);
+    } catch {
+      // The shape does not parse as the query did: it is not kept.
+    }
+    const check = template === null ? null : filled(template, values);
+    if (template !== null && check !== null && JSON.stringify(check) === JSON.stringify(tree)) {
+      parsedShapes.set(shape, template);
+    }
   }
   return tree;
 }

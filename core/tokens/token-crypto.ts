@@ -25,9 +25,6 @@ export interface Hasher {
   (value: string): Uint8Array;
 }
 
-/** What `TokenCrypto.openNow` returns when the envelope needs the awaited `open`. */
-export const NOT_OPENED: unique symbol = Symbol('not opened');
-
 function parseData(plain: Uint8Array): unknown {
   try {
     return JSON.parse(decoder.decode(plain)) as unknown;
@@ -73,14 +70,14 @@ export class TokenCrypto {
   }
 
   /**
-   * `open` without awaiting anything, where it needs no query: libsodium loaded and the key seen
-   * last for the envelope's term opens it. NOT_OPENED otherwise: the caller then awaits `open`,
+   * `open` without awaiting anything where it needs no query (libsodium loaded and the key seen
+   * last for the envelope's term opens it): the data then, else the awaited `open`'s promise,
    * where the stored key decides (and a corrupt envelope fails as it always does).
    */
-  openNow(tenantId: string, tokenId: string, envelope: string): unknown {
+  openSoon(db: Kysely<Database>, tenantId: string, tokenId: string, envelope: string): unknown {
     const sodium = loadedSodium();
     const plain = sodium && this.openWithRecent(sodium, tenantId, tokenId, envelope);
-    return plain ? parseData(plain) : NOT_OPENED;
+    return plain ? parseData(plain) : this.open(db, tenantId, tokenId, envelope);
   }
 
   /**

@@ -42,7 +42,7 @@ import { checkFilter, filterCondition } from './list-filter.ts';
 import { requiresDataTerm } from './search-sql.ts';
 import { searchStatements } from './search-statements.ts';
 import { actorTerms, countDataTerms, parseSearchQuery } from './search-query.ts';
-import { NOT_OPENED, TokenCrypto } from './token-crypto.ts';
+import { TokenCrypto } from './token-crypto.ts';
 import type { Hasher } from './token-crypto.ts';
 import { ID_CONTAINS_DATA, idDataCheck, resolveTokenId } from './token-id.ts';
 import { checkCreateRequest, deriveValues, underPrefix, underPrefixSync } from './token-input.ts';
@@ -51,7 +51,7 @@ import {
   deleteTokenRow,
   findDuplicate,
   findToken,
-  findTokenNow,
+  findTokenSoon,
   findTokenRow,
   insertSearchDigests,
   insertTokenRow,
@@ -654,15 +654,14 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
       // The SELECT and the opening run without awaiting where they can (the lock free, the data
       // key at hand): which path runs depends on the lock and the key cache, not on the token.
       const now = vault.clock.now();
-      const found = findTokenNow(vault.db, vault, principal.tenantId, id, now);
-      const row = found === null ? await findToken(vault.db, vault, principal.tenantId, id, now) : found;
+      const found = findTokenSoon(vault.db, vault, principal.tenantId, id, now);
+      const row = found instanceof Promise ? await found : found;
       if (!row) throw tokenNotFound();
       const transform = transformOnExisting(principal, 'token:read', row);
       let shown: Shown;
       if (needsData(transform, row)) {
-        let data = crypto.openNow(row.tenant_id, row.id, row.data);
-        if (data === NOT_OPENED) data = await crypto.open(vault.db, row.tenant_id, row.id, row.data);
-        shown = shownOf(transform, row, data);
+        const data = crypto.openSoon(vault.db, row.tenant_id, row.id, row.data);
+        shown = shownOf(transform, row, data instanceof Promise ? await data : data);
       }
       const view = viewOf(row, shown, principal);
       await reads.record({

@@ -78,19 +78,22 @@ export async function findToken(
 }
 
 /**
- * `findToken` run at once where the store can (the embedded vault with its lock free): the row or
- * undefined, or null when it could not run now and the caller must await `findToken`.
+ * `findToken` without awaiting where the store can run it at once (the embedded vault with its lock
+ * free): the row or undefined then, else the awaited lookup's promise. Which path runs depends on
+ * the lock, never on the token.
  */
-export function findTokenNow(
+export function findTokenSoon(
   db: Kysely<Database>,
   keys: RowKeys,
   tenantId: string,
   id: unknown,
   now: Date,
-): TokenRow | undefined | null {
+): TokenRow | undefined | Promise<TokenRow | undefined> {
   if (typeof id !== 'string' || id === '') return undefined;
   const result = runCompiledNow(db, findTokenQuery(db), [tenantId, id, now.toISOString()]);
-  return result === null ? null : verified(keys, 'tokens', result.rows[0] ?? undefined);
+  return result === null
+    ? findToken(db, keys, tenantId, id, now)
+    : verified(keys, 'tokens', result.rows[0] ?? undefined);
 }
 
 /**
