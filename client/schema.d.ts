@@ -3694,7 +3694,11 @@ export interface operations {
                 /** @description Items per page, 0 to 10000 (0: no items, only the totals). */
                 size: number;
                 entity_type?: string;
+                /** @description Entries about this id, including one entry standing for several ids among them. */
                 entity_id?: string;
+                actor_id?: string;
+                actor_type?: "application" | "user" | "operator";
+                operation?: "create" | "read" | "update" | "delete" | "use" | "invoke";
                 /** @description Entries created at or after this time. ISO 8601: a date (`2025-01-31`, midnight UTC) or a date-time (`2025-01-31T12:00:00Z`; without an offset it is read as UTC). */
                 start_date?: string;
                 /** @description Entries created before this time. ISO 8601: a date (`2025-01-31`, midnight UTC) or a date-time (`2025-01-31T12:00:00Z`; without an offset it is read as UTC). */
@@ -3737,6 +3741,10 @@ export interface operations {
                             message: string;
                             /** Format: date-time */
                             created_at: string;
+                            /** @description Every id one request touched when this entry stands for several (a list or a search). */
+                            entity_ids: string[] | null;
+                            /** @description For a read: whether the caller saw the data unmasked. Null otherwise. */
+                            revealed: boolean | null;
                         }[];
                     };
                 };

@@ -64,11 +64,16 @@ export function withView(principal: Principal, view: RequestedView): Principal {
   return { ...principal, view };
 }
 
+/** What an audit entry's `actor_type` can be. */
+export const ACTOR_TYPES = ['application', 'user', 'operator'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
 /**
  * How the audit log names the actor. A console session's application names its member: it only
  * ever acts for that member's session, and an admin reading the log must see who read.
  */
-export function actorOf(principal: Principal): { actor_id: string | null; actor_type: string } {
+
+export function actorOf(principal: Principal): { actor_id: string | null; actor_type: ActorType } {
   switch (principal.kind) {
     case 'application':
       return principal.actingFor === undefined

@@ -7,6 +7,8 @@ import { compileOnce, insertRowsCompiled, runCompiled } from '../storage/compile
 import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { GENESIS, linkMessage } from './chain.ts';
+import { entityIdsOf, whereLogFilter } from './log-filter.ts';
+import type { LogFilter } from './log-filter.ts';
 import { checkpointHolds, checkpointsOf } from './retention.ts';
 import type { AuditOperation } from './entity-types.ts';
 
@@ -17,6 +19,10 @@ export interface AuditEvent {
   readonly operation: AuditOperation;
   /** Human summary. Never token data, keys or passwords. */
   readonly message: string;
+  /** Every id the request touched, when one entry stands for several (a list, a search). */
+  readonly entityIds?: readonly string[];
+  /** For a read: whether the caller saw data unmasked. */
+  readonly revealed?: boolean;
 }
 
 export interface AuditLogEntry {
@@ -29,6 +35,8 @@ export interface AuditLogEntry {
   readonly operation: string;
   readonly message: string;
   readonly created_at: string;
+  readonly entity_ids: string[] | null;
+  readonly revealed: boolean | null;
 }
 
 type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'> & Partial<Pick<VaultHandle, 'lockFor'>>;
@@ -56,6 +64,8 @@ const AUDIT_COLUMNS = [
   'operation',
   'message',
   'created_at',
+  'entity_ids',
+  'revealed',
   'prev_hash',
   'hash',
 ] as const satisfies ReadonlyArray<keyof AuditLogsTable>;
@@ -71,6 +81,8 @@ const AUDIT_TEMPLATE: AuditLogsTable = {
   operation: '',
   message: '',
   created_at: '',
+  entity_ids: null,
+  revealed: null,
   prev_hash: new Uint8Array(0),
   hash: new Uint8Array(0),
 };
@@ -128,6 +140,8 @@ export async function appendAuditBatch(
         operation: event.operation,
         message: event.message,
         created_at: createdAt,
+        entity_ids: event.entityIds === undefined ? null : JSON.stringify(event.entityIds),
+        revealed: event.revealed === undefined ? null : event.revealed ? 1 : 0,
       };
       const hash = vault.keyedHash('audit', linkMessage(prev, entry));
       const row = { ...entry, prev_hash: prev, hash };
@@ -166,13 +180,25 @@ export async function dropAuditChain(trx: Kysely<Database>, tenantId: string): P
   await trx.deleteFrom('audit_checkpoints').where('tenant_id', '=', tenantId).execute();
 }
 
-export interface LogFilter {
-  readonly entityType?: string;
-  readonly entityId?: string;
-  /** Inclusive. */
-  readonly startDate?: string;
-  /** Exclusive. */
-  readonly endDate?: string;
+export type { LogFilter } from './log-filter.ts';
+
+/** A stored row as the API shows it. */
+export function entryOfRow(
+  row: Omit<AuditLogsTable, 'seq' | 'prev_hash' | 'hash'> & Partial<Pick<AuditLogsTable, 'seq'>>,
+): AuditLogEntry {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    actor_id: row.actor_id,
+    actor_type: row.actor_type,
+    entity_type: row.entity_type,
+    entity_id: row.entity_id,
+    operation: row.operation,
+    message: row.message,
+    created_at: row.created_at,
+    entity_ids: row.entity_ids === null ? null : entityIdsOf(row.entity_ids),
+    revealed: row.revealed === null ? null : row.revealed === 1,
+  };
 }
 
 /** One page of a tenant's log, newest first. */
@@ -182,11 +208,7 @@ export async function listAudit(
   filter: LogFilter,
   page: { offset: number; limit: number },
 ): Promise<{ total: number; items: AuditLogEntry[] }> {
-  let query = db.selectFrom('audit_logs').where('tenant_id', '=', tenantId);
-  if (filter.entityType) query = query.where('entity_type', '=', filter.entityType);
-  if (filter.entityId) query = query.where('entity_id', '=', filter.entityId);
-  if (filter.startDate) query = query.where('created_at', '>=', filter.startDate);
-  if (filter.endDate) query = query.where('created_at', '<', filter.endDate);
+  const query = whereLogFilter(db.selectFrom('audit_logs').where('tenant_id', '=', tenantId), filter);
   const total = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const items = await query
     .select([
@@ -199,12 +221,14 @@ export async function listAudit(
       'operation',
       'message',
       'created_at',
+      'entity_ids',
+      'revealed',
     ])
     .orderBy('seq', 'desc')
     .limit(page.limit)
     .offset(page.offset)
     .execute();
-  return { total: Number(total.n), items };
+  return { total: Number(total.n), items: items.map(entryOfRow) };
 }
 
 export interface ChainBreak {

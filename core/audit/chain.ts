@@ -15,11 +15,16 @@ type ChainedFields = Pick<
   | 'operation'
   | 'message'
   | 'created_at'
->;
+> &
+  Partial<Pick<AuditLogsTable, 'entity_ids' | 'revealed'>>;
 
-/** The bytes a link's MAC covers: the previous hash, then every field of the entry in a fixed order. */
+/**
+ * The bytes a link's MAC covers: the previous hash, then every field of the entry in a fixed order.
+ * `entity_ids` and `revealed` came later: they are covered when set, and an entry without them
+ * hashes exactly as entries written before they existed, so older chains still verify.
+ */
 export function linkMessage(prev: Uint8Array, entry: ChainedFields): Uint8Array {
-  const fields = JSON.stringify([
+  const fields: unknown[] = [
     entry.tenant_id,
     entry.seq,
     entry.id,
@@ -30,6 +35,9 @@ export function linkMessage(prev: Uint8Array, entry: ChainedFields): Uint8Array 
     entry.operation,
     entry.message,
     entry.created_at,
-  ]);
-  return Buffer.concat([prev, Buffer.from(fields, 'utf8')]);
+  ];
+  const entityIds = entry.entity_ids ?? null;
+  const revealed = entry.revealed ?? null;
+  if (entityIds !== null || revealed !== null) fields.push(entityIds, revealed);
+  return Buffer.concat([prev, Buffer.from(JSON.stringify(fields), 'utf8')]);
 }

@@ -4,7 +4,8 @@ import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { listAudit, verifyAuditChains } from './audit-log.ts';
 import type { LogFilter } from './audit-log.ts';
-import { ENTITY_TYPES } from './entity-types.ts';
+import { AUDIT_OPERATIONS, ENTITY_TYPES } from './entity-types.ts';
+import { ACTOR_TYPES } from '../access/principal.ts';
 
 /** Logs are paged larger than other lists: up to 10,000 entries a page. */
 /** Log entries per page. */
@@ -33,12 +34,21 @@ function checkFilter(filter: LogFilter): LogFilter {
     errors.add('entity_type', 'must be at most 50 characters');
   if (filter.entityId !== undefined && (typeof filter.entityId !== 'string' || filter.entityId.length > 200))
     errors.add('entity_id', 'must be at most 200 characters');
+  if (filter.actorId !== undefined && (typeof filter.actorId !== 'string' || filter.actorId.length > 200))
+    errors.add('actor_id', 'must be at most 200 characters');
+  if (filter.actorType !== undefined && !ACTOR_TYPES.includes(filter.actorType))
+    errors.add('actor_type', `must be one of ${ACTOR_TYPES.join(', ')}`);
+  if (filter.operation !== undefined && !AUDIT_OPERATIONS.includes(filter.operation))
+    errors.add('operation', `must be one of ${AUDIT_OPERATIONS.join(', ')}`);
   const startDate = instant(errors, 'start_date', filter.startDate);
   const endDate = instant(errors, 'end_date', filter.endDate);
   errors.throwIfAny();
   return {
     ...(filter.entityType ? { entityType: filter.entityType } : {}),
     ...(filter.entityId ? { entityId: filter.entityId } : {}),
+    ...(filter.actorId ? { actorId: filter.actorId } : {}),
+    ...(filter.actorType ? { actorType: filter.actorType } : {}),
+    ...(filter.operation ? { operation: filter.operation } : {}),
     ...(startDate ? { startDate } : {}),
     ...(endDate ? { endDate } : {}),
   };

@@ -407,6 +407,14 @@ export const migrations: readonly Migration[] = [
       await authenticateStoredRows(db, keys);
     },
   },
+  {
+    version: 12,
+    name: 'audit entries for many ids',
+    async up(db) {
+      await db.schema.alterTable('audit_logs').addColumn('entity_ids', 'text').execute();
+      await db.schema.alterTable('audit_logs').addColumn('revealed', 'integer').execute();
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

@@ -119,6 +119,13 @@ export interface AuditLogsTable {
   operation: string;
   message: string;
   created_at: string;
+  /**
+   * The ids one request touched when a single entry stands for several (a list or a search: the
+   * tokens it returned), as a JSON array; null for an entry about `entity_id` alone.
+   */
+  entity_ids: string | null;
+  /** For a read: 1 when the caller saw data unmasked, 0 when masked; null for other entries. */
+  revealed: number | null;
   prev_hash: Uint8Array;
   hash: Uint8Array;
 }

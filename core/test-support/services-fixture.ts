@@ -127,6 +127,8 @@ export async function auditRows(vault: VaultHandle, tenantId?: string): Promise<
       'operation',
       'message',
       'created_at',
+      'entity_ids',
+      'revealed',
     ]);
   if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
   return query.orderBy('tenant_id').orderBy('seq').execute();

@@ -1,6 +1,8 @@
 import { MAX_LOG_PAGE_SIZE } from '../../core/audit/log-service.ts';
 import { Type } from 'typebox';
 import type { LogFilter } from '../../core/audit/audit-log.ts';
+import { AUDIT_OPERATIONS, type AuditOperation } from '../../core/audit/entity-types.ts';
+import { ACTOR_TYPES, type ActorType } from '../../core/access/principal.ts';
 import { validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
 import { principalOf } from '../http/access.ts';
@@ -21,6 +23,14 @@ export const LogSchema = Type.Object({
   operation: Type.String({ description: '`create`, `read`, `update`, `delete`, `use` or `invoke`.' }),
   message: Type.String(),
   created_at: Timestamp,
+  entity_ids: Nullable(
+    Type.Array(Type.String(), {
+      description: 'Every id one request touched when this entry stands for several (a list or a search).',
+    }),
+  ),
+  revealed: Nullable(
+    Type.Boolean({ description: 'For a read: whether the caller saw the data unmasked. Null otherwise.' }),
+  ),
 });
 
 export const EntityTypeSchema = Type.Object({
@@ -35,7 +45,16 @@ const DATE_DESCRIPTION =
 const ListQuery = Type.Object({
   ...pageQuery({ maxSize: MAX_LOG_PAGE_SIZE }).properties,
   entity_type: Type.Optional(Type.String({ maxLength: 50, pattern: '^[A-Za-z]+$' })),
-  entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  entity_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Entries about this id, including one entry standing for several ids among them.',
+    }),
+  ),
+  actor_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  actor_type: Type.Optional(Type.Union(ACTOR_TYPES.map((t) => Type.Literal(t)))),
+  operation: Type.Optional(Type.Union(AUDIT_OPERATIONS.map((o) => Type.Literal(o)))),
   start_date: Type.Optional(
     Type.String({ maxLength: 40, description: `Entries created at or after this time. ${DATE_DESCRIPTION}` }),
   ),
@@ -86,6 +105,9 @@ function utcDate(y: number, mo: number, d: number, h: number, mi: number, s: num
 function logFilter(query: {
   entity_type?: string;
   entity_id?: string;
+  actor_id?: string;
+  actor_type?: ActorType;
+  operation?: AuditOperation;
   start_date?: string;
   end_date?: string;
 }): LogFilter {
@@ -100,7 +122,15 @@ function logFilter(query: {
   const startDate = instant('start_date');
   const endDate = instant('end_date');
   if (Object.keys(errors).length > 0) throw validationError(errors);
-  return { entityType: query.entity_type, entityId: query.entity_id, startDate, endDate };
+  return {
+    entityType: query.entity_type,
+    entityId: query.entity_id,
+    actorId: query.actor_id,
+    actorType: query.actor_type,
+    operation: query.operation,
+    startDate,
+    endDate,
+  };
 }
 
 const tags = ['logs'];

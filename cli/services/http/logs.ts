@@ -4,11 +4,15 @@ import type { CliServices } from '../contract.ts';
 import { everyFieldSent, pageOf, tenantHeaders, type HttpContext } from './context.ts';
 
 /** The query of a log filter: every field of core's filter is sent under the API's name. */
-function filterQuery({ entityType, entityId, startDate, endDate, ...rest }: LogFilter) {
+function filterQuery(filter: LogFilter) {
+  const { entityType, entityId, actorId, actorType, operation, startDate, endDate, ...rest } = filter;
   everyFieldSent(rest);
   return {
     ...(entityType === undefined ? {} : { entity_type: entityType }),
     ...(entityId === undefined ? {} : { entity_id: entityId }),
+    ...(actorId === undefined ? {} : { actor_id: actorId }),
+    ...(actorType === undefined ? {} : { actor_type: actorType }),
+    ...(operation === undefined ? {} : { operation }),
     ...(startDate === undefined ? {} : { start_date: startDate }),
     ...(endDate === undefined ? {} : { end_date: endDate }),
   };

@@ -226,6 +226,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       await context.recordRowMacs(trx);
     },
   },
+  migration(
+    12,
+    'audit entries for many ids',
+    `
+    alter table audit_logs add column entity_ids ${T};
+    alter table audit_logs add column revealed bigint;
+    `,
+  ),
 ];
 
 /**

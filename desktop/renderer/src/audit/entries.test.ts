@@ -14,6 +14,8 @@ function entry(patch: Partial<AuditEntry>): AuditEntry {
     operation: 'read',
     message: 'Application read',
     created_at: '2026-01-01T00:00:00.000Z',
+    entity_ids: null,
+    revealed: null,
     ...patch,
   };
 }

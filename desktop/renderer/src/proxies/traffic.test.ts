@@ -12,6 +12,8 @@ const invoke = (message: string, patch: Partial<AuditEntry> = {}): AuditEntry =>
   entity_type: 'proxy',
   entity_id: 'p1',
   operation: 'invoke',
+  entity_ids: null,
+  revealed: null,
   message,
   created_at: '2026-01-01T00:00:00.000Z',
   ...patch,
