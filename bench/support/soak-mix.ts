@@ -27,7 +27,8 @@ export function parseMix(text: string): Mix {
   const seen = new Set<string>();
   for (const part of text.split(',')) {
     const [name = '', weight, extra] = part.trim().split('=');
-    if (!isKind(name)) throw new Error(`--mix: unknown kind "${name}"; the kinds are ${SOAK_KINDS.join(', ')}`);
+    if (!isKind(name))
+      throw new Error(`--mix: unknown kind "${name}"; the kinds are ${SOAK_KINDS.join(', ')}`);
     if (seen.has(name)) throw new Error(`--mix: ${name} is given twice`);
     seen.add(name);
     const value = Number(weight);
