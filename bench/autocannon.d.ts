@@ -2,6 +2,8 @@
 declare module 'autocannon' {
   export interface Options {
     url: string;
+    /** Called with each connection's client as it is made. */
+    setupClient?: (client: { setRequests(requests: NonNullable<Options['requests']>): void }) => void;
     connections?: number;
     duration?: number;
     method?: string;

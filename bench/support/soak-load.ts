@@ -1,12 +1,13 @@
 /**
  * The soak bench's load generator, a process of its own: autocannon at `connections` connections
- * for `seconds`, each connection cycling through `requests` (one cycle of the mix). Prints a JSON
+ * for `seconds`, each connection cycling through `requests` (one cycle of the mix) from its own
+ * place in it. Prints a JSON
  * line per interval (`event: "interval"`: requests answered or failed in it, errors, p50 and p99 in
  * ms) and one at the end (`event: "done"`: totals, errors per kind and status). SIGTERM ends the run early.
  * Usage: `node --import tsx bench/support/soak-load.ts '<json of LoadPlan>'`.
  */
 import autocannon from 'autocannon';
-import type { SoakKind } from './soak-mix.ts';
+import { rotatedFor, type SoakKind } from './soak-mix.ts';
 import { IntervalCounter, round } from './soak-stats.ts';
 
 export interface PlannedRequest {
@@ -35,7 +36,7 @@ function finite(value: number): number | null {
 
 const plan = JSON.parse(process.argv[2] ?? '') as LoadPlan;
 const counter = new IntervalCounter();
-/** Errors by kind and status (`react_503`); status 0: no answer. */
+/** Answers outside 2xx by kind and status (`react_429`). */
 const errorsByKind: Record<string, number> = {};
 const countError = (kind: SoakKind, status: number) => {
   const key = `${kind}_${status}`;
@@ -55,19 +56,22 @@ const report = () => {
   });
 };
 
+const requests = plan.requests.map((request) => ({
+  method: request.method,
+  path: request.path,
+  headers: { ...request.headers },
+  ...(request.body === undefined ? {} : { body: request.body }),
+  onResponse: (status: number) => {
+    if (status < 200 || status > 299) countError(request.kind, status);
+  },
+}));
+let clients = 0;
 const run = autocannon({
   url: plan.url,
   connections: plan.connections,
   duration: plan.seconds,
-  requests: plan.requests.map((request) => ({
-    method: request.method,
-    path: request.path,
-    headers: { ...request.headers },
-    ...(request.body === undefined ? {} : { body: request.body }),
-    onResponse: (status: number) => {
-      if (status < 200 || status > 299) countError(request.kind, status);
-    },
-  })),
+  requests,
+  setupClient: (client) => client.setRequests(rotatedFor(requests, clients++, plan.connections)),
 });
 started = performance.now();
 const timer = setInterval(report, plan.intervalSeconds * 1000);

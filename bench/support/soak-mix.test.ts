@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MIX, READS_ONLY_MIX, describeMix, parseMix, weightedSequence } from './soak-mix.ts';
+import {
+  DEFAULT_MIX,
+  READS_ONLY_MIX,
+  describeMix,
+  parseMix,
+  rotatedFor,
+  weightedSequence,
+} from './soak-mix.ts';
 
 describe('parseMix', () => {
   it('reads named weights; the kinds not named weigh 0', () => {
@@ -47,5 +54,15 @@ describe('weightedSequence', () => {
 
   it('is one read for reads only', () => {
     expect(weightedSequence(READS_ONLY_MIX)).toEqual(['read']);
+  });
+});
+
+describe('rotatedFor', () => {
+  it('starts each connection at its own place in the cycle', () => {
+    const cycle = ['a', 'b', 'c', 'd'];
+    expect([0, 1, 2, 3].map((i) => rotatedFor(cycle, i, 4)[0])).toEqual(['a', 'b', 'c', 'd']);
+    expect(rotatedFor(cycle, 1, 2)).toEqual(['c', 'd', 'a', 'b']);
+    expect([0, 1, 2].map((i) => rotatedFor(cycle, i, 50)[0])).toEqual(['a', 'a', 'a']);
+    expect(rotatedFor(cycle, 49, 50)).toEqual(['d', 'a', 'b', 'c']);
   });
 });

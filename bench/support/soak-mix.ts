@@ -2,7 +2,8 @@
  * The soak bench's traffic mix: how many of each kind of request, as integer weights. `--mix
  * read=90,proxy=10` names the kinds it wants (the others weigh 0); the default is mostly reads.
  * Each load connection cycles through one sequence built from the weights, the kinds spread out
- * evenly (smooth weighted round robin) so that no stretch of the cycle is all one kind.
+ * evenly (smooth weighted round robin) so that no stretch of the cycle is all one kind, and each
+ * connection starts at its own place in it.
  */
 
 export const SOAK_KINDS = ['read', 'tokenize', 'search', 'react', 'proxy'] as const;
@@ -73,4 +74,13 @@ export function weightedSequence(mix: Mix): SoakKind[] {
     sequence.push(SOAK_KINDS[best]!);
   }
   return sequence;
+}
+
+/**
+ * Connection `index` of `connections` starts its cycle (of `length` requests) here, and turns it
+ * from here on: the connections spread over the cycle instead of sending the same kind at once.
+ */
+export function rotatedFor<T>(cycle: readonly T[], index: number, connections: number): T[] {
+  const start = Math.floor((index * cycle.length) / connections) % cycle.length;
+  return [...cycle.slice(start), ...cycle.slice(0, start)];
 }

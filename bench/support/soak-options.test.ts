@@ -15,7 +15,7 @@ describe('soakOptionsFrom', () => {
 
   it('is brief in the quick run, unless minutes are given', () => {
     expect(soakOptionsFrom(['--quick'], true)).toMatchObject({
-      seconds: 12,
+      seconds: 10,
       intervalSeconds: 2,
       warmupSeconds: 4,
     });

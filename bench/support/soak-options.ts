@@ -4,7 +4,7 @@ import { DEFAULT_MIX, READS_ONLY_MIX, parseMix, type Mix } from './soak-mix.ts';
  * The soak bench's options from `npm run bench -- --only soak …`: `--minutes N` (default 2),
  * `--connections N` (default 50), `--mix read=80,…` or `--reads-only`. A run of a minute or more
  * prints a line every 10 seconds and counts its figure from 20 seconds in; a shorter one (the quick
- * run's 12 seconds) six lines, its figure counted from the second line.
+ * run's 10 seconds) five lines, its figure counted from the second line.
  */
 export interface SoakOptions {
   readonly seconds: number;
@@ -16,7 +16,7 @@ export interface SoakOptions {
 
 export const SOAK_MINUTES = 2;
 /** The quick run's soak: brief enough for the smoke run's budget. */
-export const QUICK_SOAK_SECONDS = 12;
+export const QUICK_SOAK_SECONDS = 10;
 const CONNECTIONS = 50;
 const MAX_CONNECTIONS = 1000;
 
