@@ -6,7 +6,8 @@
  * off), with a proxy to a local HTTPS destination (bench/proxy-servers.ts `upstream`, a process of
  * its own) and a reactor running a trivial formula (bench/support/soak-fixtures.ts). Load comes
  * from autocannon in a process of its own (bench/support/soak-load.ts). One JSON line per interval:
- * requests, errors (non-2xx and failed requests), p50/p99, the server's resident memory and heap,
+ * requests, errors (non-2xx and failed requests), p50/p99, the server's resident memory, heap and
+ * external memory (ArrayBuffers and WebAssembly memory: sql.js's database, which never shrinks),
  * the vault's size on disk (its whole folder: vault file, journal and any folder beside them) and
  * the server's CPU per request. Then the checks of a log that kept up: the newest entry of
  * `GET /logs` is the read made after the load stopped, and `svc logs verify` passes. The last line's
@@ -86,6 +87,7 @@ async function soak(server: SvcServer, home: string, plan: LoadPlan): Promise<So
         requests,
         rssBytes: memory.rss,
         heapUsedBytes: memory.heapUsed,
+        externalBytes: memory.external,
         diskBytes: disk,
       });
       emit({
@@ -210,6 +212,7 @@ export async function runSoakBench(options: SoakOptions): Promise<void> {
             requests_after_warmup: growth.requests,
             rss_growth_mib: growth.rssGrowthMiB,
             heap_growth_mib_per_million_requests: growth.heapMiBPerMillion,
+            external_growth_mib_per_million_requests: growth.externalMiBPerMillion,
             disk_bytes_per_request: growth.diskBytesPerRequest,
           }),
       rss_first_mib: mib(first?.rssBytes ?? 0),

@@ -36,6 +36,7 @@ describe('growthAfterWarmup', () => {
     requests,
     rssBytes: rssMiB * MIB,
     heapUsedBytes: (rssMiB / 2) * MIB,
+    externalBytes: (rssMiB / 4) * MIB,
     diskBytes,
   });
 
@@ -56,6 +57,7 @@ describe('growthAfterWarmup', () => {
       rssGrowthMiB: 256,
       rssMiBPerMillion: 256,
       heapMiBPerMillion: 128,
+      externalMiBPerMillion: 64,
       diskBytesPerRequest: 200,
     });
   });

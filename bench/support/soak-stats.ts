@@ -61,6 +61,8 @@ export interface SoakSample {
   readonly requests: number;
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
+  /** Memory outside V8's heap held by JavaScript objects: ArrayBuffers, WebAssembly memory. */
+  readonly externalBytes: number;
   readonly diskBytes: number;
 }
 
@@ -72,12 +74,13 @@ export interface Growth {
   readonly rssGrowthMiB: number;
   readonly rssMiBPerMillion: number;
   readonly heapMiBPerMillion: number;
+  readonly externalMiBPerMillion: number;
   readonly diskBytesPerRequest: number;
 }
 
 /**
  * From the first sample at or after `warmupS` to the last: how much the server's resident memory,
- * its heap and the vault on disk grew per request. Null when no request was answered after it.
+ * its heap, its external memory and the vault on disk grew per request. Null when no request was answered after it.
  */
 export function growthAfterWarmup(samples: readonly SoakSample[], warmupS: number): Growth | null {
   const from = samples.find((s) => s.elapsedS >= warmupS);
@@ -92,6 +95,7 @@ export function growthAfterWarmup(samples: readonly SoakSample[], warmupS: numbe
     rssGrowthMiB: round((to.rssBytes - from.rssBytes) / MIB, 1),
     rssMiBPerMillion: perMillion(to.rssBytes - from.rssBytes),
     heapMiBPerMillion: perMillion(to.heapUsedBytes - from.heapUsedBytes),
+    externalMiBPerMillion: perMillion(to.externalBytes - from.externalBytes),
     diskBytesPerRequest: round((to.diskBytes - from.diskBytes) / requests, 1),
   };
 }
