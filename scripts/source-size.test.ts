@@ -20,9 +20,8 @@ const BEING_SPLIT: readonly string[] = [
   'core/tokens/',
   // Proxy invocation (createProxyInvoker): reworked on the proxy-path performance branch.
   'core/proxies/invoke.ts',
-  // The backends (postgres-vault.ts) and the audit log: moved into backend folders and segment
-  // files on the storage and audit branches.
-  'core/vault/',
+  // The storage engine and the audit log: moved into backend folders and segment files on the
+  // storage and audit branches.
   'core/storage/',
   'core/audit/',
   // The token routes (registerTokenScope, the file): their token schemas are to be derived from

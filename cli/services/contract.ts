@@ -3,7 +3,7 @@ import type { Services } from '../../core/services-contract.ts';
 import type { Reactor, ReactResult, SavedFormula } from '../../core/reactors/contract.ts';
 import type { Member } from '../../core/tenancy/contract.ts';
 import type { ApiRequestBody } from '../connection/api-types.ts';
-import type { VaultStatus } from '../../core/vault/types.ts';
+import type { VaultStatus } from '../../core/vault/storage-contract.ts';
 
 /**
  * What `svc vault compact` and `svc vault backup` ask of the vault, wherever it is open: in this

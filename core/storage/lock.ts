@@ -2,10 +2,18 @@ import { randomBytes, createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { VaultError } from '../errors/catalogue.ts';
-import type { LockHolder } from '../vault/types.ts';
 import { tempPathBeside, writeFileAtomically, writeFully } from './durable-fs.ts';
 import { errnoOf, nodeStorageFs } from './storage-fs.ts';
 import type { StorageFs } from './storage-fs.ts';
+
+/** Who holds a vault's lock, as its lock file records it. */
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  readonly startedAt: string;
+  /** Set when a server holds the vault. */
+  readonly url?: string;
+}
 
 /**
  * One writer per vault: an exclusive lock file naming its holder (pid, host, start time and, when a

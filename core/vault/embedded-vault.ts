@@ -27,7 +27,10 @@ import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import { buildSnapshotInWorker } from './snapshot-thread.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
-import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
+import type { VaultHandle } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
+import type { VaultStatus } from './storage-contract.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 

@@ -11,9 +11,10 @@ import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { appIn, ALL_TOKEN_PERMISSIONS } from '../test-support/token-kit.ts';
 import { sql } from 'kysely';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
-import { createPostgresVault, openPostgresVault, readPostgresVaultStatus } from './postgres-vault.ts';
+import { readPostgresVaultStatus } from './postgres-status.ts';
+import { createPostgresVault, openPostgresVault } from './postgres-vault.ts';
 import { rekeyVault } from './maintenance.ts';
-import type { KeySource } from './types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 
 const newKey = (): KeySource => ({ kind: 'key', key: new Uint8Array(randomBytes(32)) });
 

@@ -4,7 +4,7 @@ import { countJournalRecords } from '../storage/journal.ts';
 import { readLockHolder } from '../storage/lock.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import { openVaultFile, readHeader } from '../storage/vault-file.ts';
-import type { VaultStatus } from './types.ts';
+import type { VaultStatus } from './storage-contract.ts';
 
 /** Reads what can be known without the key (header, sizes, record count, lock holder). */
 export async function readVaultStatus(path: string): Promise<VaultStatus> {

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
+import type { LockHolder } from '../storage/lock.ts';
 import type { Database } from '../storage/schema.ts';
 import type { TableChanges } from '../storage/table-changes.ts';
-import type { Clock, VaultStatus } from './types.ts';
+import type { Clock } from './clock.ts';
 
 /**
  * What a storage backend implements (the embedded sql.js file, PostgreSQL). It stores rows and runs
@@ -57,4 +58,22 @@ export interface VaultStorage {
   setLockUrl(url: string | undefined): Promise<void>;
   /** Releases the storage and seals the barrier (embedded: snapshot unless `snapshot: false`). */
   close(options?: { snapshot?: boolean }): Promise<void>;
+}
+
+/** What `svc vault status` shows: never key material. Readable without the key. */
+export interface VaultStatus {
+  readonly path: string;
+  readonly journalPath: string;
+  readonly vaultId: string;
+  readonly createdAt: string;
+  readonly formatVersion: number;
+  readonly keySource: 'passphrase' | 'key';
+  readonly keyTerms: readonly number[];
+  readonly snapshotBytes: number;
+  readonly snapshotSequence: number;
+  readonly snapshotWrittenAt: string;
+  readonly journalBytes: number;
+  /** Complete records in the journal (commits since the snapshot). */
+  readonly journalRecords: number;
+  readonly lockHolder: LockHolder | null;
 }

@@ -4,7 +4,7 @@ import { isAbsolute } from 'node:path';
 import { Type } from 'typebox';
 import { VaultError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
-import type { VaultStatus } from '../../core/vault/types.ts';
+import type { VaultStatus } from '../../core/vault/storage-contract.ts';
 import { Nullable } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 import { ApplicationWithKeySchema, applicationBody } from './applications.ts';

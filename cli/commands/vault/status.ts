@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describeHolder } from '../../../core/storage/lock.ts';
-import type { VaultStatus } from '../../../core/vault/types.ts';
+import type { VaultStatus } from '../../../core/vault/storage-contract.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';

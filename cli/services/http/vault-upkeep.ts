@@ -1,4 +1,4 @@
-import type { VaultStatus } from '../../../core/vault/types.ts';
+import type { VaultStatus } from '../../../core/vault/storage-contract.ts';
 import type { ApiClient } from '../../../client/api-client.ts';
 import { answer } from '../../connection/answer.ts';
 import type { ApiAnswer } from '../../connection/api-types.ts';
