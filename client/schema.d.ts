@@ -2630,6 +2630,27 @@ export interface operations {
                             started_at: string;
                             url?: string;
                         } | null;
+                        headroom: {
+                            /** @description The share of a room at which the server logs a warning. */
+                            warn_at: number;
+                            database: {
+                                /** @description Size of the database; null when it cannot be known without opening the vault (an embedded vault no server holds). */
+                                bytes: number | null;
+                                /** @description Writes are refused once the database is this large; null on PostgreSQL, where no such limit applies. */
+                                limit_bytes: number | null;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            };
+                            /** @description The disk holding the vault; null on PostgreSQL (the database server's disk) or when the file system cannot tell. */
+                            disk: {
+                                free_bytes: number;
+                                total_bytes: number;
+                                /** @description Writes are refused while the disk has less free space than this. */
+                                reserve_bytes: number;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            } | null;
+                        };
                     };
                 };
             };
@@ -2687,6 +2708,27 @@ export interface operations {
                             started_at: string;
                             url?: string;
                         } | null;
+                        headroom: {
+                            /** @description The share of a room at which the server logs a warning. */
+                            warn_at: number;
+                            database: {
+                                /** @description Size of the database; null when it cannot be known without opening the vault (an embedded vault no server holds). */
+                                bytes: number | null;
+                                /** @description Writes are refused once the database is this large; null on PostgreSQL, where no such limit applies. */
+                                limit_bytes: number | null;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            };
+                            /** @description The disk holding the vault; null on PostgreSQL (the database server's disk) or when the file system cannot tell. */
+                            disk: {
+                                free_bytes: number;
+                                total_bytes: number;
+                                /** @description Writes are refused while the disk has less free space than this. */
+                                reserve_bytes: number;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            } | null;
+                        };
                     };
                 };
             };

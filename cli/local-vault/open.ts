@@ -26,7 +26,7 @@ export async function keyForVault(
 ): Promise<ResolvedKeySource> {
   const status = await storedVaultStatus(deps, resolved);
   const source = await resolveKeySourceWithOrigin(resolved, flags, deps.env, secretInput(deps), {
-    expectedKind: status.keySource,
+    expectedKind: status.key_source,
   });
   await checkSecretFilePermissions(deps, resolved, source.keyFile ?? null);
   return source;

@@ -114,9 +114,9 @@ export function isRunningHere(holder: LockHolder): boolean {
   return holder.host === hostname() && isAlive(holder.pid);
 }
 
-export function describeHolder(holder: LockHolder): string {
+export function describeHolder(holder: Pick<LockHolder, 'pid' | 'host' | 'url'>, since: string): string {
   const where = holder.url ? `, serving ${holder.url}` : '';
-  return `process ${holder.pid} on ${holder.host} since ${holder.startedAt}${where}`;
+  return `process ${holder.pid} on ${holder.host} since ${since}${where}`;
 }
 
 /** The record written to the lock file; the nonce makes every lock file's bytes unique. */
@@ -212,7 +212,7 @@ export async function acquireLock(
     throw new VaultError(
       'VAULT_LOCKED',
       current
-        ? `The vault is held by ${describeHolder(current)}. Stop that process${current.url ? ' or use its API' : ''} first.`
+        ? `The vault is held by ${describeHolder(current, current.startedAt)}. Stop that process${current.url ? ' or use its API' : ''} first.`
         : 'The vault is held by another process.',
     );
   }

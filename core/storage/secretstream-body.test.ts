@@ -42,7 +42,7 @@ describe('secretstream snapshot body (vaults written before the chunked format)'
   afterEach(() => tmp.cleanup());
 
   it('opens, and its next (held) snapshot is written in the chunked format', async () => {
-    expect((await readVaultStatus(tmp.vaultPath)).formatVersion).toBe(1);
+    expect((await readVaultStatus(tmp.vaultPath)).format_version).toBe(1);
     const before = await headerOf(tmp.vaultPath);
     expect(before.header.snapshot.body).toBeUndefined();
 
@@ -56,7 +56,7 @@ describe('secretstream snapshot body (vaults written before the chunked format)'
     const after = await headerOf(tmp.vaultPath);
     expect(after.formatVersion).toBe(2);
     expect(after.header.snapshot.body).toBe(CHUNKED_BODY_FORMAT);
-    expect((await readVaultStatus(tmp.vaultPath)).formatVersion).toBe(2);
+    expect((await readVaultStatus(tmp.vaultPath)).format_version).toBe(2);
     const again = await openVault({ path: tmp.vaultPath, key: KEY });
     expect(await rows(again)).toEqual({
       'written-by': 'secretstream-format',

@@ -5,7 +5,7 @@ import { createPostgresVault, openPostgresVault } from './postgres-vault.ts';
 import { readVaultStatus, vaultExists } from './status.ts';
 import { describeVaultLocation, type VaultLocation } from './location.ts';
 import type { CreateVaultOptions, OpenVaultOptions, VaultHandle } from './types.ts';
-import type { VaultStatus } from './storage-contract.ts';
+import type { VaultStatus } from './status-schema.ts';
 
 export { describeVaultLocation, vaultLocationOf, type VaultLocation } from './location.ts';
 

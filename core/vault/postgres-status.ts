@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { KdfHeader } from '../crypto/root-key.ts';
+import { vaultHeadroom, type VaultHeadroom } from '../storage/headroom.ts';
 import { redactedDatabaseUrl } from '../storage/postgres/database-url.ts';
 import { explainPostgresError } from '../storage/postgres/errors.ts';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
 import type { Database } from '../storage/schema.ts';
 import { readKeyringRow } from './postgres-keyring.ts';
-import type { VaultStatus } from './storage-contract.ts';
+import type { VaultStatus } from './status-schema.ts';
 
 /** What a status tells of a vault on PostgreSQL beside its database's figures. */
 export interface PostgresIdentity {
@@ -31,21 +32,37 @@ function postgresStatus(
   keyTerms: readonly number[],
   facts: DatabaseFacts | undefined,
 ): VaultStatus {
+  const bytes = Number(facts?.bytes ?? 0);
   return {
     path,
-    journalPath: '',
-    vaultId: stored.vaultId,
-    createdAt: stored.createdAt,
-    formatVersion: Number(facts?.version ?? 0),
-    keySource: stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
-    keyTerms,
-    snapshotBytes: Number(facts?.bytes ?? 0),
-    snapshotSequence: 0,
-    snapshotWrittenAt: stored.createdAt,
-    journalBytes: 0,
-    journalRecords: 0,
-    lockHolder: null,
+    journal_path: '',
+    vault_id: stored.vaultId,
+    created_at: stored.createdAt,
+    format_version: Number(facts?.version ?? 0),
+    key_source: stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
+    key_terms: [...keyTerms],
+    snapshot_bytes: bytes,
+    snapshot_sequence: 0,
+    snapshot_written_at: stored.createdAt,
+    journal_bytes: 0,
+    journal_records: 0,
+    lock_holder: null,
+    headroom: postgresHeadroom(bytes),
   };
+}
+
+/**
+ * The database's size with no limit beside it: the space guard's limits are the embedded engine's
+ * (its memory, the vault file's disk); PostgreSQL's storage is the database server's to watch.
+ */
+function postgresHeadroom(databaseBytes: number): VaultHeadroom {
+  return vaultHeadroom({ databaseBytes, limits: null, disk: null });
+}
+
+/** The headroom of an open vault on PostgreSQL. */
+export async function openPostgresVaultHeadroom(db: Kysely<Database>): Promise<VaultHeadroom> {
+  const facts = await sql.raw<DatabaseFacts>(DATABASE_FACTS).execute(db);
+  return postgresHeadroom(Number(facts.rows[0]?.bytes ?? 0));
 }
 
 /** The status of an open vault on PostgreSQL, read through its query builder. */

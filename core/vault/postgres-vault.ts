@@ -17,6 +17,7 @@ import type { PostgresMigrationContext } from '../storage/postgres/migrations.ts
 import { redactedDatabaseUrl } from '../storage/postgres/database-url.ts';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
 import type { PostgresPoolLimits } from '../storage/postgres/pool.ts';
+import type { VaultHeadroom } from '../storage/headroom.ts';
 import type { Database } from '../storage/schema.ts';
 import { countRowMacsOutsideTerm } from '../integrity/stored-row-macs.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
@@ -32,8 +33,8 @@ import {
   storedKeyring,
   updateKeyringRow,
 } from './postgres-keyring.ts';
-import { openPostgresVaultStatus } from './postgres-status.ts';
-import type { VaultStatus } from './storage-contract.ts';
+import { openPostgresVaultHeadroom, openPostgresVaultStatus } from './postgres-status.ts';
+import type { VaultStatus } from './status-schema.ts';
 import type { AdoptedIdentity, VaultHandle } from './types.ts';
 
 export interface PostgresVaultOptions {
@@ -316,6 +317,11 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   async status(): Promise<VaultStatus> {
     this.assertUsable();
     return openPostgresVaultStatus(this.db, this.path, this.stored, this.barrier.keyTerms);
+  }
+
+  async headroom(): Promise<VaultHeadroom> {
+    this.assertUsable();
+    return openPostgresVaultHeadroom(this.db);
   }
 
   /** Commits made through this process (the database has no single journal to count). */

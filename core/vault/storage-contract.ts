@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { LockHolder } from '../storage/lock.ts';
+import type { VaultHeadroom } from '../storage/headroom.ts';
 import type { Database } from '../storage/schema.ts';
 import type { TableChanges } from '../storage/table-changes.ts';
 import type { Clock } from './clock.ts';
+import type { VaultStatus } from './status-schema.ts';
 
 /**
  * What a storage backend implements (the embedded sql.js file, PostgreSQL). It stores rows and runs
@@ -43,6 +44,11 @@ export interface VaultStorage {
   compact(): Promise<void>;
   status(): Promise<VaultStatus>;
   /**
+   * The database's size against its limit and the disk's free space against the reserve
+   * (core/storage/headroom.ts); PostgreSQL has neither limit: its limit and disk are null.
+   */
+  headroom(): Promise<VaultHeadroom>;
+  /**
    * The writes of this process per table, for caches of rows (core/storage/table-changes.ts); null
    * where other processes may write the same data (PostgreSQL), so that nothing is cached there.
    */
@@ -58,22 +64,4 @@ export interface VaultStorage {
   setLockUrl(url: string | undefined): Promise<void>;
   /** Releases the storage and seals the barrier (embedded: snapshot unless `snapshot: false`). */
   close(options?: { snapshot?: boolean }): Promise<void>;
-}
-
-/** What `svc vault status` shows: never key material. Readable without the key. */
-export interface VaultStatus {
-  readonly path: string;
-  readonly journalPath: string;
-  readonly vaultId: string;
-  readonly createdAt: string;
-  readonly formatVersion: number;
-  readonly keySource: 'passphrase' | 'key';
-  readonly keyTerms: readonly number[];
-  readonly snapshotBytes: number;
-  readonly snapshotSequence: number;
-  readonly snapshotWrittenAt: string;
-  readonly journalBytes: number;
-  /** Complete records in the journal (commits since the snapshot). */
-  readonly journalRecords: number;
-  readonly lockHolder: LockHolder | null;
 }
