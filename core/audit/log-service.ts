@@ -2,7 +2,6 @@ import { authorize } from '../access/authorize.ts';
 import type { LogService } from '../services-contract.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { listAudit, verifyAuditChains } from './audit-log.ts';
 import type { LogFilter } from './audit-log.ts';
 import { AUDIT_OPERATIONS, ENTITY_TYPES } from './entity-types.ts';
 import { ACTOR_TYPES } from '../access/principal.ts';
@@ -64,7 +63,7 @@ export function createLogService(vault: VaultHandle): LogService {
     async list(principal, filter, page) {
       authorize(principal, 'log:read');
       const range = checkPage(page, MAX_LOG_PAGE_SIZE);
-      return listAudit(vault.db, principal.tenantId, checkFilter(filter), range);
+      return vault.audit.list(principal.tenantId, checkFilter(filter), range);
     },
 
     async entityTypes(principal) {
@@ -73,7 +72,7 @@ export function createLogService(vault: VaultHandle): LogService {
     },
 
     verify(tenantId) {
-      return verifyAuditChains(vault.db, vault, tenantId);
+      return vault.audit.verify(tenantId);
     },
   };
 }

@@ -127,9 +127,13 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
       previousSegment,
+      ...(options.auditSpillThresholdRows === undefined
+        ? {}
+        : { auditSpillThresholdRows: options.auditSpillThresholdRows }),
     });
     const migrationsStarted = performance.now();
     await vault.migrate();
+    await vault.startAudit();
     // A vault from before the mark starts keeping it (and saying so in its header) right away.
     if (header.acknowledged_mark !== true || previousSegment) await vault.compact();
     options.onOpenTimes?.({ unlockMs, ...loadTimes, migrationsMs: performance.now() - migrationsStarted });
@@ -256,8 +260,12 @@ async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentit
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
+      ...(options.auditSpillThresholdRows === undefined
+        ? {}
+        : { auditSpillThresholdRows: options.auditSpillThresholdRows }),
     });
     await vault.migrate();
+    await vault.startAudit();
     // The migrations' records folded into the first snapshot, written here: nothing else has the vault yet.
     await vault.compactHeld();
     return vault;

@@ -32,6 +32,8 @@ export interface OpenVaultOptions {
   readonly fs?: StorageFs;
   /** Headroom below which writes are refused (VAULT_DISK_FULL). Defaults: DEFAULT_STORAGE_LIMITS. */
   readonly limits?: Partial<StorageLimits>;
+  /** Audit entries kept in memory before the oldest move to segment files (default: SPILL_THRESHOLD_ROWS). */
+  readonly auditSpillThresholdRows?: number;
   /** Called once a vault has opened, with where the open spent its time (benchmarks, diagnostics). */
   readonly onOpenTimes?: (times: OpenTimes) => void;
 }
