@@ -164,7 +164,8 @@ export type { LogFilter } from './log-filter.ts';
 export type { AuditLogEntry, ChainBreak, ChainReport } from './audit-store.ts';
 export { entryOfRow } from './audit-entry.ts';
 
-type Stored = Pick<VaultHandle, 'keyedHash'> & Partial<Pick<VaultHandle, 'read' | 'audit'>>;
+type Stored = Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'> &
+  Partial<Pick<VaultHandle, 'read' | 'audit'>>;
 
 /**
  * Recomputes every chain (or one tenant's) wherever the vault keeps it (core/audit/chain-check.ts

@@ -31,6 +31,13 @@ export interface ChainReport {
   readonly firstBreak: ChainBreak | null;
 }
 
+export interface PruneResult {
+  /** Read entries removed. */
+  readonly entries: number;
+  /** Checkpoints written (a run next to an earlier checkpoint replaces it with a merged one). */
+  readonly checkpoints: number;
+}
+
 export interface AuditPage {
   readonly total: number;
   readonly items: AuditLogEntry[];
@@ -58,4 +65,9 @@ export interface AuditStore {
    * and checkpoints. The caller then appends the deletion record, which starts a new chain at 1.
    */
   dropChain(trx: Kysely<Database>, tenantId: string): Promise<void>;
+  /**
+   * Read retention (core/audit/retention.ts): removes read entries created before `cutoff` (ISO)
+   * behind MAC'd checkpoints, for every tenant or one.
+   */
+  pruneReads(cutoff: string, tenantId?: string): Promise<PruneResult>;
 }

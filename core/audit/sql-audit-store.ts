@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { entryOfRow } from './audit-entry.ts';
-import type { AuditPage, AuditStore, ChainReport } from './audit-store.ts';
+import type { AuditPage, AuditStore, ChainReport, PruneResult } from './audit-store.ts';
 import { ChainChecker } from './chain-check.ts';
 import { whereLogFilter } from './log-filter.ts';
+import { pruneTable } from './prune-runs.ts';
 import type { LogFilter } from './log-filter.ts';
 import { checkpointsOf } from './retention.ts';
 
@@ -26,7 +27,8 @@ export const LISTED_COLUMNS = [
   'revealed',
 ] as const;
 
-type Reader = Pick<VaultHandle, 'keyedHash'> & Partial<Pick<VaultHandle, 'read'>>;
+type Reader = Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'> &
+  Partial<Pick<VaultHandle, 'read'>>;
 
 /** Removes a tenant's rows, head and checkpoints from the tables, inside the caller's transaction. */
 export async function dropTableChain(trx: Kysely<Database>, tenantId: string): Promise<void> {
@@ -165,6 +167,10 @@ export class SqlAuditStore implements AuditStore {
 
   dropChain(trx: Kysely<Database>, tenantId: string): Promise<void> {
     return dropTableChain(trx, tenantId);
+  }
+
+  pruneReads(cutoff: string, tenantId?: string): Promise<PruneResult> {
+    return pruneTable(this.vault, cutoff, tenantId);
   }
 
   /** A page and its total read together where the vault can (one hold of the embedded lock). */

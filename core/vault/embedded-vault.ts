@@ -3,6 +3,7 @@ import { Kysely, sql } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { SegmentFiles } from '../audit/segments/segment-files.ts';
 import { SegmentedAuditStore } from '../audit/segments/segmented-store.ts';
+import type { AuditSegmentLimits } from '../audit/segments/limits.ts';
 import { AuditSpiller } from '../audit/segments/spiller.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -55,8 +56,8 @@ export interface EmbeddedVaultParts {
   readonly limits: StorageLimits;
   /** A previous journal segment exists (a background snapshot did not finish before a crash). */
   readonly previousSegment?: boolean;
-  /** Audit entries kept in sql.js before the oldest move to segment files. */
-  readonly auditSpillThresholdRows?: number;
+  /** When audit entries move to segment files and how large those grow. */
+  readonly auditSegments: AuditSegmentLimits;
 }
 
 /**
@@ -130,7 +131,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     const segmentKey = () => this.barrier.current.auditSegmentKey();
     const files = new SegmentFiles(parts.sodium, parts.fs, parts.paths.auditSegments, this.id, segmentKey);
     this.audit = new SegmentedAuditStore(this, files);
-    this.spiller = new AuditSpiller(this, this.audit, () => this.auditRows(), parts.auditSpillThresholdRows);
+    this.spiller = new AuditSpiller(this, this.audit, () => this.auditRows(), parts.auditSegments);
     this.db = new Kysely<Database>({
       dialect: new SqlJsDialect(
         () => this.acquireConnection(),
@@ -197,6 +198,11 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
   async startAudit(): Promise<void> {
     await this.audit.open();
     this.spiller.start();
+  }
+
+  /** Waits for a spill of audit entries running in the background (tests, diagnostics). */
+  async auditSettled(): Promise<void> {
+    await this.spiller.idle();
   }
 
   /** Rows in `audit_logs` (at most; from the rowid range), when the lock is free this instant. */

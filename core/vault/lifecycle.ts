@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_AUDIT_SEGMENT_LIMITS } from '../audit/segments/limits.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { Keyring } from '../crypto/keyring.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
@@ -127,9 +128,7 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
       previousSegment,
-      ...(options.auditSpillThresholdRows === undefined
-        ? {}
-        : { auditSpillThresholdRows: options.auditSpillThresholdRows }),
+      auditSegments: { ...DEFAULT_AUDIT_SEGMENT_LIMITS, ...options.auditSegments },
     });
     const migrationsStarted = performance.now();
     await vault.migrate();
@@ -260,9 +259,7 @@ async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentit
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
-      ...(options.auditSpillThresholdRows === undefined
-        ? {}
-        : { auditSpillThresholdRows: options.auditSpillThresholdRows }),
+      auditSegments: { ...DEFAULT_AUDIT_SEGMENT_LIMITS, ...options.auditSegments },
     });
     await vault.migrate();
     await vault.startAudit();

@@ -51,7 +51,7 @@ function fnv(text: string, seed: number): number {
 function bloomPositions(id: string, bits: number): number[] {
   const a = fnv(id, 0x811c9dc5);
   const b = fnv(id, 0x9747b28c) | 1;
-  return Array.from({ length: BLOOM_HASHES }, (_, i) => ((a + Math.imul(i, b)) % bits) >>> 0);
+  return Array.from({ length: BLOOM_HASHES }, (_, i) => ((a + Math.imul(i, b)) >>> 0) % bits);
 }
 
 function bloomOf(ids: ReadonlySet<string>): string {

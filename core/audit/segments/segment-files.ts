@@ -14,8 +14,6 @@ import {
 import type { DecodedBlock } from './block-codec.ts';
 import type { BlockSummary, TenantSummary } from './block-summary.ts';
 
-/** A segment is rolled (closed for appends, given an index file) once it holds this many bytes. */
-export const SEGMENT_ROLL_BYTES = 16 * 1024 * 1024;
 /** Decoded blocks kept in memory for pages and verification that come back to them. */
 const DECODED_CACHE_BLOCKS = 8;
 
@@ -192,14 +190,18 @@ export class SegmentFiles {
   }
 
   /**
-   * Writes the next version of a rolled segment holding only the rows `keep` accepts (their blocks
-   * re-sealed at their new places, each keeping its tenants' epochs), with its index file, synced.
+   * Writes the next version of a segment, each block's rows passed through `edit` (retention keeps
+   * some of them), re-sealed at their new places, each keeping its tenants' epochs; with its index
+   * file, synced.
    * Returns its length and blocks (length 0: nothing kept, no file). A block that does not open
    * cannot be carried: the rewrite is refused (null) and the segment stays as it is.
    */
   async rewrite(
     record: SegmentRecord,
-    keep: (row: AuditLogsTable, tenant: TenantSummary) => boolean,
+    edit: (
+      rows: readonly AuditLogsTable[],
+      tenants: Readonly<Record<string, TenantSummary>>,
+    ) => AuditLogsTable[],
   ): Promise<{ generation: number; bytes: number } | null> {
     const generation = record.generation + 1;
     const blocks: BlockSummary[] = [];
@@ -207,10 +209,7 @@ export class SegmentFiles {
     for (const block of this.blocksOf(record)) {
       const decoded = await this.read(record, block);
       if (!decoded) return null;
-      const rows = decoded.rows.filter((row) => {
-        const tenant = decoded.tenants[row.tenant_id];
-        return tenant !== undefined && keep(row, tenant);
-      });
+      const rows = edit(decoded.rows, decoded.tenants);
       if (rows.length === 0) continue;
       const epochOf = (t: string) => decoded.tenants[t]?.epoch ?? 0;
       blocks.push(await this.append(record.segment, generation, bytes, rows, epochOf));

@@ -5,7 +5,14 @@ import { Mutex } from '../../storage/mutex.ts';
 import type { AuditLogsTable, Database } from '../../storage/schema.ts';
 import type { VaultHandle } from '../../vault/types.ts';
 import { entryOfRow } from '../audit-entry.ts';
-import type { AuditLogEntry, AuditPage, AuditStore, ChainBreak, ChainReport } from '../audit-store.ts';
+import type {
+  AuditLogEntry,
+  AuditPage,
+  AuditStore,
+  ChainBreak,
+  ChainReport,
+  PruneResult,
+} from '../audit-store.ts';
 import { ChainChecker } from '../chain-check.ts';
 import { entryMatches } from '../log-filter.ts';
 import type { LogFilter } from '../log-filter.ts';
@@ -19,32 +26,15 @@ import {
   tableTenants,
 } from '../sql-audit-store.ts';
 import { summaryVerdict } from './block-summary.ts';
-import type { BlockSummary, TenantSummary } from './block-summary.ts';
-import type { SegmentFiles, SegmentRecord } from './segment-files.ts';
+import type { SegmentFiles } from './segment-files.ts';
+import { blocksOfView, turn, viewOf } from './segment-view.ts';
+import type { SegmentView, SegmentsAccess, ViewBlock } from './segment-view.ts';
+import { pruneSegments } from './segment-retention.ts';
 
-export type SegmentHost = Pick<VaultHandle, 'db' | 'read' | 'transaction' | 'keyedHash'>;
-
-/** What the bookkeeping tables say at one moment: the committed segments and the tenants' epochs. */
-export interface SegmentView {
-  readonly records: readonly SegmentRecord[];
-  readonly epochs: ReadonlyMap<string, number>;
-}
-
-/** A block of a view, with what it holds for the tenant asked about (none when damaged). */
-interface ViewBlock {
-  readonly record: SegmentRecord;
-  readonly block: BlockSummary;
-  readonly tenant: TenantSummary | null;
-}
-
-export async function viewOf(db: Kysely<Database>): Promise<SegmentView> {
-  const records = await db.selectFrom('audit_segments').selectAll().orderBy('segment').execute();
-  const epochs = await db.selectFrom('audit_epochs').selectAll().execute();
-  return { records, epochs: new Map(epochs.map((e) => [e.tenant_id, e.epoch])) };
-}
-
-/** Lets other work run between blocks: a walk over many blocks never holds the event loop long. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+export type SegmentHost = Pick<
+  VaultHandle,
+  'db' | 'read' | 'transaction' | 'keyedHash' | 'lockFor' | 'clock'
+>;
 
 type ChainItem = { readonly row: AuditLogsTable } | { readonly damaged: string };
 
@@ -54,7 +44,7 @@ type ChainItem = { readonly row: AuditLogsTable } | { readonly damaged: string }
  * as one log. Segment blocks are immutable once committed; a retention rewrite writes a new
  * version of a segment, and the files of the old one are removed only when no reader uses them.
  */
-export class SegmentedAuditStore implements AuditStore {
+export class SegmentedAuditStore implements AuditStore, SegmentsAccess {
   /** Held by whatever writes segment files (a spill, a retention rewrite): one at a time. */
   readonly work = new Mutex();
   private readers = 0;
@@ -198,6 +188,10 @@ export class SegmentedAuditStore implements AuditStore {
       .execute();
   }
 
+  pruneReads(cutoff: string, tenantId?: string): Promise<PruneResult> {
+    return pruneSegments(this, this.vault, cutoff, tenantId);
+  }
+
   /**
    * Segment files no row names any more (a rewritten segment's old version): removed now, or
    * when the last reader that may still walk them is done.
@@ -209,16 +203,7 @@ export class SegmentedAuditStore implements AuditStore {
 
   /** The view's blocks that belong to the tenant's current chain, oldest first; damaged ones too. */
   blocksOf(view: SegmentView, tenantId: string): ViewBlock[] {
-    const epoch = view.epochs.get(tenantId) ?? 0;
-    const out: ViewBlock[] = [];
-    for (const record of view.records) {
-      for (const block of this.files.blocksOf(record)) {
-        if (block.damaged) out.push({ record, block, tenant: null });
-        const tenant = block.tenants[tenantId];
-        if (tenant && tenant.epoch === epoch) out.push({ record, block, tenant });
-      }
-    }
-    return out;
+    return blocksOfView(this.files, view, tenantId);
   }
 
   /**

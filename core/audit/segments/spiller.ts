@@ -1,16 +1,11 @@
 import { sql } from 'kysely';
 import type { AuditLogsTable } from '../../storage/schema.ts';
-import { SEGMENT_ROLL_BYTES } from './segment-files.ts';
+import type { AuditSegmentLimits } from './limits.ts';
 import type { SegmentRecord } from './segment-files.ts';
-import { viewOf } from './segmented-store.ts';
-import type { SegmentHost, SegmentedAuditStore } from './segmented-store.ts';
+import { viewOf } from './segment-view.ts';
+import type { SegmentsAccess } from './segment-view.ts';
+import type { SegmentHost } from './segmented-store.ts';
 
-/**
- * Entries left in sql.js before the spiller moves the oldest out: a bound on the audit log's share
- * of the in-memory database (≈ 0.5 KiB an entry), while the newest entries, the ones most listed,
- * stay in the table.
- */
-export const SPILL_THRESHOLD_ROWS = 4096;
 /** Rows read per hold of the vault's lock. */
 const SPILL_READ_CHUNK = 256;
 /** Rows per segment block: one sync and one small transaction per block. */
@@ -37,17 +32,17 @@ export class AuditSpiller {
 
   constructor(
     private readonly vault: SegmentHost,
-    private readonly store: SegmentedAuditStore,
+    private readonly store: SegmentsAccess,
     /** Rows in `audit_logs` (an upper bound), read without waiting; undefined when not free now. */
     private readonly pendingRows: () => number | undefined,
-    private readonly thresholdRows: number = SPILL_THRESHOLD_ROWS,
+    private readonly limits: AuditSegmentLimits,
   ) {}
 
   /** After a commit: starts a spill in the background when the table holds more than the threshold. */
   poke(): void {
     if (this.running || !this.started || this.stopped) return;
     const pending = this.pendingRows();
-    if (pending === undefined || pending <= this.thresholdRows) return;
+    if (pending === undefined || pending <= this.limits.spillThresholdRows) return;
     this.running = this.spillAll()
       .catch((err: unknown) => {
         // The rows stay in the table (nothing is lost); the next commit tries again.
@@ -73,6 +68,11 @@ export class AuditSpiller {
   async drain(): Promise<void> {
     await this.running;
     if (this.started && !this.stopped) await this.spillAll();
+  }
+
+  /** Resolves once no spill runs. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
   }
 
   /** No more spills start; waits for one running. */
@@ -171,7 +171,7 @@ export class AuditSpiller {
       if (err instanceof SpillRaced) return -1;
       throw err;
     }
-    if (end >= SEGMENT_ROLL_BYTES) await this.roll({ ...target, committed_bytes: end });
+    if (end >= this.limits.segmentRollBytes) await this.roll({ ...target, committed_bytes: end });
     return rows.length;
   }
 
