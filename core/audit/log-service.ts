@@ -2,7 +2,6 @@ import { authorize } from '../access/authorize.ts';
 import type { LogEntry, LogService } from '../services-contract.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { listAudit, verifyAuditChains } from './audit-log.ts';
 import type { AuditLogEntry, LogFilter } from './audit-log.ts';
 import { AUDIT_OPERATIONS, ENTITY_TYPES } from './entity-types.ts';
 import { ACTOR_TYPES, type ActorType } from '../access/principal.ts';
@@ -103,7 +102,7 @@ export function createLogService(vault: VaultHandle): LogService {
     async list(principal, filter, page) {
       authorize(principal, 'log:read');
       const range = checkPage(page, MAX_LOG_PAGE_SIZE);
-      const found = await listAudit(vault.db, principal.tenantId, checkFilter(filter), range);
+      const found = await vault.audit.list(principal.tenantId, checkFilter(filter), range);
       return { total: found.total, items: await withActorNames(vault, principal.tenantId, found.items) };
     },
 
@@ -113,7 +112,7 @@ export function createLogService(vault: VaultHandle): LogService {
     },
 
     verify(tenantId) {
-      return verifyAuditChains(vault.db, vault, tenantId);
+      return vault.audit.verify(tenantId);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeStorageFs } from '../storage/storage-fs.ts';
@@ -84,6 +84,9 @@ export async function copyTempVault(closed: TempVault, options: TempVaultOptions
     await copyFile(from.vault, to.vault);
     await copyFile(from.journal, to.journal);
     await copyFile(from.acknowledged, to.acknowledged);
+    await cp(from.auditSegments, to.auditSegments, { recursive: true }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    });
     vault = await openVault({
       path: copy.vaultPath,
       key: copy.key,

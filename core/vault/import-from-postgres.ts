@@ -117,4 +117,5 @@ async function removeVaultFiles(path: string): Promise<void> {
   for (const file of [paths.vault, paths.journal, paths.previousJournal, paths.acknowledged, paths.lock]) {
     await rm(file, { force: true });
   }
+  await rm(paths.auditSegments, { recursive: true, force: true });
 }

@@ -1,3 +1,4 @@
+import { SqlAuditStore } from '../audit/sql-audit-store.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Kysely, sql } from 'kysely';
@@ -77,6 +78,8 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   readonly clock: Clock;
   /** Other servers write the same database: rows are never cached in memory. */
   readonly changes = null;
+  /** The audit log stays in its table: the database, not this process's memory, holds it. */
+  readonly audit: SqlAuditStore;
   private readonly tx = new AsyncLocalStorage<PostgresTransactionState>();
   private readonly dialect: RoutedPostgresDialect;
   private commits = 0;
@@ -100,6 +103,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
       dialect: this.dialect,
       plugins: [readOnlyOutsideTransactions(this.tx)],
     });
+    this.audit = new SqlAuditStore(this.db, this);
   }
 
   /** Sets up an empty database: schema (under the migration lock) and a fresh keyring. */

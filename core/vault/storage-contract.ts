@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AuditStore } from '../audit/audit-store.ts';
 import type { VaultHeadroom } from '../storage/headroom.ts';
 import type { Database } from '../storage/schema.ts';
 import type { TableChanges } from '../storage/table-changes.ts';
@@ -40,6 +41,11 @@ export interface VaultStorage {
    * other. Embedded: nothing to do, one writer runs at a time; PostgreSQL: an advisory lock.
    */
   lockFor(name: string): Promise<void>;
+  /**
+   * Where the audit log is read from (list, verify, copy) and a tenant's chain dropped. Entries are
+   * written with `appendAuditBatch` in the transaction of the change, on every backend.
+   */
+  readonly audit: AuditStore;
   /** Compacts storage now (embedded: writes a snapshot and resets the journal). */
   compact(): Promise<void>;
   status(): Promise<VaultStatus>;

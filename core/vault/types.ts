@@ -1,3 +1,4 @@
+import type { AuditSegmentLimits } from '../audit/segments/limits.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { KdfHeader, KdfLimits, KeySource } from '../crypto/root-key.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
@@ -17,6 +18,8 @@ export interface OpenVaultOptions {
   readonly fs?: StorageFs;
   /** Headroom below which writes are refused (VAULT_DISK_FULL). Defaults: DEFAULT_STORAGE_LIMITS. */
   readonly limits?: Partial<StorageLimits>;
+  /** When audit entries leave memory for segment files (DEFAULT_AUDIT_SEGMENT_LIMITS); tests set small ones. */
+  readonly auditSegments?: Partial<AuditSegmentLimits>;
   /** Called once a vault has opened, with where the open spent its time (benchmarks, diagnostics). */
   readonly onOpenTimes?: (times: OpenTimes) => void;
 }
