@@ -1,12 +1,11 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeRecord } from '../../output/table.ts';
 import { writeJson } from '../../output/write.ts';
 import {
-  addTokenScopeOptions,
   TOKEN_ID_HELP,
-  tokenScopeOptionsFrom,
+  tokenScopeAction,
   withTokens,
   type RawTokenScope,
   type TokenScopeOptions,
@@ -30,11 +29,9 @@ export function newTokenGetCommand(
     .description('Show a token; its data masked unless --reveal')
     .argument('<token-id>', TOKEN_ID_HELP)
     .option('--reveal', REVEAL_HELP);
-  addTokenScopeOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope & { reveal?: boolean }>();
-    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), reveal: raw.reveal === true });
-  });
+  return tokenScopeAction<RawTokenScope & { reveal?: boolean }>(command, deps, (scope, raw, args) =>
+    run({ ...scope, tokenId: String(args[0]), reveal: raw.reveal === true }),
+  );
 }
 
 export async function runTokenGet(deps: CliDeps, options: TokenGetOptions): Promise<void> {
