@@ -21,7 +21,7 @@ export interface TokenScopeOptions extends VaultCommandOptions {
   readonly reveal?: boolean;
 }
 
-export type RawTokenScope = RawOptions & { tenant?: string };
+export type RawTokenScope = RawOptions & { tenant?: string; reveal?: boolean };
 
 export function addTokenScopeOptions(command: Command, deps: CliDeps): Command {
   addTenantOption(command, deps);

@@ -3,13 +3,7 @@ import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeRecord } from '../../output/table.ts';
 import { writeJson } from '../../output/write.ts';
-import {
-  TOKEN_ID_HELP,
-  tokenScopeAction,
-  withTokens,
-  type RawTokenScope,
-  type TokenScopeOptions,
-} from './common.ts';
+import { TOKEN_ID_HELP, tokenScopeAction, withTokens, type TokenScopeOptions } from './common.ts';
 import { tokenEntries } from './format.ts';
 import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
@@ -29,7 +23,7 @@ export function newTokenGetCommand(
     .description('Show a token; its data masked unless --reveal')
     .argument('<token-id>', TOKEN_ID_HELP)
     .option('--reveal', REVEAL_HELP);
-  return tokenScopeAction<RawTokenScope & { reveal?: boolean }>(command, deps, (scope, raw, args) =>
+  return tokenScopeAction(command, deps, (scope, raw, args) =>
     run({ ...scope, tokenId: String(args[0]), reveal: raw.reveal === true }),
   );
 }

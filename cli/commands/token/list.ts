@@ -21,7 +21,7 @@ export interface TokenPageOptions extends TokenScopeOptions {
   readonly wide: boolean;
 }
 
-export type RawTokenPage = RawTokenScope & { page?: number; size?: number; reveal?: boolean; wide?: boolean };
+export type RawTokenPage = RawTokenScope & { page?: number; size?: number; wide?: boolean };
 
 export function addPageOptions(command: Command): Command {
   return command
