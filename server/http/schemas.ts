@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { PERSON_NAME_MAX } from '../../core/identity/users.ts';
 
 /** `schema` or null. Shown as `nullable` in the OpenAPI 3.0 document. */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -15,6 +16,20 @@ export function StringEnum<const T extends readonly string[]>(
 
 /** A timestamp in responses (ISO 8601, UTC). */
 export const Timestamp = Type.String({ format: 'date-time' });
+
+/** A person's names in a request body: each optional, 1 to PERSON_NAME_MAX characters. */
+export const PersonNameFields = {
+  first_name: Type.Optional(Type.String({ minLength: 1, maxLength: PERSON_NAME_MAX })),
+  last_name: Type.Optional(Type.String({ minLength: 1, maxLength: PERSON_NAME_MAX })),
+};
+
+/** Who created and last changed a record, and when: the fields every stored resource shows. */
+export const ChangeStamps = {
+  created_by: Nullable(Type.String()),
+  created_at: Timestamp,
+  modified_by: Nullable(Type.String()),
+  modified_at: Nullable(Timestamp),
+};
 
 /** `map<string, string>`: an object whose values are strings. */
 export function StringMap(
