@@ -1,21 +1,9 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { PERSON_NAME_MAX } from '../../core/identity/users.ts';
 
-/** `schema` or null. Shown as `nullable` in the OpenAPI 3.0 document. */
-export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
-}
+import { Nullable, Timestamp } from '../../core/validation/json-schema.ts';
 
-/** A string out of `values`: `{type: string, enum}` (plain for OpenAPI), statically the union. */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: { description?: string } = {},
-) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
-
-/** A timestamp in responses (ISO 8601, UTC). */
-export const Timestamp = Type.String({ format: 'date-time' });
+export { Nullable, StringEnum, StringMap, Timestamp } from '../../core/validation/json-schema.ts';
 
 /** A person's names in a request body: each optional, 1 to PERSON_NAME_MAX characters. */
 export const PersonNameFields = {
@@ -30,19 +18,6 @@ export const ChangeStamps = {
   modified_by: Nullable(Type.String()),
   modified_at: Nullable(Timestamp),
 };
-
-/** `map<string, string>`: an object whose values are strings. */
-export function StringMap(
-  options: { description?: string; maxProperties?: number; maxValueLength?: number } = {},
-) {
-  const { maxValueLength, ...rest } = options;
-  return Type.Unsafe<Record<string, string>>({
-    type: 'object',
-    additionalProperties:
-      maxValueLength === undefined ? { type: 'string' } : { type: 'string', maxLength: maxValueLength },
-    ...rest,
-  });
-}
 
 /**
  * `schema` or null in a REQUEST schema, written as a type list (`type: [t, 'null']`) rather than
