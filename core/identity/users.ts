@@ -15,7 +15,7 @@ import { deleteUserSessions } from './sessions.ts';
 
 export type NewUser = Parameters<UserService['create']>[0];
 
-const PERSON_NAME_MAX = 200;
+export const PERSON_NAME_MAX = 200;
 
 export function userOf(row: Pick<UsersTable, 'id' | 'email' | 'first_name' | 'last_name'>): User {
   return { id: row.id, email: row.email, first_name: row.first_name, last_name: row.last_name };

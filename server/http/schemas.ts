@@ -1,6 +1,23 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { PERSON_NAME_MAX } from '../../core/identity/users.ts';
+
+import { Nullable, Timestamp } from '../../core/validation/json-schema.ts';
 
 export { Nullable, StringEnum, StringMap, Timestamp } from '../../core/validation/json-schema.ts';
+
+/** A person's names in a request body: each optional, 1 to PERSON_NAME_MAX characters. */
+export const PersonNameFields = {
+  first_name: Type.Optional(Type.String({ minLength: 1, maxLength: PERSON_NAME_MAX })),
+  last_name: Type.Optional(Type.String({ minLength: 1, maxLength: PERSON_NAME_MAX })),
+};
+
+/** Who created and last changed a record, and when: the fields every stored resource shows. */
+export const ChangeStamps = {
+  created_by: Nullable(Type.String()),
+  created_at: Timestamp,
+  modified_by: Nullable(Type.String()),
+  modified_at: Nullable(Timestamp),
+};
 
 /**
  * `schema` or null in a REQUEST schema, written as a type list (`type: [t, 'null']`) rather than

@@ -17,8 +17,9 @@ import {
   type TenantFixture,
 } from '../test-support/identity.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { CONSOLE_HOST, postConsoleLogin } from '../test-support/console.ts';
 
-const HOST = '127.0.0.1:8080';
+const HOST = CONSOLE_HOST;
 const COOKIE = 'svc_console_8080';
 const CARD = '4242424242424242';
 
@@ -52,12 +53,7 @@ describe("the console session's token access", () => {
   afterEach(() => s.dispose());
 
   async function login(): Promise<CookieSession> {
-    const res = await s.app.inject({
-      method: 'POST',
-      url: '/console/sessions/login',
-      headers: { host: HOST },
-      payload: { email: a.ownerEmail, password: a.ownerPassword },
-    });
+    const res = await postConsoleLogin(s.app, { email: a.ownerEmail, password: a.ownerPassword });
     expect(res.statusCode, res.body).toBe(200);
     const set = [res.headers['set-cookie']].flat().map(String)[0]!;
     return { cookie: set.split(';', 1)[0]!, csrf: res.json<{ csrf_token: string }>().csrf_token };
