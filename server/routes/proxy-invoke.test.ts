@@ -411,6 +411,8 @@ describe('pre-configured proxies', () => {
     expect(invocations[0]?.message).toMatch(/^Proxy invoked: POST api\.svc\.test → 200 in \d+ ms$/);
     const uses = rows.filter((r) => r.entity_id === nameId && r.operation === 'use');
     expect(uses.length).toBeGreaterThan(0);
+    // The data went to the destination in clear: each use says so.
+    expect(uses.every((r) => r.revealed === 1)).toBe(true);
     for (const row of rows) expect(row.message).not.toContain('Jane');
     const ephemeral = rows.filter((r) => r.entity_id === 'ephemeral' && r.operation === 'invoke');
     expect(ephemeral.length).toBeGreaterThan(0);
