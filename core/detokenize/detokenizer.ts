@@ -28,7 +28,7 @@ import { readAuditOf } from '../tokens/read-audit.ts';
 import { revealedBy } from '../tokens/token-audit.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import { transformOnExisting } from '../tokens/access-scope.ts';
-import { findTokenSoon } from '../tokens/token-store.ts';
+import { findToken } from '../tokens/token-store.ts';
 import type { TokenRow } from '../tokens/token-store.ts';
 import { needsData, shownOf } from '../tokens/token-view.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -171,7 +171,7 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const found: Array<{ row: TokenRow; transform: Transform }> = [];
     const unknown: string[] = [];
     for (const id of ids) {
-      const soon = findTokenSoon(db, vault, principal.tenantId, id, now);
+      const soon = findToken(db, vault, principal.tenantId, id, now);
       const row = soon instanceof Promise ? await soon : soon;
       const transform = row === undefined ? null : transformIfKnown(principal, permission, row);
       if (row === undefined || transform === null) unknown.push(id);
@@ -191,7 +191,7 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
         data.set(row.id, null);
         continue;
       }
-      const opened = crypto.openSoon(db, row.tenant_id, row.id, row.data);
+      const opened = crypto.open(db, row.tenant_id, row.id, row.data);
       const shown = shownOf(transform, row, opened instanceof Promise ? await opened : opened);
       data.set(row.id, shown === undefined ? null : shown.value);
     }
