@@ -318,6 +318,8 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
 
   it('invites a member (told where the mail went), who accepts on the invitation page; the owner cannot be removed', async () => {
     await page.getByRole('link', { name: 'Members' }).click();
+    // The screen left behind names the owner too (the audit log's actors): wait for this one.
+    await page.getByRole('heading', { name: 'Members', exact: true }).waitFor();
     await page.getByRole('cell', { name: OWNER.email, exact: true }).waitFor();
     await page.getByText('The owner cannot be removed').waitFor();
     await page.getByLabel('Invite by e-mail').fill('not an address');
