@@ -406,8 +406,11 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await screen('settings');
   });
 
-  it('shows the overview: vault status, tokens by type, monthly active tokens', async () => {
+  it('shows the overview: vault status, headroom, tokens by type, monthly active tokens', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('meter', { name: /^Database/ }).waitFor();
+    await page.getByRole('meter', { name: /^Disk/ }).waitFor();
+    await page.getByText(/ of 1\.5 GiB \(\d+ %/).waitFor();
     await page.getByRole('heading', { name: 'Tokens by type' }).waitFor();
     await page.getByRole('cell', { name: 'card_number' }).waitFor();
     await page.locator('.recharts-bar-rectangle').first().waitFor();

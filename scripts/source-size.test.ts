@@ -16,9 +16,8 @@ const REPOSITORY = join(dirname(fileURLToPath(import.meta.url)), '..');
  * now; the lead empties this list once they have merged. Nothing else may be added here.
  */
 const BEING_SPLIT: readonly string[] = [
-  // The backends (postgres-vault.ts) and the audit log: moved into backend folders and segment
-  // files on the storage and audit branches.
-  'core/vault/',
+  // The storage engine and the audit log: moved into backend folders and segment files on the
+  // storage and audit branches.
   'core/storage/',
   'core/audit/',
 ];

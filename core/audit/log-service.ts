@@ -75,14 +75,22 @@ async function withActorNames(
     applicationNames(vault.db, tenantId, idsOf('application')),
     userEmails(vault.db, vault, idsOf('user')),
   ]);
-  const nameOf = (entry: AuditLogEntry): string | null => {
+  const nameOf = (entry: Pick<AuditLogEntry, 'actor_id' | 'actor_type'>): string | null => {
     if (entry.actor_type === 'operator') return OPERATOR_NAME;
     if (entry.actor_id === null) return null;
     if (entry.actor_type === 'application') return applications.get(entry.actor_id) ?? null;
     if (entry.actor_type === 'user') return users.get(entry.actor_id) ?? null;
     return null;
   };
-  return entries.map((entry) => ({ ...entry, actor_name: nameOf(entry) }));
+  // Fields in the order the API declares them, so both faces of the CLI print the same JSON.
+  return entries.map(({ id, tenant_id, actor_id, actor_type, ...rest }) => ({
+    id,
+    tenant_id,
+    actor_id,
+    actor_type,
+    actor_name: nameOf({ actor_id, actor_type }),
+    ...rest,
+  }));
 }
 
 /**

@@ -7,7 +7,8 @@ import { rowHolds, updateAuthenticatedRow, verified, withRowMac } from '../integ
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Database, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
-import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { KdfLimits } from '../crypto/root-key.ts';
 import { emailProblems, normalizeEmail } from './email.ts';
 import { hashPassword, passwordProblems } from './passwords.ts';
 import { deleteUserSessions } from './sessions.ts';

@@ -6,7 +6,9 @@ import { nodeStorageFs } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import { createVault, openVault } from '../vault/index.ts';
-import type { Clock, KeySource, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { Clock } from '../vault/clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { unsyncedFs } from './unsynced-fs.ts';
 
 /** A temp folder for one test's vault, removed by `cleanup`. */

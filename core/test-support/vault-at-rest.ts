@@ -6,7 +6,7 @@ import { scanJournal } from '../storage/journal.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import { openVaultFile, readHeader, readSnapshot } from '../storage/vault-file.ts';
 import { unlockKeyring } from '../vault/load.ts';
-import type { KeySource } from '../vault/types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import type { Database } from '../storage/schema.ts';
 import { testBackend } from './test-vault.ts';
 

@@ -13,6 +13,8 @@ import { Mutex } from '../storage/mutex.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
 import { FreeSpaceGauge } from '../storage/free-space.ts';
+import { readDiskSpace, vaultHeadroom } from '../storage/headroom.ts';
+import type { VaultHeadroom } from '../storage/headroom.ts';
 import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-guard.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
 import { nodeStorageFs } from '../storage/storage-fs.ts';
@@ -27,7 +29,10 @@ import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import { buildSnapshotInWorker } from './snapshot-thread.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
-import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
+import type { VaultHandle } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
+import type { VaultStatus } from './status-schema.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 
@@ -231,8 +236,19 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     }
   }
 
+  /** The files' status; the database's size while the vault is open (a closed vault reads as no server's). */
   async status(): Promise<VaultStatus> {
-    return readVaultStatus(this.path);
+    const open = this.closed
+      ? null
+      : { databaseBytes: await this.databaseBytesNow(), limits: this.parts.limits };
+    return readVaultStatus(this.path, open);
+  }
+
+  async headroom(): Promise<VaultHeadroom> {
+    this.assertUsable();
+    const databaseBytes = await this.databaseBytesNow();
+    const disk = await readDiskSpace(this.parts.paths.dir);
+    return vaultHeadroom({ databaseBytes, limits: this.parts.limits, disk });
   }
 
   async setLockUrl(url: string | undefined): Promise<void> {
@@ -394,6 +410,11 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     } catch {
       return Number.POSITIVE_INFINITY;
     }
+  }
+
+  /** Size of the SQLite database in memory, taking the mutex for it. */
+  private databaseBytesNow(): Promise<number> {
+    return this.mutex.run(async () => this.databaseBytes());
   }
 
   /** Size of the SQLite database in memory; the caller holds the mutex. */

@@ -4,7 +4,9 @@ import { vaultPaths } from '../storage/paths.ts';
 import { openVaultFile, readHeader } from '../storage/vault-file.ts';
 import { unlockKeyring } from './load.ts';
 import { PostgresVault } from './postgres-vault.ts';
-import type { Clock, KeySource, VaultHandle } from './types.ts';
+import type { VaultHandle } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { totalRows } from './row-counts.ts';
 import {
   COPIED_TABLES,

@@ -26,7 +26,8 @@ import { closeJournals, loadState, openJournals, unlockKeyring } from './load.ts
 import type { JournalHandles, RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { vaultExists } from './status.ts';
-import type { Clock, KdfLimits, KeySource } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KdfLimits, KeySource } from '../crypto/root-key.ts';
 
 export interface BackupOptions {
   readonly path: string;

@@ -81,7 +81,7 @@ export async function runConsole(
 ): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   if (resolved.config.databaseUrl === null && (await deps.vault.vaultExists(resolved.config.vaultPath))) {
-    const holder = (await deps.vault.readVaultStatus(resolved.config.vaultPath)).lockHolder;
+    const holder = (await deps.vault.readVaultStatus(resolved.config.vaultPath)).lock_holder;
     if (holder?.url !== undefined && (await answers(holder.url))) {
       const address = `${holder.url}/console/`;
       writeLine(deps.stdout, `Console: ${address}`);

@@ -76,7 +76,7 @@ async function backupVaultId(deps: CliDeps, file: string): Promise<string> {
     throw error;
   }
   try {
-    return (await deps.vault.readVaultStatus(file)).vaultId;
+    return (await deps.vault.readVaultStatus(file)).vault_id;
   } catch (error) {
     if (isVaultError(error, 'VAULT_CORRUPT') && /bad magic|header truncated/.test(error.message)) {
       throw new VaultError('VAULT_CORRUPT', `${file} is not a vault backup`);
@@ -97,7 +97,7 @@ export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOption
   const backupId = await backupVaultId(deps, options.file);
   const exists = await deps.vault.vaultExists(vaultPath);
   if (exists) {
-    const { vaultId } = await deps.vault.readVaultStatus(vaultPath);
+    const { vault_id: vaultId } = await deps.vault.readVaultStatus(vaultPath);
     // --yes answers "replace my vault with its backup?"; another vault's backup is a different
     // mistake (a wrong file), so it needs its own flag.
     if (vaultId !== backupId && !options.replaceVault) {
