@@ -23,7 +23,9 @@ import type { Transform } from '../access/rules.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { isVaultError, validationError } from '../errors/catalogue.ts';
 import { defaultEngine, expressionText } from '../expressions/index.ts';
+import { tokenEntityType } from '../audit/entity-types.ts';
 import { readAuditOf } from '../tokens/read-audit.ts';
+import { revealedBy } from '../tokens/token-audit.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import { transformOnExisting } from '../tokens/access-scope.ts';
 import { findToken } from '../tokens/token-store.ts';
@@ -183,7 +185,6 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
         `Failed to detokenize some tokens: ${unknown.join(', ')}`,
       );
     }
-    const rows = found.map((f) => f.row);
     const data = new Map<string, unknown>();
     for (const { row, transform } of found) {
       if (!needsData(transform, row)) {
@@ -198,9 +199,17 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const result = finish(data);
     const { operation, message } = AUDIT[permission];
     await reads.record({
-      entries: rows.map((row) => ({
+      // One entry per token, saying whether its data went out unmasked.
+      entries: found.map(({ row, transform }) => ({
         principal,
-        event: { tenantId: row.tenant_id, entityType: row.type, entityId: row.id, operation, message },
+        event: {
+          tenantId: row.tenant_id,
+          entityType: tokenEntityType(row.type),
+          entityId: row.id,
+          operation,
+          message,
+          revealed: revealedBy(transform),
+        },
       })),
       activeTokens: { tenantId: principal.tenantId, tokenIds: ids },
     });

@@ -31,7 +31,7 @@ export async function getToken(
   }
   const view = viewOf(row, shown, principal);
   await reads.record({
-    entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read) }],
+    entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read, transform) }],
     activeTokens: { tenantId: row.tenant_id, tokenIds: [row.id] },
   });
   return view;

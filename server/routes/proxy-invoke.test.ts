@@ -389,9 +389,21 @@ describe('pre-configured proxies', () => {
     expect(invocations[0]?.message).toMatch(/^Proxy invoked: POST api\.svc\.test → 200 in \d+ ms$/);
     const uses = rows.filter((r) => r.entity_id === nameId && r.operation === 'use');
     expect(uses.length).toBeGreaterThan(0);
+    // The data went to the destination in clear: each use says so.
+    expect(uses.every((r) => r.revealed === 1)).toBe(true);
     for (const row of rows) expect(row.message).not.toContain('Jane');
     const ephemeral = rows.filter((r) => r.entity_id === 'ephemeral' && r.operation === 'invoke');
     expect(ephemeral.length).toBeGreaterThan(0);
+    // The console's traffic view: the proxy's invocations alone, filtered by the server, the caller named.
+    const traffic = await server.app.inject({
+      method: 'GET',
+      url: `/logs?entity_type=proxy&entity_id=${proxy.id}&operation=invoke&size=10`,
+      headers: { 'svc-api-key': fx.admin.key },
+    });
+    expect(traffic.statusCode, traffic.body).toBe(200);
+    expect((traffic.json() as { data: unknown[] }).data).toEqual([
+      expect.objectContaining({ id: invocations[0]?.id, actor_name: 'use', operation: 'invoke' }),
+    ]);
   });
 });
 
