@@ -444,3 +444,40 @@ export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migra
   name text not null,
   applied_at text not null
 )`;
+
+/** What running the embedded migrations needs of the open vault. */
+export interface MigratingVault extends RowKeys {
+  readonly db: Kysely<Database>;
+  readonly clock: { now(): Date };
+  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+}
+
+/** Runs the embedded file's pending migrations, each in its own journaled transaction. */
+export async function migrateEmbedded(vault: MigratingVault): Promise<void> {
+  const hasTable = await vault.db
+    .selectFrom(sql<{ name: string }>`sqlite_master`.as('m'))
+    .select('m.name')
+    .where('m.name', '=', 'schema_migrations')
+    .executeTakeFirst();
+  if (!hasTable) {
+    await vault.transaction(async (trx) => {
+      await SCHEMA_MIGRATIONS_DDL.execute(trx);
+    });
+  }
+  const applied = await vault.db.selectFrom('schema_migrations').select('version').execute();
+  const done = new Set(applied.map((r) => r.version));
+  for (const migration of migrations) {
+    if (done.has(migration.version)) continue;
+    await vault.transaction(async (trx) => {
+      await migration.up(trx, vault);
+      await trx
+        .insertInto('schema_migrations')
+        .values({
+          version: migration.version,
+          name: migration.name,
+          applied_at: vault.clock.now().toISOString(),
+        })
+        .execute();
+    });
+  }
+}

@@ -12,7 +12,7 @@ import type { JournalWriter } from '../storage/journal.ts';
 import type { JournaledStatement, SqlParam } from '../storage/journal-codec.ts';
 import type { VaultLock } from '../storage/lock.ts';
 import { runCompiledDirectly } from '../storage/compiled-queries.ts';
-import { SCHEMA_MIGRATIONS_DDL, migrations } from '../storage/migrations.ts';
+import { migrateEmbedded } from '../storage/migrations.ts';
 import { Mutex } from '../storage/mutex.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
@@ -26,8 +26,8 @@ import type { StorageFs } from '../storage/storage-fs.ts';
 import { SqlJsConnection, SqlJsDialect, assertDeterministic } from '../storage/sqljs-dialect.ts';
 import { TableChanges } from '../storage/table-changes.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
-import { AUTHENTICATED_TABLES } from '../integrity/row-authenticator.ts';
-import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
+import { Barrier } from './barrier.ts';
+import { assertEmbeddedTermsRetirable } from './embedded-term-uses.ts';
 import { BarrierBackedVault } from './barrier-vault.ts';
 import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import { buildSnapshotInWorker } from './snapshot-thread.ts';
@@ -37,6 +37,7 @@ import type { VaultHandle } from './types.ts';
 import type { Clock } from './clock.ts';
 import type { KeySource } from '../crypto/root-key.ts';
 import type { VaultStatus } from './status-schema.ts';
+import type { TransactionOptions } from './storage-contract.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 
@@ -158,7 +159,10 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     return this.tx.getStore()?.active === true;
   }
 
-  async transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  async transaction<T>(
+    fn: (trx: Kysely<Database>) => Promise<T>,
+    options: TransactionOptions = {},
+  ): Promise<T> {
     const outer = this.tx.getStore();
     if (outer?.active) return fn(this.db); // nested: joins the transaction already running
     this.assertUsable();
@@ -169,7 +173,8 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     let result: T;
     try {
       this.assertUsable();
-      assertDatabaseHeadroom(this.databaseBytes(), this.parts.limits);
+      if (options.freesDatabaseSpace !== true)
+        assertDatabaseHeadroom(this.databaseBytes(), this.parts.limits);
       const state: TransactionState = { statements: [], active: true };
       this.connection.exec('BEGIN');
       try {
@@ -299,26 +304,10 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
   async retireOldKeyTerms(key: KeySource): Promise<number[]> {
     const before = this.barrier.keyTerms;
     const next = await this.replaceKeyring(key, async (current) => {
-      await this.assertOnlyActiveTermInUse(current.activeTerm);
+      assertEmbeddedTermsRetirable(this.parts.sqlite, current.activeTerm);
       return current.withOnlyActiveTerm();
     });
     return before.filter((t) => !next.terms.includes(t));
-  }
-
-  /**
-   * Wrapped tenant keys, token envelopes and row MACs name their term; none may name a term being
-   * retired.
-   */
-  private async assertOnlyActiveTermInUse(active: number): Promise<void> {
-    const count = (sql: string, params: (string | number)[]) =>
-      Number(this.parts.sqlite.exec(sql, params)[0]?.values[0]?.[0] ?? 0);
-    const keys = count('SELECT count(*) FROM tenant_keys WHERE term <> ?', [active]);
-    const envelopes = count('SELECT count(*) FROM tokens WHERE data NOT LIKE ?', [`v1.${active}.%`]);
-    let macs = 0;
-    for (const table of AUTHENTICATED_TABLES) {
-      macs += count(`SELECT count(*) FROM ${table} WHERE row_mac NOT LIKE ?`, [`v1.${active}.%`]);
-    }
-    assertOnlyActiveTermInUse(keys, envelopes, macs);
   }
 
   /**
@@ -407,32 +396,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
 
   /** Runs pending schema migrations, each in its own journaled transaction. */
   async migrate(): Promise<void> {
-    const hasTable = await this.db
-      .selectFrom(sql<{ name: string }>`sqlite_master`.as('m'))
-      .select('m.name')
-      .where('m.name', '=', 'schema_migrations')
-      .executeTakeFirst();
-    if (!hasTable) {
-      await this.transaction(async (trx) => {
-        await SCHEMA_MIGRATIONS_DDL.execute(trx);
-      });
-    }
-    const applied = await this.db.selectFrom('schema_migrations').select('version').execute();
-    const done = new Set(applied.map((r) => r.version));
-    for (const migration of migrations) {
-      if (done.has(migration.version)) continue;
-      await this.transaction(async (trx) => {
-        await migration.up(trx, this);
-        await trx
-          .insertInto('schema_migrations')
-          .values({
-            version: migration.version,
-            name: migration.name,
-            applied_at: this.clock.now().toISOString(),
-          })
-          .execute();
-      });
-    }
+    await migrateEmbedded(this);
   }
 
   /**

@@ -6,6 +6,15 @@ import type { TableChanges } from '../storage/table-changes.ts';
 import type { Clock } from './clock.ts';
 import type { VaultStatus } from './status-schema.ts';
 
+export interface TransactionOptions {
+  /**
+   * The transaction moves data out of the database (the audit spill): it runs even when the
+   * database is past its size limit, since refusing it would keep the vault full for good. The
+   * disk's reserve still applies.
+   */
+  readonly freesDatabaseSpace?: boolean;
+}
+
 /**
  * What a storage backend implements (the embedded sql.js file, PostgreSQL). It stores rows and runs
  * transactions; it holds no key material of its own: keys and encryption belong to the barrier
@@ -25,7 +34,7 @@ export interface VaultStorage {
    * Runs `fn` in one database transaction. Resolves after the commit is durable; if `fn` throws,
    * nothing is written and the error is rethrown. A call inside a running transaction joins it.
    */
-  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Runs `fn`'s reads together, for answers that must agree with each other (a page and its
    * total), without a write transaction where the backend can: embedded, `fn` holds the one

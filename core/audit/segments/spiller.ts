@@ -5,6 +5,10 @@ import type { SegmentRecord } from './segment-files.ts';
 import { viewOf } from './segment-view.ts';
 import type { SegmentsAccess } from './segment-view.ts';
 import type { SegmentHost } from './segmented-store.ts';
+import type { TransactionOptions } from '../../vault/storage-contract.ts';
+
+/** A spill empties the database: it must run even when the database is at its size limit. */
+const SPILL_TRANSACTION: TransactionOptions = { freesDatabaseSpace: true };
 
 /** Rows read per hold of the vault's lock. */
 const SPILL_READ_CHUNK = 256;
@@ -165,7 +169,7 @@ export class AuditSpiller {
           .values({ ...target, committed_bytes: end })
           .onConflict((c) => c.column('segment').doUpdateSet({ committed_bytes: end }))
           .execute();
-      });
+      }, SPILL_TRANSACTION);
     } catch (err) {
       await this.store.files.discard(target.segment, target.generation, target.committed_bytes);
       if (err instanceof SpillRaced) return -1;
@@ -184,6 +188,6 @@ export class AuditSpiller {
         .set({ rolled: 1 })
         .where('segment', '=', record.segment)
         .execute();
-    });
+    }, SPILL_TRANSACTION);
   }
 }
