@@ -38,9 +38,9 @@ const vault = await createVault({
 // Counted before the services take the vault: every group and every batch is one transaction.
 let transactions = 0;
 const transaction = vault.transaction.bind(vault);
-vault.transaction = (fn) => {
+vault.transaction = (fn, options) => {
   transactions += 1;
-  return transaction(fn);
+  return transaction(fn, options);
 };
 try {
   const services = createServices(vault);

@@ -27,6 +27,7 @@ import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import { buildSnapshotInWorker } from './snapshot-thread.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
+import type { TransactionOptions } from './storage-contract.ts';
 import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
@@ -140,7 +141,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     return this.tx.getStore()?.active === true;
   }
 
-  async transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, options?: TransactionOptions): Promise<T> {
     const outer = this.tx.getStore();
     if (outer?.active) return fn(this.db); // nested: joins the transaction already running
     this.assertUsable();
@@ -170,7 +171,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
       }
       durable =
         state.statements.length > 0
-          ? this.parts.journal.append(state.statements, this.clock.now().toISOString())
+          ? this.parts.journal.append(state.statements, this.clock.now().toISOString(), options?.onJournaled)
           : Promise.resolve();
     } finally {
       release();

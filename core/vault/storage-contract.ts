@@ -9,6 +9,17 @@ import type { Clock, VaultStatus } from './types.ts';
  * (core/vault/barrier.ts), which hands the backend only sealed bytes. Code above this contract
  * (core services, server, CLI) must not know which backend it runs on.
  */
+export interface TransactionOptions {
+  /**
+   * Called when the commit's record is durable but the commit is not yet acknowledged (embedded:
+   * the journal record is on disk, the acknowledged mark is still being written), so a writer that
+   * runs its transactions one after another may start the next, whose record is then written while
+   * this one's mark is. Not called where nothing follows the commit (PostgreSQL), for a transaction
+   * that writes nothing, nor for one joining a running transaction. Must not throw.
+   */
+  readonly onJournaled?: () => void;
+}
+
 export interface VaultStorage {
   /** Which backend stores the rows: what the operations on the vault file itself (backup) check. */
   readonly backend: 'embedded' | 'postgres';
@@ -22,7 +33,7 @@ export interface VaultStorage {
    * Runs `fn` in one database transaction. Resolves after the commit is durable; if `fn` throws,
    * nothing is written and the error is rethrown. A call inside a running transaction joins it.
    */
-  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Runs `fn`'s reads together, for answers that must agree with each other (a page and its
    * total), without a write transaction where the backend can: embedded, `fn` holds the one
