@@ -1,14 +1,16 @@
 /**
  * How full the grouped writes are, and what a group costs: `node --import tsx bench/groups.ts
- * <tokenize|read> [callers] [seconds] [rounds]`. In-process, over a temp vault with real durable
+ * <tokenize|read> [callers] [seconds] [rounds] [think ms]`. In-process, over a temp vault with real durable
  * writes (no HTTP), for one-card tokenize (write-groups.ts) or a token read (its read-audit batch).
  *
  * 1. Bursts: `rounds` alternating rounds of bursts of 2 and of 50 concurrent calls, each burst
  *    awaited before the next. Every burst costs a known number of transactions (counted), so the
  *    process CPU per call of the two sizes gives the fixed CPU of one group (its transaction, its
  *    journal record and the two durable writes) and the CPU of one member.
- * 2. Closed loop: `callers` callers each calling again as soon as answered, for `seconds`; the
- *    transactions per call give the mean group size, with the process CPU per call.
+ * 2. Closed loop: `callers` callers each calling again as soon as answered (or after a random
+ *    pause of up to `think` ms, as over HTTP an answered caller's next request arrives later), for
+ *    `seconds`; calls per second, and the transactions per call give the mean group size, with
+ *    the process CPU per call.
  *
  * In-process callers call again within the same turn of the event loop; over HTTP an answered
  * caller's next request arrives turns later, so the group sizes differ (see docs/performance.md,
@@ -24,11 +26,13 @@ import { createVault } from '../core/vault/index.ts';
 import { emit } from './json-lines.ts';
 
 const BENCH = 'groups';
-const [mode = 'tokenize', callersArg = '50', secondsArg = '5', roundsArg = '6'] = process.argv.slice(2);
+const [mode = 'tokenize', callersArg = '50', secondsArg = '5', roundsArg = '6', thinkArg = '0'] =
+  process.argv.slice(2);
 if (mode !== 'tokenize' && mode !== 'read') throw new Error('usage: groups.ts <tokenize|read> ...');
 const callers = Number(callersArg);
 const seconds = Number(secondsArg);
 const rounds = Number(roundsArg);
+const thinkMs = Number(thinkArg);
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-bench-groups-'));
 const vault = await createVault({
@@ -94,10 +98,12 @@ try {
       while (performance.now() < end) {
         await call();
         calls += 1;
+        if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * thinkMs));
       }
     }),
   );
   const cpu = (cpuUs() - c0) / calls;
+  const rate = calls / seconds;
   const meanGroup = calls / Math.max(1, transactions - t0);
   emit({
     bench: BENCH,
@@ -107,6 +113,14 @@ try {
     callers,
   });
   emit({ bench: BENCH, metric: `${mode}_cpu_per_call`, value: Math.round(cpu), unit: 'µs', callers });
+  emit({
+    bench: BENCH,
+    metric: `${mode}_calls_per_second`,
+    value: Math.round(rate),
+    unit: 'calls/s',
+    callers,
+    thinkMs,
+  });
 } finally {
   await vault.close({ snapshot: false });
   await rm(dir, { recursive: true, force: true });

@@ -529,7 +529,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
    * that needs the one-by-one path runs alone after the group.
    */
   const groups = new WriteGroups<GroupMember, CreateTokenResult[]>(
-    (members) =>
+    (members, options) =>
       runOutsideRequestBudget(() =>
         vault.transaction(async (trx) => {
           const now = vault.clock.now();
@@ -552,7 +552,7 @@ export function createTokenService(vault: VaultHandle, deps: TokenServiceDeps): 
           return outcomes.map((batch) =>
             batch === null ? runAlone() : { kind: 'done', value: written[next++]! },
           );
-        }),
+        }, options),
       ),
     MAX_TOKENIZE_TOKENS,
   );
