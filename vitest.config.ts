@@ -95,6 +95,7 @@ export default defineConfig({
       'client/**/*.test.ts',
       'e2e/**/*.test.ts',
       'scripts/**/*.test.ts',
+      'bench/**/*.test.ts',
       'desktop/renderer/src/**/*.test.ts',
       'desktop/renderer/src/**/*.test.tsx',
       'desktop/main/**/*.test.ts',

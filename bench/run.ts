@@ -2,8 +2,10 @@
  * `npm run bench`: every benchmark, JSON lines on stdout. `--quick` is a smoke run (small sizes,
  * one-second windows; every suite still runs and prints its lines, target: the whole run in three
  * minutes on two cores); `--only storage` (or `commit`, `http`, `reactors`, `proxy`, `expressions`,
- * `crypto`, `scale`, `stalls`, `cli`, `postgres`, `console-import`) picks one suite; `--size N`
- * sets the vault size of the scale and stalls suites. The last line gives the run's wall time.
+ * `crypto`, `scale`, `stalls`, `cli`, `postgres`, `console-import`, `soak`) picks one suite;
+ * `--size N` sets the vault size of the scale and stalls suites; `--minutes N`, `--connections N`,
+ * `--mix …` and `--reads-only` shape the soak (bench/support/soak-options.ts). The last line gives
+ * the run's wall time.
  */
 import { runCliBench } from './cli.ts';
 import { runCommitBench } from './commit.ts';
@@ -15,10 +17,12 @@ import { runPostgresBench } from './postgres.ts';
 import { runProxyBench } from './proxy.ts';
 import { runReactorsBench } from './reactors.ts';
 import { runScaleBench } from './scale.ts';
+import { runSoakBench } from './soak.ts';
 import { runStallsBench } from './stalls.ts';
 import { runStorageBench } from './storage.ts';
 import { emit } from './json-lines.ts';
 import { useCompiledWorkers } from './support/compiled-workers.ts';
+import { soakOptionsFrom } from './support/soak-options.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -29,6 +33,7 @@ const sizeIndex = args.indexOf('--size');
 const size = sizeIndex >= 0 ? Number(args[sizeIndex + 1]) : undefined;
 if (size !== undefined && !(Number.isInteger(size) && size > 0))
   throw new Error('--size takes a token count');
+const soakOptions = soakOptionsFrom(args, quick);
 
 const suites: Record<string, () => Promise<void>> = {
   storage: () =>
@@ -50,6 +55,7 @@ const suites: Record<string, () => Promise<void>> = {
   cli: () => runCliBench({ runs: quick ? 3 : 20 }),
   postgres: () => runPostgresBench({ seconds: quick ? 1 : 8 }),
   'console-import': () => runConsoleImportBench({ lines: quick ? 2_000 : 20_000 }),
+  soak: () => runSoakBench(soakOptions),
 };
 
 /** The smoke run's bound on two cores. */

@@ -3734,6 +3734,8 @@ export interface operations {
                             actor_id: string | null;
                             /** @description `user`, `application` or `operator` (the CLI). */
                             actor_type: string | null;
+                            /** @description Who acted, as people know them, read when the log is: the application’s name, the user’s e-mail, `operator`. Null once the actor no longer exists (a deleted application) and for entries the vault wrote itself. */
+                            actor_name: string | null;
                             entity_type: string;
                             entity_id: string;
                             /** @description `create`, `read`, `update`, `delete`, `use` or `invoke`. */

@@ -41,8 +41,15 @@ export type {
   TenantService,
 } from './tenancy/contract.ts';
 
-/** An audit log entry as the API returns it. */
-export type LogEntry = AuditLogEntry;
+/** An audit log entry as the API returns it: the stored entry and the name of its actor. */
+export interface LogEntry extends AuditLogEntry {
+  /**
+   * Who acted, as people know them, resolved when the log is read: an application's name, a
+   * user's e-mail, `operator` for the operator; null once the actor no longer exists (a deleted
+   * application) and for entries the vault wrote itself.
+   */
+  readonly actor_name: string | null;
+}
 
 export interface ServiceOptions {
   /** Argon2id cost for user passwords; default libsodium INTERACTIVE. Tests pass small limits. */

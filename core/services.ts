@@ -93,7 +93,7 @@ export interface ServiceInternals {
   readonly throttle?: SignInThrottle;
   /**
    * The sandbox to use instead of a new one made from `options.sandbox` (the CLI command tests share
-   * one per process: a new pool's threads cost ≈ 0.25 s of CPU to start). Closing the reactor
+   * one per process: starting a pool's threads is costly next to a command test). Closing the reactor
    * service closes it, so the caller passes one whose close() it decides on.
    */
   readonly sandbox?: Sandbox;

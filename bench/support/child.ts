@@ -3,16 +3,17 @@ import type { ChildProcess } from 'node:child_process';
 
 /**
  * Starts a bench server script in its own process (so the load generator never shares its event
- * loop) and resolves with the first line it prints: a JSON object naming its URL and fixtures.
- * `env` is added to this process's environment (where a script finds a database and its key).
+ * loop) and resolves with the first line it prints: a JSON object naming its URL (or port) and
+ * fixtures. `mode` is the script's argument, or its arguments. `env` is added to this process's
+ * environment (where a script finds a database and its key).
  */
-export function startBenchServer<Ready extends { url: string }>(
+export function startBenchServer<Ready extends object>(
   script: string,
-  mode: string,
+  mode: string | readonly string[],
   env: Readonly<Record<string, string>> = {},
 ): Promise<{ child: ChildProcess; ready: Ready }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, mode], {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...[mode].flat()], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, ...env },
     });
@@ -24,7 +25,9 @@ export function startBenchServer<Ready extends { url: string }>(
       if (nl >= 0) resolve({ child, ready: JSON.parse(buffer.slice(0, nl)) as Ready });
     });
     child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`bench server (${mode}) exited with ${code}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`bench server (${[mode].flat().join(' ')}) exited with ${code}`)),
+    );
   });
 }
 

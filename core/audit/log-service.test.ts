@@ -171,6 +171,67 @@ describe('audit log', () => {
     expect(await codeOf(f.services.logs.entityTypes(reader))).toBe('FORBIDDEN');
   });
 
+  it('names each actor when read: application, member e-mail, operator; null once gone', async () => {
+    const seeded = await seedTenant(f.services, 'Named', 'ada@example.com');
+    const owner = seeded.principal;
+    // A member, through a console session.
+    const session = await f.services.auth.signIn('ada@example.com', seeded.ownerPassword, '127.0.0.1');
+    const { principal: member } = await f.services.auth.authenticateSession(session.token, seeded.tenantId);
+    if (!member) throw new Error('no principal');
+    await f.services.tenants.get(member);
+    // An application that acts, is renamed, and one that acts and is deleted.
+    const shop = await f.services.applications.create(owner, {
+      name: 'Shop',
+      type: 'management',
+      permissions: ['tenant:read'],
+    });
+    const gone = await f.services.applications.create(owner, {
+      name: 'Gone',
+      type: 'management',
+      permissions: ['tenant:read'],
+    });
+    for (const key of [shop.key, gone.key]) {
+      const principal = await f.services.auth.authenticateApiKey(key);
+      if (!principal) throw new Error('no principal');
+      await f.services.tenants.get(principal);
+    }
+    await f.services.applications.update(owner, shop.id, { name: 'Shop 2', permissions: ['tenant:read'] });
+    await f.services.applications.delete(owner, gone.id);
+    // Another tenant's application never lends its name to this tenant's log.
+    await f.vault.transaction((trx) =>
+      appendAudit(trx, f.vault, admin, {
+        tenantId: seeded.tenantId,
+        entityType: 'tenant',
+        entityId: seeded.tenantId,
+        operation: 'read',
+        message: 'Tenant read',
+      }),
+    );
+
+    const { items } = await f.services.logs.list(owner, { entityType: 'tenant' }, { page: 1, size: 100 });
+    const ownerApp = owner.kind === 'application' ? owner.applicationId : '';
+    const named = (actorId: string | null) =>
+      items.filter((e) => e.actor_id === actorId).map((e) => [e.actor_type, e.actor_name]);
+    expect(named(seeded.ownerId)).toEqual([['user', 'ada@example.com']]);
+    expect(named(shop.id)).toEqual([['application', 'Shop 2']]);
+    expect(named(gone.id)).toEqual([['application', null]]);
+    expect(named(null)).toEqual([['operator', 'operator']]);
+    expect(named(admin.kind === 'application' ? admin.applicationId : '')).toEqual([['application', null]]);
+    const owners = await f.services.logs.list(owner, { actorId: ownerApp }, { page: 1, size: 100 });
+    expect(owners.items.every((e) => e.actor_name === 'Management')).toBe(true);
+
+    // A user row changed outside the vault names nobody; the log stays readable.
+    await f.vault.transaction((trx) =>
+      trx
+        .updateTable('users')
+        .set({ email: 'mallory@example.com' })
+        .where('id', '=', seeded.ownerId)
+        .execute(),
+    );
+    const after = await f.services.logs.list(owner, { actorId: seeded.ownerId }, { page: 1, size: 100 });
+    expect(after.items.map((e) => e.actor_name)).toEqual([null]);
+  });
+
   it('only the own tenant’s entries are listed', async () => {
     const other = await seedTenant(f.services, 'Other');
     const mine = await f.services.logs.list(admin, {}, { page: 1, size: 100 });

@@ -1,14 +1,15 @@
 import { authorize } from '../access/authorize.ts';
-import type { LogService } from '../services-contract.ts';
+import type { LogEntry, LogService } from '../services-contract.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { listAudit, verifyAuditChains } from './audit-log.ts';
-import type { LogFilter } from './audit-log.ts';
+import type { AuditLogEntry, LogFilter } from './audit-log.ts';
 import { AUDIT_OPERATIONS, ENTITY_TYPES } from './entity-types.ts';
-import { ACTOR_TYPES } from '../access/principal.ts';
+import { ACTOR_TYPES, type ActorType } from '../access/principal.ts';
+import { userEmails } from '../identity/users.ts';
+import { applicationNames } from '../tenancy/application-store.ts';
 
-/** Logs are paged larger than other lists: up to 10,000 entries a page. */
-/** Log entries per page. */
+/** Log entries per page: logs are paged larger than other lists. */
 export const MAX_LOG_PAGE_SIZE = 10_000;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:$|T)/;
@@ -54,6 +55,36 @@ function checkFilter(filter: LogFilter): LogFilter {
   };
 }
 
+/** What an entry of the operator shows as its actor's name. */
+export const OPERATOR_NAME = 'operator';
+
+/**
+ * The entries of a page with their actors' names: one query for the applications and one for the
+ * users among them, whatever the page's size. Names are read now, not stored in the entry: a
+ * renamed application shows its current name, and a deleted one none.
+ */
+async function withActorNames(
+  vault: VaultHandle,
+  tenantId: string,
+  entries: readonly AuditLogEntry[],
+): Promise<LogEntry[]> {
+  const idsOf = (type: ActorType) => [
+    ...new Set(entries.flatMap((e) => (e.actor_type === type && e.actor_id !== null ? [e.actor_id] : []))),
+  ];
+  const [applications, users] = await Promise.all([
+    applicationNames(vault.db, tenantId, idsOf('application')),
+    userEmails(vault.db, vault, idsOf('user')),
+  ]);
+  const nameOf = (entry: AuditLogEntry): string | null => {
+    if (entry.actor_type === 'operator') return OPERATOR_NAME;
+    if (entry.actor_id === null) return null;
+    if (entry.actor_type === 'application') return applications.get(entry.actor_id) ?? null;
+    if (entry.actor_type === 'user') return users.get(entry.actor_id) ?? null;
+    return null;
+  };
+  return entries.map((entry) => ({ ...entry, actor_name: nameOf(entry) }));
+}
+
 /**
  * Reading the log is not itself logged: it is not an entity of the tenant, and a log that grows
  * each time it is read would bury the entries someone is looking for (and `svc logs --follow`
@@ -64,7 +95,8 @@ export function createLogService(vault: VaultHandle): LogService {
     async list(principal, filter, page) {
       authorize(principal, 'log:read');
       const range = checkPage(page, MAX_LOG_PAGE_SIZE);
-      return listAudit(vault.db, principal.tenantId, checkFilter(filter), range);
+      const found = await listAudit(vault.db, principal.tenantId, checkFilter(filter), range);
+      return { total: found.total, items: await withActorNames(vault, principal.tenantId, found.items) };
     },
 
     async entityTypes(principal) {

@@ -209,6 +209,20 @@ export function verified<T extends AuthenticatedTable, R extends Stored<T>>(
   return row;
 }
 
+/**
+ * Whether `row` verifies, for a load that only shows a row's value and can leave a refused one
+ * out; anything that acts on a row uses `verified`, which refuses.
+ */
+export function rowHolds<T extends AuthenticatedTable>(keys: RowKeys, table: T, row: Stored<T>): boolean {
+  try {
+    verifyRow(keys, table, row);
+    return true;
+  } catch (error) {
+    if (error instanceof VaultError && error.code === 'INTEGRITY_FAILED') return false;
+    throw error;
+  }
+}
+
 /** Every row of a page, verified (the whole page is refused when one row fails). */
 export function verifiedRows<T extends AuthenticatedTable, R extends Stored<T>>(
   keys: RowKeys,

@@ -16,7 +16,7 @@ export function applyPragmas(sqlite: SqlJsDatabase): void {
   sqlite.exec('PRAGMA temp_store = MEMORY');
   // Only this connection ever opens the in-memory file, so it keeps its file lock instead of taking
   // and dropping it around every statement: otherwise each autocommit read re-checks the file for
-  // a hot journal and re-reads its header through Emscripten's file system, which cost more than
-  // the query itself (a primary-key lookup went from ≈ 30 µs to ≈ 5 µs).
+  // a hot journal and re-reads its header through Emscripten's file system, which costs more than
+  // a primary-key lookup itself.
   sqlite.exec('PRAGMA locking_mode = EXCLUSIVE');
 }

@@ -168,3 +168,23 @@ export async function findApplicationRow(
     await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst(),
   );
 }
+
+/**
+ * The names of those of `ids` that are applications of the tenant, in one query: what the audit
+ * log shows for its actors. A name only describes (no MAC covers it), so nothing is verified; an id
+ * of a deleted application, or of another tenant's, is absent.
+ */
+export async function applicationNames(
+  db: Kysely<Database>,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('applications')
+    .select(['id', 'name'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

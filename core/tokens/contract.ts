@@ -18,7 +18,7 @@ export interface TokenView {
   readonly mask?: unknown;
   readonly fingerprint?: string;
   readonly fingerprint_expression?: string;
-  /** Always one container (the reference's array with maxItems 1). */
+  /** An array for the API's shape, holding exactly one container: a token lives in one place. */
   readonly containers: string[];
   /** The older classification view of the container (privacy.ts); absent on a redacted duplicate. */
   readonly privacy?: Privacy;

@@ -6,7 +6,7 @@
  *   (seconds and fractions optional; `+0700` also accepted);
  * - ISO 8601 date-time without an offset, read as UTC: `2030-04-23T13:24:28`;
  * - an ISO date `2030-04-23` or a short date `9/27/2030` (month/day/year): midnight UTC;
- * - the reference's long form `8/26/2030 7:23:57 PM -07:00` (12-hour clock with AM/PM, or 24-hour
+ * - the long US form `8/26/2030 7:23:57 PM -07:00` (12-hour clock with AM/PM, or 24-hour
  *   without; seconds and offset optional, no offset = UTC).
  * The response keeps the caller's offset (`2030-08-26T19:23:57-07:00`); without one it is UTC with
  * `Z`. Milliseconds are shown only when not zero. Years 1000–9999; offsets up to ±14:00.

@@ -1,6 +1,6 @@
 /**
  * Token metadata: non-sensitive string → string pairs, stored and
- * returned in plaintext. Limits (the reference's suggestion, from OA23's key/value schema):
+ * returned in plaintext. Limits, small enough that metadata never becomes a second data field:
  * - keys: 1–200 characters, letters, digits, `.`, `_`, `-`, starting and ending with a letter or digit;
  * - values: strings of at most 500 characters (empty allowed);
  * - at most 50 keys per token.

@@ -23,7 +23,7 @@ export async function monthlyActiveTokens(
   return Number(row.n);
 }
 
-/** Every month with activity, oldest first (OA23 `monthly_active_token_history`). */
+/** Every month with activity, oldest first (the usage report's `monthly_active_token_history`). */
 export async function monthlyActiveTokenHistory(
   db: Kysely<Database>,
   tenantId: string,

@@ -2,7 +2,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENTITY_TYPES } from '../../core/audit/entity-types.ts';
 import { ManualClock } from '../../core/vault/clock.ts';
 import { normalizeInstant } from './logs.ts';
-import { createKey, createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
+import { appendAudit } from '../../core/audit/audit-log.ts';
+import {
+  asMember,
+  createKey,
+  createTenantFixture,
+  operator,
+  signIn,
+  type TenantFixture,
+} from '../test-support/identity.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 
 interface LogJson {
@@ -13,8 +21,11 @@ interface LogJson {
   entity_type: string;
   entity_id: string;
   operation: string;
+  actor_name: string | null;
   message: string;
   created_at: string;
+  entity_ids: string[] | null;
+  revealed: boolean | null;
 }
 
 interface LogPage {
@@ -197,6 +208,60 @@ describe('GET /logs', () => {
     }
     const { page: tokenEntries } = await logs('?entity_type=token&size=1000');
     expect(tokenEntries.data.length).toBe(6);
+  });
+
+  it('names each actor and filters by actor and operation', async () => {
+    const token = await signIn(server.services, a.ownerEmail, a.ownerPassword);
+    const read = await server.app.inject({
+      method: 'GET',
+      url: '/tenants/self',
+      headers: asMember(token, a.tenant.id),
+    });
+    expect(read.statusCode).toBe(200);
+
+    const { page: byUser } = await logs('?actor_type=user');
+    expect(byUser.data.length).toBeGreaterThanOrEqual(1);
+    for (const entry of byUser.data)
+      expect(entry).toMatchObject({ actor_type: 'user', actor_id: a.owner.id, actor_name: a.ownerEmail });
+    const { page: byAdmin } = await logs(`?actor_id=${a.admin.id}&operation=create`);
+    expect(byAdmin.data.map((e) => e.entity_id)).toEqual(created.map((c) => c.id).reverse());
+    for (const entry of byAdmin.data)
+      expect(entry).toMatchObject({ actor_name: 'Tenant A admin', operation: 'create', revealed: null });
+    const { page: byOperator } = await logs('?actor_type=operator');
+    expect(byOperator.data.length).toBeGreaterThanOrEqual(1);
+    for (const entry of byOperator.data)
+      expect(entry).toMatchObject({ actor_id: null, actor_name: 'operator' });
+
+    for (const query of ['?operation=reed', '?actor_type=robot']) {
+      const { response } = await logs(query);
+      expect(response.statusCode, query).toBe(400);
+    }
+    expect((await logs('?operation=reed')).response.json()).toMatchObject({
+      errors: { operation: expect.any(Array) },
+    });
+    expect((await logs('?actor_type=robot')).response.json()).toMatchObject({
+      errors: { actor_type: expect.any(Array) },
+    });
+  });
+
+  it('finds an id among the ids one entry stands for, and returns them', async () => {
+    const ids = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+    await server.services.vault.transaction((trx) =>
+      appendAudit(trx, server.services.vault, operator(a.tenant.id), {
+        tenantId: a.tenant.id,
+        entityType: 'token',
+        entityId: 'list',
+        operation: 'read',
+        message: 'Tokens listed',
+        entityIds: ids,
+        revealed: false,
+      }),
+    );
+    const { page } = await logs(`?entity_id=${ids[1]}`);
+    expect(page.data).toHaveLength(1);
+    expect(page.data[0]).toMatchObject({ entity_id: 'list', entity_ids: ids, revealed: false });
+    expect((await logs('?entity_id=00000000-0000-4000-8000-000000000003')).page.data).toEqual([]);
+    expect((await logs(`?entity_id=${ids[0]}`, b.admin.key)).page.data).toEqual([]);
   });
 
   it('needs log:read', async () => {

@@ -18,6 +18,12 @@ export const LogSchema = Type.Object({
   tenant_id: Type.String({ format: 'uuid' }),
   actor_id: Nullable(Type.String()),
   actor_type: Nullable(Type.String({ description: '`user`, `application` or `operator` (the CLI).' })),
+  actor_name: Nullable(
+    Type.String({
+      description:
+        'Who acted, as people know them, read when the log is: the application’s name, the user’s e-mail, `operator`. Null once the actor no longer exists (a deleted application) and for entries the vault wrote itself.',
+    }),
+  ),
   entity_type: Type.String(),
   entity_id: Type.String(),
   operation: Type.String({ description: '`create`, `read`, `update`, `delete`, `use` or `invoke`.' }),

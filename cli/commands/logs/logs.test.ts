@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationWithKey, LogEntry, Services, Tenant } from '../../../core/services-contract.ts';
 import { run } from '../../main.ts';
-import { actorOf } from './logs.ts';
+import { actorOf, entityIdOf, operationOf } from './logs.ts';
 import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
 import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
@@ -105,12 +105,70 @@ describe('svc logs', () => {
     expect(none.stderr).toBe('No log entries match.\n');
   });
 
+  it('filters by actor, actor type and operation; the table names the actor', async () => {
+    const all = entries((await svc('logs', '--json', '--limit', '1000')).stdout);
+    expect(all.every((e) => e.actor_type !== 'operator' || e.actor_name === 'operator')).toBe(true);
+    const creates = entries((await svc('logs', '--operation', 'create', '--json')).stdout);
+    expect(creates.map((e) => e.id)).toEqual(all.filter((e) => e.operation === 'create').map((e) => e.id));
+    const byOperator = entries((await svc('logs', '--actor-type', 'operator', '--json')).stdout);
+    expect(byOperator.length).toBeGreaterThan(0);
+    expect(byOperator.every((e) => e.actor_type === 'operator')).toBe(true);
+
+    // An application that acts is named by its name, and found by its id.
+    const reader = JSON.parse(
+      (
+        await svc(
+          'app',
+          'create',
+          '--name',
+          'Reader',
+          '--type',
+          'management',
+          '--permission',
+          'application:read',
+          '--json',
+        )
+      ).stdout,
+    ) as ApplicationWithKey;
+    await withHomeVault(home, async (_vault, services) => {
+      const principal = await services.auth.authenticateApiKey(reader.key);
+      if (!principal) throw new Error('no principal');
+      await services.applications.get(principal, app.id);
+    });
+    const byReader = await svc('logs', '--actor', reader.id);
+    expectOk(byReader);
+    const fields = byReader.stdout.trimEnd().split('\t');
+    expect(fields.slice(1)).toEqual([
+      'read',
+      'application',
+      app.id,
+      'application Reader',
+      'Application read',
+    ]);
+    const json = JSON.parse((await svc('logs', '--actor', reader.id, '--json')).stdout) as {
+      data: LogEntry[];
+    };
+    expect(json.data).toEqual([expect.objectContaining({ actor_id: reader.id, actor_name: 'Reader' })]);
+  });
+
   it('bad dates and limits are usage errors', async () => {
     expectOneLineError(await svc('logs', '--since', 'last tuesday'), 2, /ISO 8601.*24h, 7d.*yesterday/);
     expectOneLineError(await svc('logs', '--until', '2025-13-45'), 2, /ISO 8601/);
     // Relative times are no usage error.
     for (const since of ['24h', '7d', 'yesterday']) expectOk(await svc('logs', '--since', since));
     expectOneLineError(await svc('logs', '--limit', '0'), 2, /between 1 and 10000/);
+    // The valid values, and the nearest one to a near miss.
+    expectOneLineError(
+      await svc('logs', '--operation', 'reed'),
+      2,
+      /create, read, update, delete, use, invoke\. Did you mean read\?/,
+    );
+    expectOneLineError(await svc('logs', '--actor-type', 'aplication'), 2, /Did you mean application\?/);
+    expectOneLineError(
+      await svc('logs', '--actor-type', 'robot'),
+      2,
+      /Allowed choices are application, user, operator\.\n$/,
+    );
   });
 
   it('picks the tenant like the other commands: --tenant is needed with two', async () => {
@@ -323,7 +381,17 @@ describe('actors', () => {
     expect(actorOf({ ...entry, actor_type: 'application', actor_id: 'a1', actor_name: null })).toBe(
       'application a1',
     );
-    expect(actorOf({ ...entry, actor_type: 'user', actor_id: 'u1' })).toBe('user u1');
-    expect(actorOf({ ...entry, actor_type: null, actor_id: null })).toBe('-');
+    expect(actorOf({ ...entry, actor_type: null, actor_id: null, actor_name: null })).toBe('-');
+  });
+});
+
+describe('reads', () => {
+  it('say whether the data was seen masked or revealed, and how many ids one entry stands for', () => {
+    expect(operationOf({ operation: 'read', revealed: false })).toBe('read (masked)');
+    expect(operationOf({ operation: 'use', revealed: true })).toBe('use (revealed)');
+    expect(operationOf({ operation: 'update', revealed: null })).toBe('update');
+    expect(entityIdOf({ entity_id: 'list', entity_ids: ['a', 'b'] })).toBe('list (2 ids)');
+    expect(entityIdOf({ entity_id: 'search', entity_ids: ['a'] })).toBe('search (1 id)');
+    expect(entityIdOf({ entity_id: 'tok', entity_ids: null })).toBe('tok');
   });
 });

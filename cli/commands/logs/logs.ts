@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { Principal } from '../../../core/access/principal.ts';
-import { ENTITY_TYPES } from '../../../core/audit/entity-types.ts';
+import { ACTOR_TYPES, type ActorType } from '../../../core/access/principal.ts';
+import { AUDIT_OPERATIONS, ENTITY_TYPES, type AuditOperation } from '../../../core/audit/entity-types.ts';
 import type { LogFilter } from '../../../core/audit/audit-log.ts';
 import type { LogEntry } from '../../../core/services-contract.ts';
 import type { CliServices } from '../../services/contract.ts';
@@ -28,6 +29,9 @@ export interface LogsOptions extends VaultCommandOptions {
   readonly tenant: string | undefined;
   readonly entityType: string | undefined;
   readonly entityId: string | undefined;
+  readonly actorId: string | undefined;
+  readonly actorType: ActorType | undefined;
+  readonly operation: AuditOperation | undefined;
   /** ISO 8601 (UTC, as stored), inclusive. */
   readonly since: string | undefined;
   /** ISO 8601 (UTC, as stored), exclusive. */
@@ -40,6 +44,9 @@ type RawLogs = RawOptions & {
   tenant?: string;
   entityType?: string;
   entityId?: string;
+  actor?: string;
+  actorType?: ActorType;
+  operation?: AuditOperation;
   since?: string;
   until?: string;
   limit?: number;
@@ -63,6 +70,8 @@ export function parseLimit(text: string): number {
 
 const HELP_AFTER = `
 Entity types: ${ENTITY_TYPES.map((t) => t.value).join(', ')}.
+A list or a search of tokens is one entry (entity id "list" or "search") standing for every token it
+returned: --entity-id <token id> finds it. Reads say whether the data was seen masked or revealed.
 
 While a server (svc start, svc serve) holds the vault, the command reads the log through it, so
 --follow shows what anyone writes (checked every second; Ctrl-C stops). Actors are shown by name:
@@ -71,6 +80,8 @@ an application's name, a member's e-mail, the operator.
 Examples:
   svc logs --since 24h
   svc logs --since yesterday --until today --entity-type token
+  svc logs --actor-type user --operation read
+  svc logs --entity-id <token id>             (every entry about the token, lists that returned it too)
   svc logs --follow --json | jq .message
 
 See also: svc logs verify (checks that no entry was altered, removed or reordered).`;
@@ -87,7 +98,10 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
         ENTITY_TYPES.map((t) => t.value),
       ),
     )
-    .option('--entity-id <id>', 'only entries about this entity')
+    .option('--entity-id <id>', 'only entries about this entity (or standing for it among others)')
+    .option('--actor <id>', 'only entries by this application or user id')
+    .addOption(choiceOption('--actor-type <type>', 'only entries by this kind of actor', ACTOR_TYPES))
+    .addOption(choiceOption('--operation <operation>', 'only entries of this operation', AUDIT_OPERATIONS))
     .option(
       '--since <time>',
       'only entries at or after this time: ISO 8601, 24h, 7d, today, yesterday',
@@ -110,6 +124,9 @@ export function newLogsCommand(deps: CliDeps, run: Runner<LogsOptions> = (o) => 
       tenant: raw.tenant,
       entityType: raw.entityType,
       entityId: raw.entityId,
+      actorId: raw.actor,
+      actorType: raw.actorType,
+      operation: raw.operation,
       since: raw.since,
       until: raw.until,
       limit: raw.limit ?? DEFAULT_LIMIT,
@@ -122,6 +139,9 @@ function filterOf(options: LogsOptions): LogFilter {
   return {
     ...(options.entityType === undefined ? {} : { entityType: options.entityType }),
     ...(options.entityId === undefined ? {} : { entityId: options.entityId }),
+    ...(options.actorId === undefined ? {} : { actorId: options.actorId }),
+    ...(options.actorType === undefined ? {} : { actorType: options.actorType }),
+    ...(options.operation === undefined ? {} : { operation: options.operation }),
     ...(options.since === undefined ? {} : { startDate: options.since }),
     ...(options.until === undefined ? {} : { endDate: options.until }),
   };
@@ -162,27 +182,38 @@ async function newerThan(scope: Scope, seenId: string | null): Promise<LogEntry[
 
 /**
  * Who acted, as a person reads it: "application Shop", "user ada@example.com", "operator". The name
- * (`actor_name`) is the log's own; an entry without one (the actor since deleted, or a server that
- * does not send names) shows the actor's type and id.
+ * (`actor_name`) is the log's own; an entry without one (the actor since deleted) shows the actor's
+ * type and id.
  */
-export function actorOf(
-  entry: Pick<LogEntry, 'actor_type' | 'actor_id'> & { readonly actor_name?: string | null },
-): string {
+export function actorOf(entry: Pick<LogEntry, 'actor_type' | 'actor_id' | 'actor_name'>): string {
   if (entry.actor_type === null) return '-';
   if (entry.actor_type === 'operator') return 'operator';
   const name = entry.actor_name;
-  if (typeof name === 'string' && name !== '') return `${entry.actor_type} ${name}`;
+  if (name !== null && name !== '') return `${entry.actor_type} ${name}`;
   return entry.actor_id === null ? entry.actor_type : `${entry.actor_type} ${entry.actor_id}`;
 }
 
 const COLUMNS = ['Time', 'Operation', 'Entity', 'Entity ID', 'Actor', 'Message'];
 
+/** The operation, and for a read whether the caller saw the data: "read (masked)", "read (revealed)". */
+export function operationOf(entry: Pick<LogEntry, 'operation' | 'revealed'>): string {
+  if (entry.revealed === null) return entry.operation;
+  return `${entry.operation} (${entry.revealed ? 'revealed' : 'masked'})`;
+}
+
+/** The entity's id; an entry standing for several ids says how many: "list (50 ids)". */
+export function entityIdOf(entry: Pick<LogEntry, 'entity_id' | 'entity_ids'>): string {
+  if (entry.entity_ids === null) return entry.entity_id;
+  const n = entry.entity_ids.length;
+  return `${entry.entity_id} (${n} ${n === 1 ? 'id' : 'ids'})`;
+}
+
 function row(entry: LogEntry): string[] {
   return [
     entry.created_at,
-    entry.operation,
+    operationOf(entry),
     entry.entity_type,
-    entry.entity_id,
+    entityIdOf(entry),
     actorOf(entry),
     entry.message,
   ];

@@ -25,7 +25,7 @@ export const DEFAULT_POSTGRES_POOL: PostgresPoolLimits = {
 /**
  * The PostgreSQL client, loaded when the first pool is made: every `svc` process reaches this
  * module through the vault's modules, most of them only to open the embedded file, and loading pg
- * (with the fetch classes it probes at load) costs ≈ 60 ms of CPU at each start.
+ * (with the fetch classes it probes at load) is a noticeable part of a CLI command's start.
  */
 let client: typeof pg | undefined;
 function pgClient(): typeof pg {

@@ -4,7 +4,7 @@
  * the vault when a line arrives on stdin.
  */
 // The embedded vault's own module, not the vault index: that also loads the PostgreSQL client
-// (and, through it, Node's fetch), ≈ 0.1 s of CPU in every writer process.
+// (and, through it, Node's fetch), a start cost every writer process would pay for nothing.
 import { openVault } from '../../vault/lifecycle.ts';
 import type { EmbeddedVault } from '../../vault/embedded-vault.ts';
 

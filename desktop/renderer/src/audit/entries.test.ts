@@ -16,6 +16,7 @@ function entry(patch: Partial<AuditEntry>): AuditEntry {
     created_at: '2026-01-01T00:00:00.000Z',
     entity_ids: null,
     revealed: null,
+    actor_name: null,
     ...patch,
   };
 }
