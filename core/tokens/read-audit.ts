@@ -7,8 +7,8 @@
  * handed in until it takes the vault's lock, as one batch: per tenant one chain-head read,
  * multi-row inserts and one head update (core/audit/audit-log.ts), then the activity marks, then
  * one journal record and the acknowledged mark, after which every reader of the batch is answered.
- * The next batch starts once the record is durable: its transaction and record overlap this
- * batch's mark, and batches are answered in order.
+ * The next batch may start once the record is durable (`startBatch`): its transaction and record
+ * then overlap this batch's mark, and batches are answered in order.
  *
  * This process holds the vault's exclusive lock, so the marks it has written this month can be
  * kept in memory: a repeat read in the same month writes nothing for activity. The memory is
@@ -119,9 +119,11 @@ export class ReadAudit {
 
   /**
    * Starts a batch for waiting readers (entries nobody waits for ride along, or were due) unless
-   * one is being written. A batch is being written until its journal record is durable: the next
-   * one then runs its transaction and writes its record while the previous batch's acknowledged
-   * mark is written, so a batch waits for one durable write before its own, not two.
+   * one is being written. A batch is being written until it is answered, or until its journal
+   * record is durable when as many readers wait as it holds: the next one then runs its
+   * transaction and writes its record while the previous batch's acknowledged mark is written. A
+   * smaller batch started that early would cost its fixed work for fewer readers, and readers
+   * that arrive meanwhile would wait for it as well: it waits for the answer instead.
    */
   private startBatch(unawaitedDue: boolean): void {
     if (this.writing) return;
@@ -150,11 +152,13 @@ export class ReadAudit {
     let batch: Waiting[] = [];
     let refused: Waiting[] = [];
     const newMarks: Array<[string, string, string]> = [];
+    let size = 0;
     try {
       await this.vault.transaction(
         async (trx) => {
           // Taken under the lock, so everything that arrived while the last batch was written joins.
           batch = this.takeAll();
+          size = batch.length;
           taken = true;
           ({ batch, refused } = await this.splitByLiveTenant(trx, batch));
           await appendAuditBatch(
@@ -164,7 +168,8 @@ export class ReadAudit {
           );
           await this.writeMarks(trx, batch, newMarks);
         },
-        { onJournaled: written },
+        // Started early only when it would be no smaller than this one (see `startBatch`).
+        { onJournaled: () => this.waiting.length >= size && written() },
       );
     } catch (err) {
       // Refused before the batch was taken (a full disk, a closed vault): it fails as a whole.

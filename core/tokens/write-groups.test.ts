@@ -139,4 +139,27 @@ describe('WriteGroups', () => {
     w.finish[2]!();
     expect(await c).toEqual({ kind: 'done', value: 'C' });
   });
+
+  it('a next group smaller than the one journaled waits for that one to be answered', async () => {
+    const w = controlledWriter();
+    const groups = new WriteGroups(w.write, 10);
+    const first = groups.submit('a', 1);
+    await tick();
+    const pair = [groups.submit('b', 1), groups.submit('c', 1)];
+    w.journaled[0]!();
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b', 'c']]);
+    const d = groups.submit('d', 1);
+    w.journaled[1]!();
+    await tick();
+    // One caller waits where the journaled group holds two: it waits for their answer.
+    expect(w.groups).toEqual([['a'], ['b', 'c']]);
+    w.finish[0]!();
+    w.finish[1]!();
+    await Promise.all([first, ...pair]);
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b', 'c'], ['d']]);
+    w.finish[2]!();
+    expect(await d).toEqual({ kind: 'done', value: 'D' });
+  });
 });

@@ -1,9 +1,10 @@
 /**
  * Writes that arrive while another is being written are written together, in one transaction: the
  * first caller starts a group at once; callers that arrive while a group is written queue, and the
- * next group takes them all (up to `maxWeight`). A group is being written until its journal record
- * is durable (`onJournaled`): the next one then runs while the previous one's commit is
- * acknowledged. A group costs one transaction, one commit and one journal record however many
+ * next group takes them all (up to `maxWeight`). A group is being written until it is answered, or
+ * until its journal record is durable (`onJournaled`) when at least as many callers wait as it
+ * holds: the next group then runs while the previous one's commit is acknowledged (a smaller one
+ * started that early would cost its fixed work for fewer callers). A group costs one transaction, one commit and one journal record however many
  * callers it answers, and each caller is answered only after the group's commit is durable, as
  * with a transaction of its own.
  *
@@ -84,9 +85,11 @@ export class WriteGroups<M, R> {
   private async writeGroup(group: Array<Waiting<M, R>>, written: () => void): Promise<void> {
     let outcomes: ReadonlyArray<GroupOutcome<R>> | null = null;
     try {
+      // Started early only when the next group would be no smaller than this one.
+      const onJournaled = () => this.queue.length >= group.length && written();
       outcomes = await this.write(
         group.map((w) => w.member),
-        { onJournaled: written },
+        { onJournaled },
       );
     } catch {
       outcomes = null;
