@@ -4,8 +4,10 @@
  * and the encryption of the database run here, so the vault's event loop keeps serving meanwhile.
  */
 import { parentPort } from 'node:worker_threads';
-import { nodeStorageFs } from '../storage/storage-fs.ts';
+import { loadSodium } from '../crypto/sodium.ts';
 import { lowerThisThreadPriority } from '../threads/background-priority.ts';
+import { nodeStorageFs } from '../storage/storage-fs.ts';
+import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import type { SnapshotBuildRequest } from './snapshot-build.ts';
 import { failureOutcome } from './snapshot-thread.ts';
 import type { SnapshotBuildOutcome } from './snapshot-thread.ts';
@@ -13,8 +15,7 @@ import type { SnapshotBuildOutcome } from './snapshot-thread.ts';
 const port = parentPort;
 if (port === null) throw new Error('core/vault/snapshot-worker.ts must run in a worker thread');
 
-// The build competes for the cores with the thread that answers requests: it yields to it, from
-// before the build's modules load (loading libsodium and sql.js is CPU of its own).
+// The build competes for the cores with the thread that answers requests: it yields to it.
 lowerThisThreadPriority();
 
 port.once('message', (request: SnapshotBuildRequest) => {
@@ -26,10 +27,6 @@ port.once('message', (request: SnapshotBuildRequest) => {
 
 async function build(request: SnapshotBuildRequest): Promise<SnapshotBuildOutcome> {
   try {
-    const [{ loadSodium }, { buildSnapshotFromFiles }] = await Promise.all([
-      import('../crypto/sodium.ts'),
-      import('./snapshot-build.ts'),
-    ]);
     await buildSnapshotFromFiles(await loadSodium(), nodeStorageFs, request);
     return { ok: true };
   } catch (err) {
