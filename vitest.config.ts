@@ -8,6 +8,8 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/authorization-matrix.test.ts':
     'who may call what is decided above storage, the same on either backend; the routes it walks run on PostgreSQL in their own files',
   'server/listen.test.ts': 'the vault lock file and the serving URL it records',
+  'server/headroom-watch.test.ts':
+    "the embedded engine's size limit crossed; PostgreSQL's headroom (no limit) runs in routes/vault-headroom.postgres.test.ts",
   'server/operator-credential.test.ts': 'the operator credential file beside the vault file',
   'server/routes/health.test.ts': 'a failing journal write (file layer faults) and the health it reports',
   'server/rate-limit.test.ts': 'an in-memory limiter: no storage path of its own',

@@ -6,7 +6,7 @@
 import { loadSodium } from '../core/crypto/sodium.ts';
 import { INTERACTIVE_KDF } from '../core/identity/passwords.ts';
 import { FAST_KDF } from '../core/test-support/temp-vault.ts';
-import type { KdfLimits } from '../core/vault/types.ts';
+import type { KdfLimits } from '../core/crypto/root-key.ts';
 import { emit } from './json-lines.ts';
 
 const sodium = await loadSodium();

@@ -3,7 +3,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVault, openVault } from '../core/vault/index.ts';
-import type { KeySource, VaultHandle } from '../core/vault/types.ts';
+import type { VaultHandle } from '../core/vault/types.ts';
+import type { KeySource } from '../core/crypto/root-key.ts';
 import { emit, withPeakRss } from './json-lines.ts';
 
 const BENCH = 'storage';

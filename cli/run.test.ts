@@ -42,11 +42,21 @@ describe('svc init + svc vault status', () => {
       snapshot_bytes: expect.any(Number),
     });
     expect(parsed.key_terms).toEqual(expect.arrayContaining([expect.any(Number)]));
+    // No server holds the vault: its database's size is unknown, the disk is measured.
+    expect(parsed.headroom).toMatchObject({
+      warn_at: 0.8,
+      database: { bytes: null, limit_bytes: 1536 * 1024 * 1024, used: null },
+      disk: { free_bytes: expect.any(Number), reserve_bytes: 64 * 1024 * 1024, used: expect.any(Number) },
+    });
 
     const table = await runSvc(['vault', 'status'], { env: home.env() });
     expectOk(table);
     expect(table.stdout).toContain(`Path\t${path.join(home.dir, 'vault.svc')}`);
     expect(table.stdout).toContain('Lock holder\tnone');
+    expect(table.stdout).toContain('Database size\tunknown while no server holds the vault, limit 1.5 GiB');
+    expect(table.stdout).toMatch(
+      /Disk\t[\d.]+ [KMGT]iB free of [\d.]+ [KMGT]iB, 64\.0 MiB kept in reserve; \d+ %/,
+    );
   });
 
   it('never overwrites a vault', async () => {

@@ -402,6 +402,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/vault/headroom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The database's size against its limit and the disk's free space against the reserve
+         * @description Writes are refused once the database reaches its limit or the free space falls to the reserve; the server logs a warning when either passes `warn_at`. On PostgreSQL no such limit applies: `database.limit_bytes` and `disk` are null.
+         */
+        get: operations["Vault_GetHeadroom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invitations/accept": {
         parameters: {
             query?: never;
@@ -2630,6 +2650,27 @@ export interface operations {
                             started_at: string;
                             url?: string;
                         } | null;
+                        headroom: {
+                            /** @description The share of a room at which the server logs a warning. */
+                            warn_at: number;
+                            database: {
+                                /** @description Size of the database; null when it cannot be known without opening the vault (an embedded vault no server holds). */
+                                bytes: number | null;
+                                /** @description Writes are refused once the database is this large; null on PostgreSQL, where no such limit applies. */
+                                limit_bytes: number | null;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            };
+                            /** @description The disk holding the vault; null on PostgreSQL (the database server's disk) or when the file system cannot tell. */
+                            disk: {
+                                free_bytes: number;
+                                total_bytes: number;
+                                /** @description Writes are refused while the disk has less free space than this. */
+                                reserve_bytes: number;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            } | null;
+                        };
                     };
                 };
             };
@@ -2687,6 +2728,27 @@ export interface operations {
                             started_at: string;
                             url?: string;
                         } | null;
+                        headroom: {
+                            /** @description The share of a room at which the server logs a warning. */
+                            warn_at: number;
+                            database: {
+                                /** @description Size of the database; null when it cannot be known without opening the vault (an embedded vault no server holds). */
+                                bytes: number | null;
+                                /** @description Writes are refused once the database is this large; null on PostgreSQL, where no such limit applies. */
+                                limit_bytes: number | null;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            };
+                            /** @description The disk holding the vault; null on PostgreSQL (the database server's disk) or when the file system cannot tell. */
+                            disk: {
+                                free_bytes: number;
+                                total_bytes: number;
+                                /** @description Writes are refused while the disk has less free space than this. */
+                                reserve_bytes: number;
+                                /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                                used: number | null;
+                            } | null;
+                        };
                     };
                 };
             };
@@ -2787,6 +2849,64 @@ export interface operations {
                             seq: number;
                             entry_id: string | null;
                             reason: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details (RFC 7807). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Vault_GetHeadroom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The share of a room at which the server logs a warning. */
+                        warn_at: number;
+                        database: {
+                            /** @description Size of the database; null when it cannot be known without opening the vault (an embedded vault no server holds). */
+                            bytes: number | null;
+                            /** @description Writes are refused once the database is this large; null on PostgreSQL, where no such limit applies. */
+                            limit_bytes: number | null;
+                            /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                            used: number | null;
+                        };
+                        /** @description The disk holding the vault; null on PostgreSQL (the database server's disk) or when the file system cannot tell. */
+                        disk: {
+                            free_bytes: number;
+                            total_bytes: number;
+                            /** @description Writes are refused while the disk has less free space than this. */
+                            reserve_bytes: number;
+                            /** @description Share of the room already taken (1 where writes are refused); null when a figure is unknown. */
+                            used: number | null;
                         } | null;
                     };
                 };

@@ -26,3 +26,10 @@ export interface User {
   readonly first_name: string | null;
   readonly last_name: string | null;
 }
+
+/**
+ * A value at once, or the promise of it when getting it has to wait. Functions with a synchronous
+ * fast path return this: hot callers await only a promise (`x instanceof Promise ? await x : x`),
+ * any other caller simply awaits.
+ */
+export type NowOrLater<T> = T | Promise<T>;

@@ -27,7 +27,8 @@ import type {
 } from './tenancy/contract.ts';
 import type { TokenAssociationService } from './tokens/associations.ts';
 import type { TokenService } from './tokens/contract.ts';
-import type { KdfLimits, VaultHandle } from './vault/types.ts';
+import type { VaultHandle } from './vault/types.ts';
+import type { KdfLimits } from './crypto/root-key.ts';
 
 export type { Page, PageRequest, User } from './common-types.ts';
 export type { AuthService, SignInResult, UserService } from './identity/contract.ts';

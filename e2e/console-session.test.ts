@@ -5,6 +5,7 @@
  * own application), reveals one explicitly, and a given key lasts for the session across reloads;
  * signing out clears the cookie and removes the session application.
  */
+import { whereLogFilter } from '../core/audit/log-filter.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createServices, outboxTenancyOptions, type Services } from '../core/services.ts';
@@ -132,15 +133,18 @@ describe.skipIf(!HAS_CHROMIUM)('the console session in Chromium', { timeout: 90_
     await drawer.getByTestId('masked-data').waitFor();
     await drawer.getByRole('button', { name: 'Close' }).click();
 
-    // The reveal is the member's read in the audit log; the list reads too.
-    const reads = await rig()
-      .temp.vault.db.selectFrom('audit_logs')
-      .select(['actor_type', 'operation'])
-      .where('entity_id', '=', tokenId)
-      .where('operation', '=', 'read')
+    // The reveal is the member's read in the audit log, in clear; the lists that showed the token
+    // masked are the member's reads too.
+    const reads = await whereLogFilter(rig().temp.vault.db.selectFrom('audit_logs'), {
+      entityId: tokenId,
+      operation: 'read',
+    })
+      .select(['actor_type', 'entity_id', 'revealed'])
       .execute();
     expect(reads.length).toBeGreaterThanOrEqual(2);
     expect(new Set(reads.map((e) => e.actor_type))).toEqual(new Set(['user']));
+    expect(reads.filter((e) => e.entity_id === tokenId).map((e) => e.revealed)).toEqual([1]);
+    expect(reads.filter((e) => e.entity_id === 'list').every((e) => e.revealed === 0)).toBe(true);
 
     // A reload keeps the session and its token access.
     await page.reload();

@@ -363,7 +363,15 @@ describe.skipIf(!HAS_CHROMIUM)('the console tools in Chromium', { timeout: 240_0
     expect(cells[1]).toBe('POST payments.example.invalid');
     expect(cells[2]).toMatch(/^[45]\d\d$/);
     expect(cells[3]).toMatch(/^[\d,]+ ms$/);
-    expect(cells[4]).toMatch(/Console tools|^application /);
+    // The caller is named as the log names it (the server keeps the proxy's invocations only).
+    const invocations = (await (
+      await fetch(`${server.url}/logs?entity_type=proxy&entity_id=${proxy.id}&operation=invoke`, {
+        headers: await ownerHeaders(),
+      })
+    ).json()) as { data: { operation: string; actor_name: string | null }[] };
+    expect(invocations.data.map((e) => e.operation)).toEqual(['invoke']);
+    expect(invocations.data[0]?.actor_name).toEqual(expect.any(String));
+    expect(cells[4]).toBe(invocations.data[0]?.actor_name);
     await screen('proxies-traffic');
     await page.setViewportSize({ width: 800, height: 900 });
     expect(await horizontalOverflow(page)).toBe(0);

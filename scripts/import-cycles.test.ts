@@ -5,25 +5,6 @@ import { describeCycle, importCycles, importGraph } from './import-cycles.ts';
 
 const REPOSITORY = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/**
- * Circles still tied in core/ while the branches that own their files are open. Only the vault knot:
- * `core/crypto/root-key.ts` takes `KdfLimits` and `KeySource` from `core/vault/types.ts`, which takes
- * the barrier and storage contract types, which take root-key and `VaultStatus` back. core/vault and
- * core/storage are being reworked on other branches; once they have merged, `KeySource`/`KdfLimits`
- * move to core/crypto and `VaultStatus`/`LockHolder` to core/vault/storage-contract.ts, and this list
- * becomes empty. A circle passes only if all its files are in one entry here; an entry that no
- * circle meets any more fails too, so the list cannot outlive the knot.
- */
-const KNOWN_CYCLES: readonly (readonly string[])[] = [
-  [
-    'core/crypto/root-key.ts',
-    'core/storage/vault-file.ts',
-    'core/vault/barrier.ts',
-    'core/vault/storage-contract.ts',
-    'core/vault/types.ts',
-  ],
-];
-
 describe('core/', () => {
   const graph = importGraph(REPOSITORY, 'core');
   const cycles = importCycles(graph);
@@ -33,18 +14,8 @@ describe('core/', () => {
     expect(graph.get('core/services-contract.ts')).toContain('core/tenancy/contract.ts');
   });
 
-  it('has no import circle (beyond the known one being untied on another branch)', () => {
-    const unknown = cycles.filter(
-      (cycle) => !KNOWN_CYCLES.some((known) => cycle.files.every((f) => known.includes(f))),
-    );
-    expect(unknown.map(describeCycle)).toEqual([]);
-  });
-
-  it('lists no known circle that is already untied', () => {
-    const stale = KNOWN_CYCLES.filter(
-      (known) => !cycles.some((cycle) => cycle.files.some((f) => known.includes(f))),
-    );
-    expect(stale).toEqual([]);
+  it('has no import circle', () => {
+    expect(cycles.map(describeCycle)).toEqual([]);
   });
 });
 

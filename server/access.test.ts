@@ -12,6 +12,7 @@ import {
 import { outboxTenancyOptions } from '../core/services.ts';
 import { createTestVault, testBackend } from '../core/test-support/test-vault.ts';
 import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import { createServerWithTenant } from './test-support/tenant-server.ts';
 
 describe('access declarations', () => {
   let server: TestServer;
@@ -77,16 +78,10 @@ describe('access declarations', () => {
 describe('principal resolution', () => {
   let server: TestServer;
   let a: TenantFixture;
-  let b: TenantFixture;
 
   beforeEach(async () => {
-    server = await createTestServer();
-    a = await createTenantFixture(server.services, 'Tenant A');
-    b = await createTenantFixture(server.services, 'Tenant B');
-  });
-
-  afterEach(async () => {
-    await server.dispose();
+    ({ server, a } = await createServerWithTenant());
+    return () => server.dispose();
   });
 
   const get = (url: string, headers: Record<string, string> = {}) =>
@@ -118,12 +113,14 @@ describe('principal resolution', () => {
   });
 
   it('acts in the tenant of the key', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const response = await get('/tenants/self', { 'svc-api-key': b.admin.key });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ id: b.tenant.id });
   });
 
   it('accepts SVC-TENANT-ID with a key only when it names the key’s tenant', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const same = await get('/tenants/self', { 'svc-api-key': a.admin.key, 'svc-tenant-id': a.tenant.id });
     expect(same.statusCode).toBe(200);
     const other = await get('/tenants/self', { 'svc-api-key': a.admin.key, 'svc-tenant-id': b.tenant.id });
@@ -135,6 +132,7 @@ describe('principal resolution', () => {
   });
 
   it('uses the API key when both an API key and a bearer token are sent', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const token = await signIn(server.services, a.ownerEmail, a.ownerPassword);
     const keyWins = await get('/tenants/self', {
       'svc-api-key': b.admin.key,
@@ -192,6 +190,7 @@ describe('principal resolution', () => {
   });
 
   it('answers a session in a tenant the user does not belong to with 403, existing or not', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const token = await signIn(server.services, a.ownerEmail, a.ownerPassword);
     const other = await get('/tenants/self', {
       authorization: `Bearer ${token}`,

@@ -38,6 +38,7 @@ import { registerTokenAssociationRoutes } from './routes/token-associations.ts';
 import { registerInvitationRoutes } from './routes/invitations.ts';
 import { registerMemberRoutes } from './routes/members.ts';
 import { registerUsageReportRoutes } from './routes/usage-reports.ts';
+import { registerVaultHeadroomRoute } from './routes/vault-headroom.ts';
 import type { VaultServer } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -166,6 +167,7 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   registerMemberRoutes(app, services);
   registerInvitationRoutes(app, services);
   registerOperatorRoutes(app, services);
+  registerVaultHeadroomRoute(app, services);
   registerInvitationAcceptRoutes(app, services);
   registerApplicationRoutes(app, services);
   registerApplicationTemplateRoutes(app);

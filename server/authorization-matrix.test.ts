@@ -454,6 +454,7 @@ const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   },
   'GET /tokens/:parentId/children': { params: (w) => linkedChild(w) },
   'GET /tenants/self/reports/usage': {},
+  'GET /vault/headroom': {},
   'GET /tenants/self/members': {},
   'DELETE /tenants/self/members/:id': { params: memberId },
   'PUT /tenants/self/members/:id': { params: memberId, body: () => ({ role: 'ADMIN' }) },

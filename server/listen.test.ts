@@ -76,11 +76,11 @@ describe('startServer', () => {
 
   it('records its URL in the vault lock and clears it on close', async () => {
     const server = await start('127.0.0.1');
-    expect((await temp.vault.status()).lockHolder?.url).toBe(server.url);
+    expect((await temp.vault.status()).lock_holder?.url).toBe(server.url);
 
     await server.close();
     await server.close(); // idempotent
-    expect((await temp.vault.status()).lockHolder?.url).toBeUndefined();
+    expect((await temp.vault.status()).lock_holder?.url).toBeUndefined();
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
   });
 
@@ -115,7 +115,7 @@ describe('startServer', () => {
       expect((error as Error).message).toMatch(/only loopback/);
     }
     // Nothing was bound and the lock has no URL.
-    expect((await temp.vault.status()).lockHolder?.url).toBeUndefined();
+    expect((await temp.vault.status()).lock_holder?.url).toBeUndefined();
   });
 
   it('binds a wildcard address with allowRemote, warns, and advertises a local URL', async () => {
@@ -133,7 +133,7 @@ describe('startServer', () => {
     expect(isVaultError(error, 'USAGE')).toBe(true);
     expect((error as Error).message).toMatch(/already in use/);
     // The failed start did not take over the lock URL.
-    expect((await temp.vault.status()).lockHolder?.url).toBe(first.url);
+    expect((await temp.vault.status()).lock_holder?.url).toBe(first.url);
   });
 
   it('rejects an invalid port', async () => {

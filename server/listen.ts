@@ -6,6 +6,7 @@ import { createServerServices, urlOf } from './server-services.ts';
 import { isLoopbackHost } from './http/loopback.ts';
 import { newOperatorCredential } from './operator-credential.ts';
 import { buildServer, type ServerOptions } from './app.ts';
+import { watchHeadroom } from './headroom-watch.ts';
 import type { VaultServer } from './types.ts';
 
 export interface StartServerOptions extends ServerOptions {
@@ -30,6 +31,11 @@ export interface StartServerOptions extends ServerOptions {
    * beside them).
    */
   readonly operatorCredentialFile?: boolean;
+  /**
+   * How often the server looks at the vault's headroom to warn when the database or the disk nears
+   * its limit (server/headroom-watch.ts). Default: HEADROOM_CHECK_INTERVAL_MS.
+   */
+  readonly headroomIntervalMs?: number;
 }
 
 export { DEFAULT_SWEEP_INTERVAL_MS };
@@ -40,6 +46,8 @@ export interface RunningServer {
   readonly app: VaultServer;
   /** Things the operator should hear about (the CLI prints them). */
   readonly warnings: string[];
+  /** The look at the vault's headroom taken at start (its warning, if any, is logged when it settles). */
+  readonly headroomChecked: Promise<void>;
   /** Stops listening and clears the lock URL; the vault stays open (its owner closes it). Idempotent. */
   close(): Promise<void>;
 }
@@ -53,6 +61,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
     allowRemote = false,
     sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS,
     operatorCredentialFile = vault.backend === 'embedded',
+    headroomIntervalMs,
     ...serverOptions
   } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -126,6 +135,8 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
       })
     : async () => undefined;
 
+  const headroom = watchHeadroom(app.log, vault, headroomIntervalMs);
+
   // The destinations' HTTP client loads now, while no request is waiting, not inside the first
   // proxy request or reactor fetch; a failure to load is that request's error again later.
   void services.outbound
@@ -138,6 +149,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
       try {
         // First, and waiting for a sweep in progress, so none runs against a closing vault.
         await stopSweeper();
+        await headroom.stop();
         await operator.remove();
         await clearLockUrl(vault);
       } finally {
@@ -145,7 +157,7 @@ export async function startServer(vault: VaultHandle, options: StartServerOption
         await app.close();
       }
     })());
-  return { url, app, warnings, close };
+  return { url, app, warnings, headroomChecked: headroom.firstLook, close };
 }
 
 async function clearLockUrl(vault: VaultHandle): Promise<void> {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createKey,
   createTenantFixture,
@@ -7,7 +7,8 @@ import {
   withKey,
   type TenantFixture,
 } from './test-support/identity.ts';
-import { createTestServer, type TestServer } from './test-support/test-server.ts';
+import type { TestServer } from './test-support/test-server.ts';
+import { createServerWithTenant } from './test-support/tenant-server.ts';
 
 const CARD = '4111111111111111';
 
@@ -15,12 +16,8 @@ let server: TestServer;
 let a: TenantFixture;
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-});
-
-afterEach(async () => {
-  await server.dispose();
+  ({ server, a } = await createServerWithTenant());
+  return () => server.dispose();
 });
 
 /** A database administrator's statement, run on the vault's database. */

@@ -21,3 +21,13 @@ export type ApiRequestBody<
 }
   ? Content[keyof Content]
   : never;
+
+/** The query parameters `method` on `path` takes. */
+export type ApiQuery<
+  Path extends keyof paths,
+  Method extends keyof paths[Path],
+> = paths[Path][Method] extends {
+  parameters: { query?: infer Query };
+}
+  ? NonNullable<Query>
+  : never;

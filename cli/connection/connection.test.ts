@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listData } from '../test-support/expect.ts';
 import { deadPid } from '../../core/test-support/dead-pid.ts';
-import { run } from '../main.ts';
-import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from '../test-support/harness.ts';
+import { makeTempHome, runSvc, type TempHome } from '../test-support/harness.ts';
+import { startServer } from '../test-support/running-server.ts';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -13,36 +13,9 @@ beforeEach(async () => {
 });
 afterEach(() => home.cleanup());
 
-interface Running {
-  readonly io: TestIo;
-  readonly url: string;
-  readonly apiKey: string;
-  stop(): Promise<number>;
-}
-
-/** `svc start --json` on port 0: the first run shows the Default tenant's management key. */
-async function start(): Promise<Running> {
-  const io = makeTestIo({ env: home.env() });
-  const exit = run(['start', '--port', '0', '--json'], io.deps);
-  const early = exit.then((code) => {
-    throw new Error(`svc start exited early with ${code}: ${io.stderr()}`);
-  });
-  const stdout = await Promise.race([io.waitForStdout((text) => text.includes('\n')), early]);
-  const first = JSON.parse(stdout.split('\n')[0] ?? '') as { url: string; api_key: string };
-  return {
-    io,
-    url: first.url,
-    apiKey: first.api_key,
-    stop: async () => {
-      io.shutdown('SIGTERM');
-      return exit;
-    },
-  };
-}
-
 describe('svc status and the choice of connection', () => {
   it('a stale lock from a killed server: status says so, and commands open the vault themselves', async () => {
-    const server = await start();
+    const server = await startServer(home.env(), ['start', '--port', '0', '--json']);
     expect(await server.stop()).toBe(0);
     const vaultPath = path.join(home.dir, 'vault.svc');
     // What a killed server leaves: its lock naming its URL, and its credential file.
@@ -72,7 +45,7 @@ describe('svc status and the choice of connection', () => {
   }, 120_000);
 
   it('while a server runs: status names it; restore says to stop it; --server with a key goes by what the key may do', async () => {
-    const server = await start();
+    const server = await startServer(home.env(), ['start', '--port', '0', '--json']);
     try {
       const status = await runSvc(['status'], { env: home.env() });
       expect(status.code).toBe(0);

@@ -3,7 +3,7 @@ import { VaultError } from '../../core/errors/catalogue.ts';
 import { vaultPaths } from '../../core/storage/paths.ts';
 import { describeHolder, isRunningHere, readLockHolder } from '../../core/storage/lock.ts';
 import { describeVaultLocation, vaultLocationOf } from '../../core/vault/location.ts';
-import type { LockHolder } from '../../core/vault/types.ts';
+import type { LockHolder } from '../../core/storage/lock.ts';
 import type { ApiClient } from '../../client/api-client.ts';
 import { readOperatorCredential } from '../../server/operator-credential.ts';
 import { cliApiClient } from './http-transport.ts';
@@ -89,7 +89,7 @@ export async function connectionFor(
   if (credential === null) {
     throw new VaultError(
       'VAULT_LOCKED',
-      `The vault is held by ${describeHolder(holder)}, but its operator credential file is not readable here; run the command as the user who started the server, or stop the server first.`,
+      `The vault is held by ${describeHolder(holder, holder.startedAt)}, but its operator credential file is not readable here; run the command as the user who started the server, or stop the server first.`,
     );
   }
   return { kind: 'local-server', url: holder.url, authority: 'operator', credential, holder };
@@ -163,7 +163,7 @@ export async function reportConnection(
   const lockedBy =
     holder === null
       ? null
-      : `${describeHolder(holder)}${isRunningHere(holder) ? '' : ' (stale: its process is gone)'}`;
+      : `${describeHolder(holder, holder.startedAt)}${isRunningHere(holder) ? '' : ' (stale: its process is gone)'}`;
   const operatorCredential = (await readOperatorCredential(vaultPath).catch(() => null)) !== null;
   const apiKey = apiKeyOf(deps, apiKeyFlag) !== undefined;
   const shownPath = describeVaultLocation(vaultLocationOf(resolved.config));

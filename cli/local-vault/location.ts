@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ResolvedConfig } from '../../core/config/index.ts';
 import { VaultError } from '../../core/errors/catalogue.ts';
 import { describeVaultLocation, vaultLocationOf, type VaultLocation } from '../../core/vault/location.ts';
-import type { VaultStatus } from '../../core/vault/types.ts';
+import type { VaultStatus } from '../../core/vault/status-schema.ts';
 import type { CliDeps } from '../runtime/deps.ts';
 
 /** Where the configured vault lives: the file at `vaultPath`, or the database of `databaseUrl`. */

@@ -7,7 +7,7 @@ import {
   type KeySourceFlags,
   type ResolvedConfig,
 } from '../../core/config/index.ts';
-import type { KeySource } from '../../core/vault/types.ts';
+import type { KeySource } from '../../core/crypto/root-key.ts';
 import { retryOnMismatch } from '../prompts/ask.ts';
 import { ensurePrivateDir } from './location.ts';
 import { secretInput, type CliDeps } from '../runtime/deps.ts';

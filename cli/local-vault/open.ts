@@ -7,7 +7,8 @@ import {
   type ResolvedKeySource,
 } from '../../core/config/index.ts';
 import { isVaultError } from '../../core/errors/catalogue.ts';
-import type { KeySource, VaultHandle } from '../../core/vault/types.ts';
+import type { VaultHandle } from '../../core/vault/types.ts';
+import type { KeySource } from '../../core/crypto/root-key.ts';
 import { secretInput, type CliDeps } from '../runtime/deps.ts';
 import { colours, writeLine } from '../output/write.ts';
 import { PROMPT_TRIES } from '../prompts/prompter.ts';
@@ -25,7 +26,7 @@ export async function keyForVault(
 ): Promise<ResolvedKeySource> {
   const status = await storedVaultStatus(deps, resolved);
   const source = await resolveKeySourceWithOrigin(resolved, flags, deps.env, secretInput(deps), {
-    expectedKind: status.keySource,
+    expectedKind: status.key_source,
   });
   await checkSecretFilePermissions(deps, resolved, source.keyFile ?? null);
   return source;

@@ -4,7 +4,8 @@ import type { Services } from '../../core/services-contract.ts';
 import type { TenancyOptions } from '../../core/tenancy/contract.ts';
 import type * as bootstrap from '../../core/tenancy/bootstrap.ts';
 import type * as vault from '../../core/vault/index.ts';
-import type { Clock, VaultHandle } from '../../core/vault/types.ts';
+import type { VaultHandle } from '../../core/vault/types.ts';
+import type { Clock } from '../../core/vault/clock.ts';
 import type { startServer } from '../../server/listen.ts';
 
 /** Where a command writes. Plain functions so tests capture strings without streams. */

@@ -397,6 +397,9 @@ describe('the data commands in-process and through the server holding the vault'
     expect(Object.keys(servedFields)).toEqual(Object.keys(localFields));
     expect(localFields.lock_holder).toBeNull();
     expect(servedFields.lock_holder?.url).toBe(serverUrl);
+    // The server holds the database open: it knows its size; this process, without it, does not.
+    expect(localFields.headroom).toMatchObject({ database: { bytes: null } });
+    expect(servedFields).toMatchObject({ headroom: { database: { bytes: expect.any(Number) } } });
     for (const refused of refusals) {
       expect(refused.code).toBe(4);
       expect(refused.stderr).toContain(`needs the vault closed, but process`);

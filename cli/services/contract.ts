@@ -2,8 +2,13 @@ import type { MemberRole, Principal } from '../../core/access/principal.ts';
 import type { Services } from '../../core/services-contract.ts';
 import type { Reactor, ReactResult, SavedFormula } from '../../core/reactors/contract.ts';
 import type { Member } from '../../core/tenancy/contract.ts';
-import type { ApiRequestBody } from '../connection/api-types.ts';
-import type { VaultStatus } from '../../core/vault/types.ts';
+import type { ApiAnswer, ApiRequestBody } from '../connection/api-types.ts';
+
+/**
+ * The vault's status as the operator route answers it (client/schema.d.ts); the status core reads
+ * in this process has the same shape, one schema (core/vault/status-schema.ts) giving both.
+ */
+export type VaultStatus = ApiAnswer<'get', '/operator/vault/status'>;
 
 /**
  * What `svc vault compact` and `svc vault backup` ask of the vault, wherever it is open: in this

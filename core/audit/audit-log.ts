@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
-import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { compileOnce, insertRowsCompiled, runCompiled } from '../storage/compiled-queries.ts';
 import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import type { ChainReport } from './audit-store.ts';
 import { GENESIS, linkMessage } from './chain.ts';
-import { entityIdsOf, whereLogFilter } from './log-filter.ts';
-import type { LogFilter } from './log-filter.ts';
-import { checkpointHolds, checkpointsOf } from './retention.ts';
+import { SqlAuditStore, dropTableChain } from './sql-audit-store.ts';
 import type { AuditOperation } from './entity-types.ts';
 
 export interface AuditEvent {
@@ -23,20 +21,6 @@ export interface AuditEvent {
   readonly entityIds?: readonly string[];
   /** For a read: whether the caller saw data unmasked. */
   readonly revealed?: boolean;
-}
-
-export interface AuditLogEntry {
-  readonly id: string;
-  readonly tenant_id: string;
-  readonly actor_id: string | null;
-  readonly actor_type: string | null;
-  readonly entity_type: string;
-  readonly entity_id: string;
-  readonly operation: string;
-  readonly message: string;
-  readonly created_at: string;
-  readonly entity_ids: string[] | null;
-  readonly revealed: boolean | null;
 }
 
 type AuditKeys = Pick<VaultHandle, 'keyedHash' | 'clock'> & Partial<Pick<VaultHandle, 'lockFor'>>;
@@ -173,146 +157,24 @@ export async function appendAuditBatch(
   }
 }
 
-/** Removes a tenant's chain (tenant deletion); the caller then appends the deletion record. */
-export async function dropAuditChain(trx: Kysely<Database>, tenantId: string): Promise<void> {
-  await trx.deleteFrom('audit_logs').where('tenant_id', '=', tenantId).execute();
-  await trx.deleteFrom('audit_heads').where('tenant_id', '=', tenantId).execute();
-  await trx.deleteFrom('audit_checkpoints').where('tenant_id', '=', tenantId).execute();
-}
+/** Removes a tenant's chain from the tables (tenant deletion); the caller then appends the deletion record. */
+export const dropAuditChain = dropTableChain;
 
 export type { LogFilter } from './log-filter.ts';
+export type { AuditLogEntry, ChainBreak, ChainReport } from './audit-store.ts';
+export { entryOfRow } from './audit-entry.ts';
 
-/** A stored row as the API shows it. */
-export function entryOfRow(
-  row: Omit<AuditLogsTable, 'seq' | 'prev_hash' | 'hash'> & Partial<Pick<AuditLogsTable, 'seq'>>,
-): AuditLogEntry {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    actor_id: row.actor_id,
-    actor_type: row.actor_type,
-    entity_type: row.entity_type,
-    entity_id: row.entity_id,
-    operation: row.operation,
-    message: row.message,
-    created_at: row.created_at,
-    entity_ids: row.entity_ids === null ? null : entityIdsOf(row.entity_ids),
-    revealed: row.revealed === null ? null : row.revealed === 1,
-  };
-}
-
-/** One page of a tenant's log, newest first. */
-export async function listAudit(
-  db: Kysely<Database>,
-  tenantId: string,
-  filter: LogFilter,
-  page: { offset: number; limit: number },
-): Promise<{ total: number; items: AuditLogEntry[] }> {
-  const query = whereLogFilter(db.selectFrom('audit_logs').where('tenant_id', '=', tenantId), filter);
-  const total = await query.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const items = await query
-    .select([
-      'id',
-      'tenant_id',
-      'actor_id',
-      'actor_type',
-      'entity_type',
-      'entity_id',
-      'operation',
-      'message',
-      'created_at',
-      'entity_ids',
-      'revealed',
-    ])
-    .orderBy('seq', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return { total: Number(total.n), items: items.map(entryOfRow) };
-}
-
-export interface ChainBreak {
-  readonly tenantId: string;
-  readonly seq: number;
-  readonly entryId: string | null;
-  readonly reason: string;
-}
-
-export interface ChainReport {
-  readonly ok: boolean;
-  readonly tenants: number;
-  readonly entries: number;
-  readonly firstBreak: ChainBreak | null;
-}
+type Stored = Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'> &
+  Partial<Pick<VaultHandle, 'read' | 'audit'>>;
 
 /**
- * Recomputes every chain. Reports the first link that does not hold: an altered entry (its MAC),
- * a removed one (a gap in `seq` or a `prev_hash` that does not match), reordered ones (both), or
- * entries removed from the end (the head no longer matches). A gap of pruned read entries passes
- * only through its checkpoint (core/audit/retention.ts): a valid MAC, the hash before the gap,
- * and the next entry linking to the checkpoint's end hash.
+ * Recomputes every chain (or one tenant's) wherever the vault keeps it (core/audit/chain-check.ts
+ * says what is reported).
  */
-export async function verifyAuditChains(
+export function verifyAuditChains(
   db: Kysely<Database>,
-  vault: Pick<VaultHandle, 'keyedHash'>,
+  vault: Stored,
   tenantId?: string,
 ): Promise<ChainReport> {
-  let tenantsQuery = db
-    .selectFrom('audit_heads')
-    .select('tenant_id')
-    .union(db.selectFrom('audit_logs').select('tenant_id'));
-  if (tenantId)
-    tenantsQuery = db
-      .selectFrom('audit_heads')
-      .select('tenant_id')
-      .where('tenant_id', '=', tenantId)
-      .union(db.selectFrom('audit_logs').select('tenant_id').where('tenant_id', '=', tenantId));
-  const tenants = (await tenantsQuery.execute()).map((r) => r.tenant_id).sort();
-  let entries = 0;
-  for (const tenant of tenants) {
-    const rows = await db
-      .selectFrom('audit_logs')
-      .selectAll()
-      .where('tenant_id', '=', tenant)
-      .orderBy('seq', 'asc')
-      .execute();
-    const checkpoints = await checkpointsOf(db, tenant);
-    let prev: Uint8Array = GENESIS;
-    let expectedSeq = 1;
-    const broken = (seq: number, entryId: string | null, reason: string): ChainReport => ({
-      ok: false,
-      tenants: tenants.length,
-      entries: entries,
-      firstBreak: { tenantId: tenant, seq, entryId, reason },
-    });
-    for (const row of rows) {
-      entries++;
-      // A gap is allowed only where a checkpoint made with the audit key vouches for exactly it.
-      const checkpoint = row.seq !== expectedSeq ? checkpoints.get(expectedSeq) : undefined;
-      if (checkpoint && checkpoint.last_seq === row.seq - 1 && checkpointHolds(vault, checkpoint, prev)) {
-        prev = checkpoint.end_hash;
-        expectedSeq = row.seq;
-      }
-      if (row.seq !== expectedSeq)
-        return broken(expectedSeq, row.id, `entry ${expectedSeq} is missing (found ${row.seq} next)`);
-      if (!constantTimeEqual(row.prev_hash, prev))
-        return broken(row.seq, row.id, 'does not link to the entry before it');
-      const hash = vault.keyedHash('audit', linkMessage(prev, row));
-      if (!constantTimeEqual(hash, row.hash)) return broken(row.seq, row.id, 'its contents were altered');
-      prev = hash;
-      expectedSeq++;
-    }
-    const head = await db
-      .selectFrom('audit_heads')
-      .select(['seq', 'hash'])
-      .where('tenant_id', '=', tenant)
-      .executeTakeFirst();
-    const lastSeq = expectedSeq - 1;
-    if (!head) {
-      if (rows.length > 0) return broken(lastSeq, null, 'the chain head is missing');
-    } else if (head.seq !== lastSeq || !constantTimeEqual(head.hash, prev)) {
-      return broken(lastSeq + 1, null, `entries after ${lastSeq} were removed (the head is at ${head.seq})`);
-    }
-  }
-  return { ok: true, tenants: tenants.length, entries, firstBreak: null };
+  return (vault.audit ?? new SqlAuditStore(db, vault)).verify(tenantId);
 }

@@ -2,7 +2,6 @@ import { authorize } from '../access/authorize.ts';
 import type { LogEntry, LogService } from '../services-contract.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { listAudit, verifyAuditChains } from './audit-log.ts';
 import type { AuditLogEntry, LogFilter } from './audit-log.ts';
 import { AUDIT_OPERATIONS, ENTITY_TYPES } from './entity-types.ts';
 import { ACTOR_TYPES, type ActorType } from '../access/principal.ts';
@@ -75,14 +74,22 @@ async function withActorNames(
     applicationNames(vault.db, tenantId, idsOf('application')),
     userEmails(vault.db, vault, idsOf('user')),
   ]);
-  const nameOf = (entry: AuditLogEntry): string | null => {
+  const nameOf = (entry: Pick<AuditLogEntry, 'actor_id' | 'actor_type'>): string | null => {
     if (entry.actor_type === 'operator') return OPERATOR_NAME;
     if (entry.actor_id === null) return null;
     if (entry.actor_type === 'application') return applications.get(entry.actor_id) ?? null;
     if (entry.actor_type === 'user') return users.get(entry.actor_id) ?? null;
     return null;
   };
-  return entries.map((entry) => ({ ...entry, actor_name: nameOf(entry) }));
+  // Fields in the order the API declares them, so both faces of the CLI print the same JSON.
+  return entries.map(({ id, tenant_id, actor_id, actor_type, ...rest }) => ({
+    id,
+    tenant_id,
+    actor_id,
+    actor_type,
+    actor_name: nameOf({ actor_id, actor_type }),
+    ...rest,
+  }));
 }
 
 /**
@@ -95,7 +102,7 @@ export function createLogService(vault: VaultHandle): LogService {
     async list(principal, filter, page) {
       authorize(principal, 'log:read');
       const range = checkPage(page, MAX_LOG_PAGE_SIZE);
-      const found = await listAudit(vault.db, principal.tenantId, checkFilter(filter), range);
+      const found = await vault.audit.list(principal.tenantId, checkFilter(filter), range);
       return { total: found.total, items: await withActorNames(vault, principal.tenantId, found.items) };
     },
 
@@ -105,7 +112,7 @@ export function createLogService(vault: VaultHandle): LogService {
     },
 
     verify(tenantId) {
-      return verifyAuditChains(vault.db, vault, tenantId);
+      return vault.audit.verify(tenantId);
     },
   };
 }

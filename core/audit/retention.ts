@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
-import type { AuditCheckpointsTable, AuditLogsTable, Database } from '../storage/schema.ts';
+import type { AuditCheckpointsTable, Database } from '../storage/schema.ts';
+import type { PruneResult } from './audit-store.ts';
 import type { VaultHandle } from '../vault/types.ts';
 
 export type AuditCheckpoint = Selectable<AuditCheckpointsTable>;
@@ -52,105 +53,22 @@ export async function checkpointsOf(
   return new Map(rows.map((row) => [row.first_seq, row]));
 }
 
-export interface PruneResult {
-  /** Read entries removed. */
-  readonly entries: number;
-  /** Checkpoints written (a run next to an earlier checkpoint replaces it with a merged one). */
-  readonly checkpoints: number;
-}
-
-type Row = Pick<Selectable<AuditLogsTable>, 'seq' | 'operation' | 'created_at' | 'prev_hash' | 'hash'>;
-
-/** Maximal runs of consecutive read entries older than `before`; the newest entry always stays. */
-function prunableRuns(rows: readonly Row[], before: string): Row[][] {
-  const runs: Row[][] = [];
-  let run: Row[] = [];
-  rows.slice(0, -1).forEach((row) => {
-    if (row.operation === 'read' && row.created_at < before) run.push(row);
-    else if (run.length > 0) {
-      runs.push(run);
-      run = [];
-    }
-  });
-  if (run.length > 0) runs.push(run);
-  return runs;
-}
+export type { PruneResult } from './audit-store.ts';
 
 /**
  * Read retention: removes `read` entries created before `before` and puts a checkpoint in place of
- * each run of consecutive ones. A checkpoint keeps the chain hash before the run and at its end
+ * each run of consecutive ones (core/audit/prune-runs.ts finds the runs; the store removes them:
+ * from the table in the checkpoints' transaction, from segment files by a rewrite after it). A checkpoint keeps the chain hash before the run and at its end
  * under the audit key, so `verifyAuditChains` still checks every kept entry and its links, and a
  * gap without a valid checkpoint is still reported. Creates, updates and deletes are never pruned,
- * nor is a chain's newest entry (the head must stay an entry). One transaction for the whole vault
- * (or one tenant).
+ * nor is a chain's newest entry (the head must stay an entry).
  */
 export async function pruneReadEntries(
-  vault: Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'>,
+  vault: Pick<VaultHandle, 'audit'>,
   before: Date,
   tenantId?: string,
 ): Promise<PruneResult> {
-  const cutoff = before.toISOString();
-  return vault.transaction(async (trx) => {
-    // Servers sharing a database prune one at a time, so two never checkpoint the same run.
-    await vault.lockFor('audit-prune');
-    let query = trx.selectFrom('audit_heads').select('tenant_id');
-    if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
-    const tenants = (await query.execute()).map((r) => r.tenant_id);
-    let entries = 0;
-    let checkpoints = 0;
-    const now = vault.clock.now().toISOString();
-    for (const tenant of tenants) {
-      const rows = await trx
-        .selectFrom('audit_logs')
-        .select(['seq', 'operation', 'created_at', 'prev_hash', 'hash'])
-        .where('tenant_id', '=', tenant)
-        .orderBy('seq', 'asc')
-        .execute();
-      const existing = await checkpointsOf(trx, tenant);
-      for (const run of prunableRuns(rows, cutoff)) {
-        const first = run[0] as Row;
-        const last = run[run.length - 1] as Row;
-        // A run right after an earlier checkpoint (or before one) merges with it: one gap, one checkpoint.
-        const before = [...existing.values()].find((cp) => cp.last_seq === first.seq - 1);
-        const after = existing.get(last.seq + 1);
-        const merged = {
-          tenant_id: tenant,
-          first_seq: before?.first_seq ?? first.seq,
-          last_seq: after?.last_seq ?? last.seq,
-          entries: (before?.entries ?? 0) + run.length + (after?.entries ?? 0),
-          first_at: before?.first_at ?? first.created_at,
-          last_at: after?.last_at ?? last.created_at,
-          prev_hash: before?.prev_hash ?? first.prev_hash,
-          end_hash: after?.end_hash ?? last.hash,
-        };
-        const checkpoint: AuditCheckpoint = {
-          ...merged,
-          mac: vault.keyedHash('audit', checkpointMessage(merged)),
-          created_at: now,
-        };
-        for (const old of [before, after]) {
-          if (!old) continue;
-          await trx
-            .deleteFrom('audit_checkpoints')
-            .where('tenant_id', '=', tenant)
-            .where('first_seq', '=', old.first_seq)
-            .execute();
-          existing.delete(old.first_seq);
-        }
-        await trx.insertInto('audit_checkpoints').values(checkpoint).execute();
-        existing.set(checkpoint.first_seq, checkpoint);
-        checkpoints++;
-        await trx
-          .deleteFrom('audit_logs')
-          .where('tenant_id', '=', tenant)
-          .where('seq', '>=', first.seq)
-          .where('seq', '<=', last.seq)
-          .execute();
-        entries += run.length;
-      }
-    }
-    return { entries, checkpoints };
-  });
+  return vault.audit.pruneReads(before.toISOString(), tenantId);
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -161,7 +79,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * close after it. A failed prune is reported and retried on the next day's run.
  */
 export function startReadRetention(
-  vault: Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'>,
+  vault: Pick<VaultHandle, 'audit' | 'clock'>,
   days: number,
   onError: (error: unknown) => void,
   onPrune: (result: PruneResult) => void = () => undefined,

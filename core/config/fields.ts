@@ -227,6 +227,30 @@ const MAX_RATE_LIMIT = 1_000_000;
 /** A century. */
 const MAX_RETENTION_DAYS = 36_500;
 
+type IntegerKey =
+  | 'port'
+  | 'rateLimit'
+  | 'auditReadRetentionDays'
+  | 'bodyLimit'
+  | 'snapshotThresholdBytes'
+  | 'proxyTimeoutMs'
+  | 'reactorTimeoutMs'
+  | 'reactorMemoryMb';
+
+/** The whole-number settings and the range each may take, given as text or in config.json. */
+const INTEGER_RANGES: Readonly<Record<IntegerKey, readonly [min: number, max: number]>> = {
+  port: [0, MAX_PORT],
+  rateLimit: [0, MAX_RATE_LIMIT],
+  auditReadRetentionDays: [0, MAX_RETENTION_DAYS],
+  bodyLimit: [1, MAX_BYTES],
+  snapshotThresholdBytes: [1, MAX_BYTES],
+  proxyTimeoutMs: [1, MAX_DESTINATION_TIMEOUT_MS],
+  reactorTimeoutMs: [1, MAX_SANDBOX_TIMEOUT_MS],
+  reactorMemoryMb: [MIN_SANDBOX_MEMORY_MB, MAX_SANDBOX_MEMORY_MB],
+};
+
+const isIntegerKey = (key: ConfigKey): key is IntegerKey => Object.hasOwn(INTEGER_RANGES, key);
+
 /**
  * Parses a setting given as text (a flag or an environment variable). `where` names the origin in
  * error messages, e.g. "SVC_PORT" or "--port"; relative paths resolve against `baseDir`.
@@ -241,6 +265,7 @@ export function parseSetting<K extends ConfigKey>(
 }
 
 function parseAny(key: ConfigKey, text: string, where: string, baseDir: string): SvcConfig[ConfigKey] {
+  if (isIntegerKey(key)) return parseInteger(text, where, ...INTEGER_RANGES[key]);
   switch (key) {
     case 'home':
     case 'vaultPath':
@@ -249,18 +274,9 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
       return expandPath(text, baseDir);
     case 'host':
       return checkHost(text, where);
-    case 'port':
-      return parseInteger(text, where, 0, MAX_PORT);
     case 'allowRemote':
     case 'allowInsecurePermissions':
       return parseBoolean(text, where);
-    case 'rateLimit':
-      return parseInteger(text, where, 0, MAX_RATE_LIMIT);
-    case 'auditReadRetentionDays':
-      return parseInteger(text, where, 0, MAX_RETENTION_DAYS);
-    case 'bodyLimit':
-    case 'snapshotThresholdBytes':
-      return parseInteger(text, where, 1, MAX_BYTES);
     case 'logLevel':
       return checkLogLevel(text, where);
     case 'smtpUrl':
@@ -282,12 +298,6 @@ function parseAny(key: ConfigKey, text: string, where: string, baseDir: string):
     case 'proxyCaFile':
       if (text.trim() === '') throw invalid(where, 'expected a path, got an empty value');
       return expandPath(text, baseDir);
-    case 'proxyTimeoutMs':
-      return parseInteger(text, where, 1, MAX_DESTINATION_TIMEOUT_MS);
-    case 'reactorTimeoutMs':
-      return parseInteger(text, where, 1, MAX_SANDBOX_TIMEOUT_MS);
-    case 'reactorMemoryMb':
-      return parseInteger(text, where, MIN_SANDBOX_MEMORY_MB, MAX_SANDBOX_MEMORY_MB);
     case 'tenant':
       if (text.trim() === '') throw invalid(where, 'expected a tenant id or name, got an empty value');
       return text.trim();
@@ -307,6 +317,10 @@ export function checkFileSetting(
   const expect = (type: 'string' | 'number' | 'boolean'): void => {
     if (typeof value !== type) throw invalid(where, `expected a ${type}, got ${describe(value)}`);
   };
+  if (isIntegerKey(key)) {
+    expect('number');
+    return checkInteger(value as number, where, ...INTEGER_RANGES[key]);
+  }
   switch (key) {
     case 'home':
     case 'vaultPath':
@@ -323,32 +337,10 @@ export function checkFileSetting(
     case 'tenant':
       expect('string');
       return parseAny(key, value as string, where, baseDir);
-    case 'proxyTimeoutMs':
-      expect('number');
-      return checkInteger(value as number, where, 1, MAX_DESTINATION_TIMEOUT_MS);
-    case 'reactorTimeoutMs':
-      expect('number');
-      return checkInteger(value as number, where, 1, MAX_SANDBOX_TIMEOUT_MS);
-    case 'reactorMemoryMb':
-      expect('number');
-      return checkInteger(value as number, where, MIN_SANDBOX_MEMORY_MB, MAX_SANDBOX_MEMORY_MB);
-    case 'port':
-      expect('number');
-      return checkInteger(value as number, where, 0, MAX_PORT);
-    case 'bodyLimit':
-    case 'snapshotThresholdBytes':
-      expect('number');
-      return checkInteger(value as number, where, 1, MAX_BYTES);
     case 'allowRemote':
     case 'allowInsecurePermissions':
       expect('boolean');
       return value as boolean;
-    case 'rateLimit':
-      expect('number');
-      return checkInteger(value as number, where, 0, MAX_RATE_LIMIT);
-    case 'auditReadRetentionDays':
-      expect('number');
-      return checkInteger(value as number, where, 0, MAX_RETENTION_DAYS);
   }
 }
 

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { generateKeyFile, parseBase64Key, readKeyFile } from '../crypto/root-key.ts';
 import { VaultError } from '../errors/catalogue.ts';
-import type { KeySource } from '../vault/types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { envValue, type Env, type ResolvedConfig } from './resolve.ts';
 
 /** Environment variables that carry secrets. They are read here and nowhere else, and never printed. */

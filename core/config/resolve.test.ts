@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VaultError } from '../errors/catalogue.ts';
 import { limitsFromSettings } from '../sandbox/limits.ts';
-import { resolveConfig } from './index.ts';
+import { FIXED_DEFAULTS, resolveConfig } from './index.ts';
 
 let dir: string;
 let home: string;
@@ -37,26 +37,7 @@ describe('resolveConfig', () => {
       home: defaultHome,
       vaultPath: path.join(defaultHome, 'vault.svc'),
       keyFile: path.join(defaultHome, 'vault.key'),
-      host: '127.0.0.1',
-      port: 8080,
-      allowRemote: false,
-      bodyLimit: 1048576,
-      snapshotThresholdBytes: 64 * 1024 * 1024,
-      logLevel: 'info',
-      smtpUrl: null,
-      mailFrom: 'svc vault <svc@localhost>',
-      publicUrl: null,
-      allowInsecurePermissions: false,
-      rateLimit: 60_000,
-      auditReadRetentionDays: 0,
-      proxyAllow: '',
-      proxyCaFile: null,
-      proxyTimeoutMs: 25000,
-      reactorTimeoutMs: 30000,
-      reactorMemoryMb: 64,
-      server: null,
-      tenant: null,
-      databaseUrl: null,
+      ...FIXED_DEFAULTS,
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(configFile.path).toBe(path.join(defaultHome, 'config.json'));

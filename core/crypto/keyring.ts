@@ -151,6 +151,25 @@ export class Keyring {
     return key;
   }
 
+  /**
+   * Key of the embedded vault's audit segment files (core/audit/segments/). Derived from the stable
+   * lookup key, like the audit chain's MACs: segments are append-only files that may hold years of
+   * entries, so they stay readable across key rotations instead of being rewritten by each one.
+   */
+  auditSegmentKey(): Uint8Array {
+    const cacheKey = 'audit-segment';
+    const cached = this.derived.get(cacheKey);
+    if (cached) return cached;
+    const key = this.sodium.crypto_kdf_derive_from_key(
+      KEY_BYTES,
+      2,
+      'svcaudsg',
+      new Uint8Array(Buffer.from(this.data.lookup_key, 'base64')),
+    );
+    this.derived.set(cacheKey, key);
+    return key;
+  }
+
   private subkey(term: number, purpose: keyof typeof CONTEXT): Uint8Array {
     const cacheKey = `${purpose}:${term}`;
     const cached = this.derived.get(cacheKey);

@@ -1,9 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { open as openFile, readFile } from 'node:fs/promises';
 import { VaultError } from '../errors/catalogue.ts';
-import type { KdfLimits, KeySource } from '../vault/types.ts';
 import { KEY_BYTES } from './aead.ts';
 import type { Sodium } from './sodium.ts';
+
+/** How the root key is supplied. */
+export type KeySource =
+  | { readonly kind: 'passphrase'; readonly passphrase: string }
+  /** 32 raw bytes, from a key file or SVC_VAULT_KEY (base64). */
+  | { readonly kind: 'key'; readonly key: Uint8Array };
+
+/** Argon2id cost. Defaults to libsodium's MODERATE; tests may pass INTERACTIVE-sized limits. */
+export interface KdfLimits {
+  readonly opsLimit: number;
+  readonly memLimit: number;
+}
 
 /** How the root key was made; stored in the vault header (not secret). */
 export type KdfHeader =

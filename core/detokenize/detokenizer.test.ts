@@ -116,11 +116,37 @@ describe('detokenizer', () => {
     expect(await codeOf(use(user, { a: `{{${secret}}}` }))).toBe('VALIDATION_FAILED');
     const uses = await fx.vault.db
       .selectFrom('audit_logs')
-      .select(['entity_id', 'operation', 'message'])
+      .select(['entity_type', 'entity_id', 'operation', 'message', 'revealed'])
       .where('operation', '=', 'use')
       .execute();
     expect(uses.map((u) => u.entity_id).sort()).toEqual([plain, card].sort());
     expect(uses.every((u) => u.message === 'Token used')).toBe(true);
+    // Each says its data went out unmasked, under the token's entity type.
+    expect(uses.map((u) => [u.entity_type, u.revealed]).sort()).toEqual([
+      ['card', 1],
+      ['token', 1],
+    ]);
+    // Through a mask, the use is recorded as masked.
+    const masking = await keyPrincipal(
+      [],
+      [
+        {
+          description: '',
+          priority: 1,
+          container: '/general/',
+          permissions: ['token:use'],
+          transform: 'mask',
+        },
+      ],
+    );
+    await use(masking, { a: `{{${plain}}}` });
+    const masked = await fx.vault.db
+      .selectFrom('audit_logs')
+      .select(['entity_id', 'revealed'])
+      .where('operation', '=', 'use')
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(masked).toEqual({ entity_id: plain, revealed: 0 });
     const active = await fx.vault.db.selectFrom('token_activity').select('token_id').execute();
     expect(new Set(active.map((a) => a.token_id))).toContain(plain);
   });

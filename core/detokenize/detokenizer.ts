@@ -23,10 +23,12 @@ import type { Transform } from '../access/rules.ts';
 import type { TenantKeys } from '../crypto/tenant-keys.ts';
 import { isVaultError, validationError } from '../errors/catalogue.ts';
 import { defaultEngine, expressionText } from '../expressions/index.ts';
+import { tokenEntityType } from '../audit/entity-types.ts';
 import { readAuditOf } from '../tokens/read-audit.ts';
+import { revealedBy } from '../tokens/token-audit.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import { transformOnExisting } from '../tokens/access-scope.ts';
-import { findTokenSoon } from '../tokens/token-store.ts';
+import { findToken } from '../tokens/token-store.ts';
 import type { TokenRow } from '../tokens/token-store.ts';
 import { needsData, shownOf } from '../tokens/token-view.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -169,7 +171,7 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const found: Array<{ row: TokenRow; transform: Transform }> = [];
     const unknown: string[] = [];
     for (const id of ids) {
-      const soon = findTokenSoon(db, vault, principal.tenantId, id, now);
+      const soon = findToken(db, vault, principal.tenantId, id, now);
       const row = soon instanceof Promise ? await soon : soon;
       const transform = row === undefined ? null : transformIfKnown(principal, permission, row);
       if (row === undefined || transform === null) unknown.push(id);
@@ -183,14 +185,13 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
         `Failed to detokenize some tokens: ${unknown.join(', ')}`,
       );
     }
-    const rows = found.map((f) => f.row);
     const data = new Map<string, unknown>();
     for (const { row, transform } of found) {
       if (!needsData(transform, row)) {
         data.set(row.id, null);
         continue;
       }
-      const opened = crypto.openSoon(db, row.tenant_id, row.id, row.data);
+      const opened = crypto.open(db, row.tenant_id, row.id, row.data);
       const shown = shownOf(transform, row, opened instanceof Promise ? await opened : opened);
       data.set(row.id, shown === undefined ? null : shown.value);
     }
@@ -198,9 +199,17 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     const result = finish(data);
     const { operation, message } = AUDIT[permission];
     await reads.record({
-      entries: rows.map((row) => ({
+      // One entry per token, saying whether its data went out unmasked.
+      entries: found.map(({ row, transform }) => ({
         principal,
-        event: { tenantId: row.tenant_id, entityType: row.type, entityId: row.id, operation, message },
+        event: {
+          tenantId: row.tenant_id,
+          entityType: tokenEntityType(row.type),
+          entityId: row.id,
+          operation,
+          message,
+          revealed: revealedBy(transform),
+        },
       })),
       activeTokens: { tenantId: principal.tenantId, tokenIds: ids },
     });

@@ -1,7 +1,6 @@
 /** The token-facing helpers: masks, fingerprint input, search indexes and alias ids. */
 import { describe, expect, it } from 'vitest';
-import { isVaultError } from '../errors/catalogue.ts';
-import type { FieldErrors } from '../errors/catalogue.ts';
+import { fieldErrorsThrownBy } from '../test-support/field-errors.ts';
 import {
   ALIAS_ATTEMPTS,
   MAX_FINGERPRINT_EXPRESSION_LENGTH,
@@ -16,16 +15,6 @@ import {
   isExpression,
   validateMask,
 } from './index.ts';
-
-function fieldErrors(fn: () => unknown): FieldErrors {
-  try {
-    fn();
-  } catch (error) {
-    if (isVaultError(error, 'VALIDATION_FAILED') && error.errors !== undefined) return error.errors;
-    throw error;
-  }
-  throw new Error('expected a validation error');
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -71,7 +60,7 @@ describe('evaluateMask', () => {
   });
 
   it('names the failing leaf', () => {
-    const errors = fieldErrors(() =>
+    const errors = fieldErrorsThrownBy(() =>
       evaluateMask({ a: '{{ data | to_number }}', b: ['ok', '{{ data | to_boolean }}'] }, 'not-a-number'),
     );
     expect(Object.keys(errors).sort()).toEqual(['mask.a', 'mask.b[1]']);
@@ -113,10 +102,10 @@ describe('fingerprintInput', () => {
 
   it(`refuses expressions over ${MAX_FINGERPRINT_EXPRESSION_LENGTH} characters`, () => {
     const long = `{{ data }}${'x'.repeat(MAX_FINGERPRINT_EXPRESSION_LENGTH)}`;
-    expect(fieldErrors(() => fingerprintInput(long, 'x'))).toEqual({
+    expect(fieldErrorsThrownBy(() => fingerprintInput(long, 'x'))).toEqual({
       fingerprint_expression: [`must be at most ${MAX_FINGERPRINT_EXPRESSION_LENGTH} characters`],
     });
-    expect(Object.keys(fieldErrors(() => fingerprintInput('{{ data | nope }}', 'x')))).toEqual([
+    expect(Object.keys(fieldErrorsThrownBy(() => fingerprintInput('{{ data | nope }}', 'x')))).toEqual([
       'fingerprint_expression',
     ]);
   });
@@ -131,7 +120,7 @@ describe('evaluateSearchIndexes', () => {
   });
 
   it('names every expression that yields nothing or fails', () => {
-    const errors = fieldErrors(() =>
+    const errors = fieldErrorsThrownBy(() =>
       evaluateSearchIndexes(['{{ data.a }}', '{{ data.missing }}', '{{ data.a | to_number }}', 7], {
         a: 'x',
       }),
@@ -141,14 +130,16 @@ describe('evaluateSearchIndexes', () => {
       'search_indexes[2]': ["filter 'to_number': the value cannot be cast to a number"],
       'search_indexes[3]': ['must be an expression string'],
     });
-    expect(fieldErrors(() => evaluateSearchIndexes(['{{ data.e }}'], { e: '' }))).toEqual({
+    expect(fieldErrorsThrownBy(() => evaluateSearchIndexes(['{{ data.e }}'], { e: '' }))).toEqual({
       'search_indexes[0]': ['must produce a non-empty value'],
     });
   });
 
   it(`accepts at most ${MAX_SEARCH_INDEXES}`, () => {
     const many = Array.from({ length: MAX_SEARCH_INDEXES + 1 }, () => '{{ data }}');
-    expect(Object.keys(fieldErrors(() => evaluateSearchIndexes(many, 'x')))).toEqual(['search_indexes']);
+    expect(Object.keys(fieldErrorsThrownBy(() => evaluateSearchIndexes(many, 'x')))).toEqual([
+      'search_indexes',
+    ]);
     expect(evaluateSearchIndexes(many.slice(1), 'x')).toHaveLength(MAX_SEARCH_INDEXES);
   });
 });
@@ -189,12 +180,14 @@ describe('evaluateAlias', () => {
   });
 
   it('fails when the expression yields nothing', () => {
-    expect(fieldErrors(() => evaluateAlias('{{ data.missing }}', {}, () => false))).toEqual({
+    expect(fieldErrorsThrownBy(() => evaluateAlias('{{ data.missing }}', {}, () => false))).toEqual({
       id: ['the alias expression produced no value'],
     });
     expect(
       Object.keys(
-        fieldErrors(() => evaluateAlias('{{ data | alias_preserve_format: 4 }}', '1234', () => false)),
+        fieldErrorsThrownBy(() =>
+          evaluateAlias('{{ data | alias_preserve_format: 4 }}', '1234', () => false),
+        ),
       ),
     ).toEqual(['id']);
   });
@@ -215,7 +208,7 @@ describe('small helpers', () => {
   });
 
   it('assertExpression names the field', () => {
-    expect(fieldErrors(() => assertExpression('{{ data | nope }}', 'mask'))).toEqual({
+    expect(fieldErrorsThrownBy(() => assertExpression('{{ data | nope }}', 'mask'))).toEqual({
       mask: [expect.stringContaining('undefined filter: nope')],
     });
     expect(() => assertExpression('{{ data }}', 'mask')).not.toThrow();

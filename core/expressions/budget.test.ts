@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
-import type { FieldErrors } from '../errors/catalogue.ts';
+import { fieldErrorsThrownBy } from '../test-support/field-errors.ts';
 import {
   ExpressionBudget,
   FILTER_STEPS,
@@ -17,16 +17,6 @@ import {
 } from './index.ts';
 import { FILTER_STEPS_PER_ELEMENT } from './render-meter.ts';
 import { HMAC_STEPS } from './filters.ts';
-
-function fieldErrors(fn: () => unknown): FieldErrors {
-  try {
-    fn();
-  } catch (error) {
-    if (isVaultError(error, 'VALIDATION_FAILED') && error.errors !== undefined) return error.errors;
-    throw error;
-  }
-  throw new Error('expected a validation failure');
-}
 
 const EMPTY_LOOP = '{% for i in (1..49000) %}{% endfor %}';
 const HMAC_LOOP = "{% for i in (1..49000) %}{{ data | hmac: 'sha-512', 'key' }}{% endfor %}";
@@ -49,7 +39,9 @@ describe('mask leaves', () => {
 describe('a stored mask is evaluated under one small budget for all its leaves', () => {
   it('stops 100 leaves of empty loops after the budget, not after 100 loops', () => {
     const budget = new ExpressionBudget(STORED_MASK_LIMITS, "the mask's expressions");
-    const errors = fieldErrors(() => evaluateMask(maskOfLeaves(100, EMPTY_LOOP), 'x', 'mask', budget));
+    const errors = fieldErrorsThrownBy(() =>
+      evaluateMask(maskOfLeaves(100, EMPTY_LOOP), 'x', 'mask', budget),
+    );
     // The range allocates as much memory as it has steps: either measure may run out first.
     expect(errors['mask.f0']?.[0]).toMatch(/^the mask's expressions exceeded their total/);
     expect(Object.keys(errors)).toHaveLength(100);
@@ -60,7 +52,7 @@ describe('a stored mask is evaluated under one small budget for all its leaves',
 
   it('is the default budget of evaluateMask (what one read may cost)', () => {
     const loop = '{% for a in data %}{% for b in data %}{% endfor %}{% endfor %}';
-    const errors = fieldErrors(() =>
+    const errors = fieldErrorsThrownBy(() =>
       evaluateMask(
         { a: loop },
         Array.from({ length: 40 }, (_, i) => i),
@@ -77,10 +69,10 @@ describe('a stored mask is evaluated under one small budget for all its leaves',
 
   it('counts a copy of the whole data as memory', () => {
     const big = 'x'.repeat(STORED_MASK_LIMITS.memory + 1);
-    expect(fieldErrors(() => evaluateMask('{{ data }}', big))['mask']).toEqual([
+    expect(fieldErrorsThrownBy(() => evaluateMask('{{ data }}', big))['mask']).toEqual([
       `the mask's expressions exceeded their total memory of ${STORED_MASK_LIMITS.memory} units`,
     ]);
-    expect(fieldErrors(() => evaluateMask('{{ data }}', { a: big }))['mask']).toHaveLength(1);
+    expect(fieldErrorsThrownBy(() => evaluateMask('{{ data }}', { a: big }))['mask']).toHaveLength(1);
   });
 });
 
@@ -101,7 +93,7 @@ describe('heavy filters', () => {
 
   it('stops an hmac loop after a fraction of the steps of a plain loop', () => {
     const budget = new ExpressionBudget(STORED_MASK_LIMITS, "the mask's expressions");
-    fieldErrors(() => evaluate(HMAC_LOOP, { data: '4242424242424242' }, 'mask', budget));
+    fieldErrorsThrownBy(() => evaluate(HMAC_LOOP, { data: '4242424242424242' }, 'mask', budget));
     expect(budget.used.steps).toBeLessThanOrEqual(STORED_MASK_LIMITS.steps + HMAC_STEPS + FILTER_STEPS);
   });
 
@@ -120,7 +112,7 @@ describe('heavy filters', () => {
     // A where_exp over 10,000 items is refused before it runs, by steps, not after by time.
     const token = new ExpressionBudget(TOKEN_EXPRESSION_LIMITS, "the token's expressions");
     expect(
-      fieldErrors(() =>
+      fieldErrorsThrownBy(() =>
         evaluate("{{ data | where_exp: 'x', 'x.n > 3' | size }}", { data: list }, 'e', token),
       ),
     ).toEqual({ e: ['the expression exceeded the render step limit'] });
@@ -178,7 +170,7 @@ describe('the request budget', () => {
   it('has a time backstop, counted across renders', () => {
     const budget = new ExpressionBudget({ steps: 1e9, memory: 1e9, ms: 0 }, 'the test');
     expect(
-      fieldErrors(() => evaluate('{% for i in (1..50000) %}{% endfor %}', { data: 1 }, 'e', budget)),
+      fieldErrorsThrownBy(() => evaluate('{% for i in (1..50000) %}{% endfor %}', { data: 1 }, 'e', budget)),
     ).toEqual({ e: ['the test exceeded their total time of 0 ms'] });
     expect(budget.used.ms).toBeGreaterThan(0);
   });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
-import type { FieldErrors } from '../errors/catalogue.ts';
+import { fieldErrorsThrownBy } from '../test-support/field-errors.ts';
 import { ExpressionBudget } from './budget.ts';
 import { LruCache } from './lru.ts';
 import {
@@ -14,19 +14,6 @@ import {
   evaluate,
   validateExpression,
 } from './index.ts';
-
-function fieldErrors(fn: () => unknown): FieldErrors {
-  try {
-    fn();
-  } catch (error) {
-    if (isVaultError(error, 'VALIDATION_FAILED') && error.errors !== undefined) {
-      expect(error.status).toBe(400);
-      return error.errors;
-    }
-    throw error;
-  }
-  throw new Error('expected a validation error');
-}
 
 const DATA = {
   n: 5,
@@ -105,7 +92,7 @@ describe('untrusted templates', () => {
   it.each(REMOVED_TAGS.map((tag) => [tag]))('has no %s tag (no file system access)', (tag) => {
     const message = validateExpression(`{% ${tag} 'secrets.txt' %}`);
     expect(message).toContain(`tag "${tag}" not found`);
-    const errors = fieldErrors(() => evaluate(`{% ${tag} '/etc/passwd' %}`, { data: 1 }, 'mask'));
+    const errors = fieldErrorsThrownBy(() => evaluate(`{% ${tag} '/etc/passwd' %}`, { data: 1 }, 'mask'));
     expect(Object.keys(errors)).toEqual(['mask']);
   });
 
@@ -132,7 +119,7 @@ describe('limits', () => {
   it(`caps an expression at ${MAX_EXPRESSION_BYTES} bytes of UTF-8`, () => {
     const fits = 'x'.repeat(MAX_EXPRESSION_BYTES);
     expect(evaluate(fits, { data: null })).toBe(fits);
-    expect(fieldErrors(() => evaluate(`${fits}x`, { data: null }, 'search_indexes[2]'))).toEqual({
+    expect(fieldErrorsThrownBy(() => evaluate(`${fits}x`, { data: null }, 'search_indexes[2]'))).toEqual({
       'search_indexes[2]': [`must be at most ${MAX_EXPRESSION_BYTES} bytes`],
     });
     // 2049 two-byte characters are 4098 bytes.
@@ -143,14 +130,14 @@ describe('limits', () => {
   it('refuses huge ranges before making their numbers: when parsed, or from the data before the loop', () => {
     const huge = '{% for i in (1..100000000) %}{{ i }}{% endfor %}';
     expect(validateExpression(huge)).toBe('a range may hold at most 100000 numbers');
-    expect(fieldErrors(() => evaluate(huge, { data: 1 }))['expression']).toEqual([
+    expect(fieldErrorsThrownBy(() => evaluate(huge, { data: 1 }))['expression']).toEqual([
       'a range may hold at most 100000 numbers',
     ]);
     const fromData = '{% for i in (1..data) limit: 1 %}{{ i }}{% endfor %}';
     expect(validateExpression(fromData)).toBeNull();
     expect(evaluate(fromData, { data: 100_000 })).toBe('1');
     for (const data of [100_001, 1e300, Infinity]) {
-      expect(fieldErrors(() => evaluate(fromData, { data }))['expression']).toEqual([
+      expect(fieldErrorsThrownBy(() => evaluate(fromData, { data }))['expression']).toEqual([
         'a range may hold at most 100000 numbers',
       ]);
     }
@@ -158,7 +145,7 @@ describe('limits', () => {
 
   it('bounds the rendered output (memory limit)', () => {
     const engine = new ExpressionEngine({ memoryLimit: 10_000 });
-    const errors = fieldErrors(() =>
+    const errors = fieldErrorsThrownBy(() =>
       engine.evaluate('{% for i in (1..1000) %}{{ data }}{% endfor %}', { data: 'x'.repeat(100) }),
     );
     expect(errors['expression']).toEqual(['the expression exceeded the memory limit']);
@@ -172,12 +159,12 @@ describe('limits', () => {
     const evaluate = (expression: string, variables: { data: unknown }): unknown =>
       engine.evaluate(expression, variables);
     const loops = '{% for i in (1..3000) %}{% for j in (1..data) %}{{ j }}{% endfor %}{% endfor %}';
-    const errors = fieldErrors(() => evaluate(loops, { data: 300 }));
+    const errors = fieldErrorsThrownBy(() => evaluate(loops, { data: 300 }));
     expect(errors['expression']).toEqual(['the expression exceeded the render step limit']);
     // Loops over the data count too (no range is allocated there).
     const list = Array.from({ length: 400 }, (_, i) => i);
     const nested = '{% for a in data %}{% for b in data %}{% endfor %}{% endfor %}';
-    expect(fieldErrors(() => evaluate(nested, { data: list }))['expression']).toEqual([
+    expect(fieldErrorsThrownBy(() => evaluate(nested, { data: list }))['expression']).toEqual([
       'the expression exceeded the render step limit',
     ]);
     expect(evaluate(nested, { data: list.slice(0, 100) })).toBe('');
@@ -186,7 +173,7 @@ describe('limits', () => {
   it('has a wall-clock backstop (render time limit)', () => {
     const engine = new ExpressionEngine({ renderTimeLimitMs: 20, maxRenderSteps: Number.MAX_SAFE_INTEGER });
     const started = performance.now();
-    const errors = fieldErrors(() =>
+    const errors = fieldErrorsThrownBy(() =>
       engine.evaluate('{% for i in (1..3000) %}{% for j in (1..300) %}{{ j }}{% endfor %}{% endfor %}', {
         data: 1,
       }),
@@ -228,15 +215,15 @@ describe('render time on a loaded machine', () => {
 
   it('still stops a render whose own work passes the limit', () => {
     const engine = new ExpressionEngine({ renderTimeLimitMs: 100 });
-    expect(fieldErrors(() => withClocks(40, () => engine.evaluate(LOOP, { data: 1 })))['expression']).toEqual(
-      ['the expression exceeded the render time limit'],
-    );
+    expect(
+      fieldErrorsThrownBy(() => withClocks(40, () => engine.evaluate(LOOP, { data: 1 })))['expression'],
+    ).toEqual(['the expression exceeded the render time limit']);
     const budget = new ExpressionBudget({ steps: 10_000, memory: 100_000, ms: 100 }, 'the budget');
     const unlimited = new ExpressionEngine({ renderTimeLimitMs: 600_000 });
     expect(
-      fieldErrors(() => withClocks(40, () => unlimited.evaluate(LOOP, { data: 1 }, 'expression', budget)))[
-        'expression'
-      ],
+      fieldErrorsThrownBy(() =>
+        withClocks(40, () => unlimited.evaluate(LOOP, { data: 1 }, 'expression', budget)),
+      )['expression'],
     ).toEqual(['the budget exceeded their total time of 100 ms']);
   });
 });
@@ -321,7 +308,7 @@ describe('error messages never contain token data', () => {
   });
 
   it('never echoes an hmac key', () => {
-    const errors = fieldErrors(() =>
+    const errors = fieldErrorsThrownBy(() =>
       evaluate("{{ data | hmac: 'sha-999', 'key-TOPSECRET' }}", { data: 'x' }),
     );
     expect(JSON.stringify(errors)).not.toContain('TOPSECRET');

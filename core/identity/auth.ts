@@ -1,7 +1,8 @@
 import { VaultError } from '../errors/catalogue.ts';
 import type { AuthService, SignInResult } from './contract.ts';
 import { authenticateApiKey } from '../tenancy/applications.ts';
-import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { KdfLimits } from '../crypto/root-key.ts';
 import { findMembership, memberPrincipal } from '../tenancy/members.ts';
 import { DummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadSodium } from '../crypto/sodium.ts';
-import type { KdfLimits } from '../vault/types.ts';
+import type { KdfLimits } from '../crypto/root-key.ts';
 import { COMMON_PASSWORDS_TEXT } from './common-passwords.ts';
 import { PasswordWorkers } from './password-workers.ts';
 

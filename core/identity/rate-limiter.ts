@@ -1,5 +1,5 @@
 import type { Principal } from '../access/principal.ts';
-import type { Clock } from '../vault/types.ts';
+import type { Clock } from '../vault/clock.ts';
 import { RateLimitedError } from '../errors/rate-limited.ts';
 
 export interface RateLimit {

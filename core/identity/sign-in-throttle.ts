@@ -1,5 +1,5 @@
 import { RateLimitedError } from '../errors/rate-limited.ts';
-import type { Clock } from '../vault/types.ts';
+import type { Clock } from '../vault/clock.ts';
 import { normalizeEmail } from './email.ts';
 
 /** The counter key of an e-mail; bounded, since the throttle is in memory (longer e-mails are invalid anyway). */

@@ -7,14 +7,15 @@ import { rowHolds, updateAuthenticatedRow, verified, withRowMac } from '../integ
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Database, UsersTable } from '../storage/schema.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
-import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { KdfLimits } from '../crypto/root-key.ts';
 import { emailProblems, normalizeEmail } from './email.ts';
 import { hashPassword, passwordProblems } from './passwords.ts';
 import { deleteUserSessions } from './sessions.ts';
 
 export type NewUser = Parameters<UserService['create']>[0];
 
-const PERSON_NAME_MAX = 200;
+export const PERSON_NAME_MAX = 200;
 
 export function userOf(row: Pick<UsersTable, 'id' | 'email' | 'first_name' | 'last_name'>): User {
   return { id: row.id, email: row.email, first_name: row.first_name, last_name: row.last_name };

@@ -13,12 +13,6 @@ import type { CreateTokenRequest, TokenService, TokenView } from '../tokens/cont
 import { DEFAULT_PAGE_SIZE } from '../common-types.ts';
 import { isPlainObject } from '../validation/json-value.ts';
 
-/**
- * Re-exported for core/proxies/invoke.ts, which is being reworked on another branch; it imports
- * `applicationPrincipal` from here until that branch has merged and points at the application store.
- */
-export { applicationPrincipal } from '../tenancy/application-store.ts';
-
 const INPUT_NAMES: Readonly<Record<string, string>> = {
   searchIndexes: 'search_indexes',
   fingerprintExpression: 'fingerprint_expression',

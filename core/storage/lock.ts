@@ -2,10 +2,18 @@ import { randomBytes, createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { VaultError } from '../errors/catalogue.ts';
-import type { LockHolder } from '../vault/types.ts';
 import { tempPathBeside, writeFileAtomically, writeFully } from './durable-fs.ts';
 import { errnoOf, nodeStorageFs } from './storage-fs.ts';
 import type { StorageFs } from './storage-fs.ts';
+
+/** Who holds a vault's lock, as its lock file records it. */
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  readonly startedAt: string;
+  /** Set when a server holds the vault. */
+  readonly url?: string;
+}
 
 /**
  * One writer per vault: an exclusive lock file naming its holder (pid, host, start time and, when a
@@ -106,9 +114,9 @@ export function isRunningHere(holder: LockHolder): boolean {
   return holder.host === hostname() && isAlive(holder.pid);
 }
 
-export function describeHolder(holder: LockHolder): string {
+export function describeHolder(holder: Pick<LockHolder, 'pid' | 'host' | 'url'>, since: string): string {
   const where = holder.url ? `, serving ${holder.url}` : '';
-  return `process ${holder.pid} on ${holder.host} since ${holder.startedAt}${where}`;
+  return `process ${holder.pid} on ${holder.host} since ${since}${where}`;
 }
 
 /** The record written to the lock file; the nonce makes every lock file's bytes unique. */
@@ -204,7 +212,7 @@ export async function acquireLock(
     throw new VaultError(
       'VAULT_LOCKED',
       current
-        ? `The vault is held by ${describeHolder(current)}. Stop that process${current.url ? ' or use its API' : ''} first.`
+        ? `The vault is held by ${describeHolder(current, current.startedAt)}. Stop that process${current.url ? ' or use its API' : ''} first.`
         : 'The vault is held by another process.',
     );
   }

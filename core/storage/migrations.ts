@@ -415,6 +415,28 @@ export const migrations: readonly Migration[] = [
       await db.schema.alterTable('audit_logs').addColumn('revealed', 'integer').execute();
     },
   },
+  {
+    version: 13,
+    name: 'audit segments',
+    async up(db) {
+      // The embedded audit log moves its oldest entries out of memory into segment files beside the
+      // vault (core/audit/segments/): the file's own bookkeeping, which PostgreSQL has no use for.
+      // committed_bytes is how much of a segment file a committed spill vouches for: bytes past it
+      // are a spill that never committed and are cut at open.
+      await sql`create table audit_segments (
+        segment integer primary key,
+        generation integer not null,
+        committed_bytes integer not null,
+        rolled integer not null
+      )`.execute(db);
+      // A tenant's entries spilled before its chain was dropped (tenant deletion) carry an older
+      // epoch than the tenant's current one here, and are no longer part of its log.
+      await sql`create table audit_epochs (
+        tenant_id text primary key,
+        epoch integer not null
+      )`.execute(db);
+    },
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_DDL = sql`create table if not exists schema_migrations (

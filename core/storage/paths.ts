@@ -3,7 +3,8 @@ import { basename, dirname, join } from 'node:path';
 /**
  * The files of one vault: `vault.svc` (header + snapshot), `vault.journal`, `vault.ack` (the last
  * acknowledged commit), `vault.lock`, and while a background snapshot is being written
- * `vault.journal.prev` (the journal segment that snapshot replaces).
+ * `vault.journal.prev` (the journal segment that snapshot replaces); `vault.audit/` holds the audit
+ * log's segment files (core/audit/segments/).
  */
 export interface VaultPaths {
   readonly vault: string;
@@ -12,6 +13,8 @@ export interface VaultPaths {
   readonly previousJournal: string;
   readonly acknowledged: string;
   readonly lock: string;
+  /** The folder of the audit log's segment files. */
+  readonly auditSegments: string;
   readonly dir: string;
 }
 
@@ -25,6 +28,7 @@ export function vaultPaths(vaultPath: string): VaultPaths {
     previousJournal: join(dir, `${stem}.journal.prev`),
     acknowledged: join(dir, `${stem}.ack`),
     lock: join(dir, `${stem}.lock`),
+    auditSegments: join(dir, `${stem}.audit`),
     dir,
   };
 }

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { isVaultError } from '../errors/catalogue.ts';
 import { createVault, openVault } from '../vault/index.ts';
 import { rotateKeys } from '../vault/rotation.ts';
-import type { KeySource, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { vaultPaths } from './paths.ts';
 import { PowerLossFs, seededRandom } from './test-support/power-loss-fs.ts';
 

@@ -46,8 +46,10 @@ const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
     at: /^\w+\.row_mac default$/,
     why: "SQLite adds a NOT NULL column only with a default ('' is no MAC and fails every check); PostgreSQL adds it, fills it and then sets NOT NULL, so a row written without a MAC is refused",
   },
-  // When the embedded audit log moves to segment files (branch audit-disk), uncomment:
-  // { at: /^audit_/, why: 'the embedded audit log lives in segment files beside the vault (docs/audit-log.md) and its sql.js tables hold their bookkeeping; PostgreSQL keeps the log in tables' },
+  {
+    at: /^audit_(segments|epochs)/,
+    why: 'the embedded audit log lives in segment files beside the vault (docs/audit-log.md) and its sql.js tables hold their bookkeeping; PostgreSQL keeps the log in tables',
+  },
 ];
 
 /** Tables and columns the migrations make that schema.ts leaves out on purpose, with why. */

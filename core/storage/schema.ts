@@ -130,6 +130,24 @@ export interface AuditLogsTable {
   hash: Uint8Array;
 }
 
+/**
+ * Embedded only: one audit segment file (core/audit/segments/). `generation` names the file version
+ * (a retention rewrite writes the next one); `committed_bytes` is how much of it committed spills
+ * vouch for; `rolled` 1 once the segment is full and has its index file (it is never appended again).
+ */
+export interface AuditSegmentsTable {
+  segment: number;
+  generation: number;
+  committed_bytes: number;
+  rolled: number;
+}
+
+/** Embedded only: the epoch of a tenant's current chain, raised each time the chain is dropped. */
+export interface AuditEpochsTable {
+  tenant_id: string;
+  epoch: number;
+}
+
 /** A run of pruned read entries, vouched for so the chain verifies across the gap. */
 export interface AuditCheckpointsTable {
   tenant_id: string;
@@ -280,6 +298,8 @@ export interface Database {
   audit_logs: AuditLogsTable;
   audit_heads: AuditHeadsTable;
   audit_checkpoints: AuditCheckpointsTable;
+  audit_segments: AuditSegmentsTable;
+  audit_epochs: AuditEpochsTable;
   tokens: TokensTable;
   token_search_indexes: TokenSearchIndexesTable;
   token_activity: TokenActivityTable;

@@ -7,7 +7,8 @@ import { loadSodium } from '../crypto/sodium.ts';
 import { makeTempDir } from '../test-support/temp-vault.ts';
 import type { TempDir } from '../test-support/temp-vault.ts';
 import { openVault, readVaultStatus } from '../vault/index.ts';
-import type { KeySource, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { CHUNKED_BODY_FORMAT } from './chunked-body.ts';
 import { vaultPaths } from './paths.ts';
 import { openVaultFile, readHeader, rewriteHeader } from './vault-file.ts';
@@ -41,7 +42,7 @@ describe('secretstream snapshot body (vaults written before the chunked format)'
   afterEach(() => tmp.cleanup());
 
   it('opens, and its next (held) snapshot is written in the chunked format', async () => {
-    expect((await readVaultStatus(tmp.vaultPath)).formatVersion).toBe(1);
+    expect((await readVaultStatus(tmp.vaultPath)).format_version).toBe(1);
     const before = await headerOf(tmp.vaultPath);
     expect(before.header.snapshot.body).toBeUndefined();
 
@@ -55,7 +56,7 @@ describe('secretstream snapshot body (vaults written before the chunked format)'
     const after = await headerOf(tmp.vaultPath);
     expect(after.formatVersion).toBe(2);
     expect(after.header.snapshot.body).toBe(CHUNKED_BODY_FORMAT);
-    expect((await readVaultStatus(tmp.vaultPath)).formatVersion).toBe(2);
+    expect((await readVaultStatus(tmp.vaultPath)).format_version).toBe(2);
     const again = await openVault({ path: tmp.vaultPath, key: KEY });
     expect(await rows(again)).toEqual({
       'written-by': 'secretstream-format',

@@ -53,7 +53,7 @@ describe('storage headroom', () => {
       limits: { minFreeDiskBytes: 32 * MIB },
     });
     await put(vault, 'before');
-    const records = (await readVaultStatus(tmp.vaultPath)).journalRecords;
+    const records = (await readVaultStatus(tmp.vaultPath)).journal_records;
     free = 5 * MIB;
     // Space taken by another program shows once the last reading is older than its maximum age.
     await put(vault, 'within the age of the last reading');
@@ -64,7 +64,7 @@ describe('storage headroom', () => {
       /^The disk is full: 5\.0 MiB free .* less than the 32 MiB it keeps in reserve/,
     );
     // Nothing was attempted: no journal record, and the vault has not failed.
-    expect((await readVaultStatus(tmp.vaultPath)).journalRecords).toBe(records + 1);
+    expect((await readVaultStatus(tmp.vaultPath)).journal_records).toBe(records + 1);
     expect(vault.failure).toBeNull();
     free = 100 * MIB;
     await put(vault, 'after');
@@ -89,13 +89,13 @@ describe('storage headroom', () => {
     free = reserveFloor + 64 * 1024;
     clock.advance(FREE_SPACE_MAX_AGE_MS + 1);
     await put(vault, 'read afresh');
-    const journalBefore = (await readVaultStatus(tmp.vaultPath)).journalBytes;
+    const journalBefore = (await readVaultStatus(tmp.vaultPath)).journal_bytes;
     let written = 0;
     let err: (Error & { code?: string }) | null = null;
     while (!err && written < 100) {
       // Each write takes its journal record's bytes off the disk, as a real disk would.
       const status = await readVaultStatus(tmp.vaultPath);
-      free = reserveFloor + 64 * 1024 - (status.journalBytes - journalBefore);
+      free = reserveFloor + 64 * 1024 - (status.journal_bytes - journalBefore);
       try {
         await put(vault, `row-${written}`, 'x'.repeat(8 * 1024));
         written++;

@@ -44,7 +44,7 @@ describe('vault files', () => {
     const files = vaultPaths(tmp.vaultPath);
     expect((await stat(files.journal)).size).toBeGreaterThan(52);
     await again.close({ snapshot: false });
-    expect((await readVaultStatus(tmp.vaultPath)).journalRecords).toBe(1);
+    expect((await readVaultStatus(tmp.vaultPath)).journal_records).toBe(1);
     const third = await openVault({ path: tmp.vaultPath, key: tmp.key });
     const rows = await third.db.selectFrom('vault_meta').select(['key', 'value']).orderBy('key').execute();
     expect(rows.filter((r) => r.key.length === 1)).toEqual([
@@ -81,7 +81,7 @@ describe('vault files', () => {
     expect(await vault.db.selectFrom('vault_meta').select('key').where('key', '=', 'half').execute()).toEqual(
       [],
     );
-    expect((await readVaultStatus(tmp.vaultPath)).journalRecords).toBe(before.journalRecords);
+    expect((await readVaultStatus(tmp.vaultPath)).journal_records).toBe(before.journal_records);
     await vault.close();
   });
 
@@ -106,8 +106,8 @@ describe('vault files', () => {
     // Let the background snapshot finish.
     await vault.compact();
     const status = await readVaultStatus(tmp.vaultPath);
-    expect(status.snapshotSequence).toBeGreaterThan(2);
-    expect(status.journalRecords).toBe(0);
+    expect(status.snapshot_sequence).toBeGreaterThan(2);
+    expect(status.journal_records).toBe(0);
     await put(vault, 'after', 'snapshot');
     await vault.close();
     const again = await openVault({ path: tmp.vaultPath, key: tmp.key });
@@ -128,9 +128,9 @@ describe('vault files', () => {
     expect((err as Error).message).toContain(`process ${process.pid}`);
     expect((err as Error).message).toContain('http://127.0.0.1:1234');
     expect(await snapshotFiles(tmp.dir)).toEqual(before);
-    expect((await readVaultStatus(tmp.vaultPath)).lockHolder?.url).toBe('http://127.0.0.1:1234');
+    expect((await readVaultStatus(tmp.vaultPath)).lock_holder?.url).toBe('http://127.0.0.1:1234');
     await vault.close();
-    expect((await readVaultStatus(tmp.vaultPath)).lockHolder).toBeNull();
+    expect((await readVaultStatus(tmp.vaultPath)).lock_holder).toBeNull();
   });
 
   describe('damage and wrong keys', () => {
@@ -340,7 +340,7 @@ describe('vault files', () => {
     await put(vault, 'p', 'q');
     await vault.close();
     const status = await readVaultStatus(tmp.vaultPath);
-    expect(status.keySource).toBe('passphrase');
+    expect(status.key_source).toBe('passphrase');
     await expectError(
       openVault({ path: tmp.vaultPath, key: { kind: 'passphrase', passphrase: 'wrong' } }),
       'VAULT_WRONG_KEY',

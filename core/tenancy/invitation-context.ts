@@ -4,7 +4,8 @@
  */
 import type { SignInThrottle } from '../identity/sign-in-throttle.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { KdfLimits } from '../crypto/root-key.ts';
 
 /** An invitation is valid this long after creation or the last resend. */
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;

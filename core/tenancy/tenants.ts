@@ -4,7 +4,7 @@ import { authorize } from '../access/authorize.ts';
 import { MANAGEMENT_PERMISSIONS, type Permission } from '../access/permissions.ts';
 import { actorOf, operatorIn } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
-import { appendAudit, dropAuditChain } from '../audit/audit-log.ts';
+import { appendAudit } from '../audit/audit-log.ts';
 import type { AuditOperation } from '../audit/entity-types.ts';
 import { VaultError, validationError } from '../errors/catalogue.ts';
 import { addMember, isMemberRole, memberPrincipal } from './members.ts';
@@ -15,7 +15,8 @@ import type { User } from '../common-types.ts';
 import type { ApplicationWithKey, Tenant, TenantService } from './contract.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, checkName } from '../validation/fields.ts';
-import type { KdfLimits, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { KdfLimits } from '../crypto/root-key.ts';
 import type { CheckedApplication } from './application-input.ts';
 import { insertApplication } from './application-store.ts';
 import { checkSettings, parseSettings } from './settings.ts';
@@ -268,7 +269,7 @@ export function createTenantService(vault: VaultHandle, kdf: KdfLimits): TenantS
         for (const table of TENANT_SCOPED_TABLES) {
           await trx.deleteFrom(table).where('tenant_id', '=', row.id).execute();
         }
-        await dropAuditChain(trx, row.id);
+        await vault.audit.dropChain(trx, row.id);
         await trx.deleteFrom('tenants').where('id', '=', row.id).execute();
         // The first entry of a fresh chain: the record of the deletion outlives the tenant.
         await auditTenant(trx, vault, principal, row.id, 'delete');

@@ -112,34 +112,19 @@ export async function seedTenant(
 
 export type AuditRow = Omit<AuditLogsTable, 'prev_hash' | 'hash'>;
 
-/** A tenant's chain in order (or every row of the vault). */
+/** A tenant's chain in order (or every entry of the vault), wherever the vault keeps it. */
 export async function auditRows(vault: VaultHandle, tenantId?: string): Promise<AuditRow[]> {
-  let query = vault.db
-    .selectFrom('audit_logs')
-    .select([
-      'id',
-      'tenant_id',
-      'seq',
-      'actor_id',
-      'actor_type',
-      'entity_type',
-      'entity_id',
-      'operation',
-      'message',
-      'created_at',
-      'entity_ids',
-      'revealed',
-    ]);
-  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
-  return query.orderBy('tenant_id').orderBy('seq').execute();
+  const tenants = tenantId === undefined ? await vault.audit.tenants() : [tenantId];
+  const rows: AuditRow[] = [];
+  for (const tenant of tenants.sort()) {
+    for await (const { prev_hash: _prev, hash: _hash, ...row } of vault.audit.entries(tenant)) rows.push(row);
+  }
+  return rows;
 }
 
+/** Entries of the vault, wherever it keeps them. */
 export async function auditCount(vault: VaultHandle): Promise<number> {
-  const row = await vault.db
-    .selectFrom('audit_logs')
-    .select((e) => e.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return vault.audit.count();
 }
 
 /**

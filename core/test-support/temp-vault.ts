@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeStorageFs } from '../storage/storage-fs.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import { createVault, openVault } from '../vault/index.ts';
-import type { Clock, KeySource, VaultHandle } from '../vault/types.ts';
+import type { VaultHandle } from '../vault/types.ts';
+import type { Clock } from '../vault/clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { unsyncedFs } from './unsynced-fs.ts';
 
 /** A temp folder for one test's vault, removed by `cleanup`. */
@@ -82,6 +84,9 @@ export async function copyTempVault(closed: TempVault, options: TempVaultOptions
     await copyFile(from.vault, to.vault);
     await copyFile(from.journal, to.journal);
     await copyFile(from.acknowledged, to.acknowledged);
+    await cp(from.auditSegments, to.auditSegments, { recursive: true }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    });
     vault = await openVault({
       path: copy.vaultPath,
       key: copy.key,

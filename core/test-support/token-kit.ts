@@ -70,6 +70,8 @@ export async function countRows(
   f: ServicesFixture,
   table: 'tokens' | 'token_search_indexes' | 'token_activity' | 'audit_logs',
 ): Promise<number> {
+  // Audit entries may have moved from the table to segment files: counted where the vault keeps them.
+  if (table === 'audit_logs') return f.vault.audit.count();
   const row = await f.vault.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -6,14 +6,19 @@ import { scanJournal } from '../storage/journal.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import { openVaultFile, readHeader, readSnapshot } from '../storage/vault-file.ts';
 import { unlockKeyring } from '../vault/load.ts';
-import type { KeySource } from '../vault/types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import type { Database } from '../storage/schema.ts';
 import { testBackend } from './test-vault.ts';
 
-/** Names of the files in `dir` whose bytes contain `needle` (UTF-8 or UTF-16). */
+/**
+ * Names of the files in `dir` (and its folders: the audit segments) whose bytes contain `needle`
+ * (UTF-8 or UTF-16).
+ */
 export async function filesContaining(dir: string, needle: string): Promise<string[]> {
   const hits: string[] = [];
-  for (const name of await readdir(dir)) {
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const name = join(entry.parentPath, entry.name).slice(dir.length + 1);
     const bytes = await readFile(join(dir, name));
     for (const encoding of ['utf8', 'utf16le'] as const) {
       if (bytes.includes(Buffer.from(needle, encoding))) hits.push(`${name} (${encoding})`);

@@ -7,30 +7,14 @@
  */
 import type { Principal } from '../access/principal.ts';
 import type { Page, PageRequest } from '../common-types.ts';
-import type { Privacy } from './privacy.ts';
+import type { Static } from 'typebox';
+import type { TokenSchema } from './token-schema.ts';
 
-/** A token as the API returns it. `data` is absent when the transform redacts it or no mask exists. */
-export interface TokenView {
-  readonly id: string;
-  readonly tenant_id: string;
-  readonly type: string;
-  readonly data?: unknown;
-  readonly mask?: unknown;
-  readonly fingerprint?: string;
-  readonly fingerprint_expression?: string;
-  /** An array for the API's shape, holding exactly one container: a token lives in one place. */
-  readonly containers: string[];
-  /** The older classification view of the container (privacy.ts); absent on a redacted duplicate. */
-  readonly privacy?: Privacy;
-  readonly metadata?: Record<string, string>;
-  readonly search_indexes?: string[];
-  /** Absent only on a deduplicated create the caller may not read (identifying fields only). */
-  readonly created_by?: string | null;
-  readonly created_at?: string;
-  readonly modified_by?: string | null;
-  readonly modified_at?: string | null;
-  readonly expires_at?: string | null;
-}
+/**
+ * A token as the API returns it: the static type of `TokenSchema` (token-schema.ts), the one
+ * schema of the token. `data` is absent when the transform redacts it or no mask exists.
+ */
+export type TokenView = Readonly<Static<typeof TokenSchema>>;
 
 /** Body of POST /tokens, and a token definition inside POST /tokenize. */
 export interface CreateTokenRequest {

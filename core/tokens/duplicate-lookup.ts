@@ -7,7 +7,8 @@ import type { DuplicateOf } from './dedup.ts';
 import type { TokenView } from './contract.ts';
 import { dataOpener } from './operation-deps.ts';
 import type { TokenOperationDeps } from './operation-deps.ts';
-import { TOKEN_MESSAGES } from './token-audit.ts';
+import { TOKEN_MESSAGES, revealedBy } from './token-audit.ts';
+import { readTransformOn } from './access-scope.ts';
 import { findDuplicate } from './token-store.ts';
 import type { WriteContext } from './write-context.ts';
 
@@ -36,7 +37,8 @@ export async function returnDuplicate(
   );
   if (!existing) return null;
   const view = await duplicateView(ctx.principal, existing, dataOpener(deps, ctx.trx, existing), of);
-  ctx.audit(existing, 'read', TOKEN_MESSAGES.duplicate);
+  const transform = readTransformOn(ctx.principal, existing);
+  ctx.audit(existing, 'read', TOKEN_MESSAGES.duplicate, transform !== null && revealedBy(transform));
   ctx.active(existing.id, false);
   return view;
 }

@@ -13,6 +13,7 @@ export type {
   TokenView,
 } from './contract.ts';
 export { MAX_TOKEN_PAGE_SIZE, TOKEN_MESSAGES, createTokenService } from './token-service.ts';
+export { TokenSchema } from './token-schema.ts';
 export { ASSOCIATION_MESSAGES, createTokenAssociationService } from './associations.ts';
 export type { TokenAssociationService } from './associations.ts';
 export { DEFAULT_SWEEP_INTERVAL_MS, startExpirySweeper } from './sweeper.ts';

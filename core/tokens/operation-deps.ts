@@ -23,5 +23,5 @@ export function tokenOperationDeps(vault: VaultHandle, keys: TenantKeys): TokenO
 
 /** Opens `row`'s data when called (only transforms that show data call it). */
 export function dataOpener(deps: TokenOperationDeps, db: Kysely<Database>, row: TokenRow) {
-  return (): Promise<unknown> => deps.crypto.open(db, row.tenant_id, row.id, row.data);
+  return async (): Promise<unknown> => deps.crypto.open(db, row.tenant_id, row.id, row.data);
 }

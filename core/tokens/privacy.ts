@@ -14,7 +14,9 @@
  * client that sends both (as older clients did) cannot end up somewhere it did not ask for.
  * `restriction_policy: redact` is refused: it cannot take effect per token (use an access rule).
  */
+import { Type, type Static } from 'typebox';
 import type { FieldErrorCollector } from '../validation/fields.ts';
+import { Nullable, StringEnum } from '../validation/json-schema.ts';
 import { isPlainObject } from '../validation/json-value.ts';
 
 export const IMPACT_LEVELS = ['low', 'moderate', 'high'] as const;
@@ -29,11 +31,23 @@ const CLASSIFICATION = new RegExp(`^[A-Za-z]{1,${CLASSIFICATION_MAX_LENGTH}}$`);
 const FIELDS = ['classification', 'impact_level', 'restriction_policy'] as const;
 type PrivacyField = (typeof FIELDS)[number];
 
-export interface Privacy {
-  readonly classification: string | null;
-  readonly impact_level: ImpactLevel | null;
-  readonly restriction_policy: RestrictionPolicy;
-}
+/** `privacy` as a token shows it; the schema of the API and the source of the `Privacy` type. */
+export const PrivacySchema = Type.Object(
+  {
+    classification: Nullable(
+      Type.String({ maxLength: CLASSIFICATION_MAX_LENGTH, description: 'First segment of the container.' }),
+    ),
+    impact_level: Nullable(StringEnum(IMPACT_LEVELS, { description: 'Second segment of the container.' })),
+    restriction_policy: StringEnum(RESTRICTION_POLICIES, { description: 'Always mask.' }),
+  },
+  {
+    description:
+      'The older classification of the token, read off its container `/<classification>/<impact_level>/` ' +
+      '(null where the container has another shape). Not stored: change `containers` to change it.',
+  },
+);
+
+export type Privacy = Readonly<Static<typeof PrivacySchema>>;
 
 function isImpactLevel(value: unknown): value is ImpactLevel {
   return typeof value === 'string' && (IMPACT_LEVELS as readonly string[]).includes(value);

@@ -9,7 +9,7 @@ import { operatorIn } from '../access/principal.ts';
 import { codeOf } from '../test-support/services-fixture.ts';
 import { FAST_KDF, createTempVault } from '../test-support/temp-vault.ts';
 import { createVault, openVault } from '../vault/index.ts';
-import type { KeySource } from '../vault/types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { UNAWAITED_ENTRY_DELAY_MS, readAuditOf } from './read-audit.ts';
 import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';

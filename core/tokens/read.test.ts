@@ -29,6 +29,19 @@ describe('reading tokens', () => {
       expect(read).toMatchObject({ id: token.id, type: 'card', containers: ['/pci/high/'] });
       const listed = await f.services.tokens.list(reader(transform), {}, { page: 1, size: 10 });
       expect(listed.items[0]?.data).toEqual(expected);
+      // Both reads say whether the data was seen unmasked; the list is one entry naming its token.
+      const revealed = transform === 'reveal' ? 1 : 0;
+      expect((await auditRows(f.vault, f.tenantId)).slice(-2)).toEqual([
+        expect.objectContaining({ entity_type: 'card', entity_id: token.id, operation: 'read', revealed }),
+        expect.objectContaining({
+          entity_type: 'card',
+          entity_id: 'list',
+          entity_ids: JSON.stringify([token.id]),
+          operation: 'read',
+          message: 'Tokens listed',
+          revealed,
+        }),
+      ]);
     });
 
     it('mask without a mask shows no data; plain token:read masks', async () => {
@@ -153,12 +166,42 @@ describe('reading tokens', () => {
       const before = await countRows(f, 'audit_logs');
       f.clock.set(new Date('2026-02-10T00:00:00Z'));
       const page = await f.services.tokens.list(f.app, {}, { page: 1, size: 2 });
-      expect((await countRows(f, 'audit_logs')) - before).toBe(2);
+      // One entry for the page, naming its tokens.
+      expect((await countRows(f, 'audit_logs')) - before).toBe(1);
+      expect((await auditRows(f.vault, f.tenantId)).at(-1)).toMatchObject({
+        entity_type: 'token',
+        entity_id: 'list',
+        entity_ids: JSON.stringify(page.items.map((t) => t.id)),
+      });
       expect(await monthlyActiveTokens(f.vault.db, f.tenantId, '2026-02')).toBe(2);
       expect(await monthlyActiveTokens(f.vault.db, f.tenantId, '2026-01')).toBe(5);
       // A repeated read adds nothing and writes no activity row.
       await f.services.tokens.get(f.app, page.items[0]!.id);
       expect(await monthlyActiveTokens(f.vault.db, f.tenantId, '2026-02')).toBe(2);
+    });
+
+    it('writes one entry per entity type on the page, revealed when any of its tokens was', async () => {
+      const card = { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 };
+      const cards = [
+        (await f.services.tokens.create(f.app, { type: 'card', data: card })).token.id,
+        (await f.services.tokens.create(f.app, { type: 'card', data: card, containers: ['/other/'] })).token
+          .id,
+      ];
+      const plain = (await f.services.tokens.create(f.app, { data: 'plain', containers: ['/other/'] })).token
+        .id;
+      const reader = appIn(f.tenantId, {
+        rules: [rule(1, '/pci/', ['token:read'], 'reveal'), rule(2, '/other/', ['token:read'], 'redact')],
+      });
+      const before = (await auditRows(f.vault, f.tenantId)).length;
+      await f.services.tokens.list(reader, {}, { page: 1, size: 10 });
+      const added = (await auditRows(f.vault, f.tenantId)).slice(before);
+      expect(added.map((e) => [e.entity_type, e.entity_id, e.entity_ids, e.revealed])).toEqual([
+        ['token', 'list', JSON.stringify([plain]), 0],
+        ['card', 'list', JSON.stringify([...cards].reverse()), 1],
+      ]);
+      // A page with nothing on it writes nothing.
+      await f.services.tokens.list(reader, { types: ['bank'] }, { page: 1, size: 10 });
+      expect(await auditRows(f.vault, f.tenantId)).toHaveLength(before + 2);
     });
 
     it('validates page, size and filters', async () => {

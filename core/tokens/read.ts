@@ -5,7 +5,7 @@ import { transformOnExisting } from './access-scope.ts';
 import type { TokenView } from './contract.ts';
 import type { TokenOperationDeps } from './operation-deps.ts';
 import { TOKEN_MESSAGES, readEvent } from './token-audit.ts';
-import { findTokenSoon, tokenNotFound } from './token-store.ts';
+import { findToken, tokenNotFound } from './token-store.ts';
 import { needsData, shownOf, viewOf } from './token-view.ts';
 import type { Shown } from './token-view.ts';
 
@@ -17,21 +17,21 @@ export async function getToken(
   const { vault, crypto, reads } = deps;
   authorize(principal, 'token:read');
   // No write transaction: one locked SELECT, then the entry joins the next read-audit batch.
-  // The SELECT and the opening run without awaiting where they can (the lock free, the data
-  // key at hand): which path runs depends on the lock and the key cache, not on the token.
+  // The lookup and the opening answer at once where they can (the lock free, the data key at
+  // hand), and only a promise is awaited: this read then costs no promise of its own.
   const now = vault.clock.now();
-  const found = findTokenSoon(vault.db, vault, principal.tenantId, id, now);
+  const found = findToken(vault.db, vault, principal.tenantId, id, now);
   const row = found instanceof Promise ? await found : found;
   if (!row) throw tokenNotFound();
   const transform = transformOnExisting(principal, 'token:read', row);
   let shown: Shown;
   if (needsData(transform, row)) {
-    const data = crypto.openSoon(vault.db, row.tenant_id, row.id, row.data);
+    const data = crypto.open(vault.db, row.tenant_id, row.id, row.data);
     shown = shownOf(transform, row, data instanceof Promise ? await data : data);
   }
   const view = viewOf(row, shown, principal);
   await reads.record({
-    entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read) }],
+    entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read, transform) }],
     activeTokens: { tenantId: row.tenant_id, tokenIds: [row.id] },
   });
   return view;

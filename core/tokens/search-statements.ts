@@ -26,7 +26,7 @@ import type { Hasher } from './token-crypto.ts';
 import { notExpiredAt } from './token-store.ts';
 import type { TokenRow } from './token-store.ts';
 
-/** Where a page's rows come from (see `listPage` in token-service.ts). */
+/** Where a page's rows come from (see `listPage` in token-page.ts). */
 export type SearchDriver = 'tenant' | 'search-index';
 
 /** A compiled statement and, per parameter, its slot (a number) or the shape's own constant. */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TenantKeys } from '../crypto/tenant-keys.ts';
 import { isVaultError } from '../errors/catalogue.ts';
-import { codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
+import { auditRows, codeOf, fieldErrorsOf } from '../test-support/services-fixture.ts';
 import { appIn, openTokenFixture, rule } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';
 
@@ -154,6 +154,22 @@ describe('token search', () => {
       expect(digest).toHaveLength(32);
       expect(Buffer.from(digest).toString('latin1')).not.toContain('6789');
     }
+  });
+
+  it('writes one audit entry per search naming the tokens it returned', async () => {
+    const before = (await auditRows(f.vault, f.tenantId)).length;
+    const page = await f.services.tokens.search(f.revealer, { query: 'container:"/*"', page: 1, size: 100 });
+    expect(page.items.length).toBeGreaterThan(1);
+    expect((await auditRows(f.vault, f.tenantId)).slice(before)).toEqual([
+      expect.objectContaining({
+        entity_type: 'token',
+        entity_id: 'search',
+        entity_ids: JSON.stringify(page.items.map((t) => t.id)),
+        operation: 'read',
+        message: 'Tokens searched',
+        revealed: 1,
+      }),
+    ]);
   });
 
   it('keeps tenants apart: the same value in another tenant is not found', async () => {

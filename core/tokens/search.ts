@@ -55,10 +55,11 @@ export async function searchTokens(
     });
     const count = await runCompiled(trx, run.count, run.countParameters);
     const rows = verifiedRows(vault, 'tokens', (await runCompiled(trx, run.page, run.pageParameters)).rows);
-    const items = await viewsOf(deps, trx, principal, 'token:search', rows);
-    return { result: { total: Number(count.rows[0]!.n), items }, rows };
+    const { items, revealed } = await viewsOf(deps, trx, principal, 'token:search', rows);
+    return { result: { total: Number(count.rows[0]!.n), items }, rows, revealed };
   };
-  const { result, rows } = dataTerms > 0 ? await vault.transaction(searchIn) : await vault.read(searchIn);
-  await auditPage(deps, principal, rows);
+  const { result, rows, revealed } =
+    dataTerms > 0 ? await vault.transaction(searchIn) : await vault.read(searchIn);
+  await auditPage(deps, principal, 'search', rows, revealed);
   return result;
 }

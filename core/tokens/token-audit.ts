@@ -4,7 +4,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Principal } from '../access/principal.ts';
-import { appendAudit } from '../audit/audit-log.ts';
+import type { Transform } from '../access/rules.ts';
+import { appendAudit, type AuditEvent } from '../audit/audit-log.ts';
 import { tokenEntityType, type AuditOperation } from '../audit/entity-types.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -18,19 +19,30 @@ export const TOKEN_MESSAGES = {
   update: 'Token updated',
   delete: 'Token deleted',
   expired: 'Token expired',
+  listed: 'Tokens listed',
+  searched: 'Tokens searched',
 } as const;
+
+/**
+ * Whether a read through `transform` showed the token's data unmasked: what a read or use entry's
+ * `revealed` says. A mask shows a derived part and a redaction nothing; both count as masked.
+ */
+export function revealedBy(transform: Transform): boolean {
+  return transform === 'reveal';
+}
 
 /** What an audit entry names of a token. */
 export type Audited = Pick<TokenRow, 'tenant_id' | 'id' | 'type'>;
 
-/** The event of a read of `token`. */
-export function readEvent(token: Audited, message: string) {
+/** The event of a read of `token`, through `transform`. */
+export function readEvent(token: Audited, message: string, transform: Transform): AuditEvent {
   return {
     tenantId: token.tenant_id,
     entityType: tokenEntityType(token.type),
     entityId: token.id,
-    operation: 'read' as const,
+    operation: 'read',
     message,
+    revealed: revealedBy(transform),
   };
 }
 

@@ -13,6 +13,7 @@ import { keyedHash } from '../crypto/keyed-hash.ts';
 import { loadSodium, loadedSodium } from '../crypto/sodium.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import type { TenantKey, TenantKeys } from '../crypto/tenant-keys.ts';
+import type { NowOrLater } from '../common-types.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Database } from '../storage/schema.ts';
 import { base58 } from './base58.ts';
@@ -54,8 +55,24 @@ export class TokenCrypto {
     return (tokenId, data) => sealField(sodium, key, tenantId, tokenId, encoder.encode(JSON.stringify(data)));
   }
 
-  /** Opens an envelope sealed by `seal` (under whichever term it names). */
-  async open(db: Kysely<Database>, tenantId: string, tokenId: string, envelope: string): Promise<unknown> {
+  /**
+   * Opens an envelope sealed by `seal` (under whichever term it names). The data comes back at once
+   * where no query is needed (libsodium loaded and the key seen last for the envelope's term opens
+   * it), else as a promise, where the stored key decides (and a corrupt envelope fails as it always
+   * does). Which path runs depends on the key cache, never on the data.
+   */
+  open(db: Kysely<Database>, tenantId: string, tokenId: string, envelope: string): NowOrLater<unknown> {
+    const sodium = loadedSodium();
+    const plain = sodium && this.openWithRecent(sodium, tenantId, tokenId, envelope);
+    return plain ? parseData(plain) : this.openWithStoredKey(db, tenantId, tokenId, envelope);
+  }
+
+  private async openWithStoredKey(
+    db: Kysely<Database>,
+    tenantId: string,
+    tokenId: string,
+    envelope: string,
+  ): Promise<unknown> {
     const sodium = await loadSodium();
     const plain =
       this.openWithRecent(sodium, tenantId, tokenId, envelope) ??
@@ -67,17 +84,6 @@ export class TokenCrypto {
         envelope,
       );
     return parseData(plain);
-  }
-
-  /**
-   * `open` without awaiting anything where it needs no query (libsodium loaded and the key seen
-   * last for the envelope's term opens it): the data then, else the awaited `open`'s promise,
-   * where the stored key decides (and a corrupt envelope fails as it always does).
-   */
-  openSoon(db: Kysely<Database>, tenantId: string, tokenId: string, envelope: string): unknown {
-    const sodium = loadedSodium();
-    const plain = sodium && this.openWithRecent(sodium, tenantId, tokenId, envelope);
-    return plain ? parseData(plain) : this.open(db, tenantId, tokenId, envelope);
   }
 
   /**

@@ -13,7 +13,9 @@ import type { ContainerScope } from './access-scope.ts';
 import type { TokenView } from './contract.ts';
 import { dataOpener } from './operation-deps.ts';
 import type { TokenOperationDeps } from './operation-deps.ts';
-import { TOKEN_MESSAGES, readEvent } from './token-audit.ts';
+import type { AuditEvent } from '../audit/audit-log.ts';
+import { tokenEntityType } from '../audit/entity-types.ts';
+import { TOKEN_MESSAGES, revealedBy, type Audited } from './token-audit.ts';
 import { notExpired } from './token-store.ts';
 import type { TokenRow } from './token-store.ts';
 import { shownData, viewOf } from './token-view.ts';
@@ -24,6 +26,12 @@ export const MAX_TOKEN_PAGE_SIZE = 100;
 export type PagePermission = 'token:read' | 'token:search';
 export type TokenCondition = (eb: ExpressionBuilder<Database, 'tokens'>) => Expression<SqlBool>;
 
+/** A page's rows as the caller sees them, and the ids among them whose data it saw unmasked. */
+export interface PageViews {
+  readonly items: TokenView[];
+  readonly revealed: ReadonlySet<string>;
+}
+
 /** The page's rows as the caller sees them, each through `permission`'s transform. */
 export async function viewsOf(
   deps: TokenOperationDeps,
@@ -31,23 +39,62 @@ export async function viewsOf(
   principal: Principal,
   permission: PagePermission,
   rows: readonly TokenRow[],
-): Promise<TokenView[]> {
+): Promise<PageViews> {
   const items: TokenView[] = [];
+  const revealed = new Set<string>();
   for (const row of rows) {
     const transform = transformFor(principal, permission, row);
     items.push(viewOf(row, await shownData(transform, row, dataOpener(deps, trx, row)), principal));
+    if (revealedBy(transform)) revealed.add(row.id);
   }
-  return items;
+  return { items, revealed };
+}
+
+/** What a page answered: a list (`GET /tokens`) or a search (`POST /tokens/search`). */
+export type PageKind = 'list' | 'search';
+
+/**
+ * The audit entries of a page: one per entity type on it (`token`, or the older `card` and `bank`:
+ * at most three), entity id `list` or `search`, naming every token of that type the page returned
+ * in `entity_ids`, so a filter by any of those token ids finds it. `revealed` is whether the caller
+ * saw any of them unmasked. One entry per request rather than per token keeps every read
+ * attributable without the log growing by a record for each token a page shows; an empty page
+ * writes none.
+ */
+export function pageEvents(
+  tenantId: string,
+  kind: PageKind,
+  rows: readonly Audited[],
+  revealed: ReadonlySet<string>,
+): AuditEvent[] {
+  const byType = new Map<string, string[]>();
+  for (const row of rows) {
+    const type = tokenEntityType(row.type);
+    const ids = byType.get(type);
+    if (ids === undefined) byType.set(type, [row.id]);
+    else ids.push(row.id);
+  }
+  return [...byType].map(([entityType, ids]) => ({
+    tenantId,
+    entityType,
+    entityId: kind,
+    entityIds: ids,
+    operation: 'read',
+    message: kind === 'list' ? TOKEN_MESSAGES.listed : TOKEN_MESSAGES.searched,
+    revealed: ids.some((id) => revealed.has(id)),
+  }));
 }
 
 /** The page's audit entries and activity marks, in the next read-audit batch. */
 export function auditPage(
   deps: TokenOperationDeps,
   principal: Principal,
+  kind: PageKind,
   rows: readonly TokenRow[],
+  revealed: ReadonlySet<string>,
 ): Promise<void> {
   return deps.reads.record({
-    entries: rows.map((row) => ({ principal, event: readEvent(row, TOKEN_MESSAGES.read) })),
+    entries: pageEvents(principal.tenantId, kind, rows, revealed).map((event) => ({ principal, event })),
     activeTokens: { tenantId: principal.tenantId, tokenIds: rows.map((r) => r.id) },
   });
 }
@@ -64,7 +111,7 @@ export async function listPage(
   const { vault } = deps;
   // One read keeps count and page consistent; the page's audit entries join the next
   // read-audit batch after it.
-  const { result, rows } = await vault.read(async (trx) => {
+  const { result, rows, revealed } = await vault.read(async (trx) => {
     const now = vault.clock.now();
     const filtered = trx
       .selectFrom('tokens')
@@ -83,9 +130,9 @@ export async function listPage(
         .offset(page.offset)
         .execute(),
     );
-    const items = await viewsOf(deps, trx, principal, permission, rows);
-    return { result: { total: Number(count.n), items }, rows };
+    const { items, revealed } = await viewsOf(deps, trx, principal, permission, rows);
+    return { result: { total: Number(count.n), items }, rows, revealed };
   });
-  await auditPage(deps, principal, rows);
+  await auditPage(deps, principal, 'list', rows, revealed);
   return result;
 }

@@ -12,6 +12,7 @@ import type {
   SqlBool,
   Updateable,
 } from 'kysely';
+import type { NowOrLater } from '../common-types.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { updateAuthenticatedRow, verified } from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
@@ -63,37 +64,24 @@ function findTokenQuery(db: Kysely<Database>): CompiledQuery<TokenRow> {
 /**
  * A live token of the tenant, verified against its MAC (its container and mask decide who sees
  * what: INTEGRITY_FAILED when they were changed outside the vault), or undefined.
+ *
+ * The row comes back at once where the store can run the lookup without waiting (the embedded
+ * vault's own handle with its lock free), else as a promise (PostgreSQL, a transaction's handle,
+ * the lock taken). Which path runs depends on the store and the lock, never on the token.
  */
-export async function findToken(
+export function findToken(
   db: Kysely<Database>,
   keys: RowKeys,
   tenantId: string,
   id: unknown,
   now: Date,
-): Promise<TokenRow | undefined> {
+): NowOrLater<TokenRow | undefined> {
   if (typeof id !== 'string' || id === '') return undefined;
   const query = findTokenQuery(db);
-  const result = await runCompiled(db, query, [tenantId, id, now.toISOString()]);
-  return verified(keys, 'tokens', result.rows[0]);
-}
-
-/**
- * `findToken` without awaiting where the store can run it at once (the embedded vault with its lock
- * free): the row or undefined then, else the awaited lookup's promise. Which path runs depends on
- * the lock, never on the token.
- */
-export function findTokenSoon(
-  db: Kysely<Database>,
-  keys: RowKeys,
-  tenantId: string,
-  id: unknown,
-  now: Date,
-): TokenRow | undefined | Promise<TokenRow | undefined> {
-  if (typeof id !== 'string' || id === '') return undefined;
-  const result = runCompiledNow(db, findTokenQuery(db), [tenantId, id, now.toISOString()]);
-  return result === null
-    ? findToken(db, keys, tenantId, id, now)
-    : verified(keys, 'tokens', result.rows[0] ?? undefined);
+  const parameters = [tenantId, id, now.toISOString()];
+  const result = runCompiledNow(db, query, parameters);
+  if (result !== null) return verified(keys, 'tokens', result.rows[0] ?? undefined);
+  return runCompiled(db, query, parameters).then((awaited) => verified(keys, 'tokens', awaited.rows[0]));
 }
 
 /**

@@ -1,10 +1,14 @@
 /**
- * POST /tokenize's writes. A request's tokens are written in one of three ways, chosen here:
- * - in a group with other requests (one transaction for all) when the request runs in no caller's
- *   transaction and every token has a random id and needs no deduplication lookup;
- * - as one batch in a transaction of its own (or the caller's) when its tokens need no lookup but
- *   it could not join a group;
- * - one token at a time, like POST /tokens, when any token needs a lookup before its insert.
+ * POST /tokenize's writes. The route asks once (`tokenize`); the request's tokens are then written
+ * by one of three paths, chosen here only. The rule: tokens that need no lookup before their
+ * insert (a random id, no deduplication) are written together, and as widely as the vault allows.
+ * - grouped: a request outside any caller's transaction whose tokens all need no lookup is
+ *   written in one transaction with the requests that arrived meanwhile (write-groups.ts);
+ * - batched: such tokens when the request cannot be grouped (it runs in a caller's transaction,
+ *   or its group failed) are inserted together in the request's own transaction (or the caller's);
+ * - one by one: when any token needs a lookup (a chosen id or alias, deduplication), each token
+ *   is created as POST /tokens creates one, all in one transaction.
+ * Which path runs never changes the response or the audit entries.
  */
 import { authorize } from '../access/authorize.ts';
 import type { Principal } from '../access/principal.ts';

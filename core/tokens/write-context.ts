@@ -92,8 +92,8 @@ export class WriteContext {
     return this.keyed.sealFn;
   }
 
-  /** Queues the audit entry of `token`, written by `finish`. */
-  audit(token: Audited, operation: AuditOperation, message: string): void {
+  /** Queues the audit entry of `token`, written by `finish`; `revealed` for a read. */
+  audit(token: Audited, operation: AuditOperation, message: string, revealed?: boolean): void {
     this.audits.push({
       principal: this.principal,
       event: {
@@ -102,6 +102,7 @@ export class WriteContext {
         entityId: token.id,
         operation,
         message,
+        ...(revealed === undefined ? {} : { revealed }),
       },
     });
   }

@@ -1,9 +1,11 @@
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { createVault, openVault } from './lifecycle.ts';
-import { createPostgresVault, openPostgresVault, readPostgresVaultStatus } from './postgres-vault.ts';
+import { readPostgresVaultStatus } from './postgres-status.ts';
+import { createPostgresVault, openPostgresVault } from './postgres-vault.ts';
 import { readVaultStatus, vaultExists } from './status.ts';
 import { describeVaultLocation, type VaultLocation } from './location.ts';
-import type { CreateVaultOptions, OpenVaultOptions, VaultHandle, VaultStatus } from './types.ts';
+import type { CreateVaultOptions, OpenVaultOptions, VaultHandle } from './types.ts';
+import type { VaultStatus } from './status-schema.ts';
 
 export { describeVaultLocation, vaultLocationOf, type VaultLocation } from './location.ts';
 

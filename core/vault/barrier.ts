@@ -7,7 +7,7 @@ import { deriveRootKey } from '../crypto/root-key.ts';
 import type { KdfHeader } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import { keyringAad } from '../storage/vault-file.ts';
-import type { KeySource } from './types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 
 /**
  * What the code above storage may do with keys: lookup hashes, the audit chain's MAC, the MACs of

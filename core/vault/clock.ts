@@ -1,4 +1,7 @@
-import type { Clock } from './types.ts';
+/** Where the vault reads the time: the system's, or one a test moves by hand. */
+export interface Clock {
+  now(): Date;
+}
 
 export const systemClock: Clock = { now: () => new Date() };
 

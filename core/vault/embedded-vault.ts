@@ -1,6 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, sql } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
+import { SegmentFiles } from '../audit/segments/segment-files.ts';
+import { SegmentedAuditStore } from '../audit/segments/segmented-store.ts';
+import type { AuditSegmentLimits } from '../audit/segments/limits.ts';
+import { AuditSpiller } from '../audit/segments/spiller.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Sodium } from '../crypto/sodium.ts';
@@ -13,6 +17,8 @@ import { Mutex } from '../storage/mutex.ts';
 import type { VaultPaths } from '../storage/paths.ts';
 import type { Database } from '../storage/schema.ts';
 import { FreeSpaceGauge } from '../storage/free-space.ts';
+import { readDiskSpace, vaultHeadroom } from '../storage/headroom.ts';
+import type { VaultHeadroom } from '../storage/headroom.ts';
 import { assertDatabaseHeadroom, assertDiskHeadroom } from '../storage/space-guard.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
 import { nodeStorageFs } from '../storage/storage-fs.ts';
@@ -28,7 +34,10 @@ import { buildSnapshotInWorker } from './snapshot-thread.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
 import type { TransactionOptions } from './storage-contract.ts';
-import type { Clock, KeySource, VaultHandle, VaultStatus } from './types.ts';
+import type { VaultHandle } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
+import type { VaultStatus } from './status-schema.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 
@@ -53,6 +62,8 @@ export interface EmbeddedVaultParts {
   readonly limits: StorageLimits;
   /** A previous journal segment exists (a background snapshot did not finish before a crash). */
   readonly previousSegment?: boolean;
+  /** When audit entries move to segment files and how large those grow. */
+  readonly auditSegments: AuditSegmentLimits;
 }
 
 /**
@@ -68,6 +79,9 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
   readonly clock: Clock;
   /** This process holds the vault file's exclusive lock: it sees every write. */
   readonly changes = new TableChanges();
+  /** The audit log: sql.js's newest entries and the segment files the spiller moves the rest to. */
+  readonly audit: SegmentedAuditStore;
+  private readonly spiller: AuditSpiller;
   private readonly mutex = new Mutex();
   /**
    * Disabled when the vault closes: Node runs every enabled AsyncLocalStorage's hook for each new
@@ -120,6 +134,10 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
       () => parts.journal.appendedBytes,
     );
     this.connection = new SqlJsConnection(parts.sqlite, (sql, params) => this.recordWrite(sql, params));
+    const segmentKey = () => this.barrier.current.auditSegmentKey();
+    const files = new SegmentFiles(parts.sodium, parts.fs, parts.paths.auditSegments, this.id, segmentKey);
+    this.audit = new SegmentedAuditStore(this, files);
+    this.spiller = new AuditSpiller(this, this.audit, () => this.auditRows(), parts.auditSegments);
     this.db = new Kysely<Database>({
       dialect: new SqlJsDialect(
         () => this.acquireConnection(),
@@ -178,7 +196,28 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     }
     await durable;
     this.maybeSnapshot();
+    this.spiller.poke();
     return result;
+  }
+
+  /** Opens the audit log's segments (after the migrations) and lets the spiller run. */
+  async startAudit(): Promise<void> {
+    await this.audit.open();
+    this.spiller.start();
+  }
+
+  /** Waits for a spill of audit entries running in the background (tests, diagnostics). */
+  async auditSettled(): Promise<void> {
+    await this.spiller.idle();
+  }
+
+  /** Rows in `audit_logs` (at most; from the rowid range), when the lock is free this instant. */
+  private auditRows(): number | undefined {
+    if (this.closed) return undefined;
+    return this.mutex.runIfFree(() => {
+      const sql = 'SELECT coalesce(max(rowid) - min(rowid) + 1, 0) AS n FROM audit_logs';
+      return Number(this.connection.run<{ n: number }>(sql, []).rows[0]?.n ?? 0);
+    });
   }
 
   /**
@@ -207,6 +246,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
   /** Writes a snapshot and starts an empty journal; traffic continues while it is written. */
   async compact(): Promise<void> {
     this.assertUsable();
+    await this.spiller.drain();
     await this.writingSnapshot(() => this.snapshots.background());
   }
 
@@ -232,8 +272,19 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     }
   }
 
+  /** The files' status; the database's size while the vault is open (a closed vault reads as no server's). */
   async status(): Promise<VaultStatus> {
-    return readVaultStatus(this.path);
+    const open = this.closed
+      ? null
+      : { databaseBytes: await this.databaseBytesNow(), limits: this.parts.limits };
+    return readVaultStatus(this.path, open);
+  }
+
+  async headroom(): Promise<VaultHeadroom> {
+    this.assertUsable();
+    const databaseBytes = await this.databaseBytesNow();
+    const disk = await readDiskSpace(this.parts.paths.dir);
+    return vaultHeadroom({ databaseBytes, limits: this.parts.limits, disk });
   }
 
   async setLockUrl(url: string | undefined): Promise<void> {
@@ -323,6 +374,11 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
    */
   async close(options: { snapshot?: boolean } = {}): Promise<void> {
     if (this.closed) return;
+    // The audit entries move to segments first, so the last snapshot does not carry them.
+    if ((options.snapshot ?? true) && !this.parts.journal.failed)
+      await this.spiller.drain().catch(() => undefined);
+    await this.spiller.stop();
+    if (this.closed) return;
     this.closed = true;
     if (this.background) await this.background;
     await this.snapshots.exclusive(async () => {
@@ -334,6 +390,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
       } finally {
         try {
           await this.parts.journal.close().catch(() => undefined);
+          await this.audit.close().catch(() => undefined);
           this.connection.forgetStatements();
           this.parts.sqlite.close();
           this.barrier.seal();
@@ -395,6 +452,11 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     } catch {
       return Number.POSITIVE_INFINITY;
     }
+  }
+
+  /** Size of the SQLite database in memory, taking the mutex for it. */
+  private databaseBytesNow(): Promise<number> {
+    return this.mutex.run(async () => this.databaseBytes());
   }
 
   /** Size of the SQLite database in memory; the caller holds the mutex. */

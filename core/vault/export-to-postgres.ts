@@ -4,11 +4,14 @@ import { vaultPaths } from '../storage/paths.ts';
 import { openVaultFile, readHeader } from '../storage/vault-file.ts';
 import { unlockKeyring } from './load.ts';
 import { PostgresVault } from './postgres-vault.ts';
-import type { Clock, KeySource, VaultHandle } from './types.ts';
+import type { VaultHandle } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { totalRows } from './row-counts.ts';
 import {
   COPIED_TABLES,
   COPY_BATCH,
+  auditBatches,
   countCopiedRows,
   readPage,
   verifyCopy,
@@ -56,7 +59,7 @@ export async function exportToPostgres(options: ExportToPostgresOptions): Promis
     await handle.close();
   }
 
-  const expected = await countCopiedRows(source.db);
+  const expected = await countCopiedRows(source.db, source.audit);
   const total = totalRows(expected);
   let copied = 0;
 
@@ -70,6 +73,15 @@ export async function exportToPostgres(options: ExportToPostgresOptions): Promis
     async (trx) => {
       copied = 0;
       for (const table of COPIED_TABLES) {
+        if (table.name === 'audit_logs') {
+          // Entries live in the table and in segment files: read through the vault's audit store.
+          for await (const rows of auditBatches(source.audit)) {
+            await trx.insertInto('audit_logs').values(rows).execute();
+            copied += rows.length;
+            options.onProgress?.(copied, total);
+          }
+          continue;
+        }
         for (let offset = 0; offset < (expected[table.name] ?? 0); offset += COPY_BATCH) {
           const rows = await readPage(source.db, table.name, table.embedded, offset);
           if (rows.length === 0) break;

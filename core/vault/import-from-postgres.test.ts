@@ -57,7 +57,7 @@ describe.skipIf(!available)('importing a vault from PostgreSQL into a vault file
     const { principal, made, key } = await fill();
     const before = await Promise.all(made.slice(3).map((t) => f.services.tokens.get(principal, t.id)));
     await exportToPostgres({ source: f.vault, sourcePath: f.tmp.vaultPath, key: f.tmp.key, url: schema.url });
-    const sourceCounts = await countCopiedRows(f.vault.db);
+    const sourceCounts = await countCopiedRows(f.vault.db, f.vault.audit);
 
     let lastProgress = 0;
     let lastTotal = -1;
@@ -82,7 +82,7 @@ describe.skipIf(!available)('importing a vault from PostgreSQL into a vault file
     try {
       expect(copy.id).toBe(f.vault.id);
       expect(copy.keyTerms).toEqual(f.vault.keyTerms);
-      expect(await countCopiedRows(copy.db)).toEqual(sourceCounts);
+      expect(await countCopiedRows(copy.db, copy.audit)).toEqual(sourceCounts);
       const services = createServices(copy, { passwordKdf: FAST_KDF });
       expect((await services.auth.authenticateApiKey(key))?.tenantId).toBe(principal.tenantId);
       const after = await Promise.all(made.slice(3).map((t) => services.tokens.get(principal, t.id)));

@@ -8,7 +8,8 @@ import { createAdoptedVault } from './lifecycle.ts';
 import { restoreVault } from './maintenance.ts';
 import { openPostgresVault } from './postgres-vault.ts';
 import { vaultExists } from './status.ts';
-import type { Clock, KeySource } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 import { totalRows, type RowCounts } from './row-counts.ts';
 import {
   COPIED_TABLES,
@@ -116,4 +117,5 @@ async function removeVaultFiles(path: string): Promise<void> {
   for (const file of [paths.vault, paths.journal, paths.previousJournal, paths.acknowledged, paths.lock]) {
     await rm(file, { force: true });
   }
+  await rm(paths.auditSegments, { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@ import type { StorageFs } from '../storage/storage-fs.ts';
 import { openVaultFile, readHeader } from '../storage/vault-file.ts';
 import { unlockKeyring } from './load.ts';
 import type { RootKeyMemo } from './load.ts';
-import type { KeySource } from './types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 
 export interface KeyCheckedLock {
   readonly lock: VaultLock;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_AUDIT_SEGMENT_LIMITS } from '../audit/segments/limits.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { Keyring } from '../crypto/keyring.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
@@ -127,9 +128,11 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
       previousSegment,
+      auditSegments: { ...DEFAULT_AUDIT_SEGMENT_LIMITS, ...options.auditSegments },
     });
     const migrationsStarted = performance.now();
     await vault.migrate();
+    await vault.startAudit();
     // A vault from before the mark starts keeping it (and saying so in its header) right away.
     if (header.acknowledged_mark !== true || previousSegment) await vault.compact();
     options.onOpenTimes?.({ unlockMs, ...loadTimes, migrationsMs: performance.now() - migrationsStarted });
@@ -256,8 +259,10 @@ async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentit
       clock,
       snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
       limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
+      auditSegments: { ...DEFAULT_AUDIT_SEGMENT_LIMITS, ...options.auditSegments },
     });
     await vault.migrate();
+    await vault.startAudit();
     // The migrations' records folded into the first snapshot, written here: nothing else has the vault yet.
     await vault.compactHeld();
     return vault;

@@ -12,7 +12,7 @@ import type { StorageFs, StorageHandle } from '../storage/storage-fs.ts';
 import { keyringAad, readSnapshot } from '../storage/vault-file.ts';
 import type { HeaderRead, SnapshotTimes, VaultHeader } from '../storage/vault-file.ts';
 import { loadSqlJs } from './sqljs.ts';
-import type { KeySource } from './types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 
 /**
  * Derives the root key and unwraps the keyring; a wrong key or passphrase gives one clear error.

@@ -123,7 +123,7 @@ describe('backup, restore and rekey', () => {
     );
     await rekeyVault({ path: tmp.vaultPath, key: tmp.key, newKey: passphrase, kdf: FAST_KDF });
     expect(await codeOf(openVault({ path: tmp.vaultPath, key: tmp.key }))).toBe('VAULT_WRONG_KEY');
-    expect((await readVaultStatus(tmp.vaultPath)).keySource).toBe('passphrase');
+    expect((await readVaultStatus(tmp.vaultPath)).key_source).toBe('passphrase');
     const reopened = await openVault({ path: tmp.vaultPath, key: passphrase });
     expect(await keys(reopened, 'kept')).toEqual(['kept']);
     await reopened.close();

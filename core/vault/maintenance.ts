@@ -1,5 +1,6 @@
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { copyCommittedSegments, installSegments, segmentRecordsOf } from '../audit/segments/segment-copy.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
 import { loadSodium } from '../crypto/sodium.ts';
@@ -26,7 +27,8 @@ import { closeJournals, loadState, openJournals, unlockKeyring } from './load.ts
 import type { JournalHandles, RootKeyMemo } from './load.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { vaultExists } from './status.ts';
-import type { Clock, KdfLimits, KeySource } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { KdfLimits, KeySource } from '../crypto/root-key.ts';
 
 export interface BackupOptions {
   readonly path: string;
@@ -93,6 +95,15 @@ export async function backupVault(options: BackupOptions): Promise<{ sequence: n
           snapshot: { sequence: state.sequence, term, written_at: clock.now().toISOString() },
         };
         const image = state.sqlite.export();
+        try {
+          // The audit entries this state has moved out of memory: its segments' committed bytes.
+          const records = segmentRecordsOf(state.sqlite);
+          await copyCommittedSegments(paths.auditSegments, vaultPaths(options.out).auditSegments, records);
+        } catch (err) {
+          // A retention rewrite replaced a segment since the state was read: read again.
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT' && attempt < 4) continue;
+          throw err;
+        }
         await writeVaultFile(sodium, options.out, header, keyring.fileKey(term), image);
         const { size } = await stat(options.out);
         return { sequence: state.sequence, bytes: size };
@@ -191,6 +202,8 @@ export async function restoreVault(options: RestoreOptions): Promise<{ sequence:
       });
     }
     await syncDirectory(paths.dir);
+    // The audit segments beside the backup (none: the replaced vault's are removed).
+    await installSegments(vaultPaths(options.from).auditSegments, paths.auditSegments);
     await copyAtomically(options.from, paths.vault);
     await createJournalFile(sodium, paths.journal, {
       vaultId: header.vault_id,

@@ -11,9 +11,10 @@ import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { appIn, ALL_TOKEN_PERMISSIONS } from '../test-support/token-kit.ts';
 import { sql } from 'kysely';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
-import { createPostgresVault, openPostgresVault, readPostgresVaultStatus } from './postgres-vault.ts';
+import { readPostgresVaultStatus } from './postgres-status.ts';
+import { createPostgresVault, openPostgresVault } from './postgres-vault.ts';
 import { rekeyVault } from './maintenance.ts';
-import type { KeySource } from './types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 
 const newKey = (): KeySource => ({ kind: 'key', key: new Uint8Array(randomBytes(32)) });
 
@@ -38,7 +39,7 @@ describe.skipIf(!available)('PostgreSQL vault', { timeout: 120_000 }, () => {
     ).toBe('VAULT_WRONG_KEY');
     const again = await openPostgresVault({ url: schema.url, key });
     expect(again.id).toBe(vault.id);
-    expect((await again.status()).formatVersion).toBeGreaterThan(0);
+    expect((await again.status()).format_version).toBeGreaterThan(0);
     await again.close();
   });
 
@@ -148,11 +149,11 @@ describe.skipIf(!available)('PostgreSQL vault', { timeout: 120_000 }, () => {
         rekeyVault({ path: '', databaseUrl: schema.url, key: current, newKey: passphrase, kdf: FAST_KDF });
 
       expect(await codeOf(rekey(newKey()))).toBe('VAULT_WRONG_KEY');
-      expect((await readPostgresVaultStatus(schema.url))?.keySource).toBe('key');
+      expect((await readPostgresVaultStatus(schema.url))?.key_source).toBe('key');
       await (await openPostgresVault({ url: schema.url, key })).close();
 
       await rekey(key);
-      expect((await readPostgresVaultStatus(schema.url))?.keySource).toBe('passphrase');
+      expect((await readPostgresVaultStatus(schema.url))?.key_source).toBe('passphrase');
       expect(await codeOf(openPostgresVault({ url: schema.url, key }))).toBe('VAULT_WRONG_KEY');
       const after = await running.tokens.create(app, { type: 'token', data: 'written after' });
       // What needs the root key is refused with the old one, and works with the new one.

@@ -1,3 +1,4 @@
+import { SqlAuditStore } from '../audit/sql-audit-store.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Kysely, sql } from 'kysely';
@@ -6,7 +7,7 @@ import type { Pool } from 'pg';
 import { VaultError } from '../errors/catalogue.ts';
 import { Keyring } from '../crypto/keyring.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
-import type { KdfHeader } from '../crypto/root-key.ts';
+import type { KdfHeader, KdfLimits, KeySource } from '../crypto/root-key.ts';
 import { loadSodium } from '../crypto/sodium.ts';
 import type { Sodium } from '../crypto/sodium.ts';
 import { RoutedPostgresDialect, readOnlyOutsideTransactions, runRaw } from '../storage/postgres/driver.ts';
@@ -17,13 +18,25 @@ import type { PostgresMigrationContext } from '../storage/postgres/migrations.ts
 import { redactedDatabaseUrl } from '../storage/postgres/database-url.ts';
 import { createPostgresPool } from '../storage/postgres/pool.ts';
 import type { PostgresPoolLimits } from '../storage/postgres/pool.ts';
+import type { VaultHeadroom } from '../storage/headroom.ts';
 import type { Database } from '../storage/schema.ts';
 import { countRowMacsOutsideTerm } from '../integrity/stored-row-macs.ts';
 import { Barrier, assertOnlyActiveTermInUse } from './barrier.ts';
 import { BarrierBackedVault } from './barrier-vault.ts';
-import type { WrappedKeyring } from './barrier.ts';
 import { systemClock } from './clock.ts';
-import type { AdoptedIdentity, Clock, KdfLimits, KeySource, VaultHandle, VaultStatus } from './types.ts';
+import type { Clock } from './clock.ts';
+import {
+  hasKeyringRow,
+  insertKeyringRow,
+  keyringRow,
+  lockedKeyringRow,
+  readKeyringRow,
+  storedKeyring,
+  updateKeyringRow,
+} from './postgres-keyring.ts';
+import { openPostgresVaultHeadroom, openPostgresVaultStatus } from './postgres-status.ts';
+import type { VaultStatus } from './status-schema.ts';
+import type { AdoptedIdentity, VaultHandle } from './types.ts';
 
 export interface PostgresVaultOptions {
   /** `postgres://user@host:port/database?sslmode=…` */
@@ -50,25 +63,6 @@ const MAX_ATTEMPTS = 8;
 /** Advisory lock key held while migrating: servers starting together migrate one at a time. */
 const MIGRATION_LOCK = 0x73766331; // "svc1"
 
-interface KeyringRow {
-  vault_id: string;
-  created_at: string;
-  kdf: string;
-  wrapped: Uint8Array;
-  terms: string;
-}
-
-type KeyringDb = Database & { vault_keyring: KeyringRow & { id: number; updated_at: string } };
-
-/** The keyring row, locked until the transaction ends: rekey and rotation never overwrite each other. */
-function lockedKeyringRow(trx: Kysely<Database>): Promise<KeyringRow> {
-  return (trx as unknown as Kysely<KeyringDb>)
-    .selectFrom('vault_keyring')
-    .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-}
-
 /**
  * A vault on PostgreSQL: the rows live in the database, the keyring (wrapped by the root key) in
  * `vault_keyring`, and the barrier in this process's memory. Several processes may hold one
@@ -84,6 +78,8 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   readonly clock: Clock;
   /** Other servers write the same database: rows are never cached in memory. */
   readonly changes = null;
+  /** The audit log stays in its table: the database, not this process's memory, holds it. */
+  readonly audit: SqlAuditStore;
   private readonly tx = new AsyncLocalStorage<PostgresTransactionState>();
   private readonly dialect: RoutedPostgresDialect;
   private commits = 0;
@@ -107,6 +103,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
       dialect: this.dialect,
       plugins: [readOnlyOutsideTransactions(this.tx)],
     });
+    this.audit = new SqlAuditStore(this.db, this);
   }
 
   /** Sets up an empty database: schema (under the migration lock) and a fresh keyring. */
@@ -166,28 +163,23 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
       await vault.transaction(async (trx) => {
         // No keyring is stored yet; the one stored below records the row MACs.
         await vault.migrateHeld(trx, { keys: vault, rowMacsRecorded: false, recordRowMacs: async () => {} });
-        const existing = await (trx as unknown as Kysely<KeyringDb>)
-          .selectFrom('vault_keyring')
-          .select('vault_id')
-          .executeTakeFirst();
-        if (existing) {
+        if (await hasKeyringRow(trx)) {
           throw new VaultError(
             'VAULT_EXISTS',
             `A vault already exists in ${redactedDatabaseUrl(options.url)}; it was left as it is.`,
           );
         }
-        await (trx as unknown as Kysely<KeyringDb>)
-          .insertInto('vault_keyring')
-          .values({
-            id: 1,
+        await insertKeyringRow(
+          trx,
+          {
             vault_id: vaultId,
             created_at: createdAt,
             kdf: JSON.stringify(kdf),
             wrapped,
             terms: JSON.stringify(keyring.terms),
-            updated_at: clock.now().toISOString(),
-          })
-          .execute();
+          },
+          clock.now().toISOString(),
+        );
         await fill?.(trx);
       });
       return vault;
@@ -254,14 +246,11 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
   private async recordRowMacs(trx: Kysely<Database>, rootKey: Uint8Array): Promise<void> {
     const stored = storedKeyring(await lockedKeyringRow(trx));
     const next = Barrier.unlockWithRootKey(this.sodium, stored, rootKey).withRowMacs();
-    await (trx as unknown as Kysely<KeyringDb>)
-      .updateTable('vault_keyring')
-      .set({
-        wrapped: Barrier.wrapKeyring(this.sodium, next, rootKey, stored.vaultId, stored.kdf),
-        updated_at: this.clock.now().toISOString(),
-      })
-      .where('id', '=', 1)
-      .execute();
+    await updateKeyringRow(
+      trx,
+      { wrapped: Barrier.wrapKeyring(this.sodium, next, rootKey, stored.vaultId, stored.kdf) },
+      this.clock.now().toISOString(),
+    );
   }
 
   inTransaction(): boolean {
@@ -314,10 +303,7 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
    */
   async identity(key: KeySource): Promise<AdoptedIdentity> {
     this.assertUsable();
-    const row = await (this.db as unknown as Kysely<KeyringDb>)
-      .selectFrom('vault_keyring')
-      .select(['vault_id', 'created_at', 'kdf', 'wrapped', 'terms'])
-      .executeTakeFirstOrThrow();
+    const row = await keyringRow(this.db);
     const stored = storedKeyring(row);
     return {
       vaultId: stored.vaultId,
@@ -334,8 +320,12 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
 
   async status(): Promise<VaultStatus> {
     this.assertUsable();
-    const facts = await sql.raw<DatabaseFacts>(DATABASE_FACTS).execute(this.db);
-    return postgresStatus(this.path, this.stored, this.barrier.keyTerms, facts.rows[0]);
+    return openPostgresVaultStatus(this.db, this.path, this.stored, this.barrier.keyTerms);
+  }
+
+  async headroom(): Promise<VaultHeadroom> {
+    this.assertUsable();
+    return openPostgresVaultHeadroom(this.db);
   }
 
   /** Commits made through this process (the database has no single journal to count). */
@@ -400,15 +390,14 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
         const rootKey = deriveRootKey(this.sodium, key, stored.kdf);
         const current = Barrier.unlockWithRootKey(this.sodium, stored, rootKey);
         const next = await change(current, trx);
-        await (trx as unknown as Kysely<KeyringDb>)
-          .updateTable('vault_keyring')
-          .set({
+        await updateKeyringRow(
+          trx,
+          {
             wrapped: Barrier.wrapKeyring(this.sodium, next, rootKey, stored.vaultId, stored.kdf),
             terms: JSON.stringify(next.terms),
-            updated_at: this.clock.now().toISOString(),
-          })
-          .where('id', '=', 1)
-          .execute();
+          },
+          this.clock.now().toISOString(),
+        );
         undo = this.barrier.adopt(next);
         return next;
       });
@@ -437,16 +426,15 @@ export class PostgresVault extends BarrierBackedVault implements VaultHandle {
       const row = await lockedKeyringRow(trx);
       const stored = storedKeyring(row);
       const keyring = Barrier.unlockKeyring(this.sodium, stored, key);
-      await (trx as unknown as Kysely<KeyringDb>)
-        .updateTable('vault_keyring')
-        .set({
+      await updateKeyringRow(
+        trx,
+        {
           kdf: JSON.stringify(newKdf),
           wrapped: Barrier.wrapKeyring(this.sodium, keyring, newRootKey, stored.vaultId, newKdf),
           terms: JSON.stringify(keyring.terms),
-          updated_at: this.clock.now().toISOString(),
-        })
-        .where('id', '=', 1)
-        .execute();
+        },
+        this.clock.now().toISOString(),
+      );
     });
     this.stored = { ...this.stored, kdf: newKdf };
   }
@@ -474,85 +462,6 @@ async function rollback(connection: DatabaseConnection): Promise<void> {
     await runRaw(connection, 'rollback');
   } catch {
     // The connection is gone or the transaction already ended: nothing was committed.
-  }
-}
-
-function storedKeyring(row: KeyringRow): WrappedKeyring {
-  return {
-    vaultId: row.vault_id,
-    kdf: JSON.parse(row.kdf) as KdfHeader,
-    wrapped: new Uint8Array(row.wrapped),
-  };
-}
-
-/** The keyring row, or null when the database holds no vault (no table or no row). */
-async function readKeyringRow(pool: Pool): Promise<KeyringRow | null> {
-  let result;
-  try {
-    result = await pool.query<KeyringRow>(
-      `select vault_id, created_at, kdf, wrapped, terms from vault_keyring where id = 1`,
-    );
-  } catch (err) {
-    if ((err as { code?: string }).code === '42P01') return null; // undefined_table
-    throw explainPostgresError(err);
-  }
-  return result.rows[0] ?? null;
-}
-
-interface DatabaseFacts {
-  bytes: number;
-  version: number | null;
-}
-
-/** The database's size and the schema version: the figures a status shows beside the keyring's. */
-const DATABASE_FACTS = `select pg_database_size(current_database()) as bytes,
-  (select max(version) from schema_migrations) as version`;
-
-/** A vault status in the embedded backend's shape; the journal and snapshot figures do not apply. */
-function postgresStatus(
-  path: string,
-  stored: { vaultId: string; createdAt: string; kdf: KdfHeader },
-  keyTerms: readonly number[],
-  facts: DatabaseFacts | undefined,
-): VaultStatus {
-  return {
-    path,
-    journalPath: '',
-    vaultId: stored.vaultId,
-    createdAt: stored.createdAt,
-    formatVersion: Number(facts?.version ?? 0),
-    keySource: stored.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
-    keyTerms,
-    snapshotBytes: Number(facts?.bytes ?? 0),
-    snapshotSequence: 0,
-    snapshotWrittenAt: stored.createdAt,
-    journalBytes: 0,
-    journalRecords: 0,
-    lockHolder: null,
-  };
-}
-
-/**
- * What can be known of a vault on PostgreSQL without its key (`svc vault status`): the keyring row's
- * id, creation time, key kind and terms, the schema version and the database size; null when the
- * database holds no vault. An unreachable database is SERVICE_UNAVAILABLE.
- */
-export async function readPostgresVaultStatus(url: string): Promise<VaultStatus | null> {
-  const pool = createPostgresPool(url, { max: 1 });
-  try {
-    const row = await readKeyringRow(pool);
-    if (!row) return null;
-    const facts = await pool.query<DatabaseFacts>(DATABASE_FACTS).catch((err: unknown) => {
-      throw explainPostgresError(err);
-    });
-    const stored = {
-      vaultId: row.vault_id,
-      createdAt: row.created_at,
-      kdf: JSON.parse(row.kdf) as KdfHeader,
-    };
-    return postgresStatus(redactedDatabaseUrl(url), stored, JSON.parse(row.terms) as number[], facts.rows[0]);
-  } finally {
-    await pool.end().catch(() => undefined);
   }
 }
 

@@ -48,7 +48,7 @@ describe('key rotation', () => {
       rowMacs: 4,
     });
     expect(f.vault.keyTerm).toBe(2);
-    expect((await readVaultStatus(f.tmp.vaultPath)).keyTerms).toEqual([2]);
+    expect((await readVaultStatus(f.tmp.vaultPath)).key_terms).toEqual([2]);
     const envelopes = await f.vault.db.selectFrom('tokens').select('data').execute();
     expect(envelopes.map((e) => envelopeTerm(e.data))).toEqual([2, 2]);
     const terms = await f.vault.db.selectFrom('tenant_keys').select('term').distinct().execute();

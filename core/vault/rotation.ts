@@ -5,7 +5,8 @@ import { ProxySecrets, SEALED_PROXY_FIELDS } from '../proxies/proxy-secrets.ts';
 import { TokenCrypto } from '../tokens/token-crypto.ts';
 import { updateAuthenticatedRow } from '../integrity/row-authenticator.ts';
 import { moveRowMacsToActiveTerm } from '../integrity/stored-row-macs.ts';
-import type { KeySource, VaultHandle } from './types.ts';
+import type { VaultHandle } from './types.ts';
+import type { KeySource } from '../crypto/root-key.ts';
 
 export interface RotationResult {
   /** The new active key term. */

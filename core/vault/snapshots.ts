@@ -11,7 +11,7 @@ import type { StorageFs } from '../storage/storage-fs.ts';
 import { withNewBody, writeVaultFile } from '../storage/vault-file.ts';
 import type { VaultHeader } from '../storage/vault-file.ts';
 import type { SnapshotBuildRequest } from './snapshot-build.ts';
-import type { Clock } from './types.ts';
+import type { Clock } from './clock.ts';
 
 export interface SnapshotParts {
   readonly sodium: Sodium;

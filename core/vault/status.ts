@@ -1,13 +1,22 @@
 import { stat } from 'node:fs/promises';
 import { loadSodium } from '../crypto/sodium.ts';
 import { countJournalRecords } from '../storage/journal.ts';
-import { readLockHolder } from '../storage/lock.ts';
+import { readDiskSpace, vaultHeadroom } from '../storage/headroom.ts';
+import { readLockHolder, type LockHolder } from '../storage/lock.ts';
 import { vaultPaths } from '../storage/paths.ts';
+import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from '../storage/space-guard.ts';
 import { openVaultFile, readHeader } from '../storage/vault-file.ts';
-import type { VaultStatus } from './types.ts';
+import type { LockHolderStatus, VaultStatus } from './status-schema.ts';
 
-/** Reads what can be known without the key (header, sizes, record count, lock holder). */
-export async function readVaultStatus(path: string): Promise<VaultStatus> {
+/**
+ * Reads what can be known without the key (header, sizes, record count, lock holder, the disk's
+ * headroom). The database's size is known only to the process holding the vault open, which
+ * passes it (with its limits); otherwise it is null.
+ */
+export async function readVaultStatus(
+  path: string,
+  open: { readonly databaseBytes: number; readonly limits: StorageLimits } | null = null,
+): Promise<VaultStatus> {
   const sodium = await loadSodium();
   const paths = vaultPaths(path);
   const handle = await openVaultFile(paths.vault);
@@ -15,24 +24,40 @@ export async function readVaultStatus(path: string): Promise<VaultStatus> {
     const { header, formatVersion } = await readHeader(sodium, handle, paths.vault);
     const { size } = await handle.stat();
     const journal = await countJournalRecords(paths.journal);
+    const holder = await readLockHolder(paths.lock);
     return {
       path: paths.vault,
-      journalPath: paths.journal,
-      vaultId: header.vault_id,
-      createdAt: header.created_at,
-      formatVersion,
-      keySource: header.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
-      keyTerms: header.terms,
-      snapshotBytes: size,
-      snapshotSequence: header.snapshot.sequence,
-      snapshotWrittenAt: header.snapshot.written_at,
-      journalBytes: journal.bytes,
-      journalRecords: journal.records,
-      lockHolder: await readLockHolder(paths.lock),
+      journal_path: paths.journal,
+      vault_id: header.vault_id,
+      created_at: header.created_at,
+      format_version: formatVersion,
+      key_source: header.kdf.kind === 'argon2id' ? 'passphrase' : 'key',
+      key_terms: [...header.terms],
+      snapshot_bytes: size,
+      snapshot_sequence: header.snapshot.sequence,
+      snapshot_written_at: header.snapshot.written_at,
+      journal_bytes: journal.bytes,
+      journal_records: journal.records,
+      lock_holder: holder === null ? null : lockHolderStatus(holder),
+      headroom: vaultHeadroom({
+        databaseBytes: open?.databaseBytes ?? null,
+        limits: open?.limits ?? DEFAULT_STORAGE_LIMITS,
+        disk: await readDiskSpace(paths.dir),
+      }),
     };
   } finally {
     await handle.close();
   }
+}
+
+/** The lock file's record of its holder, as the status names its fields. */
+function lockHolderStatus(holder: LockHolder): LockHolderStatus {
+  return {
+    pid: holder.pid,
+    host: holder.host,
+    started_at: holder.startedAt,
+    ...(holder.url === undefined ? {} : { url: holder.url }),
+  };
 }
 
 export async function vaultExists(path: string): Promise<boolean> {

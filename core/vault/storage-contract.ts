@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
+import type { AuditStore } from '../audit/audit-store.ts';
+import type { VaultHeadroom } from '../storage/headroom.ts';
 import type { Database } from '../storage/schema.ts';
 import type { TableChanges } from '../storage/table-changes.ts';
-import type { Clock, VaultStatus } from './types.ts';
+import type { Clock } from './clock.ts';
+import type { VaultStatus } from './status-schema.ts';
 
 /**
  * What a storage backend implements (the embedded sql.js file, PostgreSQL). It stores rows and runs
@@ -49,9 +52,19 @@ export interface VaultStorage {
    * other. Embedded: nothing to do, one writer runs at a time; PostgreSQL: an advisory lock.
    */
   lockFor(name: string): Promise<void>;
+  /**
+   * Where the audit log is read from (list, verify, copy) and a tenant's chain dropped. Entries are
+   * written with `appendAuditBatch` in the transaction of the change, on every backend.
+   */
+  readonly audit: AuditStore;
   /** Compacts storage now (embedded: writes a snapshot and resets the journal). */
   compact(): Promise<void>;
   status(): Promise<VaultStatus>;
+  /**
+   * The database's size against its limit and the disk's free space against the reserve
+   * (core/storage/headroom.ts); PostgreSQL has neither limit: its limit and disk are null.
+   */
+  headroom(): Promise<VaultHeadroom>;
   /**
    * The writes of this process per table, for caches of rows (core/storage/table-changes.ts); null
    * where other processes may write the same data (PostgreSQL), so that nothing is cached there.

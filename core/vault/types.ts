@@ -1,25 +1,11 @@
+import type { AuditSegmentLimits } from '../audit/segments/limits.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import type { KdfHeader } from '../crypto/root-key.ts';
+import type { KdfHeader, KdfLimits, KeySource } from '../crypto/root-key.ts';
 import type { StorageLimits } from '../storage/space-guard.ts';
 import type { StorageFs } from '../storage/storage-fs.ts';
 import type { VaultBarrier } from './barrier.ts';
+import type { Clock } from './clock.ts';
 import type { VaultStorage } from './storage-contract.ts';
-
-/** How the root key is supplied. */
-export type KeySource =
-  | { readonly kind: 'passphrase'; readonly passphrase: string }
-  /** 32 raw bytes, from a key file or SVC_VAULT_KEY (base64). */
-  | { readonly kind: 'key'; readonly key: Uint8Array };
-
-/** Argon2id cost. Defaults to libsodium's MODERATE; tests may pass INTERACTIVE-sized limits. */
-export interface KdfLimits {
-  readonly opsLimit: number;
-  readonly memLimit: number;
-}
-
-export interface Clock {
-  now(): Date;
-}
 
 export interface OpenVaultOptions {
   /** Path of the vault file, e.g. `~/.svc/vault.svc`. The journal and lock live beside it. */
@@ -32,6 +18,8 @@ export interface OpenVaultOptions {
   readonly fs?: StorageFs;
   /** Headroom below which writes are refused (VAULT_DISK_FULL). Defaults: DEFAULT_STORAGE_LIMITS. */
   readonly limits?: Partial<StorageLimits>;
+  /** When audit entries leave memory for segment files (DEFAULT_AUDIT_SEGMENT_LIMITS); tests set small ones. */
+  readonly auditSegments?: Partial<AuditSegmentLimits>;
   /** Called once a vault has opened, with where the open spent its time (benchmarks, diagnostics). */
   readonly onOpenTimes?: (times: OpenTimes) => void;
 }
@@ -65,32 +53,6 @@ export interface AdoptedIdentity {
   readonly createdAt: string;
   readonly kdf: KdfHeader;
   readonly keyring: Keyring;
-}
-
-export interface LockHolder {
-  readonly pid: number;
-  readonly host: string;
-  readonly startedAt: string;
-  /** Set when a server holds the vault. */
-  readonly url?: string;
-}
-
-/** What `svc vault status` shows: never key material. Readable without the key. */
-export interface VaultStatus {
-  readonly path: string;
-  readonly journalPath: string;
-  readonly vaultId: string;
-  readonly createdAt: string;
-  readonly formatVersion: number;
-  readonly keySource: 'passphrase' | 'key';
-  readonly keyTerms: readonly number[];
-  readonly snapshotBytes: number;
-  readonly snapshotSequence: number;
-  readonly snapshotWrittenAt: string;
-  readonly journalBytes: number;
-  /** Complete records in the journal (commits since the snapshot). */
-  readonly journalRecords: number;
-  readonly lockHolder: LockHolder | null;
 }
 
 /**

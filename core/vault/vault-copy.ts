@@ -4,7 +4,8 @@ import { verifyAuditChains } from '../audit/audit-log.ts';
 import type { ChainReport } from '../audit/audit-log.ts';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { verifyStoredRows } from '../integrity/stored-row-macs.ts';
-import type { Database } from '../storage/schema.ts';
+import type { AuditStore } from '../audit/audit-store.ts';
+import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { RowCounts } from './row-counts.ts';
 import type { VaultHandle } from './types.ts';
 
@@ -77,11 +78,35 @@ async function countRows(db: Kysely<Database>, table: keyof Database): Promise<n
   return Number(row.n);
 }
 
-/** The rows of every copied table in `db`. */
-export async function countCopiedRows(db: Kysely<Database>): Promise<Record<string, number>> {
+/**
+ * The rows of every copied table in `db`; audit entries counted by `audit` when given (the
+ * embedded vault keeps most of them in segment files, core/audit/segments/).
+ */
+export async function countCopiedRows(
+  db: Kysely<Database>,
+  audit?: AuditStore,
+): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of COPIED_TABLES) counts[table.name] = await countRows(db, table.name);
+  for (const table of COPIED_TABLES) {
+    counts[table.name] =
+      table.name === 'audit_logs' && audit ? await audit.count() : await countRows(db, table.name);
+  }
   return counts;
+}
+
+/** Every audit entry `audit` holds, tenant by tenant in chain order, in batches of COPY_BATCH. */
+export async function* auditBatches(audit: AuditStore): AsyncIterable<AuditLogsTable[]> {
+  let batch: AuditLogsTable[] = [];
+  for (const tenant of await audit.tenants()) {
+    for await (const row of audit.entries(tenant)) {
+      batch.push(row);
+      if (batch.length === COPY_BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** One page of `table`, in the order given, as the source's query builder returns it. */
@@ -107,7 +132,7 @@ export async function verifyCopy(
   expected: RowCounts,
   leftAs: string,
 ): Promise<CopyReport> {
-  const rows = await countCopiedRows(target.db);
+  const rows = await countCopiedRows(target.db, target.audit);
   for (const table of COPIED_TABLES) {
     if (rows[table.name] !== expected[table.name]) {
       throw new VaultError(

@@ -1,6 +1,6 @@
 import { VaultError, isVaultError } from '../../core/errors/catalogue.ts';
 import { generateKeyFile, readKeyFile } from '../../core/crypto/root-key.ts';
-import type { KeySource } from '../../core/vault/types.ts';
+import type { KeySource } from '../../core/crypto/root-key.ts';
 import {
   CONSOLE_METHODS,
   DESKTOP_API,

@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { KeySource } from '../../core/vault/types.ts';
+import type { KeySource } from '../../core/crypto/root-key.ts';
 
 /** Electron's safeStorage (the OS keychain: Keychain, DPAPI, libsecret/kwallet). */
 export interface SafeStorageLike {

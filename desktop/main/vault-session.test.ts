@@ -136,7 +136,7 @@ describe('VaultSession', () => {
       const sessions = await reopened.db.selectFrom('sessions').select('id').execute();
       expect(tenants).toHaveLength(1);
       expect(sessions).toHaveLength(1);
-      expect((await reopened.status()).journalRecords).toBe(0);
+      expect((await reopened.status()).journal_records).toBe(0);
     } finally {
       await reopened.close();
     }

@@ -1,7 +1,8 @@
 import { isVaultError } from '../../core/errors/catalogue.ts';
 import { readLockHolder } from '../../core/storage/lock.ts';
 import { vaultPaths } from '../../core/storage/paths.ts';
-import type { KdfLimits, KeySource, VaultHandle } from '../../core/vault/types.ts';
+import type { VaultHandle } from '../../core/vault/types.ts';
+import type { KdfLimits, KeySource } from '../../core/crypto/root-key.ts';
 import type { StartServerOptions, RunningServer } from '../../server/listen.ts';
 
 /** The few core and server functions the desktop session needs; tests pass the real ones. */

@@ -46,6 +46,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /operator/users': 'Operator_GetUsers',
   'PUT /operator/users/{id}/password': 'Operator_SetUserPassword',
   'GET /operator/vault/status': 'Operator_GetVaultStatus',
+  'GET /vault/headroom': 'Vault_GetHeadroom',
   'POST /operator/vault/compact': 'Operator_CompactVault',
   'POST /operator/vault/backup': 'Operator_BackupVault',
   'GET /operator/logs/verify': 'Operator_VerifyLogs',

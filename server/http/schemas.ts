@@ -1,33 +1,23 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { PERSON_NAME_MAX } from '../../core/identity/users.ts';
 
-/** `schema` or null. Shown as `nullable` in the OpenAPI 3.0 document. */
-export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
-}
+import { Nullable, Timestamp } from '../../core/validation/json-schema.ts';
 
-/** A string out of `values`: `{type: string, enum}` (plain for OpenAPI), statically the union. */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: { description?: string } = {},
-) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
+export { Nullable, StringEnum, StringMap, Timestamp } from '../../core/validation/json-schema.ts';
 
-/** A timestamp in responses (ISO 8601, UTC). */
-export const Timestamp = Type.String({ format: 'date-time' });
+/** A person's names in a request body: each optional, 1 to PERSON_NAME_MAX characters. */
+export const PersonNameFields = {
+  first_name: Type.Optional(Type.String({ minLength: 1, maxLength: PERSON_NAME_MAX })),
+  last_name: Type.Optional(Type.String({ minLength: 1, maxLength: PERSON_NAME_MAX })),
+};
 
-/** `map<string, string>`: an object whose values are strings. */
-export function StringMap(
-  options: { description?: string; maxProperties?: number; maxValueLength?: number } = {},
-) {
-  const { maxValueLength, ...rest } = options;
-  return Type.Unsafe<Record<string, string>>({
-    type: 'object',
-    additionalProperties:
-      maxValueLength === undefined ? { type: 'string' } : { type: 'string', maxLength: maxValueLength },
-    ...rest,
-  });
-}
+/** Who created and last changed a record, and when: the fields every stored resource shows. */
+export const ChangeStamps = {
+  created_by: Nullable(Type.String()),
+  created_at: Timestamp,
+  modified_by: Nullable(Type.String()),
+  modified_at: Nullable(Timestamp),
+};
 
 /**
  * `schema` or null in a REQUEST schema, written as a type list (`type: [t, 'null']`) rather than

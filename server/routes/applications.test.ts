@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createKey, createTenantFixture, signIn, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
 
 interface ApplicationJson {
   id: string;
@@ -16,16 +17,10 @@ interface ApplicationJson {
 
 let server: TestServer;
 let a: TenantFixture;
-let b: TenantFixture;
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-  b = await createTenantFixture(server.services, 'Tenant B');
-});
-
-afterEach(async () => {
-  await server.dispose();
+  ({ server, a } = await createServerWithTenant());
+  return () => server.dispose();
 });
 
 function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string, payload?: unknown) {
@@ -102,6 +97,7 @@ describe('POST /applications', () => {
   });
 
   it('ignores unknown fields', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const response = await call('POST', '/applications', a.admin.key, {
       name: 'Lenient',
       type: 'management',
@@ -153,6 +149,7 @@ describe('reading applications', () => {
   });
 
   it('never lists applications of another tenant', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const list = (await call('GET', '/applications', b.admin.key)).json() as { data: ApplicationJson[] };
     expect(list.data.map((app) => app.id)).toEqual([b.admin.id]);
     const filtered = (await call('GET', `/applications?id=${a.admin.id}`, b.admin.key)).json() as {
@@ -192,6 +189,7 @@ describe('reading applications', () => {
   });
 
   it('answers another tenant’s id exactly like an id that does not exist, and a malformed id too', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const foreign = await call('GET', `/applications/${a.admin.id}`, b.admin.key);
     const missing = await call('GET', '/applications/00000000-0000-4000-8000-000000000000', b.admin.key);
     const malformed = await call('GET', '/applications/not-a-uuid', b.admin.key);
@@ -205,6 +203,7 @@ describe('reading applications', () => {
   });
 
   it('gives a foreign id 404 on every verb, and changes nothing', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const id = a.admin.id;
     const update = await call('PUT', `/applications/${id}`, b.admin.key, {
       name: 'hijacked',

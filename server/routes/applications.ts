@@ -14,7 +14,7 @@ import type { Application, ApplicationWithKey, Services } from '../../core/servi
 import { principalOf } from '../http/access.ts';
 import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
-import { Nullable, NullableInput, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Nullable, NullableInput, StringEnum, Timestamp, ChangeStamps } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 const NAME_MAX = 200;
@@ -75,10 +75,7 @@ const applicationProperties = {
   type: StringEnum(APPLICATION_TYPES),
   permissions: Type.Array(Type.String()),
   rules: Type.Array(RuleResponse),
-  created_by: Nullable(Type.String()),
-  created_at: Timestamp,
-  modified_by: Nullable(Type.String()),
-  modified_at: Nullable(Timestamp),
+  ...ChangeStamps,
   expires_at: Nullable(Timestamp),
   can_create_expiring_applications: Type.Boolean({
     description: 'Private applications: whether their key may create expiring applications.',

@@ -18,8 +18,9 @@ import {
   type TenantFixture,
 } from '../test-support/identity.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { CONSOLE_HOST, postConsoleLogin } from '../test-support/console.ts';
 
-const HOST = '127.0.0.1:8080';
+const HOST = CONSOLE_HOST;
 const ORIGIN = `http://${HOST}`;
 const COOKIE = 'svc_console_8080';
 
@@ -70,24 +71,14 @@ describe('the console cookie session', () => {
   afterEach(() => s.dispose());
 
   async function login(email = a.ownerEmail, password = a.ownerPassword): Promise<CookieSession> {
-    const res = await s.app.inject({
-      method: 'POST',
-      url: '/console/sessions/login',
-      headers: { host: HOST, origin: ORIGIN },
-      payload: { email, password },
-    });
+    const res = await postConsoleLogin(s.app, { email, password }, { host: HOST, origin: ORIGIN });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json<{ csrf_token: string; expires_at: string }>();
     return { cookie: cookieOf(res), csrf: body.csrf_token, expiresAt: body.expires_at };
   }
 
   it('keeps the session in an HttpOnly, SameSite=Strict, host-only cookie that expires with it', async () => {
-    const res = await s.app.inject({
-      method: 'POST',
-      url: '/console/sessions/login',
-      headers: { host: HOST },
-      payload: { email: a.ownerEmail, password: a.ownerPassword },
-    });
+    const res = await postConsoleLogin(s.app, { email: a.ownerEmail, password: a.ownerPassword });
     expect(res.statusCode, res.body).toBe(200);
     const [set] = setCookies(res);
     expect(set).toMatch(new RegExp(`^${COOKIE}=svcs_[0-9A-Za-z]{43}; `));
@@ -119,12 +110,11 @@ describe('the console cookie session', () => {
     });
     try {
       const b = await createTenantFixture(tls.services, 'Tenant B');
-      const res = await tls.app.inject({
-        method: 'POST',
-        url: '/console/sessions/login',
-        headers: { host: 'vault.example.test' },
-        payload: { email: b.ownerEmail, password: b.ownerPassword },
-      });
+      const res = await postConsoleLogin(
+        tls.app,
+        { email: b.ownerEmail, password: b.ownerPassword },
+        { host: 'vault.example.test' },
+      );
       expect(res.statusCode, res.body).toBe(200);
       const [set] = setCookies(res);
       expect(set).toMatch(/^__Host-svc_console=svcs_/);
@@ -231,23 +221,17 @@ describe('the console cookie session', () => {
 
   it('ends the session a browser held when it signs in again', async () => {
     const first = await login();
-    const res = await s.app.inject({
-      method: 'POST',
-      url: '/console/sessions/login',
-      headers: { host: HOST, origin: ORIGIN, cookie: first.cookie },
-      payload: { email: a.ownerEmail, password: a.ownerPassword },
-    });
+    const res = await postConsoleLogin(
+      s.app,
+      { email: a.ownerEmail, password: a.ownerPassword },
+      { host: HOST, origin: ORIGIN, cookie: first.cookie },
+    );
     expect(res.statusCode).toBe(200);
     expect((await s.app.inject(fromConsole(first, { method: 'GET', url: '/tenants' }))).statusCode).toBe(401);
   });
 
   it('sets no cookie for a failed sign-in', async () => {
-    const res = await s.app.inject({
-      method: 'POST',
-      url: '/console/sessions/login',
-      headers: { host: HOST },
-      payload: { email: a.ownerEmail, password: 'wrong password' },
-    });
+    const res = await postConsoleLogin(s.app, { email: a.ownerEmail, password: 'wrong password' });
     expect(res.statusCode).toBe(401);
     expect(setCookies(res)).toEqual([]);
   });

@@ -5,16 +5,15 @@ import type { Services } from '../../core/services-contract.ts';
 import { DEFAULT_SESSION_TTL_MS } from '../../core/identity/sessions.ts';
 import { createOneTimeSignIn, type OneTimeSignIn } from '../../core/identity/one-time-sign-in.ts';
 import { INTERACTIVE_KDF, PASSWORD_MAX } from '../../core/identity/passwords.ts';
-import type { KdfLimits, VaultHandle } from '../../core/vault/types.ts';
+import type { VaultHandle } from '../../core/vault/types.ts';
+import type { KdfLimits } from '../../core/crypto/root-key.ts';
 import { userSessionOf } from '../http/access.ts';
 import type { ConsoleCookies } from '../http/console-cookie.ts';
-import { Timestamp } from '../http/schemas.ts';
+import { PersonNameFields, Timestamp } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 /** Where the console is served; sign-in links point here with the secret in the fragment. */
 export const CONSOLE_PATH = '/console/';
-
-const NAME_MAX = 200;
 
 const OneTimeBody = Type.Object(
   {
@@ -28,8 +27,7 @@ const OneTimeBody = Type.Object(
         {
           email: Type.String({ minLength: 1, maxLength: 320 }),
           password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
-          first_name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
-          last_name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
+          ...PersonNameFields,
         },
         {
           additionalProperties: false,

@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/services-contract.ts';
 import { principalOf } from '../http/access.ts';
 import type { VaultServer } from '../types.ts';
-import { byId, checkId, TokenIdParams, TokenSchema, tokenBody } from './tokens.ts';
+import { TokenSchema } from '../../core/tokens/index.ts';
+import { byId, checkId, TokenIdParams } from './token-ids.ts';
 
 const TokenAccessSchema = Type.Object({
   mode: Type.Union([Type.Literal('session-application'), Type.Literal('application'), Type.Literal('none')], {
@@ -117,7 +118,7 @@ export function registerConsoleTokenAccessRoutes(app: VaultServer, services: Ser
     },
     async (request, reply) => {
       const token = await byId(services.consoleTokenAccess.reveal(principalOf(request), request.params.id));
-      return reply.header('cache-control', 'no-store').send(tokenBody(token));
+      return reply.header('cache-control', 'no-store').send(token);
     },
   );
 }

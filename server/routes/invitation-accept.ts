@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
 import type { Services } from '../../core/services-contract.ts';
 import { ACCEPT_PATH } from '../../core/tenancy/accept-link.ts';
+import { PersonNameFields } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 import { ACCEPT_PAGE, ACCEPT_PAGE_HEADERS } from './accept-page.ts';
 import { MemberSchema, memberBody } from './members.ts';
-
-const NAME_MAX = 200;
 
 const AcceptBody = Type.Object(
   {
@@ -14,8 +13,7 @@ const AcceptBody = Type.Object(
       maxLength: 512,
       description: 'The secret of the accept link (its `token` query parameter).',
     }),
-    first_name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
-    last_name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
+    ...PersonNameFields,
     password: Type.Optional(
       Type.String({
         minLength: 1,

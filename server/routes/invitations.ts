@@ -5,7 +5,7 @@ import type { Invitation, SentInvitation } from '../../core/tenancy/contract.ts'
 import { principalOf } from '../http/access.ts';
 import { idParams, notFoundAs, uuidPathParams } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
-import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { StringEnum, Timestamp, ChangeStamps } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 /** RFC 5321 limits a path to 256 octets; requests may carry up to 330 characters. */
@@ -22,10 +22,7 @@ export const InvitationSchema = Type.Object(
       description: 'PENDING until `expires_at`, EXPIRED from then on (derived from the time).',
     }),
     expires_at: Timestamp,
-    created_by: Nullable(Type.String()),
-    created_at: Timestamp,
-    modified_by: Nullable(Type.String()),
-    modified_at: Nullable(Timestamp),
+    ...ChangeStamps,
   },
   { description: 'An invitation. Its link secret is only ever in the e-mail, never in a response.' },
 );

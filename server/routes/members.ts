@@ -6,7 +6,7 @@ import type { Member } from '../../core/tenancy/contract.ts';
 import { principalOf } from '../http/access.ts';
 import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
-import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Nullable, StringEnum, ChangeStamps } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 export const UserSchema = Type.Object({
@@ -24,10 +24,7 @@ export const MemberSchema = Type.Object({
     description: '`OWNER` (the tenant owner; cannot be removed or lowered) or `ADMIN`.',
   }),
   user: UserSchema,
-  created_by: Nullable(Type.String()),
-  created_at: Timestamp,
-  modified_by: Nullable(Type.String()),
-  modified_at: Nullable(Timestamp),
+  ...ChangeStamps,
 });
 
 type MemberBody = Static<typeof MemberSchema>;

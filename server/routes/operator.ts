@@ -4,7 +4,7 @@ import { isAbsolute } from 'node:path';
 import { Type } from 'typebox';
 import { VaultError } from '../../core/errors/catalogue.ts';
 import type { Services } from '../../core/services-contract.ts';
-import type { VaultStatus } from '../../core/vault/types.ts';
+import { VaultStatusSchema } from '../../core/vault/status-schema.ts';
 import { Nullable } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 import { ApplicationWithKeySchema, applicationBody } from './applications.ts';
@@ -39,29 +39,6 @@ const CreatedTenantSchema = Type.Object({
   application: Nullable(ApplicationWithKeySchema),
 });
 
-const LockHolderSchema = Type.Object({
-  pid: Type.Integer(),
-  host: Type.String(),
-  started_at: Type.String(),
-  url: Type.Optional(Type.String()),
-});
-
-const VaultStatusSchema = Type.Object({
-  path: Type.String(),
-  journal_path: Type.String(),
-  vault_id: Type.String(),
-  created_at: Type.String(),
-  format_version: Type.Integer(),
-  key_source: Type.Union([Type.Literal('passphrase'), Type.Literal('key')]),
-  key_terms: Type.Array(Type.Integer()),
-  snapshot_bytes: Type.Integer(),
-  snapshot_sequence: Type.Integer(),
-  snapshot_written_at: Type.String(),
-  journal_bytes: Type.Integer(),
-  journal_records: Type.Integer(),
-  lock_holder: Nullable(LockHolderSchema),
-});
-
 const BackupBody = Type.Object({
   file: Type.String({ minLength: 1, maxLength: PATH_MAX, description: 'Absolute path on the server host.' }),
   force: Type.Optional(Type.Boolean({ default: false })),
@@ -86,34 +63,6 @@ const ChainReportSchema = Type.Object({
     }),
   ),
 });
-
-/** The vault status in the API's field names. */
-export function vaultStatusBody(status: VaultStatus) {
-  const holder = status.lockHolder;
-  return {
-    path: status.path,
-    journal_path: status.journalPath,
-    vault_id: status.vaultId,
-    created_at: status.createdAt,
-    format_version: status.formatVersion,
-    key_source: status.keySource,
-    key_terms: [...status.keyTerms],
-    snapshot_bytes: status.snapshotBytes,
-    snapshot_sequence: status.snapshotSequence,
-    snapshot_written_at: status.snapshotWrittenAt,
-    journal_bytes: status.journalBytes,
-    journal_records: status.journalRecords,
-    lock_holder:
-      holder === null
-        ? null
-        : {
-            pid: holder.pid,
-            host: holder.host,
-            started_at: holder.startedAt,
-            ...(holder.url === undefined ? {} : { url: holder.url }),
-          },
-  };
-}
 
 const tags = ['operator'];
 const access = 'operator' as const;
@@ -241,7 +190,7 @@ function registerOperatorVaultRoutes(app: VaultServer, services: Services): void
         response: { 200: VaultStatusSchema },
       },
     },
-    async () => vaultStatusBody(await services.vault.status()),
+    async () => services.vault.status(),
   );
 
   app.post(
@@ -256,7 +205,7 @@ function registerOperatorVaultRoutes(app: VaultServer, services: Services): void
     },
     async () => {
       await services.vault.compact();
-      return vaultStatusBody(await services.vault.status());
+      return services.vault.status();
     },
   );
 
@@ -288,7 +237,7 @@ function registerOperatorVaultRoutes(app: VaultServer, services: Services): void
       if (file === services.vault.path)
         throw new VaultError('USAGE', 'The backup file cannot be the vault itself.');
       await services.vault.compact();
-      const { snapshotSequence } = await services.vault.status();
+      const { snapshot_sequence: sequence } = await services.vault.status();
       try {
         await copyFile(services.vault.path, file, force ? 0 : constants.COPYFILE_EXCL);
       } catch (error) {
@@ -297,7 +246,7 @@ function registerOperatorVaultRoutes(app: VaultServer, services: Services): void
         }
         throw error;
       }
-      return { file, bytes: (await stat(file)).size, sequence: snapshotSequence };
+      return { file, bytes: (await stat(file)).size, sequence };
     },
   );
 

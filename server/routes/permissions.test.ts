@@ -1,18 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../core/access/permissions.ts';
-import { createKey, createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { createKey, type TenantFixture } from '../test-support/identity.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
 
 let server: TestServer;
 let a: TenantFixture;
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-});
-
-afterEach(async () => {
-  await server.dispose();
+  ({ server, a } = await createServerWithTenant());
+  return () => server.dispose();
 });
 
 interface PermissionJson {

@@ -6,7 +6,7 @@ import type { Services } from '../../core/services-contract.ts';
 import { principalOf } from '../http/access.ts';
 import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
-import { Nullable, NullableInput, StringMap, Timestamp } from '../http/schemas.ts';
+import { Nullable, NullableInput, StringMap, ChangeStamps } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 const NAME_MAX = 200;
@@ -34,10 +34,7 @@ export const ProxySchema = Type.Object(
     application_id: Nullable(Type.String({ format: 'uuid' })),
     configuration: StringMap(),
     require_auth: Type.Boolean(),
-    created_by: Nullable(Type.String()),
-    created_at: Timestamp,
-    modified_by: Nullable(Type.String()),
-    modified_at: Nullable(Timestamp),
+    ...ChangeStamps,
   },
   { description: 'A pre-configured proxy.' },
 );

@@ -209,37 +209,19 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
 
   it('needs a private application key, a valid URL, and the tenant to allow ephemeral proxying', async () => {
     const before = destination.received.length;
-    const noKey = await server.app.inject({
-      method: 'GET',
-      url: '/proxy',
-      headers: { 'svc-proxy-url': base },
-    });
+    const ephemeralGet = (headers: Record<string, string>) =>
+      server.app.inject({ method: 'GET', url: '/proxy', headers });
+    const noKey = await ephemeralGet({ 'svc-proxy-url': base });
     expect(proxyErrorOf(noKey).status).toBe(401);
-    const pub = await server.app.inject({
-      method: 'GET',
-      url: '/proxy',
-      headers: { 'svc-api-key': publicKey, 'svc-proxy-url': base },
-    });
+    const pub = await ephemeralGet({ 'svc-api-key': publicKey, 'svc-proxy-url': base });
     expect(proxyErrorOf(pub).status).toBe(403);
-    const neither = await server.app.inject({
-      method: 'GET',
-      url: '/proxy',
-      headers: { 'svc-api-key': useKey },
-    });
+    const neither = await ephemeralGet({ 'svc-api-key': useKey });
     expect(proxyErrorOf(neither).errors).toHaveProperty('SVC-PROXY-URL');
     for (const url of ['http://api.svc.test/', `https://127.0.0.1:${destination.port}/`, 'not a url']) {
-      const bad = await server.app.inject({
-        method: 'GET',
-        url: '/proxy',
-        headers: { 'svc-api-key': useKey, 'svc-proxy-url': url },
-      });
+      const bad = await ephemeralGet({ 'svc-api-key': useKey, 'svc-proxy-url': url });
       expect(proxyErrorOf(bad).status).toBe(400);
     }
-    const ssrf = await server.app.inject({
-      method: 'GET',
-      url: '/proxy',
-      headers: { 'svc-api-key': useKey, 'svc-proxy-url': 'https://private.svc.test/' },
-    });
+    const ssrf = await ephemeralGet({ 'svc-api-key': useKey, 'svc-proxy-url': 'https://private.svc.test/' });
     expect(proxyErrorOf(ssrf).code).toBe('DESTINATION_UNREACHABLE');
 
     await server.services.tenants.update(op, {
@@ -247,11 +229,7 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
       settings: { disable_ephemeral_proxy: 'true' },
     });
     try {
-      const off = await server.app.inject({
-        method: 'GET',
-        url: '/proxy',
-        headers: { 'svc-api-key': useKey, 'svc-proxy-url': base },
-      });
+      const off = await ephemeralGet({ 'svc-api-key': useKey, 'svc-proxy-url': base });
       expect(proxyErrorOf(off).status).toBe(403);
       expect(proxyErrorOf(off).detail).toContain('disable_ephemeral_proxy');
     } finally {
@@ -411,9 +389,21 @@ describe('pre-configured proxies', () => {
     expect(invocations[0]?.message).toMatch(/^Proxy invoked: POST api\.svc\.test → 200 in \d+ ms$/);
     const uses = rows.filter((r) => r.entity_id === nameId && r.operation === 'use');
     expect(uses.length).toBeGreaterThan(0);
+    // The data went to the destination in clear: each use says so.
+    expect(uses.every((r) => r.revealed === 1)).toBe(true);
     for (const row of rows) expect(row.message).not.toContain('Jane');
     const ephemeral = rows.filter((r) => r.entity_id === 'ephemeral' && r.operation === 'invoke');
     expect(ephemeral.length).toBeGreaterThan(0);
+    // The console's traffic view: the proxy's invocations alone, filtered by the server, the caller named.
+    const traffic = await server.app.inject({
+      method: 'GET',
+      url: `/logs?entity_type=proxy&entity_id=${proxy.id}&operation=invoke&size=10`,
+      headers: { 'svc-api-key': fx.admin.key },
+    });
+    expect(traffic.statusCode, traffic.body).toBe(200);
+    expect((traffic.json() as { data: unknown[] }).data).toEqual([
+      expect.objectContaining({ id: invocations[0]?.id, actor_name: 'use', operation: 'invoke' }),
+    ]);
   });
 });
 

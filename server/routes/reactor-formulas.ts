@@ -18,7 +18,7 @@ import { NAME_MAX } from '../../core/validation/fields.ts';
 import { principalOf } from '../http/access.ts';
 import { idParams, notFoundAs, uuidPathParams, uuidSchema } from '../http/ids.ts';
 import { pageQuery, paginate, paginated } from '../http/pagination.ts';
-import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Nullable, StringEnum, ChangeStamps } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 const ConfigurationSettingSchema = Type.Object({
@@ -45,10 +45,7 @@ export const ReactorFormulaSchema = Type.Object(
     code: Type.String(),
     configuration: Type.Array(ConfigurationSettingSchema),
     request_parameters: Type.Array(RequestParameterSchema),
-    created_by: Nullable(Type.String()),
-    created_at: Timestamp,
-    modified_by: Nullable(Type.String()),
-    modified_at: Nullable(Timestamp),
+    ...ChangeStamps,
   },
   { description: 'A reactor formula: CommonJS code exporting one async function, and its contracts.' },
 );

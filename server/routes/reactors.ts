@@ -6,7 +6,7 @@ import { NAME_MAX } from '../../core/validation/fields.ts';
 import { principalOf } from '../http/access.ts';
 import { idParams, notFoundAs, uuidPathParams } from '../http/ids.ts';
 import { paginate, paginated } from '../http/pagination.ts';
-import { Nullable, Timestamp } from '../http/schemas.ts';
+import { Nullable, ChangeStamps } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 import { ApplicationSchema, applicationBody } from './applications.ts';
 import { NameListQuery, ReactorFormulaSchema, formulaBody } from './reactor-formulas.ts';
@@ -29,10 +29,7 @@ export const ReactorSchema = Type.Object(
     formula: ReactorFormulaSchema,
     configuration: ConfigurationSchema,
     application: Type.Optional(ApplicationSchema),
-    created_by: Nullable(Type.String()),
-    created_at: Timestamp,
-    modified_by: Nullable(Type.String()),
-    modified_at: Nullable(Timestamp),
+    ...ChangeStamps,
   },
   {
     description:

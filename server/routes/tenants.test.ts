@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createKey,
   createLoneUser,
@@ -8,20 +8,15 @@ import {
   type TenantFixture,
 } from '../test-support/identity.ts';
 import { KNOWN_SETTINGS, SETTING_DEFAULTS, SETTING_DESCRIPTIONS } from '../../core/tenancy/settings.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
 
 let server: TestServer;
 let a: TenantFixture;
-let b: TenantFixture;
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-  b = await createTenantFixture(server.services, 'Tenant B');
-});
-
-afterEach(async () => {
-  await server.dispose();
+  ({ server, a } = await createServerWithTenant());
+  return () => server.dispose();
 });
 
 describe('/tenants/self', () => {
@@ -58,6 +53,7 @@ describe('/tenants/self', () => {
   });
 
   it('PUT renames and replaces settings; omitted settings stay', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const put = (payload: unknown) =>
       server.app.inject({
         method: 'PUT',
@@ -137,6 +133,7 @@ describe('/tenants/self', () => {
   });
 
   it('DELETE removes the tenant with 204; its keys stop working; other tenants remain', async () => {
+    const b = await createTenantFixture(server.services, 'Tenant B');
     const response = await server.app.inject({
       method: 'DELETE',
       url: '/tenants/self',

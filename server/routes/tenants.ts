@@ -3,7 +3,7 @@ import type { Principal } from '../../core/access/principal.ts';
 import type { Services, Tenant } from '../../core/services-contract.ts';
 import { KNOWN_SETTINGS, SETTING_DEFAULTS, SETTING_DESCRIPTIONS } from '../../core/tenancy/settings.ts';
 import { principalOf, userSessionOf } from '../http/access.ts';
-import { Nullable, NullableInput, StringMap, Timestamp } from '../http/schemas.ts';
+import { NullableInput, StringMap, ChangeStamps } from '../http/schemas.ts';
 import type { VaultServer } from '../types.ts';
 
 const NAME_MAX = 200;
@@ -40,10 +40,7 @@ export const TenantSchema = Type.Object({
   owner_id: Type.Optional(Type.String({ format: 'uuid' })),
   name: Type.String(),
   settings: TenantSettingsSchema,
-  created_by: Nullable(Type.String()),
-  created_at: Timestamp,
-  modified_by: Nullable(Type.String()),
-  modified_at: Nullable(Timestamp),
+  ...ChangeStamps,
 });
 
 type TenantBody = Static<typeof TenantSchema>;

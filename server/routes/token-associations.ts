@@ -5,17 +5,10 @@ import type { Services } from '../../core/services-contract.ts';
 import { principalOf, ViewHeaders } from '../http/access.ts';
 import { paginate, paginated } from '../http/pagination.ts';
 import type { VaultServer } from '../types.ts';
-import { TOKEN_ID_MAX_LENGTH } from '../../core/tokens/index.ts';
-import {
-  CreateBody,
-  createRequest,
-  ListQuery,
-  readListQuery,
-  tokenBody,
-  tokenFilter,
-  tokenLocation,
-  TokenSchema,
-} from './tokens.ts';
+import { TOKEN_ID_MAX_LENGTH, TokenSchema } from '../../core/tokens/index.ts';
+import { CreateBody, createRequest } from './token-bodies.ts';
+import { tokenLocation } from './token-ids.ts';
+import { ListQuery, readListQuery, tokenFilter } from './tokens-list-query.ts';
 
 /**
  * Token associations over HTTP: parent/child links between tokens (core/tokens/associations.ts
@@ -129,8 +122,8 @@ function registerRoutes(app: VaultServer, services: Services): void {
         request.params.parentId,
         createRequest(request.body),
       );
-      if (!created) return reply.code(200).send(tokenBody(token));
-      return reply.code(201).header('location', tokenLocation(token.id)).send(tokenBody(token));
+      if (!created) return reply.code(200).send(token);
+      return reply.code(201).header('location', tokenLocation(token.id)).send(token);
     },
   );
 
@@ -160,7 +153,7 @@ function registerRoutes(app: VaultServer, services: Services): void {
         tokenFilter(request.query),
         { page, size },
       );
-      return paginate(result.items.map(tokenBody), result.total, page, size);
+      return paginate(result.items, result.total, page, size);
     },
   );
 }

@@ -203,7 +203,7 @@ describe('token data at rest', () => {
 
       // While open: the acknowledged writes sit in the journal.
       const { vault } = server.temp;
-      expect((await vault.status()).journalRecords).toBeGreaterThan(0);
+      expect((await vault.status()).journal_records).toBeGreaterThan(0);
       const whileOpen = await filesOf(server.temp.dir);
       expect([...whileOpen.keys()]).toEqual(expect.arrayContaining(['vault.svc', 'vault.journal']));
       expectNowhere(whileOpen, all);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listQueryFrom } from './tokens.ts';
+import { listQueryFrom } from './tokens-list-query.ts';
 import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 import {

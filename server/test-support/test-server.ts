@@ -2,7 +2,7 @@ import { createServices, outboxTenancyOptions, type ServiceInternals } from '../
 import type { ServiceOptions, Services } from '../../core/services-contract.ts';
 import { FAST_KDF, type TempVault } from '../../core/test-support/temp-vault.ts';
 import { createTestVault } from '../../core/test-support/test-vault.ts';
-import type { Clock } from '../../core/vault/types.ts';
+import type { Clock } from '../../core/vault/clock.ts';
 import { buildServer, type ServerOptions } from '../app.ts';
 import type { VaultServer } from '../types.ts';
 import { captureLogs, type LogCapture } from './log-capture.ts';

@@ -2,16 +2,11 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { AccessRule, Transform } from '../../core/access/rules.ts';
 import type { ApplicationWithKey, Services } from '../../core/services-contract.ts';
 import type { VaultServer } from '../types.ts';
+import { ALL_TOKEN_PERMISSIONS } from '../../core/test-support/token-kit.ts';
 import { operator } from './identity.ts';
 
-export const TOKEN_PERMISSIONS = [
-  'token:create',
-  'token:read',
-  'token:update',
-  'token:delete',
-  'token:search',
-  'token:use',
-] as const;
+/** Every token permission, for keys that may do anything with tokens. */
+export const TOKEN_PERMISSIONS: readonly string[] = ALL_TOKEN_PERMISSIONS;
 
 export const MERGE_PATCH = 'application/merge-patch+json';
 

@@ -189,35 +189,11 @@ describe('svc app create', () => {
       2,
       /Not valid JSON/,
     );
-    expectOneLineError(
-      await svc(
-        'app',
-        'create',
-        '--name',
-        'X',
-        '--type',
-        'private',
-        '--rules-file',
-        path.join(home.dir, 'none.json'),
-      ),
-      2,
-      /cannot read the rules file/,
-    );
+    const createWithRulesFile = (file: string) =>
+      svc('app', 'create', '--name', 'X', '--type', 'private', '--rules-file', path.join(home.dir, file));
+    expectOneLineError(await createWithRulesFile('none.json'), 2, /cannot read the rules file/);
     await writeFile(path.join(home.dir, 'bad.json'), '{"rules": 1}');
-    expectOneLineError(
-      await svc(
-        'app',
-        'create',
-        '--name',
-        'X',
-        '--type',
-        'private',
-        '--rules-file',
-        path.join(home.dir, 'bad.json'),
-      ),
-      2,
-      /must hold a JSON array/,
-    );
+    expectOneLineError(await createWithRulesFile('bad.json'), 2, /must hold a JSON array/);
     expectOneLineError(await svc('app', 'create', '--type', 'private'), 2, /missing --name/);
   });
 

@@ -1,16 +1,11 @@
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import { openExistingVault } from '../../local-vault/open.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import {
-  addServerOptions,
-  addVaultOptions,
-  vaultOptionsFrom,
-  type RawOptions,
-  type VaultCommandOptions,
-} from '../../options/config-flags.ts';
+import type { VaultCommandOptions } from '../../options/config-flags.ts';
+import { servingAction } from '../../serving/serving-command.ts';
 import { writeLine } from '../../output/write.ts';
 import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
@@ -60,12 +55,7 @@ export function newConsoleCommand(
   const command = new Command('console').description(
     'Open the web console in the default browser: the server holding the vault, or a new one (signed in with a one-time link)',
   );
-  addVaultOptions(command, deps);
-  addServerOptions(command, deps);
-  const runner = run ?? ((o: VaultCommandOptions) => runConsole(deps, o, openBrowser));
-  return command.action(async (...args: unknown[]) => {
-    await runner(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
-  });
+  return servingAction(command, deps, run ?? ((o) => runConsole(deps, o, openBrowser)));
 }
 
 /**
@@ -81,7 +71,7 @@ export async function runConsole(
 ): Promise<void> {
   const resolved = await loadConfig(deps, options.config);
   if (resolved.config.databaseUrl === null && (await deps.vault.vaultExists(resolved.config.vaultPath))) {
-    const holder = (await deps.vault.readVaultStatus(resolved.config.vaultPath)).lockHolder;
+    const holder = (await deps.vault.readVaultStatus(resolved.config.vaultPath)).lock_holder;
     if (holder?.url !== undefined && (await answers(holder.url))) {
       const address = `${holder.url}/console/`;
       writeLine(deps.stdout, `Console: ${address}`);

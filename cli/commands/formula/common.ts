@@ -5,7 +5,13 @@ import type { CliDeps } from '../../runtime/deps.ts';
 import { writeRecord } from '../../output/table.ts';
 import { colours, writeJson, writeLine } from '../../output/write.ts';
 import type { FormulaInput } from '../../services/contract.ts';
-import { jsonArrayFlag, readCodeFile, type ReactorScopeOptions } from '../reactor/common.ts';
+import {
+  addReactorScopeOptions,
+  jsonArrayFlag,
+  reactorScopeFrom,
+  readCodeFile,
+  type ReactorScopeOptions,
+} from '../reactor/common.ts';
 
 export const FORMULA_ID_HELP = "the formula's id (see 'svc formula list')";
 
@@ -25,7 +31,7 @@ const FIELDS_HELP = `
   --request-parameters '[{"name":"card.number","type":"string"},{"name":"note","type":"string","optional":true}]'
 The code is CommonJS: module.exports = async function (req) { return { raw: …, tokenize: … }; };`;
 
-export function addFormulaFieldOptions(command: Command): Command {
+function addFormulaFieldOptions(command: Command): Command {
   return command
     .option('--name <name>', 'formula name (at most 200 characters)')
     .option('--description <text>', 'description')
@@ -37,9 +43,14 @@ export function addFormulaFieldOptions(command: Command): Command {
 }
 
 /** The raw values of the field options (commander's names). */
-export type RawFormulaFields = FormulaFields;
+type RawFormulaFields = FormulaFields;
 
-export function formulaFieldsFrom(raw: RawFormulaFields): FormulaFields {
+/** The options of formula create and update: the scope and the formula's fields. */
+export interface FormulaFieldsOptions extends ReactorScopeOptions {
+  readonly fields: FormulaFields;
+}
+
+function formulaFieldsFrom(raw: RawFormulaFields): FormulaFields {
   return {
     name: raw.name,
     description: raw.description,
@@ -48,6 +59,21 @@ export function formulaFieldsFrom(raw: RawFormulaFields): FormulaFields {
     configuration: raw.configuration,
     requestParameters: raw.requestParameters,
   };
+}
+
+/**
+ * Formula create and update: adds the field options and the scope's to `command`, and an action
+ * that hands `act` the parsed scope, the fields and the positional arguments.
+ */
+export function formulaFieldsAction(
+  command: Command,
+  deps: CliDeps,
+  act: (scope: ReactorScopeOptions, fields: FormulaFields, args: readonly unknown[]) => Promise<void>,
+): Command {
+  return addReactorScopeOptions(addFormulaFieldOptions(command), deps).action(async (...args: unknown[]) => {
+    const { scope, raw } = reactorScopeFrom<RawFormulaFields>(args);
+    await act(scope, formulaFieldsFrom(raw), args);
+  });
 }
 
 /**

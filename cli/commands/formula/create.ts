@@ -1,36 +1,20 @@
 import { Command } from 'commander';
 import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import {
-  addReactorScopeOptions,
-  reactorScopeFrom,
-  withReactors,
-  type ReactorScopeOptions,
-} from '../reactor/common.ts';
-import {
-  addFormulaFieldOptions,
-  formulaFieldsFrom,
-  formulaInput,
-  printSavedFormula,
-  type FormulaFields,
-  type RawFormulaFields,
-} from './common.ts';
+import { withReactors } from '../reactor/common.ts';
+import { formulaFieldsAction, formulaInput, printSavedFormula, type FormulaFieldsOptions } from './common.ts';
 
-export interface FormulaCreateOptions extends ReactorScopeOptions {
-  readonly fields: FormulaFields;
-}
+export type FormulaCreateOptions = FormulaFieldsOptions;
 
 export function newFormulaCreateCommand(
   deps: CliDeps,
   run: Runner<FormulaCreateOptions> = (o) => runFormulaCreate(deps, o),
 ): Command {
-  const command = addFormulaFieldOptions(
+  return formulaFieldsAction(
     new Command('create').description('Create a private reactor formula'),
+    deps,
+    (scope, fields) => run({ ...scope, fields }),
   );
-  return addReactorScopeOptions(command, deps).action(async (...args: unknown[]) => {
-    const { scope, raw } = reactorScopeFrom<RawFormulaFields>(args);
-    await run({ ...scope, fields: formulaFieldsFrom(raw) });
-  });
 }
 
 export async function runFormulaCreate(deps: CliDeps, options: FormulaCreateOptions): Promise<void> {

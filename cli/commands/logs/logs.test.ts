@@ -7,6 +7,7 @@ import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-supp
 import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 import { operatorIn } from '../../tenancy/tenant-scope.ts';
 import { appendAudit } from '../../../core/audit/audit-log.ts';
+import { alterAuditEntry } from '../../../core/test-support/audit-tamper.ts';
 
 /** `svc logs` and `svc logs verify` against a real vault whose tenant has a few audited actions. */
 
@@ -279,20 +280,13 @@ describe('svc logs verify', () => {
     );
 
     const target = await withHomeVault(home, async (vault) => {
-      const row = await vault.db
-        .selectFrom('audit_logs')
-        .select(['id', 'seq'])
-        .where('tenant_id', '=', tenant.id)
-        .where('entity_id', '=', app.id)
-        .where('operation', '=', 'create')
-        .executeTakeFirstOrThrow();
-      await vault.transaction((trx) =>
-        trx
-          .updateTable('audit_logs')
-          .set({ message: 'nothing to see here' })
-          .where('id', '=', row.id)
-          .execute(),
-      );
+      // Wherever the vault keeps the entry: the table, or (after a close) a segment file.
+      let row: { id: string; seq: number } | undefined;
+      for await (const e of vault.audit.entries(tenant.id)) {
+        if (e.entity_id === app.id && e.operation === 'create') row = { id: e.id, seq: e.seq };
+      }
+      if (!row) throw new Error('no create entry for the application');
+      await alterAuditEntry(vault, row.id, { message: 'nothing to see here' });
       return row;
     });
 

@@ -1,16 +1,11 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import { requireNoServer } from '../../connection/connection.ts';
 import { openExistingVault } from '../../local-vault/open.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import {
-  addServerOptions,
-  addVaultOptions,
-  vaultOptionsFrom,
-  type RawOptions,
-  type VaultCommandOptions,
-} from '../../options/config-flags.ts';
+import type { RawOptions, VaultCommandOptions } from '../../options/config-flags.ts';
+import { servingAction } from '../../serving/serving-command.ts';
 import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
 export type ServeCommandOptions = VaultCommandOptions & { readonly console?: boolean };
@@ -19,16 +14,12 @@ export function newServeCommand(
   deps: CliDeps,
   run: Runner<ServeCommandOptions> = (o) => runServe(deps, o),
 ): Command {
-  const command = new Command('serve').description(
-    'Serve the API over an existing vault (never creates one)',
+  const command = new Command('serve')
+    .description('Serve the API over an existing vault (never creates one)')
+    .option('--console', 'print a one-time sign-in link of the web console (served at /console/)');
+  return servingAction<RawOptions & { console?: boolean }>(command, deps, (options, raw) =>
+    run({ ...options, console: raw.console === true }),
   );
-  addVaultOptions(command, deps);
-  addServerOptions(command, deps);
-  command.option('--console', 'print a one-time sign-in link of the web console (served at /console/)');
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawOptions & { console?: boolean }>();
-    await run({ ...vaultOptionsFrom(raw), console: raw.console === true });
-  });
 }
 
 export async function runServe(deps: CliDeps, options: ServeCommandOptions): Promise<void> {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listData } from '../../test-support/expect.ts';
 import { run } from '../../main.ts';
-import { makeTempHome, makeTestIo, runSvc, type TempHome, type TestIo } from '../../test-support/harness.ts';
+import { makeTempHome, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
+import { startServer } from '../../test-support/running-server.ts';
 import { initHome } from '../../test-support/tenant-home.ts';
 
 /** `svc start` in-process on port 0: the embedded default's first and later runs. */
@@ -14,37 +15,6 @@ beforeEach(async () => {
   home = await makeTempHome();
 });
 afterEach(() => home.cleanup());
-
-interface Running {
-  readonly io: TestIo;
-  readonly url: string;
-  /** Sends the shutdown "signal" and returns the exit code. */
-  stop(): Promise<number>;
-}
-
-async function start(args: string[], env = home.env()): Promise<Running> {
-  const io = makeTestIo({ env });
-  const exit = run(args, io.deps);
-  // If the command fails instead of serving, surface its exit code rather than timing out.
-  const early = exit.then((code) => {
-    throw new Error(`exited early with ${code}: ${io.stderr()}`);
-  });
-  const stdout = await Promise.race([
-    io.waitForStdout((text) => text.includes('URL: ') || text.startsWith('{')),
-    early,
-  ]);
-  const url = stdout.startsWith('{')
-    ? (JSON.parse(stdout.split('\n')[0] ?? '') as { url: string }).url
-    : (/^URL: (\S+)$/m.exec(stdout)?.[1] ?? '');
-  return {
-    io,
-    url,
-    stop: async () => {
-      io.shutdown('SIGTERM');
-      return exit;
-    },
-  };
-}
 
 describe('svc start', () => {
   it('a first start on a port in use exits 1 naming --port and SVC_PORT, and loses no key', async () => {
@@ -64,13 +34,13 @@ describe('svc start', () => {
       await new Promise((resolve) => busy.close(resolve));
     }
     // Nothing was bootstrapped, so the next start makes the tenant and shows its key.
-    const next = await start(['start', '--port', '0']);
+    const next = await startServer(home.env(), ['start', '--port', '0']);
     expect(await next.stop()).toBe(0);
     expect(next.io.stdout()).toMatch(/^Management API key \(shown once\): key_\S+$/m);
   });
 
   it('first run creates everything and shows the key once; later runs do not', async () => {
-    const first = await start(['start', '--port', '0']);
+    const first = await startServer(home.env(), ['start', '--port', '0']);
     try {
       expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const health = await fetch(`${first.url}/healthz`);
@@ -104,7 +74,7 @@ describe('svc start', () => {
     const status = await runSvc(['vault', 'status', '--json'], { env: home.env() });
     expect(JSON.parse(status.stdout)).toMatchObject({ lock_holder: null });
 
-    const second = await start(['start', '--port', '0']);
+    const second = await startServer(home.env(), ['start', '--port', '0']);
     try {
       expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     } finally {
@@ -135,7 +105,7 @@ describe('svc start', () => {
   });
 
   it('the Default tenant gets an owner: the documented address without a password, claimed with svc user passwd while it serves', async () => {
-    const first = await start(['start', '--port', '0']);
+    const first = await startServer(home.env(), ['start', '--port', '0']);
     try {
       expect(first.io.stdout()).toContain(
         'Tenant owner: owner@vault.localhost (no password yet; to claim it, run: npx svc user passwd owner@vault.localhost)',
@@ -191,7 +161,7 @@ describe('svc start', () => {
   });
 
   it('--json prints one object; while it runs, other commands go through it', async () => {
-    const running = await start(['start', '--port', '0', '--json']);
+    const running = await startServer(home.env(), ['start', '--port', '0', '--json']);
     try {
       const info = JSON.parse(running.io.stdout().split('\n')[0] ?? '') as Record<string, unknown>;
       expect(info).toMatchObject({ url: running.url, api_key: expect.stringMatching(/^key_/) });
@@ -231,7 +201,14 @@ describe('svc serve', () => {
 
   it('serves an existing vault and warns when bound to every interface', async () => {
     await initHome(home);
-    const running = await start(['serve', '--host', '0.0.0.0', '--port', '0', '--allow-remote']);
+    const running = await startServer(home.env(), [
+      'serve',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--allow-remote',
+    ]);
     try {
       expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
       expect(running.io.stderr()).toMatch(/^warning: .*0\.0\.0\.0/m);

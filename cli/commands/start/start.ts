@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
 import { requireNoServer } from '../../connection/connection.ts';
 import { ensurePrivateDir, vaultLocation } from '../../local-vault/location.ts';
@@ -8,13 +8,8 @@ import { openExistingVault } from '../../local-vault/open.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { chooseNewVaultKey } from '../../local-vault/new-key.ts';
-import {
-  addServerOptions,
-  addVaultOptions,
-  vaultOptionsFrom,
-  type RawOptions,
-  type VaultCommandOptions,
-} from '../../options/config-flags.ts';
+import type { VaultCommandOptions } from '../../options/config-flags.ts';
+import { servingAction } from '../../serving/serving-command.ts';
 import { writeLine } from '../../output/write.ts';
 import { checkBindAddress, serveVault } from '../../serving/serve-runtime.ts';
 
@@ -27,11 +22,7 @@ export function newStartCommand(
   const command = new Command('start').description(
     'Run the embedded default: create the vault and its key file on first run, then serve the API',
   );
-  addVaultOptions(command, deps);
-  addServerOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    await run(vaultOptionsFrom(commandOf(args).opts<RawOptions>()));
-  });
+  return servingAction(command, deps, run);
 }
 
 export async function runStart(deps: CliDeps, options: StartOptions): Promise<void> {

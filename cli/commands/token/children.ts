@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import { addTokenScopeOptions, withTokens } from './common.ts';
-import { writeTokenPage } from './format.ts';
+import { tokenScopeAction, withTokens } from './common.ts';
+import { pastTheEnd, writeTokenPage } from './format.ts';
 import {
   addFilterOptions,
   addPageOptions,
@@ -26,17 +26,15 @@ export function newTokenChildrenCommand(
     .argument('<parent-id>', "the parent token's id (see 'svc token list')");
   addFilterOptions(command);
   addPageOptions(command);
-  addTokenScopeOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenList>();
-    await run({
-      ...pageOptionsFrom(raw),
+  return tokenScopeAction<RawTokenList>(command, deps, (scope, raw, args) =>
+    run({
+      ...pageOptionsFrom(scope, raw),
       parentId: String(args[0]),
       ids: raw.id,
       types: raw.type,
       metadata: raw.metadata,
-    });
-  });
+    }),
+  );
 }
 
 export async function runTokenChildren(deps: CliDeps, options: TokenChildrenOptions): Promise<void> {
@@ -46,12 +44,9 @@ export async function runTokenChildren(deps: CliDeps, options: TokenChildrenOpti
     associations.children(principal, options.parentId, filter, request),
   );
   writeTokenPage(deps, page, request, {
-    json: options.json,
-    reveal: options.reveal,
-    wide: options.wide,
+    ...options,
     empty:
-      options.page > 1 && page.total > 0
-        ? `No children on page ${options.page} (${page.total} in all).`
-        : "No child tokens (link one with 'svc token associate <parent-id> <child-id>').",
+      pastTheEnd('children', options.page, page.total) ??
+      "No child tokens (link one with 'svc token associate <parent-id> <child-id>').",
   });
 }

@@ -12,6 +12,7 @@ import {
 } from '../../options/config-flags.ts';
 import { addTenantOption } from '../../options/tenant.ts';
 import { inTenant } from '../../tenancy/tenant-scope.ts';
+import { commandOf } from '../../program/command-kit.ts';
 
 /** Options every token command shares: the vault, `--tenant`, `--json`. */
 export interface TokenScopeOptions extends VaultCommandOptions {
@@ -20,7 +21,7 @@ export interface TokenScopeOptions extends VaultCommandOptions {
   readonly reveal?: boolean;
 }
 
-export type RawTokenScope = RawOptions & { tenant?: string };
+export type RawTokenScope = RawOptions & { tenant?: string; reveal?: boolean };
 
 export function addTokenScopeOptions(command: Command, deps: CliDeps): Command {
   addTenantOption(command, deps);
@@ -30,6 +31,22 @@ export function addTokenScopeOptions(command: Command, deps: CliDeps): Command {
 
 export function tokenScopeOptionsFrom(raw: RawTokenScope): TokenScopeOptions {
   return { ...vaultOptionsFrom(raw), tenant: raw.tenant };
+}
+
+/**
+ * Adds the scope options to `command`, after the verb's own, and gives it an action that hands
+ * `act` the parsed scope, the raw options (for the verb's own flags) and the positional arguments.
+ */
+export function tokenScopeAction<Raw extends RawTokenScope>(
+  command: Command,
+  deps: CliDeps,
+  act: (scope: TokenScopeOptions, raw: Raw, args: readonly unknown[]) => Promise<void>,
+): Command {
+  addTokenScopeOptions(command, deps);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<Raw>();
+    await act(tokenScopeOptionsFrom(raw), raw, args);
+  });
 }
 
 export interface TokenScope {

@@ -3,29 +3,22 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest } from '../../../core/tokens/contract.ts';
 import { TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/index.ts';
 import { choiceOption } from '../../options/values.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeRecord } from '../../output/table.ts';
 import { writeJson, writeLine } from '../../output/write.ts';
-import {
-  addTokenScopeOptions,
-  tokenScopeOptionsFrom,
-  withTokens,
-  type RawTokenScope,
-  type TokenScopeOptions,
-} from './common.ts';
+import { tokenScopeAction, withTokens, type RawTokenScope, type TokenScopeOptions } from './common.ts';
 import { tokenEntries } from './format.ts';
 import {
   collectMetadata,
   collectRepeated,
-  fileSource,
+  jsonSourceOf,
   parseJson,
   promptTokenData,
   promptTokenType,
   readJson,
   scrubbing,
   secretsOf,
-  textSource,
   type JsonSource,
 } from './input.ts';
 
@@ -102,17 +95,12 @@ export function newTokenCreateCommand(
     .option('--search-index <expr>', 'search index expression; repeatable', collectRepeated)
     .option('--expires-at <date>', 'expiry: ISO 8601 date-time (UTC without offset) or M/D/YYYY');
   addDedupeOptions(command);
-  addTokenScopeOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenCreate>();
-    let data: JsonSource | undefined;
-    if (raw.data !== undefined) data = textSource(raw.data, '--data');
-    else if (raw.dataFile !== undefined) data = fileSource(deps, raw.dataFile);
-    await run({
-      ...tokenScopeOptionsFrom(raw),
+  return tokenScopeAction<RawTokenCreate>(command, deps, (scope, raw) =>
+    run({
+      ...scope,
       type: raw.type,
-      data,
+      data: jsonSourceOf(deps, raw.data, raw.dataFile, '--data'),
       id: raw.id,
       container: raw.container,
       metadata: raw.metadata,
@@ -121,8 +109,8 @@ export function newTokenCreateCommand(
       searchIndexes: raw.searchIndex,
       expiresAt: raw.expiresAt,
       dedupe: raw.dedupe,
-    });
-  });
+    }),
+  );
 }
 
 /** `--mask`: JSON when it parses; a bare expression (`{{ data | reveal_last: 4 }}`) otherwise. */

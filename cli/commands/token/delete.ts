@@ -1,16 +1,9 @@
 import { Command } from 'commander';
 import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { reportDeleted } from '../../program/deletion.ts';
-import {
-  addTokenScopeOptions,
-  TOKEN_ID_HELP,
-  tokenScopeOptionsFrom,
-  withTokens,
-  type RawTokenScope,
-  type TokenScopeOptions,
-} from './common.ts';
+import { TOKEN_ID_HELP, tokenScopeAction, withTokens, type TokenScopeOptions } from './common.ts';
 import { cell } from './format.ts';
 import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
@@ -27,11 +20,9 @@ export function newTokenDeleteCommand(
     .description('Delete a token: its data is destroyed for good (an audit record stays)')
     .argument('<token-id>', TOKEN_ID_HELP);
   markDestructive(command, 'deleting a token', { verb: 'delete' });
-  addTokenScopeOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope>();
-    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), yes: yesFrom(args) });
-  });
+  return tokenScopeAction(command, deps, (scope, _raw, args) =>
+    run({ ...scope, tokenId: String(args[0]), yes: yesFrom(args) }),
+  );
 }
 
 export async function runTokenDelete(deps: CliDeps, options: TokenDeleteOptions): Promise<void> {

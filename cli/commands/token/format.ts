@@ -82,6 +82,11 @@ export interface PageOutput {
   readonly empty: string;
 }
 
+/** What an empty page past the last one says ("No tokens on page 3 (40 in all)."); undefined otherwise. */
+export function pastTheEnd(what: string, page: number, total: number): string | undefined {
+  return page > 1 && total > 0 ? `No ${what} on page ${page} (${total} in all).` : undefined;
+}
+
 /** A page of tokens: JSON envelope, or a table (data only with --reveal) and a footer on stderr. */
 export function writeTokenPage(
   deps: CliDeps,

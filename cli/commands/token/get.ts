@@ -1,16 +1,9 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeRecord } from '../../output/table.ts';
 import { writeJson } from '../../output/write.ts';
-import {
-  addTokenScopeOptions,
-  TOKEN_ID_HELP,
-  tokenScopeOptionsFrom,
-  withTokens,
-  type RawTokenScope,
-  type TokenScopeOptions,
-} from './common.ts';
+import { TOKEN_ID_HELP, tokenScopeAction, withTokens, type TokenScopeOptions } from './common.ts';
 import { tokenEntries } from './format.ts';
 import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
@@ -30,11 +23,9 @@ export function newTokenGetCommand(
     .description('Show a token; its data masked unless --reveal')
     .argument('<token-id>', TOKEN_ID_HELP)
     .option('--reveal', REVEAL_HELP);
-  addTokenScopeOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope & { reveal?: boolean }>();
-    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), reveal: raw.reveal === true });
-  });
+  return tokenScopeAction(command, deps, (scope, raw, args) =>
+    run({ ...scope, tokenId: String(args[0]), reveal: raw.reveal === true }),
+  );
 }
 
 export async function runTokenGet(deps: CliDeps, options: TokenGetOptions): Promise<void> {

@@ -3,15 +3,14 @@ import { InvalidArgumentError } from 'commander';
 import { IMPORT_BATCH_LINES, MAX_IMPORT_BATCH_LINES, batchable } from '../../../client/token-import.ts';
 import { isVaultError, VaultError, type ErrorCode } from '../../../core/errors/catalogue.ts';
 import type { CreateTokenRequest, TokenView } from '../../../core/tokens/contract.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { describeError, EXIT, QuietExit } from '../../runtime/errors.ts';
 import { writeJson, writeLine } from '../../output/write.ts';
 import { svcCommand } from '../../output/runnable.ts';
 import { startProgress, type Progress } from '../../output/progress.ts';
 import {
-  addTokenScopeOptions,
-  tokenScopeOptionsFrom,
+  tokenScopeAction,
   withTokens,
   type RawTokenScope,
   type TokenScope,
@@ -88,20 +87,19 @@ export function newTokenImportCommand(
       parseLineNumber,
     );
   addDedupeOptions(command);
-  addTokenScopeOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<
-      RawTokenScope & { dedupe?: boolean; batch?: number; resumeFrom?: number }
-    >();
-    await run({
-      ...tokenScopeOptionsFrom(raw),
-      source: fileSource(deps, String(args[0])),
-      dedupe: raw.dedupe,
-      batch: raw.batch ?? DEFAULT_BATCH,
-      resumeFrom: raw.resumeFrom ?? 1,
-    });
-  });
+  return tokenScopeAction<RawTokenScope & { dedupe?: boolean; batch?: number; resumeFrom?: number }>(
+    command,
+    deps,
+    (scope, raw, args) =>
+      run({
+        ...scope,
+        source: fileSource(deps, String(args[0])),
+        dedupe: raw.dedupe,
+        batch: raw.batch ?? DEFAULT_BATCH,
+        resumeFrom: raw.resumeFrom ?? 1,
+      }),
+  );
 }
 
 // ---- lines ------------------------------------------------------------------------------------

@@ -36,6 +36,17 @@ export function textSource(text: string, label: string): JsonSource {
   return { kind: 'text', text, label };
 }
 
+/** `--x <json>` (labelled `flag`) or else `--x-file <file>`; undefined when neither is given. */
+export function jsonSourceOf(
+  deps: CliDeps,
+  text: string | undefined,
+  file: string | undefined,
+  flag: string,
+): JsonSource | undefined {
+  if (text !== undefined) return textSource(text, flag);
+  return file === undefined ? undefined : fileSource(deps, file);
+}
+
 /** "line 2, column 5" of a character offset, for JSON errors that cannot quote the text. */
 function where(text: string, offset: number): string {
   const before = text.slice(0, offset);

@@ -1,14 +1,8 @@
 import { Command } from 'commander';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeJson, writeLine } from '../../output/write.ts';
-import {
-  addTokenScopeOptions,
-  tokenScopeOptionsFrom,
-  withTokens,
-  type RawTokenScope,
-  type TokenScopeOptions,
-} from './common.ts';
+import { tokenScopeAction, withTokens, type TokenScopeOptions } from './common.ts';
 import { cell } from './format.ts';
 
 /** `svc token associate|dissociate <parent-id> <child-id>`: parent/child links between tokens. */
@@ -30,11 +24,9 @@ function linkCommand(
     .description(description)
     .argument('<parent-id>', PARENT_HELP)
     .argument('<child-id>', CHILD_HELP);
-  addTokenScopeOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope>();
-    await run({ ...tokenScopeOptionsFrom(raw), parentId: String(args[0]), childId: String(args[1]) });
-  });
+  return tokenScopeAction(command, deps, (scope, _raw, args) =>
+    run({ ...scope, parentId: String(args[0]), childId: String(args[1]) }),
+  );
 }
 
 export function newTokenAssociateCommand(

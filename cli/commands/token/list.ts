@@ -2,18 +2,12 @@ import { Command, Option } from 'commander';
 import type { TokenFilter } from '../../../core/tokens/contract.ts';
 import { DEFAULT_PAGE_SIZE } from '../../../core/common-types.ts';
 import { MAX_TOKEN_PAGE_SIZE, TOKEN_TYPE_NAMES, type TokenType } from '../../../core/tokens/index.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { completesWith } from '../../options/completion-values.ts';
 import { collectList } from '../../options/values.ts';
-import {
-  addTokenScopeOptions,
-  tokenScopeOptionsFrom,
-  withTokens,
-  type RawTokenScope,
-  type TokenScopeOptions,
-} from './common.ts';
-import { writeTokenPage } from './format.ts';
+import { tokenScopeAction, withTokens, type RawTokenScope, type TokenScopeOptions } from './common.ts';
+import { pastTheEnd, writeTokenPage } from './format.ts';
 import { REVEAL_HELP } from './get.ts';
 import { collectMetadata, collectTokenTypes, parsePage, parseSize } from './input.ts';
 import { runnable } from '../../output/runnable.ts';
@@ -27,7 +21,7 @@ export interface TokenPageOptions extends TokenScopeOptions {
   readonly wide: boolean;
 }
 
-export type RawTokenPage = RawTokenScope & { page?: number; size?: number; reveal?: boolean; wide?: boolean };
+export type RawTokenPage = RawTokenScope & { page?: number; size?: number; wide?: boolean };
 
 export function addPageOptions(command: Command): Command {
   return command
@@ -44,9 +38,9 @@ export function addPageOptions(command: Command): Command {
     );
 }
 
-export function pageOptionsFrom(raw: RawTokenPage): TokenPageOptions {
+export function pageOptionsFrom(scope: TokenScopeOptions, raw: RawTokenPage): TokenPageOptions {
   return {
-    ...tokenScopeOptionsFrom(raw),
+    ...scope,
     page: raw.page ?? 1,
     size: raw.size ?? DEFAULT_PAGE_SIZE,
     reveal: raw.reveal === true,
@@ -94,11 +88,9 @@ export function newTokenListCommand(
   );
   addFilterOptions(command);
   addPageOptions(command);
-  addTokenScopeOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenList>();
-    await run({ ...pageOptionsFrom(raw), ids: raw.id, types: raw.type, metadata: raw.metadata });
-  });
+  return tokenScopeAction<RawTokenList>(command, deps, (scope, raw) =>
+    run({ ...pageOptionsFrom(scope, raw), ids: raw.id, types: raw.type, metadata: raw.metadata }),
+  );
 }
 
 export function filterOf(options: Pick<TokenListOptions, 'ids' | 'types' | 'metadata'>): TokenFilter {
@@ -115,12 +107,9 @@ export async function runTokenList(deps: CliDeps, options: TokenListOptions): Pr
     tokens.list(principal, filterOf(options), request),
   );
   writeTokenPage(deps, page, request, {
-    json: options.json,
-    reveal: options.reveal,
-    wide: options.wide,
+    ...options,
     empty:
-      options.page > 1 && page.total > 0
-        ? `No tokens on page ${options.page} (${page.total} in all).`
-        : runnable(deps.env, "No tokens (create one with 'svc token create' or 'svc tokenize')."),
+      pastTheEnd('tokens', options.page, page.total) ??
+      runnable(deps.env, "No tokens (create one with 'svc token create' or 'svc tokenize')."),
   });
 }

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { isVaultError, VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import { addTokenScopeOptions, withTokens } from './common.ts';
+import { tokenScopeAction, withTokens } from './common.ts';
 import { writeTokenPage } from './format.ts';
 import { scrubbing } from './input.ts';
 import { addPageOptions, pageOptionsFrom, type RawTokenPage, type TokenPageOptions } from './list.ts';
@@ -30,12 +30,10 @@ export function newTokenSearchCommand(
     .description('Search tokens with a query (never their data unless --reveal)')
     .argument('<query>', "the query, e.g. 'type:card AND metadata.customer:c-42'");
   addPageOptions(command);
-  addTokenScopeOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenPage>();
-    await run({ ...pageOptionsFrom(raw), query: String(args[0]) });
-  });
+  return tokenScopeAction<RawTokenPage>(command, deps, (scope, raw, args) =>
+    run({ ...pageOptionsFrom(scope, raw), query: String(args[0]) }),
+  );
 }
 
 /**
@@ -72,9 +70,7 @@ export async function runTokenSearch(deps: CliDeps, options: TokenSearchOptions)
     }),
   );
   writeTokenPage(deps, page, request, {
-    json: options.json,
-    reveal: options.reveal,
-    wide: options.wide,
+    ...options,
     empty: options.page > 1 && page.total > 0 ? `No tokens on page ${options.page}.` : 'No tokens match.',
   });
 }

@@ -1,27 +1,18 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeRecord } from '../../output/table.ts';
 import { writeJson, writeLine } from '../../output/write.ts';
 import {
-  addTokenScopeOptions,
   TOKEN_ID_HELP,
-  tokenScopeOptionsFrom,
+  tokenScopeAction,
   withTokens,
   type RawTokenScope,
   type TokenScopeOptions,
 } from './common.ts';
 import { tokenEntries } from './format.ts';
-import {
-  fileSource,
-  isPlainObject,
-  readJson,
-  scrubbing,
-  secretsOf,
-  textSource,
-  type JsonSource,
-} from './input.ts';
+import { isPlainObject, jsonSourceOf, readJson, scrubbing, secretsOf, type JsonSource } from './input.ts';
 import { noToken, orNotFound } from '../../tenancy/tenant-scope.ts';
 
 export interface TokenUpdateOptions extends TokenScopeOptions {
@@ -48,15 +39,17 @@ export function newTokenUpdateCommand(
     .argument('<token-id>', TOKEN_ID_HELP)
     .addOption(new Option('--patch <json>', 'the merge patch as JSON').conflicts('patchFile'))
     .option('--patch-file <file>', 'read the merge patch from a file (- for standard input)');
-  addTokenScopeOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope & { patch?: string; patchFile?: string }>();
-    let patch: JsonSource | undefined;
-    if (raw.patch !== undefined) patch = textSource(raw.patch, '--patch');
-    else if (raw.patchFile !== undefined) patch = fileSource(deps, raw.patchFile);
-    await run({ ...tokenScopeOptionsFrom(raw), tokenId: String(args[0]), patch });
-  });
+  return tokenScopeAction<RawTokenScope & { patch?: string; patchFile?: string }>(
+    command,
+    deps,
+    (scope, raw, args) =>
+      run({
+        ...scope,
+        tokenId: String(args[0]),
+        patch: jsonSourceOf(deps, raw.patch, raw.patchFile, '--patch'),
+      }),
+  );
 }
 
 export async function runTokenUpdate(deps: CliDeps, options: TokenUpdateOptions): Promise<void> {

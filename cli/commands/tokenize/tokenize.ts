@@ -1,18 +1,11 @@
 import { Command, Option } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { writeJson } from '../../output/write.ts';
-import { addVaultOptions } from '../../options/config-flags.ts';
-import { addTenantOption } from '../../options/tenant.ts';
+import { tokenScopeAction, withTokens, type RawTokenScope, type TokenScopeOptions } from '../token/common.ts';
 import {
-  tokenScopeOptionsFrom,
-  withTokens,
-  type RawTokenScope,
-  type TokenScopeOptions,
-} from '../token/common.ts';
-import {
-  fileSource,
+  jsonSourceOf,
   promptTokenData,
   promptTokenType,
   readJson,
@@ -50,19 +43,13 @@ export function newTokenizeCommand(
     .description('Tokenize any JSON; prints the response JSON (tokens and ids in place of values)')
     .argument('[json]', 'the JSON to tokenize (visible in ps and shell history: prefer --file or a pipe)')
     .addOption(new Option('--file <file>', 'read the JSON from a file (- for standard input)'));
-  addTenantOption(command, deps);
-  addVaultOptions(command, deps);
   command.addHelpText('after', HELP_AFTER);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawTokenScope & { file?: string }>();
+  return tokenScopeAction<RawTokenScope & { file?: string }>(command, deps, async (scope, raw, args) => {
     const text = args[0] as string | undefined;
     if (text !== undefined && raw.file !== undefined) {
       throw new VaultError('USAGE', 'give the JSON as an argument or with --file, not both');
     }
-    let source: JsonSource | undefined;
-    if (text !== undefined) source = textSource(text, 'the JSON argument');
-    else if (raw.file !== undefined) source = fileSource(deps, raw.file);
-    await run({ ...tokenScopeOptionsFrom(raw), source });
+    await run({ ...scope, source: jsonSourceOf(deps, text, raw.file, 'the JSON argument') });
   });
 }
 

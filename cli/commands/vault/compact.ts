@@ -8,7 +8,7 @@ import {
   type RawOptions,
   type VaultCommandOptions,
 } from '../../options/config-flags.ts';
-import { formatBytes, snakeCaseKeys, writeJson, writeLine } from '../../output/write.ts';
+import { formatBytes, writeJson, writeLine } from '../../output/write.ts';
 import { vaultUpkeep } from '../../services/upkeep.ts';
 
 export type VaultCompactOptions = VaultCommandOptions;
@@ -28,19 +28,16 @@ export async function runVaultCompact(deps: CliDeps, options: VaultCompactOption
   const resolved = await loadConfig(deps, options.config);
   const status = await (await vaultUpkeep(deps, resolved, options.key)).compact();
   if (options.json) {
-    writeJson(
-      deps.stdout,
-      snakeCaseKeys({
-        path: status.path,
-        snapshotBytes: status.snapshotBytes,
-        snapshotSequence: status.snapshotSequence,
-        journalBytes: status.journalBytes,
-      }),
-    );
+    writeJson(deps.stdout, {
+      path: status.path,
+      snapshot_bytes: status.snapshot_bytes,
+      snapshot_sequence: status.snapshot_sequence,
+      journal_bytes: status.journal_bytes,
+    });
     return;
   }
   writeLine(
     deps.stdout,
-    `Compacted ${status.path}: snapshot ${formatBytes(status.snapshotBytes)} at sequence ${status.snapshotSequence}`,
+    `Compacted ${status.path}: snapshot ${formatBytes(status.snapshot_bytes)} at sequence ${status.snapshot_sequence}`,
   );
 }

@@ -2,10 +2,8 @@ import { Command } from 'commander';
 import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
-import { requireNoServer } from '../../connection/connection.ts';
-import { requireEmbedded } from '../../local-vault/location.ts';
+import { loadVaultFileConfig } from '../../local-vault/vault-file-config.ts';
 import { keyForVault, openWithKey } from '../../local-vault/open.ts';
-import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
@@ -41,13 +39,11 @@ export function newVaultExportCommand(
 export async function runVaultExport(deps: CliDeps, options: VaultExportOptions): Promise<void> {
   // Checked like the setting, and never echoed: the URL may carry a password.
   const url = parseSetting('databaseUrl', options.to, '--to', deps.cwd) ?? options.to;
-  const resolved = await loadConfig(deps, options.config);
-  requireEmbedded(
-    resolved,
-    'svc vault export',
-    'unset --database / SVC_DATABASE_URL to export the vault file.',
-  );
-  await requireNoServer(resolved, 'Exporting the vault');
+  const resolved = await loadVaultFileConfig(deps, options.config, {
+    name: 'svc vault export',
+    instead: 'unset --database / SVC_DATABASE_URL to export the vault file.',
+    doing: 'Exporting the vault',
+  });
   const to = describeVaultLocation({ backend: 'postgres', url });
   const { exportToPostgres } = await import('../../../core/vault/export-to-postgres.ts');
   const { key } = await keyForVault(deps, resolved, options.key);

@@ -3,10 +3,9 @@ import { parseSetting } from '../../../core/config/index.ts';
 import { describeVaultLocation } from '../../../core/vault/location.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { markDestructive, yesFrom } from '../../program/confirmation.ts';
-import { requireNoServer } from '../../connection/connection.ts';
-import { ensurePrivateDir, requireEmbedded } from '../../local-vault/location.ts';
+import { ensurePrivateDir } from '../../local-vault/location.ts';
+import { loadVaultFileConfig } from '../../local-vault/vault-file-config.ts';
 import { keyForVault } from '../../local-vault/open.ts';
-import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
@@ -48,13 +47,11 @@ export function newVaultImportCommand(
 export async function runVaultImport(deps: CliDeps, options: VaultImportOptions): Promise<void> {
   // Checked like the setting, and never echoed: the URL may carry a password.
   const url = parseSetting('databaseUrl', options.from, '--from', deps.cwd) ?? options.from;
-  const resolved = await loadConfig(deps, options.config);
-  requireEmbedded(
-    resolved,
-    'svc vault import',
-    'unset --database / SVC_DATABASE_URL to import into the vault file at the vault path.',
-  );
-  await requireNoServer(resolved, 'Importing a vault');
+  const resolved = await loadVaultFileConfig(deps, options.config, {
+    name: 'svc vault import',
+    instead: 'unset --database / SVC_DATABASE_URL to import into the vault file at the vault path.',
+    doing: 'Importing a vault',
+  });
   const { vaultPath } = resolved.config;
   const from = describeVaultLocation({ backend: 'postgres', url });
   const exists = await deps.vault.vaultExists(vaultPath);

@@ -6,7 +6,7 @@ import {
   resolveNewPassphrase,
 } from '../../../core/config/index.ts';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import type { KeySource } from '../../../core/vault/types.ts';
+import type { KeySource } from '../../../core/crypto/root-key.ts';
 import { retryOnMismatch } from '../../prompts/ask.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { ensurePrivateDir, vaultLocation } from '../../local-vault/location.ts';

@@ -5,9 +5,8 @@ import { resolveKeySource } from '../../../core/config/index.ts';
 import { VaultError, isVaultError } from '../../../core/errors/catalogue.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { confirmDestructive, markDestructive, yesFrom } from '../../program/confirmation.ts';
-import { ensurePrivateDir, requireEmbedded } from '../../local-vault/location.ts';
-import { loadConfig } from '../../runtime/config.ts';
-import { requireNoServer } from '../../connection/connection.ts';
+import { ensurePrivateDir } from '../../local-vault/location.ts';
+import { loadVaultFileConfig } from '../../local-vault/vault-file-config.ts';
 import { secretInput, type CliDeps } from '../../runtime/deps.ts';
 import {
   addVaultOptions,
@@ -76,7 +75,7 @@ async function backupVaultId(deps: CliDeps, file: string): Promise<string> {
     throw error;
   }
   try {
-    return (await deps.vault.readVaultStatus(file)).vaultId;
+    return (await deps.vault.readVaultStatus(file)).vault_id;
   } catch (error) {
     if (isVaultError(error, 'VAULT_CORRUPT') && /bad magic|header truncated/.test(error.message)) {
       throw new VaultError('VAULT_CORRUPT', `${file} is not a vault backup`);
@@ -86,18 +85,16 @@ async function backupVaultId(deps: CliDeps, file: string): Promise<string> {
 }
 
 export async function runVaultRestore(deps: CliDeps, options: VaultRestoreOptions): Promise<void> {
-  const resolved = await loadConfig(deps, options.config);
-  requireEmbedded(
-    resolved,
-    'svc vault restore',
-    "restore the database with PostgreSQL's own tools (pg_restore), into an empty database.",
-  );
-  await requireNoServer(resolved, 'Restoring a backup');
+  const resolved = await loadVaultFileConfig(deps, options.config, {
+    name: 'svc vault restore',
+    instead: "restore the database with PostgreSQL's own tools (pg_restore), into an empty database.",
+    doing: 'Restoring a backup',
+  });
   const { vaultPath } = resolved.config;
   const backupId = await backupVaultId(deps, options.file);
   const exists = await deps.vault.vaultExists(vaultPath);
   if (exists) {
-    const { vaultId } = await deps.vault.readVaultStatus(vaultPath);
+    const { vault_id: vaultId } = await deps.vault.readVaultStatus(vaultPath);
     // --yes answers "replace my vault with its backup?"; another vault's backup is a different
     // mistake (a wrong file), so it needs its own flag.
     if (vaultId !== backupId && !options.replaceVault) {

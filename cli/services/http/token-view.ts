@@ -1,5 +1,5 @@
 import type { TokenFilter, TokenView } from '../../../core/tokens/contract.ts';
-import type { ApiAnswer } from '../../connection/api-types.ts';
+import type { ApiAnswer, ApiQuery } from '../../connection/api-types.ts';
 import { placeAfter } from './member-order.ts';
 
 type ApiToken = ApiAnswer<'get', '/tokens/{id}'>;
@@ -13,13 +13,7 @@ export function tokenOf(body: ApiToken): TokenView {
 }
 
 /** The query of a token list: page, size and the filter. */
-export interface TokenListQuery {
-  page: number;
-  size: number;
-  id?: string[];
-  type?: string[];
-  metadata?: { [key: string]: string };
-}
+export type TokenListQuery = ApiQuery<'/tokens', 'get'>;
 
 export function tokenListQuery(
   filter: Omit<TokenFilter, 'parent'>,

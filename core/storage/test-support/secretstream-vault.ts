@@ -3,7 +3,7 @@ import { loadSodium } from '../../crypto/sodium.ts';
 import type { Sodium } from '../../crypto/sodium.ts';
 import { unlockKeyring } from '../../vault/load.ts';
 import { createVault } from '../../vault/index.ts';
-import type { KeySource } from '../../vault/types.ts';
+import type { KeySource } from '../../crypto/root-key.ts';
 import { vaultPaths } from '../paths.ts';
 import { encodeHeader, openVaultFile, readHeader, readSnapshot } from '../vault-file.ts';
 import type { VaultHeader } from '../vault-file.ts';

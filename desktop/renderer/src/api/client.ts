@@ -39,6 +39,7 @@ export type Member = Ok<'/tenants/self/members', 'get'>['data'][number];
 export type Invitation = Ok<'/tenants/self/invitations', 'get'>['data'][number];
 export type SentInvitation = Ok<'/tenants/self/invitations/{id}/resend', 'post'>;
 export type UsageReport = Ok<'/tenants/self/reports/usage', 'get'>;
+export type VaultHeadroom = Ok<'/vault/headroom', 'get'>;
 export type ProxyView = Ok<'/proxies/{id}', 'get'>;
 export interface Pagination {
   readonly total_items: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actorLabel, groupPageViews, matchesFilters, viewedSummary, type AuditEntry } from './entries';
+import { actorLabel, groupPageViews, readMark, viewedSummary, type AuditEntry } from './entries';
 
 let n = 0;
 function entry(patch: Partial<AuditEntry>): AuditEntry {
@@ -9,6 +9,7 @@ function entry(patch: Partial<AuditEntry>): AuditEntry {
     tenant_id: 't',
     actor_id: 'u1',
     actor_type: 'user',
+    actor_name: null,
     entity_type: 'application',
     entity_id: `x${n}`,
     operation: 'read',
@@ -16,21 +17,30 @@ function entry(patch: Partial<AuditEntry>): AuditEntry {
     created_at: '2026-01-01T00:00:00.000Z',
     entity_ids: null,
     revealed: null,
-    actor_name: null,
     ...patch,
   };
 }
 
 describe('actorLabel', () => {
-  it('names the actor as the server does, else by type and the start of its id', () => {
+  it('names the actor as the server does; without a name, by type and the start of its id', () => {
     expect(actorLabel(entry({ actor_name: 'owner@example.test' }))).toBe('owner@example.test');
-    expect(actorLabel(entry({ actor_type: 'operator', actor_id: null }))).toBe('operator');
+    expect(actorLabel(entry({ actor_type: 'application', actor_name: 'Shop' }))).toBe('Shop');
+    expect(actorLabel(entry({ actor_type: 'operator', actor_id: null, actor_name: 'operator' }))).toBe(
+      'operator',
+    );
     expect(actorLabel(entry({ actor_type: 'application', actor_id: '0190f3a2-7c4e' }))).toBe(
-      'application 0190f3a2',
+      'deleted application 0190f3a2',
     );
-    expect(actorLabel(entry({ actor_name: null, actor_type: 'application', actor_id: 'abc' }))).toBe(
-      'application abc',
-    );
+    expect(actorLabel(entry({ actor_type: 'user', actor_id: '77aa0c1d-0000' }))).toBe('user 77aa0c1d');
+    expect(actorLabel(entry({ actor_type: null, actor_id: null }))).toBe('the vault');
+  });
+});
+
+describe('readMark', () => {
+  it('tells a revealed read from a masked one, and nothing for other entries', () => {
+    expect(readMark(entry({ revealed: true }))).toBe('revealed');
+    expect(readMark(entry({ revealed: false }))).toBe('masked');
+    expect(readMark(entry({ operation: 'update', revealed: null }))).toBeNull();
   });
 });
 
@@ -54,16 +64,5 @@ describe('groupPageViews', () => {
   it("starts a new run when another member's views follow", () => {
     const rows = groupPageViews([entry({}), entry({}), entry({ actor_id: 'u2' }), entry({ actor_id: 'u2' })]);
     expect(rows.map((r) => r.kind)).toEqual(['views', 'views']);
-  });
-});
-
-describe('matchesFilters', () => {
-  it('keeps only entries of the actor and operation asked for', () => {
-    const e = entry({ operation: 'use', actor_type: 'application', actor_id: 'a1' });
-    expect(matchesFilters(e, {})).toBe(true);
-    expect(matchesFilters(e, { operation: 'use', actor_type: 'application', actor_id: 'a1' })).toBe(true);
-    expect(matchesFilters(e, { operation: 'read' })).toBe(false);
-    expect(matchesFilters(e, { actor_id: 'a2' })).toBe(false);
-    expect(matchesFilters(e, { actor_type: 'user' })).toBe(false);
   });
 });

@@ -3,52 +3,45 @@ import type { LogEntry } from '../api/client';
 
 type LogQuery = NonNullable<paths['/logs']['get']['parameters']['query']>;
 
-export const ACTOR_TYPES = ['application', 'user', 'operator'] as const;
+/** The actor types and operations `GET /logs` filters by (checked against its schema). */
+export const ACTOR_TYPES = ['application', 'user', 'operator'] as const satisfies readonly NonNullable<
+  LogQuery['actor_type']
+>[];
 export type ActorType = (typeof ACTOR_TYPES)[number];
-export const OPERATIONS = ['create', 'read', 'update', 'delete', 'use', 'invoke'] as const;
+export const OPERATIONS = [
+  'create',
+  'read',
+  'update',
+  'delete',
+  'use',
+  'invoke',
+] as const satisfies readonly NonNullable<LogQuery['operation']>[];
 export type Operation = (typeof OPERATIONS)[number];
 
 /**
- * An audit entry with the fields `GET /logs` documents as extensions: `actor_name` (the
- * application's name, the member's e-mail, "operator"; null once unknown) and `revealed` (on token
- * reads and uses: whether data came back in clear). Optional here: a server that does not send them
- * yet gets ids and no reveal mark instead.
+ * An audit entry as `GET /logs` returns it, `actor_name` included (the application's name, the
+ * member's e-mail, "operator"; null once the actor no longer exists).
  */
-export type AuditEntry = LogEntry & {
-  readonly actor_name?: string | null;
-  readonly revealed?: boolean | null;
-};
-
-/** The filters `GET /logs` takes besides entity and dates. */
-export interface ActorFilters {
-  readonly actor_id?: string;
-  readonly actor_type?: ActorType;
-  readonly operation?: Operation;
-}
-
-/** A `GET /logs` query with the actor and operation filters (sent as they are; see `matchesFilters`). */
-export function logQuery(query: LogQuery & ActorFilters): LogQuery {
-  return query;
-}
+export type AuditEntry = LogEntry;
 
 /**
- * Whether an entry passes the actor and operation filters. The server filters; this keeps the
- * screen right against a server that ignores a filter it does not know yet.
+ * Who did it, for people: the name the server gives. Without one, the actor's type and the start of
+ * its id: an application the server does not name was deleted since; no actor at all is the vault
+ * itself (an expiry).
  */
-export function matchesFilters(entry: AuditEntry, filters: ActorFilters): boolean {
-  return (
-    (filters.actor_id === undefined || entry.actor_id === filters.actor_id) &&
-    (filters.actor_type === undefined || entry.actor_type === filters.actor_type) &&
-    (filters.operation === undefined || entry.operation === filters.operation)
-  );
+export function actorLabel(entry: AuditEntry): string {
+  if (entry.actor_name !== null && entry.actor_name !== '') return entry.actor_name;
+  if (entry.actor_type === 'operator') return 'operator';
+  if (entry.actor_type === null) return 'the vault';
+  if (entry.actor_id === null) return entry.actor_type;
+  const id = entry.actor_id.slice(0, 8);
+  return entry.actor_type === 'application' ? `deleted application ${id}` : `${entry.actor_type} ${id}`;
 }
 
-/** Who did it, for people: the name the server gives, else the actor's type and the start of its id. */
-export function actorLabel(entry: AuditEntry): string {
-  if (typeof entry.actor_name === 'string' && entry.actor_name !== '') return entry.actor_name;
-  if (entry.actor_type === 'operator') return 'operator';
-  if (entry.actor_type === null) return 'unknown';
-  return entry.actor_id === null ? entry.actor_type : `${entry.actor_type} ${entry.actor_id.slice(0, 8)}`;
+/** How a read went, for people: "revealed", "masked", or null for entries that are not reads. */
+export function readMark(entry: AuditEntry): 'revealed' | 'masked' | null {
+  if (entry.revealed === null) return null;
+  return entry.revealed ? 'revealed' : 'masked';
 }
 
 /** Entity types whose entries are about tokens (the older token types keep their own). */

@@ -6,10 +6,8 @@ import {
   OPERATIONS,
   actorLabel,
   groupPageViews,
-  logQuery,
-  matchesFilters,
+  readMark,
   viewedSummary,
-  type ActorFilters,
   type ActorType,
   type AuditEntry,
   type Operation,
@@ -44,25 +42,22 @@ const NO_FILTERS: Filters = {
   end_date: '',
 };
 
-function actorFilters(filters: Filters): ActorFilters {
-  return {
-    ...(filters.actor_type === '' ? {} : { actor_type: filters.actor_type }),
-    ...(filters.actor_id === '' ? {} : { actor_id: filters.actor_id }),
-    ...(filters.operation === '' ? {} : { operation: filters.operation }),
-  };
-}
-
-/** Only the filters that are set; dates from the inputs as UTC midnights (start) and ends of day. */
+/**
+ * Only the filters that are set, every one applied by the server; dates from the inputs as UTC
+ * midnights (start) and ends of day.
+ */
 function queryOf(filters: Filters, page: number) {
-  return logQuery({
+  return {
     page,
     size: PAGE_SIZE,
     ...(filters.entity_type === '' ? {} : { entity_type: filters.entity_type }),
     ...(filters.entity_id === '' ? {} : { entity_id: filters.entity_id }),
-    ...actorFilters(filters),
+    ...(filters.actor_type === '' ? {} : { actor_type: filters.actor_type }),
+    ...(filters.actor_id === '' ? {} : { actor_id: filters.actor_id }),
+    ...(filters.operation === '' ? {} : { operation: filters.operation }),
     ...(filters.start_date === '' ? {} : { start_date: `${filters.start_date}T00:00:00.000Z` }),
     ...(filters.end_date === '' ? {} : { end_date: `${filters.end_date}T23:59:59.999Z` }),
-  });
+  };
 }
 
 export function AuditPage() {
@@ -180,9 +175,7 @@ export function AuditPage() {
       </label>
       <QueryView query={logs} what="audit entries">
         {(result) => {
-          const entries = (result.data as AuditEntry[]).filter((e) =>
-            matchesFilters(e, actorFilters(filters)),
-          );
+          const entries = result.data;
           if (entries.length === 0) return <Empty>No audit entries match.</Empty>;
           return (
             <>
@@ -271,6 +264,7 @@ function EntryRow({
   readonly folded?: boolean;
 }) {
   const actor = actorLabel(entry);
+  const mark = readMark(entry);
   return (
     <tr className={folded ? 'folded' : undefined}>
       <td>{new Date(entry.created_at).toLocaleString()}</td>
@@ -290,14 +284,44 @@ function EntryRow({
         )}
       </td>
       <td>
-        {entry.entity_type} <Id value={entry.entity_id} of={`this ${entry.entity_type}`} />
+        {entry.entity_type}{' '}
+        {entry.entity_ids === null ? (
+          <Id value={entry.entity_id} of={`this ${entry.entity_type}`} />
+        ) : (
+          <EntityIds name={entry.entity_id} type={entry.entity_type} ids={entry.entity_ids} />
+        )}
       </td>
       <td>
         {entry.operation}
-        {entry.revealed === true && <span className="badge revealed">revealed</span>}
-        {entry.revealed === false && <span className="badge masked">masked</span>}
+        {mark !== null && <span className={`badge ${mark}`}>{mark}</span>}
       </td>
       <td>{entry.message}</td>
     </tr>
+  );
+}
+
+/** One entry standing for several ids (a list or a search): how many, each id on demand. */
+function EntityIds({
+  name,
+  type,
+  ids,
+}: {
+  readonly name: string;
+  readonly type: string;
+  readonly ids: readonly string[];
+}) {
+  return (
+    <details className="entity-ids">
+      <summary>
+        {name}: {ids.length.toLocaleString()} {ids.length === 1 ? 'id' : 'ids'}
+      </summary>
+      <ul>
+        {ids.map((id) => (
+          <li key={id}>
+            <Id value={id} of={`this ${type}`} />
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { api, unwrap, type UsageReport } from '../api/client';
+import { Headroom } from '../components/headroom';
 import { formatCount, usageLevel } from '../components/numbers';
 import { QueryView } from '../components/resource-table';
 import { Empty, Loading } from '../components/states';
@@ -16,6 +17,7 @@ export function OverviewPage() {
     queryKey: ['usage'],
     queryFn: () => unwrap(api.GET('/tenants/self/reports/usage')),
   });
+  const headroom = useQuery({ queryKey: ['headroom'], queryFn: () => unwrap(api.GET('/vault/headroom')) });
   return (
     <section aria-labelledby="overview-title">
       <h1 id="overview-title">Overview</h1>
@@ -33,6 +35,10 @@ export function OverviewPage() {
                 </dd>
               </dl>
             )}
+          </QueryView>
+          <h3 id="headroom-title">Room left</h3>
+          <QueryView query={headroom} what="the vault's headroom">
+            {(h) => <Headroom headroom={h} />}
           </QueryView>
         </article>
         <article className="card" aria-labelledby="mat-title">

@@ -1,16 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { logQuery, type AuditEntry } from '../audit/entries';
 import { QueryView } from '../components/resource-table';
 import { invocationOf, statusClass } from './traffic';
 
 /** Invocations shown per proxy. */
 export const TRAFFIC_ROWS = 10;
-/**
- * Entries read to find them: the log is asked for `invoke` entries only, but a server that does not
- * know that filter yet answers every entry of the proxy (its reads too), so a page more is read.
- */
-const TRAFFIC_PAGE = 50;
 
 /**
  * The last requests through one proxy, read from the audit log: when, method and destination
@@ -23,13 +17,14 @@ export function ProxyTraffic({ proxyId, name }: { readonly proxyId: string; read
       unwrap(
         api.GET('/logs', {
           params: {
-            query: logQuery({
+            // The server keeps only this proxy's invocations: a page is the last ones.
+            query: {
               entity_type: 'proxy',
               entity_id: proxyId,
               operation: 'invoke',
               page: 1,
-              size: TRAFFIC_PAGE,
-            }),
+              size: TRAFFIC_ROWS,
+            },
           },
         }),
       ),
@@ -44,10 +39,7 @@ export function ProxyTraffic({ proxyId, name }: { readonly proxyId: string; read
       </div>
       <QueryView query={traffic} what="requests">
         {(page) => {
-          const rows = (page.data as AuditEntry[])
-            .map(invocationOf)
-            .filter((i) => i !== null)
-            .slice(0, TRAFFIC_ROWS);
+          const rows = page.data.map(invocationOf).filter((i) => i !== null);
           if (rows.length === 0) return <p className="hint">No requests yet.</p>;
           return (
             <div className="table-wrap">

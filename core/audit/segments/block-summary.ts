@@ -1,0 +1,142 @@
+import type { AuditLogsTable } from '../../storage/schema.ts';
+import { entityIdsOf } from '../log-filter.ts';
+import type { LogFilter } from '../log-filter.ts';
+
+/**
+ * What one block of a segment holds for one tenant, kept in memory so that listing, filtering and
+ * counting decode only the blocks that may hold what is asked for. Sets are small (the vault's
+ * entity types, operations, actor kinds; the actors of one block); entity ids, which are many, go
+ * into a Bloom filter (no false negatives: a block it rules out holds no entry about the id).
+ */
+export interface TenantSummary {
+  readonly count: number;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** The tenant's chain epoch when the entries were spilled (core/audit/segments/segmented-store.ts). */
+  readonly epoch: number;
+  /** Earliest and latest `created_at` (min and max: a clock may step back). */
+  readonly firstAt: string;
+  readonly lastAt: string;
+  readonly entityTypes: readonly string[];
+  readonly operations: readonly string[];
+  readonly actorIds: readonly (string | null)[];
+  readonly actorTypes: readonly (string | null)[];
+  /** Bloom filter over `entity_id` and every element of `entity_ids`, base64. */
+  readonly ids: string;
+}
+
+/** One block of a segment file: where it is and what it holds per tenant. */
+export interface BlockSummary {
+  readonly offset: number;
+  /** Bytes on disk, frame included. */
+  readonly length: number;
+  readonly tenants: Readonly<Record<string, TenantSummary>>;
+  /** The block could not be read when its segment was opened: its tenants are unknown. */
+  readonly damaged?: true;
+}
+
+const BLOOM_HASHES = 6;
+const BLOOM_BITS_PER_ID = 10;
+
+/** FNV-1a over the UTF-16 units of `text`, from `seed`. */
+function fnv(text: string, seed: number): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+function bloomPositions(id: string, bits: number): number[] {
+  const a = fnv(id, 0x811c9dc5);
+  const b = fnv(id, 0x9747b28c) | 1;
+  return Array.from({ length: BLOOM_HASHES }, (_, i) => ((a + Math.imul(i, b)) >>> 0) % bits);
+}
+
+function bloomOf(ids: ReadonlySet<string>): string {
+  const bytes = Math.max(8, Math.ceil((ids.size * BLOOM_BITS_PER_ID) / 8));
+  const filter = new Uint8Array(bytes);
+  for (const id of ids) {
+    for (const p of bloomPositions(id, bytes * 8)) filter[p >> 3]! |= 1 << (p & 7);
+  }
+  return Buffer.from(filter).toString('base64');
+}
+
+/** Whether the Bloom filter may hold `id` (false: it certainly does not). */
+export function bloomMayHold(filterText: string, id: string): boolean {
+  const filter = Buffer.from(filterText, 'base64');
+  if (filter.length === 0) return false;
+  return bloomPositions(id, filter.length * 8).every((p) => ((filter[p >> 3] ?? 0) & (1 << (p & 7))) !== 0);
+}
+
+/** The per-tenant summaries of a block's rows (in chain order), with each tenant's epoch. */
+export function summarize(
+  rows: readonly AuditLogsTable[],
+  epochOf: (tenantId: string) => number,
+): Record<string, TenantSummary> {
+  const groups = new Map<string, AuditLogsTable[]>();
+  for (const row of rows) {
+    const list = groups.get(row.tenant_id);
+    if (list) list.push(row);
+    else groups.set(row.tenant_id, [row]);
+  }
+  const out: Record<string, TenantSummary> = {};
+  for (const [tenant, list] of groups) {
+    const ids = new Set<string>();
+    let firstAt = list[0]!.created_at;
+    let lastAt = firstAt;
+    for (const row of list) {
+      ids.add(row.entity_id);
+      for (const id of entityIdsOf(row.entity_ids)) ids.add(id);
+      if (row.created_at < firstAt) firstAt = row.created_at;
+      if (row.created_at > lastAt) lastAt = row.created_at;
+    }
+    out[tenant] = {
+      count: list.length,
+      firstSeq: list[0]!.seq,
+      lastSeq: list[list.length - 1]!.seq,
+      epoch: epochOf(tenant),
+      firstAt,
+      lastAt,
+      entityTypes: [...new Set(list.map((r) => r.entity_type))],
+      operations: [...new Set(list.map((r) => r.operation))],
+      actorIds: [...new Set(list.map((r) => r.actor_id))],
+      actorTypes: [...new Set(list.map((r) => r.actor_type))],
+      ids: bloomOf(ids),
+    };
+  }
+  return out;
+}
+
+/**
+ * What a summary says of `filter` (the same fields `entryMatches` looks at): `none` when no entry
+ * of the block can match, `all` when every one does (counted without decoding), else `some`.
+ */
+export function summaryVerdict(s: TenantSummary, filter: LogFilter): 'none' | 'all' | 'some' {
+  const sets: Array<[readonly (string | null)[], string | undefined]> = [
+    [s.entityTypes, filter.entityType],
+    [s.operations, filter.operation],
+    [s.actorIds, filter.actorId],
+    [s.actorTypes, filter.actorType],
+  ];
+  let all = true;
+  for (const [values, wanted] of sets) {
+    if (wanted === undefined) continue;
+    if (!values.includes(wanted)) return 'none';
+    if (values.length !== 1) all = false;
+  }
+  if (filter.startDate !== undefined) {
+    if (s.lastAt < filter.startDate) return 'none';
+    if (s.firstAt < filter.startDate) all = false;
+  }
+  if (filter.endDate !== undefined) {
+    if (s.firstAt >= filter.endDate) return 'none';
+    if (s.lastAt >= filter.endDate) all = false;
+  }
+  if (filter.entityId !== undefined) {
+    if (!bloomMayHold(s.ids, filter.entityId)) return 'none';
+    all = false;
+  }
+  return all ? 'all' : 'some';
+}
