@@ -172,18 +172,35 @@ export async function scanJournal(
 interface Pending {
   readonly record: Buffer;
   readonly seq: number;
+  /** Called once the record is durable in the journal, before the acknowledged mark covers it. */
+  readonly journaled?: () => void;
   resolve(): void;
   reject(err: unknown): void;
 }
 
 /**
  * The open journal of a vault held by this process. `append` encrypts a committed transaction and
- * resolves once it is on disk; appends that arrive while an fsync runs share the next one.
+ * resolves once it is on disk and the acknowledged mark covers it. Two writes run per batch, each
+ * in its own loop: the records (appends that arrive while one runs share the next), then the mark.
+ * The next batch's records are written while the previous batch's mark is, so a batch waits for one
+ * write before it, not two; the mark only ever names records already durable, and callers are
+ * answered strictly in order, after the mark covering them.
  */
 export class JournalWriter {
   private pending: Pending[] = [];
-  private flushing: Promise<void> | null = null;
+  /** Durable in the journal, waiting for the acknowledged mark. */
+  private journaled: Pending[] = [];
+  /**
+   * Each loop's promise and whether it runs (a loop that only fails batches ends before its
+   * promise is stored, so the flag, cleared by the loop itself, is what tells).
+   */
+  private flushing: Promise<void> = Promise.resolve();
+  private flushActive = false;
+  private marking: Promise<void> = Promise.resolve();
+  private markActive = false;
   private failure: unknown = null;
+  /** A mark write failed: no later batch is acknowledged. */
+  private markFailed = false;
   private size: number;
   private last: number;
   private records: number;
@@ -259,7 +276,12 @@ export class JournalWriter {
     return this.failure;
   }
 
-  append(stmts: readonly JournaledStatement[], at: string): Promise<void> {
+  /**
+   * Appends one committed transaction; resolves once it is durable and acknowledged. `journaled`
+   * is called when its record is durable, before the mark is written: a writer may then start its
+   * next transaction, whose record is written while this one's mark is.
+   */
+  append(stmts: readonly JournaledStatement[], at: string, journaled?: () => void): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const seq = ++this.last;
     const sealed = seal(
@@ -274,14 +296,19 @@ export class JournalWriter {
     record.set(sealed, RECORD_PREFIX_BYTES);
     this.records++;
     this.appended += record.length;
-    const done = new Promise<void>((resolve, reject) => this.pending.push({ record, seq, resolve, reject }));
-    this.flushing ??= this.flushLoop();
+    const done = new Promise<void>((resolve, reject) =>
+      this.pending.push({ record, seq, journaled, resolve, reject }),
+    );
+    if (!this.flushActive) {
+      this.flushActive = true;
+      this.flushing = this.flushLoop();
+    }
     return done;
   }
 
-  /** Resolves when every append so far is durable (or has failed). */
+  /** Resolves when every append so far is durable and acknowledged (or has failed). */
   async idle(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.flushActive || this.markActive) await (this.flushActive ? this.flushing : this.marking);
   }
 
   private async flushLoop(): Promise<void> {
@@ -290,30 +317,62 @@ export class JournalWriter {
         const batch = this.pending;
         this.pending = [];
         try {
+          // Every batch still to write comes after a failed one.
           if (this.failure) throw this.failure;
           const data = batch.length === 1 ? batch[0]!.record : Buffer.concat(batch.map((p) => p.record));
           // Opened `r+durable`: the write is durable when it returns, and the datasync costs nothing.
           await writeFully(this.handle, data, this.size);
           await this.handle.datasync();
           this.size += data.length;
-          // Only now is the batch durable; the mark goes to disk before anyone hears "done".
-          await this.acknowledged.advance(batch[batch.length - 1]!.seq);
-          for (const p of batch) p.resolve();
         } catch (err) {
-          // After a failed write or fsync the file's state is unknown: refuse every later append.
-          this.failure ??= new VaultError(
-            'VAULT_FAILED',
-            isDiskFull(err)
-              ? 'The disk is full (ENOSPC): writing the journal failed, so the vault accepts no more writes. Free space, then restart the vault.'
-              : 'Writing the journal failed; the vault must be reopened.',
-            { cause: err },
-          );
-          for (const p of batch) p.reject(this.failure);
+          this.fail(err, batch);
+          continue;
         }
+        this.journaled = this.journaled.length === 0 ? batch : this.journaled.concat(batch);
+        if (!this.markActive) {
+          this.markActive = true;
+          this.marking = this.markLoop();
+        }
+        for (const p of batch) p.journaled?.();
       }
     } finally {
-      this.flushing = null;
+      this.flushActive = false;
     }
+  }
+
+  /** Writes the acknowledged mark over every durable record, then answers their callers in order. */
+  private async markLoop(): Promise<void> {
+    try {
+      while (this.journaled.length > 0) {
+        const batch = this.journaled;
+        this.journaled = [];
+        try {
+          // Records written before a failed record write are durable, and their mark is written;
+          // after a failed mark write nothing is acknowledged again.
+          if (this.markFailed) throw this.failure;
+          await this.acknowledged.advance(batch[batch.length - 1]!.seq);
+        } catch (err) {
+          this.markFailed = true;
+          this.fail(err, batch);
+          continue;
+        }
+        for (const p of batch) p.resolve();
+      }
+    } finally {
+      this.markActive = false;
+    }
+  }
+
+  /** After a failed write or fsync the files' state is unknown: every later append is refused. */
+  private fail(err: unknown, batch: readonly Pending[]): void {
+    this.failure ??= new VaultError(
+      'VAULT_FAILED',
+      isDiskFull(err)
+        ? 'The disk is full (ENOSPC): writing the journal failed, so the vault accepts no more writes. Free space, then restart the vault.'
+        : 'Writing the journal failed; the vault must be reopened.',
+      { cause: err },
+    );
+    for (const p of batch) p.reject(this.failure);
   }
 
   /** Replaces the journal with an empty one following snapshot `baseSequence` (atomic rename). */

@@ -2,16 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { verifyAuditChains } from '../audit/audit-log.ts';
 import { createServices } from '../services.ts';
+import { GatedFs } from '../storage/test-support/gated-fs.ts';
 import { PowerLossFs, seededRandom } from '../storage/test-support/power-loss-fs.ts';
 import { vaultPaths } from '../storage/paths.ts';
 import { operatorIn } from '../access/principal.ts';
 import { codeOf } from '../test-support/services-fixture.ts';
-import { FAST_KDF } from '../test-support/temp-vault.ts';
+import { FAST_KDF, createTempVault } from '../test-support/temp-vault.ts';
 import { createVault, openVault } from '../vault/index.ts';
 import type { KeySource } from '../crypto/root-key.ts';
 import { UNAWAITED_ENTRY_DELAY_MS, readAuditOf } from './read-audit.ts';
 import { countRows, openTokenFixture } from '../test-support/token-kit.ts';
 import type { TokenFixture } from '../test-support/token-kit.ts';
+
+const JOURNAL = 'vault.journal';
+const MARK = 'vault.ack';
 
 describe('reads recorded in group-committed batches', () => {
   let f: TokenFixture;
@@ -241,4 +245,48 @@ describe('reads under power loss', () => {
       await reopened.close({ snapshot: false });
     }
   }, 120_000);
+});
+
+describe('batches pipelined over the durable writes', () => {
+  it('a read arriving while a batch is written has its own record written while that batch is acknowledged', async () => {
+    const gate = new GatedFs();
+    const temp = await createTempVault({ fs: gate.fs });
+    try {
+      const services = createServices(temp.vault, { passwordKdf: FAST_KDF });
+      const { tenant } = await services.tenants.create({ name: 'Acme', withApplication: false }, null);
+      const operator = operatorIn(tenant.id);
+      const { token } = await services.tokens.create(operator, { type: 'token', data: 'x' });
+      const commits = temp.vault.sequence;
+      gate.hold(JOURNAL, MARK);
+      const answered: string[] = [];
+      const read = (who: string) => services.tokens.get(operator, token.id).then(() => answered.push(who));
+
+      // Batch 1 (A) writes its journal record; B arrives meanwhile and waits.
+      const a = read('a');
+      await gate.until(JOURNAL, 1);
+      const b = read('b');
+      gate.release(JOURNAL);
+      // Batch 1's record is durable and its mark is being written: batch 2 (B) has already run its
+      // transaction and is writing its record. Serially, batch 2 would start only after A's answer.
+      await gate.until(MARK, 1);
+      await gate.until(JOURNAL, 1);
+      expect(temp.vault.sequence - commits).toBe(2);
+      expect(answered).toEqual([]);
+
+      gate.release(MARK);
+      await a;
+      expect(answered).toEqual(['a']);
+      // B is answered only once its own record and the mark covering it are written.
+      gate.release(JOURNAL);
+      await gate.until(MARK, 1);
+      expect(answered).toEqual(['a']);
+      gate.release(MARK);
+      await b;
+      expect(answered).toEqual(['a', 'b']);
+      expect(temp.vault.sequence - commits).toBe(2);
+      expect((await verifyAuditChains(temp.vault.db, temp.vault)).ok).toBe(true);
+    } finally {
+      await temp.dispose();
+    }
+  });
 });

@@ -3,10 +3,12 @@
  * invoked) and the monthly-activity marks of the tokens it touched, group-committed.
  *
  * Rule: a read is answered only after its audit entry is durable. Reads do not take a write
- * transaction each; they hand their entries here and wait. One transaction at a time drains
- * everything handed in until it takes the vault's lock, as one batch: per tenant one chain-head
- * read, multi-row inserts and one head update (core/audit/audit-log.ts), then the activity marks,
- * then one journal record and its fsync, after which every reader of the batch is answered.
+ * transaction each; they hand their entries here and wait. One transaction drains everything
+ * handed in until it takes the vault's lock, as one batch: per tenant one chain-head read,
+ * multi-row inserts and one head update (core/audit/audit-log.ts), then the activity marks, then
+ * one journal record and the acknowledged mark, after which every reader of the batch is answered.
+ * The next batch may start once the record is durable (`startBatch`): its transaction and record
+ * then overlap this batch's mark, and batches are answered in order.
  *
  * This process holds the vault's exclusive lock, so the marks it has written this month can be
  * kept in memory: a repeat read in the same month writes nothing for activity. The memory is
@@ -57,7 +59,10 @@ export class ReadAudit {
   /** Recorded with `recordLater`: written with the next batch, which they do not start. */
   private unawaited: Waiting[] = [];
   private unawaitedTimer: NodeJS.Timeout | null = null;
-  private draining: Promise<void> | null = null;
+  /** A batch runs its transaction or writes its journal record: the next one starts after that. */
+  private writing = false;
+  /** Batches not yet answered (at most two: one writing, one waiting for its acknowledged mark). */
+  private readonly unanswered = new Set<Promise<void>>();
   /** `tenant \0 token` of marks durably written for `markedMonth`. */
   private marked = new Set<string>();
   private markedMonth = '';
@@ -68,7 +73,7 @@ export class ReadAudit {
   record(record: ReadRecord): Promise<void> {
     if (isEmpty(record)) return Promise.resolve();
     const done = this.enqueue(this.waiting, record);
-    this.draining ??= this.drain();
+    this.startBatch(false);
     return done;
   }
 
@@ -85,9 +90,9 @@ export class ReadAudit {
 
   /** Starts writing every record handed in so far now; resolves once they are written (or failed). */
   async flush(): Promise<void> {
-    while (this.draining !== null || this.waiting.length > 0 || this.unawaited.length > 0) {
-      this.draining ??= this.drain();
-      await this.draining;
+    while (this.writing || this.unanswered.size > 0 || this.waiting.length > 0 || this.unawaited.length > 0) {
+      this.startBatch(true);
+      await Promise.all(this.unanswered);
     }
   }
 
@@ -105,53 +110,78 @@ export class ReadAudit {
   }
 
   private scheduleUnawaited(): void {
-    if (this.draining !== null || this.unawaitedTimer !== null || this.unawaited.length === 0) return;
+    if (this.writing || this.unawaitedTimer !== null || this.unawaited.length === 0) return;
     this.unawaitedTimer = setTimeout(() => {
       this.unawaitedTimer = null;
-      if (this.unawaited.length > 0) this.draining ??= this.drain();
+      this.startBatch(true);
     }, UNAWAITED_ENTRY_DELAY_MS);
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Starts a batch for waiting readers (entries nobody waits for ride along, or were due) unless
+   * one is being written. A batch is being written until it is answered, or until its journal
+   * record is durable when as many readers wait as it holds: the next one then runs its
+   * transaction and writes its record while the previous batch's acknowledged mark is written. A
+   * smaller batch started that early would cost its fixed work for fewer readers, and readers
+   * that arrive meanwhile would wait for it as well: it waits for the answer instead.
+   */
+  private startBatch(unawaitedDue: boolean): void {
+    if (this.writing) return;
+    if (this.waiting.length === 0 && !(unawaitedDue && this.unawaited.length > 0)) return;
     if (this.unawaitedTimer !== null) {
       clearTimeout(this.unawaitedTimer);
       this.unawaitedTimer = null;
     }
-    try {
-      // A round starts for waiting readers; entries nobody waits for ride along (or were due).
-      for (let first = true; this.waiting.length > 0 || (first && this.unawaited.length > 0); first = false) {
-        let taken = false;
-        let batch: Waiting[] = [];
-        let refused: Waiting[] = [];
-        const newMarks: Array<[string, string, string]> = [];
-        try {
-          await this.vault.transaction(async (trx) => {
-            // Taken under the lock, so everything that arrived while the last batch synced joins.
-            batch = this.takeAll();
-            taken = true;
-            ({ batch, refused } = await this.splitByLiveTenant(trx, batch));
-            await appendAuditBatch(
-              trx,
-              this.vault,
-              batch.flatMap((w) => w.record.entries),
-            );
-            await this.writeMarks(trx, batch, newMarks);
-          });
-        } catch (err) {
-          // Refused before the batch was taken (a full disk, a closed vault): it fails as a whole.
-          if (!taken) batch = this.takeAll();
-          for (const w of batch) w.reject(err);
-          continue;
-        } finally {
-          for (const w of refused) w.reject(new VaultError('NOT_FOUND', 'No such tenant.'));
-        }
-        for (const [month, tenant, token] of newMarks) this.remember(month, tenant, token);
-        for (const w of batch) w.resolve();
-      }
-    } finally {
-      this.draining = null;
+    this.writing = true;
+    let written = false;
+    const next = () => {
+      if (written) return;
+      written = true;
+      this.writing = false;
+      this.startBatch(false);
       this.scheduleUnawaited();
+    };
+    const batch = this.writeBatch(next);
+    this.unanswered.add(batch);
+    void batch.finally(() => this.unanswered.delete(batch));
+  }
+
+  /** One transaction for everything handed in when it takes the lock; `written` once journaled. */
+  private async writeBatch(written: () => void): Promise<void> {
+    let taken = false;
+    let batch: Waiting[] = [];
+    let refused: Waiting[] = [];
+    const newMarks: Array<[string, string, string]> = [];
+    let size = 0;
+    try {
+      await this.vault.transaction(
+        async (trx) => {
+          // Taken under the lock, so everything that arrived while the last batch was written joins.
+          batch = this.takeAll();
+          size = batch.length;
+          taken = true;
+          ({ batch, refused } = await this.splitByLiveTenant(trx, batch));
+          await appendAuditBatch(
+            trx,
+            this.vault,
+            batch.flatMap((w) => w.record.entries),
+          );
+          await this.writeMarks(trx, batch, newMarks);
+        },
+        // Started early only when it would be no smaller than this one (see `startBatch`).
+        { onJournaled: () => this.waiting.length >= size && written() },
+      );
+    } catch (err) {
+      // Refused before the batch was taken (a full disk, a closed vault): it fails as a whole.
+      if (!taken) batch = this.takeAll();
+      for (const w of batch) w.reject(err);
+      return;
+    } finally {
+      for (const w of refused) w.reject(new VaultError('NOT_FOUND', 'No such tenant.'));
+      written();
     }
+    for (const [month, tenant, token] of newMarks) this.remember(month, tenant, token);
+    for (const w of batch) w.resolve();
   }
 
   /** Readers whose every tenant still exists, and the others. */

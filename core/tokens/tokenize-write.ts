@@ -41,7 +41,7 @@ export type TokenizeGroups = WriteGroups<GroupMember, CreateTokenResult[]>;
 export function tokenizeGroups(deps: TokenOperationDeps): TokenizeGroups {
   const { vault, crypto } = deps;
   return new WriteGroups<GroupMember, CreateTokenResult[]>(
-    (members) =>
+    (members, options) =>
       runOutsideRequestBudget(() =>
         vault.transaction(async (trx) => {
           const now = vault.clock.now();
@@ -64,7 +64,7 @@ export function tokenizeGroups(deps: TokenOperationDeps): TokenizeGroups {
           return outcomes.map((batch) =>
             batch === null ? runAlone() : { kind: 'done', value: written[next++]! },
           );
-        }),
+        }, options),
       ),
     MAX_TOKENIZE_TOKENS,
   );

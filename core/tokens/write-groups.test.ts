@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { WriteGroups, runAlone } from './write-groups.ts';
 import type { GroupOutcome } from './write-groups.ts';
+import type { TransactionOptions } from '../vault/storage-contract.ts';
 
 /** A group writer whose writes finish when the test says so. */
 function controlledWriter() {
   const groups: string[][] = [];
   const finish: Array<(fail?: boolean) => void> = [];
-  const write = (members: readonly string[]): Promise<ReadonlyArray<GroupOutcome<string>>> => {
+  /** Each group's journal record became durable (its commit not yet acknowledged). */
+  const journaled: Array<() => void> = [];
+  const write = (
+    members: readonly string[],
+    options: TransactionOptions,
+  ): Promise<ReadonlyArray<GroupOutcome<string>>> => {
     groups.push([...members]);
+    journaled.push(() => options.onJournaled?.());
     return new Promise((resolve, reject) =>
       finish.push((fail) =>
         fail
@@ -20,7 +27,7 @@ function controlledWriter() {
       ),
     );
   };
-  return { groups, finish, write };
+  return { groups, finish, journaled, write };
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -104,5 +111,55 @@ describe('WriteGroups', () => {
     expect(w.groups.map((g) => g.length)).toEqual([1, 49, 1, 49]);
     w.finish[3]!();
     expect((await Promise.all(restAgain)).every((o) => o.kind === 'done')).toBe(true);
+  });
+
+  it('starts the next group once the previous one is journaled, before it is answered', async () => {
+    const w = controlledWriter();
+    const groups = new WriteGroups(w.write, 10);
+    const a = groups.submit('a', 1);
+    await tick();
+    const b = groups.submit('b', 1);
+    await tick();
+    expect(w.groups).toEqual([['a']]);
+    w.journaled[0]!();
+    await tick();
+    // B's group runs while A's commit is still being acknowledged; a third waits for B's record.
+    expect(w.groups).toEqual([['a'], ['b']]);
+    const c = groups.submit('c', 1);
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b']]);
+    w.finish[0]!();
+    expect(await a).toEqual({ kind: 'done', value: 'A' });
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b']]);
+    w.finish[1]!();
+    expect(await b).toEqual({ kind: 'done', value: 'B' });
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b'], ['c']]);
+    w.finish[2]!();
+    expect(await c).toEqual({ kind: 'done', value: 'C' });
+  });
+
+  it('a next group smaller than the one journaled waits for that one to be answered', async () => {
+    const w = controlledWriter();
+    const groups = new WriteGroups(w.write, 10);
+    const first = groups.submit('a', 1);
+    await tick();
+    const pair = [groups.submit('b', 1), groups.submit('c', 1)];
+    w.journaled[0]!();
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b', 'c']]);
+    const d = groups.submit('d', 1);
+    w.journaled[1]!();
+    await tick();
+    // One caller waits where the journaled group holds two: it waits for their answer.
+    expect(w.groups).toEqual([['a'], ['b', 'c']]);
+    w.finish[0]!();
+    w.finish[1]!();
+    await Promise.all([first, ...pair]);
+    await tick();
+    expect(w.groups).toEqual([['a'], ['b', 'c'], ['d']]);
+    w.finish[2]!();
+    expect(await d).toEqual({ kind: 'done', value: 'D' });
   });
 });

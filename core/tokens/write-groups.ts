@@ -1,9 +1,12 @@
 /**
  * Writes that arrive while another is being written are written together, in one transaction: the
  * first caller starts a group at once; callers that arrive while a group is written queue, and the
- * next group takes them all (up to `maxWeight`). A group costs one transaction, one commit and one
- * journal record however many callers it answers, and each caller is answered only after the
- * group's commit is durable, as with a transaction of its own.
+ * next group takes them all (up to `maxWeight`). A group is being written until it is answered, or
+ * until its journal record is durable (`onJournaled`) when at least as many callers wait as it
+ * holds: the next group then runs while the previous one's commit is acknowledged (a smaller one
+ * started that early would cost its fixed work for fewer callers). A group costs one transaction, one commit and one journal record however many
+ * callers it answers, and each caller is answered only after the group's commit is durable, as
+ * with a transaction of its own.
  *
  * A group that fails is written by nobody: every member is told to run alone (its own transaction,
  * its own error), so one member's failure never becomes another's. A group's writer may also tell
@@ -13,6 +16,7 @@
  * request budget or open transaction must not carry over into other callers' work.
  */
 import { AsyncResource } from 'node:async_hooks';
+import type { TransactionOptions } from '../vault/storage-contract.ts';
 
 export type GroupOutcome<R> = { readonly kind: 'done'; readonly value: R } | { readonly kind: 'alone' };
 
@@ -30,12 +34,18 @@ interface Waiting<M, R> {
 
 export class WriteGroups<M, R> {
   private queue: Array<Waiting<M, R>> = [];
-  private draining = false;
+  private writing = false;
   private readonly scope = new AsyncResource('svc.write-groups');
 
-  /** `write` writes the members in one transaction, returning one outcome per member in order. */
+  /**
+   * `write` writes the members in one transaction (run with `options`), returning one outcome per
+   * member in order.
+   */
   constructor(
-    private readonly write: (members: readonly M[]) => Promise<ReadonlyArray<GroupOutcome<R>>>,
+    private readonly write: (
+      members: readonly M[],
+      options: TransactionOptions,
+    ) => Promise<ReadonlyArray<GroupOutcome<R>>>,
     private readonly maxWeight: number,
   ) {}
 
@@ -43,10 +53,7 @@ export class WriteGroups<M, R> {
   submit(member: M, weight: number): Promise<GroupOutcome<R>> {
     return new Promise((resolve) => {
       this.queue.push({ member, weight, resolve });
-      if (!this.draining) {
-        this.draining = true;
-        this.scope.runInAsyncScope(() => void this.drain());
-      }
+      this.startGroup();
     });
   }
 
@@ -60,20 +67,35 @@ export class WriteGroups<M, R> {
     return this.queue.splice(0, n);
   }
 
-  private async drain(): Promise<void> {
+  /** Starts the next group unless one is being written. */
+  private startGroup(): void {
+    if (this.writing || this.queue.length === 0) return;
+    this.writing = true;
+    const group = this.take();
+    let written = false;
+    const next = () => {
+      if (written) return;
+      written = true;
+      this.writing = false;
+      this.startGroup();
+    };
+    this.scope.runInAsyncScope(() => void this.writeGroup(group, next));
+  }
+
+  private async writeGroup(group: Array<Waiting<M, R>>, written: () => void): Promise<void> {
+    let outcomes: ReadonlyArray<GroupOutcome<R>> | null = null;
     try {
-      while (this.queue.length > 0) {
-        const group = this.take();
-        let outcomes: ReadonlyArray<GroupOutcome<R>> | null = null;
-        try {
-          outcomes = await this.write(group.map((w) => w.member));
-        } catch {
-          outcomes = null;
-        }
-        for (const [i, waiting] of group.entries()) waiting.resolve(outcomes?.[i] ?? ALONE);
-      }
+      // Started early only when the next group would be no smaller than this one.
+      const onJournaled = () => this.queue.length >= group.length && written();
+      outcomes = await this.write(
+        group.map((w) => w.member),
+        { onJournaled },
+      );
+    } catch {
+      outcomes = null;
     } finally {
-      this.draining = false;
+      written();
     }
+    for (const [i, waiting] of group.entries()) waiting.resolve(outcomes?.[i] ?? ALONE);
   }
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Kysely, sql } from 'kysely';
+import { Kysely } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import { SegmentFiles } from '../audit/segments/segment-files.ts';
 import { SegmentedAuditStore } from '../audit/segments/segmented-store.ts';
@@ -33,11 +33,10 @@ import { buildSnapshotFromFiles } from './snapshot-build.ts';
 import { buildSnapshotInWorker } from './snapshot-thread.ts';
 import { Snapshots } from './snapshots.ts';
 import { readVaultStatus } from './status.ts';
-import type { VaultHandle } from './types.ts';
+import type { TransactionOptions, VaultHandle } from './types.ts';
 import type { Clock } from './clock.ts';
 import type { KeySource } from '../crypto/root-key.ts';
 import type { VaultStatus } from './status-schema.ts';
-import type { TransactionOptions } from './storage-contract.ts';
 
 export const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 
@@ -193,7 +192,7 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
       }
       durable =
         state.statements.length > 0
-          ? this.parts.journal.append(state.statements, this.clock.now().toISOString())
+          ? this.parts.journal.append(state.statements, this.clock.now().toISOString(), options?.onJournaled)
           : Promise.resolve();
     } finally {
       release();

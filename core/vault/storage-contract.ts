@@ -13,6 +13,14 @@ export interface TransactionOptions {
    * disk's reserve still applies.
    */
   readonly freesDatabaseSpace?: boolean;
+  /**
+   * Called when the commit's record is durable but the commit is not yet acknowledged (embedded:
+   * the journal record is on disk, the acknowledged mark is still being written), so a writer that
+   * runs its transactions one after another may start the next, whose record is then written while
+   * this one's mark is. Not called where nothing follows the commit (PostgreSQL), for a transaction
+   * that writes nothing, nor for one joining a running transaction. Must not throw.
+   */
+  readonly onJournaled?: () => void;
 }
 
 /**
@@ -21,6 +29,7 @@ export interface TransactionOptions {
  * (core/vault/barrier.ts), which hands the backend only sealed bytes. Code above this contract
  * (core services, server, CLI) must not know which backend it runs on.
  */
+
 export interface VaultStorage {
   /** Which backend stores the rows: what the operations on the vault file itself (backup) check. */
   readonly backend: 'embedded' | 'postgres';

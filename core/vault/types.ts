@@ -7,6 +7,8 @@ import type { VaultBarrier } from './barrier.ts';
 import type { Clock } from './clock.ts';
 import type { VaultStorage } from './storage-contract.ts';
 
+export type { TransactionOptions } from './storage-contract.ts';
+
 export interface OpenVaultOptions {
   /** Path of the vault file, e.g. `~/.svc/vault.svc`. The journal and lock live beside it. */
   readonly path: string;
