@@ -8,14 +8,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * by an earlier run of the same checkout, which a clean clone (CI) does not have.
  */
 export const LONGEST_FIRST: readonly string[] = [
-  'core/storage/crash-consistency.test.ts',
+  'core/backends/embedded/crash-consistency.test.ts',
   'e2e/console.test.ts',
   'e2e/console-tools.test.ts',
   'server/authorization-matrix.test.ts',
   'e2e/postgres-servers.test.ts',
-  'core/storage/power-loss.test.ts',
+  'core/backends/embedded/power-loss.test.ts',
   'server/routes/invitations.test.ts',
-  'core/storage/vault-files.test.ts',
+  'core/backends/embedded/vault-files.test.ts',
   'e2e/identity-and-access.test.ts',
   'e2e/tenant-administration.test.ts',
   'e2e/postgres-fault-load.test.ts',

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices } from '../core/services.ts';
 import { createVault } from '../core/vault/index.ts';
-import type { StorageFs } from '../core/storage/storage-fs.ts';
+import type { StorageFs } from '../core/backends/embedded/storage-fs.ts';
 import { unsyncedFs } from '../core/test-support/unsynced-fs.ts';
 import { emit } from './json-lines.ts';
 

@@ -13,11 +13,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kysely } from 'kysely';
 import type { Database as SqlJsDatabase } from 'sql.js';
-import { migrations, SCHEMA_MIGRATIONS_DDL } from '../core/storage/migrations.ts';
-import { applyPragmas } from '../core/storage/pragmas.ts';
+import { migrations, SCHEMA_MIGRATIONS_DDL } from '../core/backends/embedded/migrations.ts';
+import { applyPragmas } from '../core/backends/embedded/pragmas.ts';
 import type { Database } from '../core/storage/schema.ts';
-import { SqlJsConnection, SqlJsDialect } from '../core/storage/sqljs-dialect.ts';
-import { loadSqlJs } from '../core/vault/sqljs.ts';
+import { SqlJsConnection, SqlJsDialect } from '../core/backends/embedded/sqljs-dialect.ts';
+import { loadSqlJs } from '../core/backends/embedded/sqljs.ts';
 import type { RowKeys } from '../core/integrity/row-authenticator.ts';
 
 const rowsPerRound = Number(process.argv[2] ?? '10000');

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { makeTempSchema } from '../core/test-support/postgres.ts';
-import { createPostgresVault } from '../core/vault/postgres-vault.ts';
+import { createPostgresVault } from '../core/backends/postgres/postgres-vault.ts';
 import { emit } from './json-lines.ts';
 
 const sessions = Number(process.argv[2] ?? 100);

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { vaultHeadroom, type VaultHeadroom } from '../core/storage/headroom.ts';
-import { DEFAULT_STORAGE_LIMITS } from '../core/storage/space-guard.ts';
+import { DEFAULT_STORAGE_LIMITS } from '../core/backends/embedded/space-guard.ts';
 import { makeTempDir } from '../core/test-support/temp-vault.ts';
 import { unsyncedFs } from '../core/test-support/unsynced-fs.ts';
 import { createVault, openVault } from '../core/vault/index.ts';

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, unlink } from 'node:fs/promises';
 import { constantTimeEqual } from '../core/crypto/constant-time.ts';
-import { writeFileAtomically, writeFully } from '../core/storage/durable-fs.ts';
-import { vaultPaths } from '../core/storage/paths.ts';
+import { writeFileAtomically, writeFully } from '../core/backends/embedded/durable-fs.ts';
+import { vaultPaths } from '../core/backends/embedded/paths.ts';
 import { isLoopbackHost } from './http/loopback.ts';
 
 /**

@@ -6,7 +6,7 @@
  */
 import { tmpdir } from 'node:os';
 import { createServices, outboxTenancyOptions } from '../../core/services.ts';
-import { openPostgresVault } from '../../core/vault/postgres-vault.ts';
+import { openPostgresVault } from '../../core/backends/postgres/postgres-vault.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
 import { stopOnSigterm } from './bench-signals.ts';

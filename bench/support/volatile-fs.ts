@@ -4,7 +4,7 @@
  * page cache. A bench server opened with it (SVC_BENCH_VOLATILE_FS=1) measures how much of a figure
  * is the wait for durable writes.
  */
-import type { StorageFs } from '../../core/storage/storage-fs.ts';
+import type { StorageFs } from '../../core/backends/embedded/storage-fs.ts';
 import { unsyncedFs } from '../../core/test-support/unsynced-fs.ts';
 
 /** The file layer a bench server opens its vault with: `unsyncedFs` when SVC_BENCH_VOLATILE_FS=1. */

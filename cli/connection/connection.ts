@@ -1,9 +1,9 @@
 import type { ResolvedConfig } from '../../core/config/index.ts';
 import { VaultError } from '../../core/errors/catalogue.ts';
-import { vaultPaths } from '../../core/storage/paths.ts';
-import { describeHolder, isRunningHere, readLockHolder } from '../../core/storage/lock.ts';
+import { vaultPaths } from '../../core/backends/embedded/paths.ts';
+import { describeHolder, isRunningHere, readLockHolder } from '../../core/backends/embedded/lock.ts';
 import { describeVaultLocation, vaultLocationOf } from '../../core/vault/location.ts';
-import type { LockHolder } from '../../core/storage/lock.ts';
+import type { LockHolder } from '../../core/backends/embedded/lock.ts';
 import type { ApiClient } from '../../client/api-client.ts';
 import { readOperatorCredential } from '../../server/operator-credential.ts';
 import { cliApiClient } from './http-transport.ts';

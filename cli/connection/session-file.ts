@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VaultError } from '../../core/errors/catalogue.ts';
-import { writeFileAtomically, writeFully } from '../../core/storage/durable-fs.ts';
+import { writeFileAtomically, writeFully } from '../../core/backends/embedded/durable-fs.ts';
 
 /**
  * The session of `svc auth login`: a member signed in to a server with e-mail and password. The

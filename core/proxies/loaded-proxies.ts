@@ -5,7 +5,7 @@
  * Rules:
  * - Entries are kept by proxy key in a bounded least-recently-used map; unknown keys are never
  *   kept, so a flood of made-up keys cannot fill it.
- * - Embedded vault (this process sees every write, core/storage/table-changes.ts): an entry is
+ * - Embedded vault (this process sees every write, core/backends/embedded/table-changes.ts): an entry is
  *   served while none of LOADED_PROXY_TABLES was written since it was read: an update, a delete,
  *   a new key, a changed application or a deleted tenant is seen by the very next request,
  *   committed or not. No query runs on a hit.

@@ -13,7 +13,7 @@ import type { Detokenizer } from '../detokenize/index.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { Database } from '../storage/schema.ts';
-import { TableCache } from '../storage/table-changes.ts';
+import { TableCache } from '../backends/embedded/table-changes.ts';
 import type { TokenService } from '../tokens/contract.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Reactor } from './contract.ts';
@@ -58,7 +58,7 @@ export interface ReactorContext {
   /**
    * Invocations take the reactor (formula, opened configuration, application) from memory on the
    * embedded vault, as long as none of REACTOR_TABLES was written since it was loaded
-   * (core/storage/table-changes.ts); PostgreSQL (other servers write the same rows) loads it each
+   * (core/backends/embedded/table-changes.ts); PostgreSQL (other servers write the same rows) loads it each
    * time, so this is null there.
    */
   readonly loaded: TableCache<Reactor> | null;

@@ -9,7 +9,7 @@ import {
   type DiskSpace,
   type VaultHeadroom,
 } from './headroom.ts';
-import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from './space-guard.ts';
+import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from '../backends/embedded/space-guard.ts';
 import { unsyncedFs } from '../test-support/unsynced-fs.ts';
 
 const MIB = 1024 * 1024;

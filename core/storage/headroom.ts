@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { Type, type Static } from 'typebox';
-import type { StorageLimits } from './space-guard.ts';
+import type { StorageLimits } from '../backends/embedded/space-guard.ts';
 
 /**
  * How close the vault is to the limits at which the space guard (space-guard.ts) refuses writes,

@@ -17,7 +17,7 @@ import type { TempSchema } from '../test-support/postgres.ts';
 import { postgresShape, shapeDifferences, sqliteShape } from '../test-support/schema-shape.ts';
 import type { SchemaShape, ShapeDifference } from '../test-support/schema-shape.ts';
 import { createTempVault } from '../test-support/temp-vault.ts';
-import { createPostgresVault } from '../vault/postgres-vault.ts';
+import { createPostgresVault } from '../backends/postgres/postgres-vault.ts';
 
 /** A difference between the backends' schemas that is meant: where (see ShapeDifference) and why. */
 interface IntendedDifference {
@@ -54,7 +54,8 @@ const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
 
 /** Tables and columns the migrations make that schema.ts leaves out on purpose, with why. */
 const NOT_IN_SCHEMA_TYPES: Readonly<Record<string, string>> = {
-  vault_keyring: 'read and written by core/vault/postgres-vault.ts alone, which types it where it uses it',
+  vault_keyring:
+    'read and written by core/backends/postgres/postgres-vault.ts alone, which types it where it uses it',
   'members.rowid': 'the rowid stand-in (see above): ordered by in SQL text, never read as a field',
   'invitations.rowid': 'the rowid stand-in (see above): ordered by in SQL text, never read as a field',
 };

@@ -11,7 +11,7 @@ import { makeTempSchema, postgresOrSkipNotice } from '../test-support/postgres.t
 import { createExpiringApplication, openServicesFixture } from '../test-support/services-fixture.ts';
 import type { ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF } from '../test-support/temp-vault.ts';
-import { createPostgresVault, openPostgresVault } from '../vault/postgres-vault.ts';
+import { createPostgresVault, openPostgresVault } from '../backends/postgres/postgres-vault.ts';
 
 /**
  * The API-key check keeps principals in memory on the embedded vault: every change to the key's

@@ -3,7 +3,7 @@
  * `applications`, with a compiled statement and, on a vault whose writes this process all sees
  * (the embedded vault), an in-memory map from keyed hash to the application's principal.
  *
- * Rules of the map (core/storage/table-changes.ts):
+ * Rules of the map (core/backends/embedded/table-changes.ts):
  * - An entry is served only while neither `applications` nor `tenants` (whose delete cascades to
  *   its applications) was written since it was read: a regenerated, deleted or re-granted key, or a
  *   deleted tenant, is refused or re-read by the very next request, committed or not.
@@ -17,7 +17,7 @@ import type { Principal } from '../access/principal.ts';
 import { constantTimeEqual } from '../crypto/constant-time.ts';
 import { verifyRow } from '../integrity/row-authenticator.ts';
 import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
-import { TableCache } from '../storage/table-changes.ts';
+import { TableCache } from '../backends/embedded/table-changes.ts';
 import { isExpired } from '../tokens/expiry.ts';
 import { deepFreeze } from '../validation/deep-freeze.ts';
 import type { VaultHandle } from '../vault/types.ts';

@@ -20,7 +20,7 @@ export interface CompileOptions {
   /**
    * Bundle the packages it imports too, for a script started many times: one file to parse instead
    * of resolving and loading each package's modules (kysely alone is hundreds), a large share of
-   * each process start's CPU. sql.js stays a package: core/vault/sqljs.ts reads its source and its
+   * each process start's CPU. sql.js stays a package: core/backends/embedded/sqljs.ts reads its source and its
    * wasm file from the package's folder.
    */
   readonly bundlePackages?: boolean;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createPostgresPool } from '../storage/postgres/pool.ts';
+import { createPostgresPool } from '../backends/postgres/pool.ts';
 import { reportMissingPostgres } from './postgres-required.ts';
 
 /** The local PostgreSQL of this project's machines and CI (trust authentication). */

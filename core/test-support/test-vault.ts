@@ -1,6 +1,6 @@
 import { createVault } from '../vault/index.ts';
 import type { Clock } from '../vault/clock.ts';
-import { createPostgresVault } from '../vault/postgres-vault.ts';
+import { createPostgresVault } from '../backends/postgres/postgres-vault.ts';
 import { TEST_POOL_MAX, takeTempSchema } from './postgres.ts';
 import { copyTempVault, createTempVault, makeTempDir, tempVaultIn } from './temp-vault.ts';
 import type { TempVault } from './temp-vault.ts';

@@ -1,5 +1,5 @@
-import { nodeStorageFs } from '../storage/storage-fs.ts';
-import type { StorageFs, StorageHandle } from '../storage/storage-fs.ts';
+import { nodeStorageFs } from '../backends/embedded/storage-fs.ts';
+import type { StorageFs, StorageHandle } from '../backends/embedded/storage-fs.ts';
 
 /**
  * The real file system with every fsync skipped, for tests that are not about durability: the

@@ -16,7 +16,7 @@ import type { WorkerOptions } from 'node:worker_threads';
  */
 export const WORKER_ENTRIES = {
   worker: 'core/sandbox/worker.ts',
-  'snapshot-worker': 'core/vault/snapshot-worker.ts',
+  'snapshot-worker': 'core/backends/embedded/snapshot-worker.ts',
 } as const;
 
 export type WorkerEntry = keyof typeof WORKER_ENTRIES;

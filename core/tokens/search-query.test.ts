@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { seededRandom } from '../storage/test-support/power-loss-fs.ts';
+import { seededRandom } from '../backends/embedded/test-support/power-loss-fs.ts';
 import { isVaultError } from '../errors/catalogue.ts';
 import { MAX_DATA_TERMS, countDataTerms, parseSearchQuery } from './search-query.ts';
 

@@ -1,7 +1,7 @@
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { createVault, openVault } from './lifecycle.ts';
-import { readPostgresVaultStatus } from './postgres-status.ts';
-import { createPostgresVault, openPostgresVault } from './postgres-vault.ts';
+import { readPostgresVaultStatus } from '../backends/postgres/postgres-status.ts';
+import { createPostgresVault, openPostgresVault } from '../backends/postgres/postgres-vault.ts';
 import { readVaultStatus, vaultExists } from './status.ts';
 import { describeVaultLocation, type VaultLocation } from './location.ts';
 import type { CreateVaultOptions, OpenVaultOptions, VaultHandle } from './types.ts';

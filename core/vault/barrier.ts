@@ -6,7 +6,7 @@ import type { LookupPurpose } from '../crypto/keyring.ts';
 import { deriveRootKey } from '../crypto/root-key.ts';
 import type { KdfHeader } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
-import { keyringAad } from '../storage/vault-file.ts';
+import { keyringAad } from '../backends/embedded/vault-file.ts';
 import type { KeySource } from '../crypto/root-key.ts';
 
 /**

@@ -7,7 +7,7 @@ import { openServicesFixture, seedTenant, type ServicesFixture } from '../test-s
 import { FAST_KDF } from '../test-support/temp-vault.ts';
 import { cardNumber } from '../test-support/token-kit.ts';
 import { exportToPostgres } from './export-to-postgres.ts';
-import { openPostgresVault } from './postgres-vault.ts';
+import { openPostgresVault } from '../backends/postgres/postgres-vault.ts';
 import type { TokenView } from '../tokens/contract.ts';
 
 const available = await postgresOrSkipNotice('core/vault/export-to-postgres.test.ts');

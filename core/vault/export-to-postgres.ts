@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { loadSodium } from '../crypto/sodium.ts';
-import { vaultPaths } from '../storage/paths.ts';
-import { openVaultFile, readHeader } from '../storage/vault-file.ts';
+import { vaultPaths } from '../backends/embedded/paths.ts';
+import { openVaultFile, readHeader } from '../backends/embedded/vault-file.ts';
 import { unlockKeyring } from './load.ts';
-import { PostgresVault } from './postgres-vault.ts';
+import { PostgresVault } from '../backends/postgres/postgres-vault.ts';
 import type { VaultHandle } from './types.ts';
 import type { Clock } from './clock.ts';
 import type { KeySource } from '../crypto/root-key.ts';

@@ -1,10 +1,10 @@
 import type { Sodium } from '../crypto/sodium.ts';
-import { acquireLock } from '../storage/lock.ts';
-import type { VaultLock } from '../storage/lock.ts';
-import type { VaultPaths } from '../storage/paths.ts';
-import { nodeStorageFs } from '../storage/storage-fs.ts';
-import type { StorageFs } from '../storage/storage-fs.ts';
-import { openVaultFile, readHeader } from '../storage/vault-file.ts';
+import { acquireLock } from '../backends/embedded/lock.ts';
+import type { VaultLock } from '../backends/embedded/lock.ts';
+import type { VaultPaths } from '../backends/embedded/paths.ts';
+import { nodeStorageFs } from '../backends/embedded/storage-fs.ts';
+import type { StorageFs } from '../backends/embedded/storage-fs.ts';
+import { openVaultFile, readHeader } from '../backends/embedded/vault-file.ts';
 import { unlockKeyring } from './load.ts';
 import type { RootKeyMemo } from './load.ts';
 import type { KeySource } from '../crypto/root-key.ts';

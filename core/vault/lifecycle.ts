@@ -5,25 +5,29 @@ import { Keyring } from '../crypto/keyring.ts';
 import { deriveRootKey, newKdfHeader } from '../crypto/root-key.ts';
 import { loadSodium } from '../crypto/sodium.ts';
 import type { Sodium } from '../crypto/sodium.ts';
-import { AcknowledgedMark, createAcknowledged, readAcknowledged } from '../storage/acknowledged.ts';
-import { JournalWriter, createJournalFile, scanJournal } from '../storage/journal.ts';
-import type { JournalHeader } from '../storage/journal.ts';
-import { acquireLock } from '../storage/lock.ts';
-import type { VaultLock } from '../storage/lock.ts';
-import { vaultPaths } from '../storage/paths.ts';
-import type { VaultPaths } from '../storage/paths.ts';
-import { applyPragmas } from '../storage/pragmas.ts';
-import { DEFAULT_STORAGE_LIMITS, assertDiskHeadroom, explainDiskFull } from '../storage/space-guard.ts';
-import { nodeStorageFs } from '../storage/storage-fs.ts';
-import type { StorageFs } from '../storage/storage-fs.ts';
-import { keyringAad, openVaultFile, readHeader, writeVaultFile } from '../storage/vault-file.ts';
-import type { VaultHeader } from '../storage/vault-file.ts';
+import { AcknowledgedMark, createAcknowledged, readAcknowledged } from '../backends/embedded/acknowledged.ts';
+import { JournalWriter, createJournalFile, scanJournal } from '../backends/embedded/journal.ts';
+import type { JournalHeader } from '../backends/embedded/journal.ts';
+import { acquireLock } from '../backends/embedded/lock.ts';
+import type { VaultLock } from '../backends/embedded/lock.ts';
+import { vaultPaths } from '../backends/embedded/paths.ts';
+import type { VaultPaths } from '../backends/embedded/paths.ts';
+import { applyPragmas } from '../backends/embedded/pragmas.ts';
+import {
+  DEFAULT_STORAGE_LIMITS,
+  assertDiskHeadroom,
+  explainDiskFull,
+} from '../backends/embedded/space-guard.ts';
+import { nodeStorageFs } from '../backends/embedded/storage-fs.ts';
+import type { StorageFs } from '../backends/embedded/storage-fs.ts';
+import { keyringAad, openVaultFile, readHeader, writeVaultFile } from '../backends/embedded/vault-file.ts';
+import type { VaultHeader } from '../backends/embedded/vault-file.ts';
 import { systemClock } from './clock.ts';
-import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from './embedded-vault.ts';
+import { DEFAULT_SNAPSHOT_THRESHOLD, EmbeddedVault } from '../backends/embedded/embedded-vault.ts';
 import { checkKeyThenLock } from './key-then-lock.ts';
 import { closeJournals, loadState, openJournals, segmentEnd, unlockKeyring } from './load.ts';
 import type { LoadTimes } from './load.ts';
-import { loadSqlJs } from './sqljs.ts';
+import { loadSqlJs } from '../backends/embedded/sqljs.ts';
 import type { AdoptedIdentity, CreateVaultOptions, OpenVaultOptions } from './types.ts';
 
 /**

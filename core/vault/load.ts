@@ -3,15 +3,15 @@ import { VaultError } from '../errors/catalogue.ts';
 import { Keyring } from '../crypto/keyring.ts';
 import { deriveRootKey } from '../crypto/root-key.ts';
 import type { Sodium } from '../crypto/sodium.ts';
-import { scanJournal } from '../storage/journal.ts';
-import type { JournalScan } from '../storage/journal.ts';
-import type { JournalEntry } from '../storage/journal-codec.ts';
-import { applyPragmas } from '../storage/pragmas.ts';
-import { errnoOf } from '../storage/storage-fs.ts';
-import type { StorageFs, StorageHandle } from '../storage/storage-fs.ts';
-import { keyringAad, readSnapshot } from '../storage/vault-file.ts';
-import type { HeaderRead, SnapshotTimes, VaultHeader } from '../storage/vault-file.ts';
-import { loadSqlJs } from './sqljs.ts';
+import { scanJournal } from '../backends/embedded/journal.ts';
+import type { JournalScan } from '../backends/embedded/journal.ts';
+import type { JournalEntry } from '../backends/embedded/journal-codec.ts';
+import { applyPragmas } from '../backends/embedded/pragmas.ts';
+import { errnoOf } from '../backends/embedded/storage-fs.ts';
+import type { StorageFs, StorageHandle } from '../backends/embedded/storage-fs.ts';
+import { keyringAad, readSnapshot } from '../backends/embedded/vault-file.ts';
+import type { HeaderRead, SnapshotTimes, VaultHeader } from '../backends/embedded/vault-file.ts';
+import { loadSqlJs } from '../backends/embedded/sqljs.ts';
 import type { KeySource } from '../crypto/root-key.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { redactedDatabaseUrl } from '../storage/postgres/database-url.ts';
+import { redactedDatabaseUrl } from '../backends/postgres/database-url.ts';
 
 /**
  * Where a vault lives: the embedded file (sql.js in this process), or a PostgreSQL database that

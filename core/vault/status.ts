@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { loadSodium } from '../crypto/sodium.ts';
-import { countJournalRecords } from '../storage/journal.ts';
+import { countJournalRecords } from '../backends/embedded/journal.ts';
 import { readDiskSpace, vaultHeadroom } from '../storage/headroom.ts';
-import { readLockHolder, type LockHolder } from '../storage/lock.ts';
-import { vaultPaths } from '../storage/paths.ts';
-import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from '../storage/space-guard.ts';
-import { openVaultFile, readHeader } from '../storage/vault-file.ts';
+import { readLockHolder, type LockHolder } from '../backends/embedded/lock.ts';
+import { vaultPaths } from '../backends/embedded/paths.ts';
+import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from '../backends/embedded/space-guard.ts';
+import { openVaultFile, readHeader } from '../backends/embedded/vault-file.ts';
 import type { LockHolderStatus, VaultStatus } from './status-schema.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { VaultHeadroom } from '../storage/headroom.ts';
 import type { Database } from '../storage/schema.ts';
-import type { TableChanges } from '../storage/table-changes.ts';
+import type { TableChanges } from '../backends/embedded/table-changes.ts';
 import type { Clock } from './clock.ts';
 import type { VaultStatus } from './status-schema.ts';
 
@@ -73,7 +73,7 @@ export interface VaultStorage {
    */
   headroom(): Promise<VaultHeadroom>;
   /**
-   * The writes of this process per table, for caches of rows (core/storage/table-changes.ts); null
+   * The writes of this process per table, for caches of rows (core/backends/embedded/table-changes.ts); null
    * where other processes may write the same data (PostgreSQL), so that nothing is cached there.
    */
   readonly changes: TableChanges | null;

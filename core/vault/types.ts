@@ -1,8 +1,8 @@
 import type { AuditSegmentLimits } from '../audit/segments/limits.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { KdfHeader, KdfLimits, KeySource } from '../crypto/root-key.ts';
-import type { StorageLimits } from '../storage/space-guard.ts';
-import type { StorageFs } from '../storage/storage-fs.ts';
+import type { StorageLimits } from '../backends/embedded/space-guard.ts';
+import type { StorageFs } from '../backends/embedded/storage-fs.ts';
 import type { VaultBarrier } from './barrier.ts';
 import type { Clock } from './clock.ts';
 import type { VaultStorage } from './storage-contract.ts';

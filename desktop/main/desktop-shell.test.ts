@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDir, type TempDir } from '../../core/test-support/temp-vault.ts';
-import { vaultPaths } from '../../core/storage/paths.ts';
+import { vaultPaths } from '../../core/backends/embedded/paths.ts';
 import { runDesktopShell, type ElectronApis } from './desktop-shell.ts';
 import { DESKTOP_API } from './ipc-contract.ts';
 import { mainWindowOptions } from './security.ts';

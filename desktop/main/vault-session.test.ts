@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAST_KDF, makeTempDir, snapshotFiles, type TempDir } from '../../core/test-support/temp-vault.ts';
 import { createVault, openVault } from '../../core/vault/index.ts';
-import { vaultPaths } from '../../core/storage/paths.ts';
+import { vaultPaths } from '../../core/backends/embedded/paths.ts';
 import { coreVaultSessionDeps } from './core-deps.ts';
 import { VaultSession } from './vault-session.ts';
 

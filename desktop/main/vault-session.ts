@@ -1,6 +1,6 @@
 import { isVaultError } from '../../core/errors/catalogue.ts';
-import { readLockHolder } from '../../core/storage/lock.ts';
-import { vaultPaths } from '../../core/storage/paths.ts';
+import { readLockHolder } from '../../core/backends/embedded/lock.ts';
+import { vaultPaths } from '../../core/backends/embedded/paths.ts';
 import type { VaultHandle } from '../../core/vault/types.ts';
 import type { KdfLimits, KeySource } from '../../core/crypto/root-key.ts';
 import type { StartServerOptions, RunningServer } from '../../server/listen.ts';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServices } from '../../core/services.ts';
-import { faultyFs } from '../../core/storage/test-support/faulty-fs.ts';
-import type { Fault } from '../../core/storage/test-support/faulty-fs.ts';
+import { faultyFs } from '../../core/backends/embedded/test-support/faulty-fs.ts';
+import type { Fault } from '../../core/backends/embedded/test-support/faulty-fs.ts';
 import { createTempVault, FAST_KDF, type TempVault } from '../../core/test-support/temp-vault.ts';
 import type { VaultHandle } from '../../core/vault/types.ts';
 import { buildServer } from '../app.ts';

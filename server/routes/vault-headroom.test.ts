@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_STORAGE_LIMITS } from '../../core/storage/space-guard.ts';
+import { DEFAULT_STORAGE_LIMITS } from '../../core/backends/embedded/space-guard.ts';
 import { testBackend } from '../../core/test-support/test-vault.ts';
 import { OPERATOR_HEADER, operatorCredentialOf } from '../operator-credential.ts';
 import { createKey, createTenantFixture, withKey, type TenantFixture } from '../test-support/identity.ts';

@@ -9,7 +9,7 @@ import {
   type ConfigSource,
   type ResolvedConfig,
 } from '../../../core/config/index.ts';
-import { redactedDatabaseUrl } from '../../../core/storage/postgres/database-url.ts';
+import { redactedDatabaseUrl } from '../../../core/backends/postgres/database-url.ts';
 import { API_KEY_ENV, MODE_NAMES, reportConnection } from '../../connection/connection.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';

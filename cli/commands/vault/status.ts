@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { describeHolder } from '../../../core/storage/lock.ts';
+import { describeHolder } from '../../../core/backends/embedded/lock.ts';
 import { commandOf, type Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';

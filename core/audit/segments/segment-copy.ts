@@ -1,7 +1,7 @@
 import { cp, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Database as SqlJsDatabase } from 'sql.js';
-import { syncDirectory, writeFully } from '../../storage/durable-fs.ts';
+import { syncDirectory, writeFully } from '../../backends/embedded/durable-fs.ts';
 import { segmentFileName } from './segment-files.ts';
 import type { SegmentRecord } from './segment-files.ts';
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Sodium } from '../../crypto/sodium.ts';
 import type { AuditLogsTable, AuditSegmentsTable } from '../../storage/schema.ts';
-import { errnoOf } from '../../storage/storage-fs.ts';
-import type { StorageFs, StorageHandle } from '../../storage/storage-fs.ts';
+import { errnoOf } from '../../backends/embedded/storage-fs.ts';
+import type { StorageFs, StorageHandle } from '../../backends/embedded/storage-fs.ts';
 import {
   FRAME_HEADER_BYTES,
   decodeBlock,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Mutex } from '../../storage/mutex.ts';
+import type { Mutex } from '../../backends/embedded/mutex.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { BlockSummary, TenantSummary } from './block-summary.ts';
 import type { SegmentFiles, SegmentRecord } from './segment-files.ts';

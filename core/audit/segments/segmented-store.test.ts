@@ -6,15 +6,15 @@ import type { AuditOperation } from '../entity-types.ts';
 import { entryMatches } from '../log-filter.ts';
 import type { LogFilter } from '../log-filter.ts';
 import { pruneReadEntries } from '../retention.ts';
-import { vaultPaths } from '../../storage/paths.ts';
+import { vaultPaths } from '../../backends/embedded/paths.ts';
 import type { AuditLogsTable } from '../../storage/schema.ts';
-import { PowerLossFs, seededRandom } from '../../storage/test-support/power-loss-fs.ts';
+import { PowerLossFs, seededRandom } from '../../backends/embedded/test-support/power-loss-fs.ts';
 import { editAuditSegments } from '../../test-support/audit-tamper.ts';
 import { makeTempDir } from '../../test-support/temp-vault.ts';
 import type { TempDir } from '../../test-support/temp-vault.ts';
 import { unsyncedFs } from '../../test-support/unsynced-fs.ts';
 import { ManualClock } from '../../vault/clock.ts';
-import type { EmbeddedVault } from '../../vault/embedded-vault.ts';
+import type { EmbeddedVault } from '../../backends/embedded/embedded-vault.ts';
 import { createVault, openVault } from '../../vault/index.ts';
 import type { OpenVaultOptions } from '../../vault/types.ts';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { VaultError } from '../../errors/catalogue.ts';
-import { Mutex } from '../../storage/mutex.ts';
+import { Mutex } from '../../backends/embedded/mutex.ts';
 import type { AuditLogsTable, Database } from '../../storage/schema.ts';
 import type { VaultHandle } from '../../vault/types.ts';
 import { entryOfRow } from '../audit-entry.ts';
