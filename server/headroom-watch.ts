@@ -38,13 +38,14 @@ export function watchHeadroom(
       }
     })());
   const firstLook = look();
-  const timer = setInterval(() => void look(), intervalMs);
-  timer.unref();
+  // 0 takes the look at start only, as a sweep interval of 0 turns the sweeper off.
+  const timer = intervalMs > 0 ? setInterval(() => void look(), intervalMs) : null;
+  timer?.unref();
   return {
     firstLook,
     look,
     async stop() {
-      clearInterval(timer);
+      if (timer !== null) clearInterval(timer);
       await running;
     },
   };

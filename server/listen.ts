@@ -33,7 +33,7 @@ export interface StartServerOptions extends ServerOptions {
   readonly operatorCredentialFile?: boolean;
   /**
    * How often the server looks at the vault's headroom to warn when the database or the disk nears
-   * its limit (server/headroom-watch.ts). Default: HEADROOM_CHECK_INTERVAL_MS.
+   * its limit (server/headroom-watch.ts); 0 looks once, at start. Default: HEADROOM_CHECK_INTERVAL_MS.
    */
   readonly headroomIntervalMs?: number;
 }

@@ -196,7 +196,7 @@ describe('tokens over a real listener', () => {
       { id: 'never-swept', data: 'x', expires_at: new Date(clock.now().getTime() + HOUR).toISOString() },
     );
     clock.advance(2 * HOUR);
-    const server = await start({ sweepIntervalMs: 0 });
+    const server = await start({ sweepIntervalMs: 0, headroomIntervalMs: 0 });
     expect(vi.getTimerCount()).toBe(0);
     // Close would wait for a sweep started with the server (a sweeper sweeps at once): there was none.
     await server.close();

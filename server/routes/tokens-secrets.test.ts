@@ -4,7 +4,7 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testBackend } from '../../core/test-support/test-vault.ts';
@@ -150,9 +150,14 @@ function base64Needles(value: string): string[] {
   return needles;
 }
 
+/** Every file under `dir`, the audit segments' folder beside the vault included. */
 async function filesOf(dir: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
-  for (const name of await readdir(dir)) files.set(name, await readFile(join(dir, name)));
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(dir, path), await readFile(path));
+  }
   return files;
 }
 
