@@ -35,6 +35,24 @@ export function authorize(principal: Principal, permission: Permission, resource
     throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
 }
 
+/**
+ * A tenant's row for `permission`. The permission is checked before `find` looks anything up, so a
+ * caller without it learns nothing about ids; with it, another tenant's row is NOT_FOUND exactly
+ * like a missing one (`notFound`).
+ */
+export async function authorizedRow<Row extends { readonly tenant_id: string }>(
+  principal: Principal,
+  permission: Permission,
+  find: () => Promise<Row | undefined>,
+  notFound: () => VaultError,
+): Promise<Row> {
+  authorize(principal, permission);
+  const row = await find();
+  if (!row) throw notFound();
+  authorize(principal, permission, { tenantId: row.tenant_id });
+  return row;
+}
+
 /** What `authorize` decides, without building an error: `can` runs on every view of a page. */
 function refusal(
   principal: Principal,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { authorize } from '../access/authorize.ts';
+import { authorize, authorizedRow } from '../access/authorize.ts';
 import type { Permission } from '../access/permissions.ts';
 import { withShownActors } from '../access/actor-ids.ts';
 import { actorOf, type Principal } from '../access/principal.ts';
@@ -58,18 +58,15 @@ function notFound(): VaultError {
   return new VaultError('NOT_FOUND', 'No such proxy.');
 }
 
-async function loadFor(
+function loadFor(
   trx: Kysely<Database>,
   keys: RowKeys,
   principal: Principal,
   permission: Permission,
   id: string,
 ): Promise<ProxyRow> {
-  authorize(principal, permission);
-  const row = await findProxyRow(trx, keys, typeof id === 'string' ? id.toLowerCase() : '');
-  if (!row) throw notFound();
-  authorize(principal, permission, { tenantId: row.tenant_id });
-  return row;
+  const find = () => findProxyRow(trx, keys, typeof id === 'string' ? id.toLowerCase() : '');
+  return authorizedRow(principal, permission, find, notFound);
 }
 
 async function compileTransforms(

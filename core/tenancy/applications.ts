@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { authorize } from '../access/authorize.ts';
+import { authorize, authorizedRow } from '../access/authorize.ts';
 import { APPLICATION_TYPES, type Permission } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
@@ -36,23 +36,16 @@ function notFound(): VaultError {
   return new VaultError('NOT_FOUND', 'Not found.');
 }
 
-/**
- * The application `id` for `permission`. The permission is checked before anything is looked up,
- * so a caller without it learns nothing about ids; with it, another tenant's application is
- * NOT_FOUND exactly like a missing one.
- */
-async function loadFor(
+/** The application `id` for `permission` (authorizedRow: nothing is looked up without it). */
+function loadFor(
   trx: Kysely<Database>,
   keys: RowKeys,
   principal: Principal,
   permission: Permission,
   id: string,
 ): Promise<ApplicationRow> {
-  authorize(principal, permission);
-  const row = typeof id === 'string' ? await findApplicationRow(trx, keys, id) : undefined;
-  if (!row) throw notFound();
-  authorize(principal, permission, { tenantId: row.tenant_id });
-  return row;
+  const find = async () => (typeof id === 'string' ? await findApplicationRow(trx, keys, id) : undefined);
+  return authorizedRow(principal, permission, find, notFound);
 }
 
 /** The principal an API key stands for, or null. Not `async`: one promise fewer per request. */
