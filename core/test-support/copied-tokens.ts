@@ -1,9 +1,31 @@
 import { expect } from 'vitest';
-import type { Principal } from '../access/principal.ts';
+import { operatorIn, type Principal } from '../access/principal.ts';
 import { verifyAuditChains } from '../audit/audit-log.ts';
 import type { Services } from '../services-contract.ts';
 import type { TokenView } from '../tokens/contract.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { seedTenant } from './services-fixture.ts';
+import { cardNumber } from './token-kit.ts';
+
+/** A tenant to copy: 30 tokens of both kinds (card numbers, JSON), the second updated, the third deleted. */
+export async function fillTenantToCopy(
+  services: Services,
+): Promise<{ principal: Principal; made: TokenView[]; key: string }> {
+  const { tenantId, key } = await seedTenant(services);
+  const principal = operatorIn(tenantId);
+  const made: TokenView[] = [];
+  for (let i = 0; i < 30; i++) {
+    const { token } = await services.tokens.create(principal, {
+      type: i % 2 === 0 ? 'card_number' : 'token',
+      data: i % 2 === 0 ? cardNumber(i) : { n: i },
+      metadata: { customer: `c-${i % 3}` },
+    } as never);
+    made.push(token);
+  }
+  await services.tokens.update(principal, made[1]!.id, { metadata: { customer: 'moved' } });
+  await services.tokens.delete(principal, made[2]!.id);
+  return { principal, made, key };
+}
 
 /**
  * A vault copied to another backend serves its tokens as the source did: `before` (read from the

@@ -6,9 +6,7 @@ import { createServices } from '../services.ts';
 import { makeTempSchema, postgresOrSkipNotice, type TempSchema } from '../test-support/postgres.ts';
 import { openServicesFixture, seedTenant, type ServicesFixture } from '../test-support/services-fixture.ts';
 import { FAST_KDF, makeTempDir, snapshotFiles, type TempDir } from '../test-support/temp-vault.ts';
-import { expectTokensCarriedOver } from '../test-support/copied-tokens.ts';
-import { cardNumber } from '../test-support/token-kit.ts';
-import type { TokenView } from '../tokens/contract.ts';
+import { expectTokensCarriedOver, fillTenantToCopy } from '../test-support/copied-tokens.ts';
 import { exportToPostgres } from './export-to-postgres.ts';
 import { importFromPostgres } from './import-from-postgres.ts';
 import { createVault, openVault } from './lifecycle.ts';
@@ -31,27 +29,7 @@ describe.skipIf(!available)('importing a vault from PostgreSQL into a vault file
     await out.cleanup();
   });
 
-  /** A tenant with tokens of both kinds, an update and a delete. */
-  async function fill(): Promise<{
-    principal: ReturnType<typeof operatorIn>;
-    made: TokenView[];
-    key: string;
-  }> {
-    const { tenantId, key } = await seedTenant(f.services);
-    const principal = operatorIn(tenantId);
-    const made: TokenView[] = [];
-    for (let i = 0; i < 30; i++) {
-      const { token } = await f.services.tokens.create(principal, {
-        type: i % 2 === 0 ? 'card_number' : 'token',
-        data: i % 2 === 0 ? cardNumber(i) : { n: i },
-        metadata: { customer: `c-${i % 3}` },
-      } as never);
-      made.push(token);
-    }
-    await f.services.tokens.update(principal, made[1]!.id, { metadata: { customer: 'moved' } });
-    await f.services.tokens.delete(principal, made[2]!.id);
-    return { principal, made, key };
-  }
+  const fill = () => fillTenantToCopy(f.services);
 
   it('file → PostgreSQL → new file: same id, keys and key terms; every token reads the same; counts equal; chains verify; new writes continue', async () => {
     const { principal, made, key } = await fill();
