@@ -1,5 +1,6 @@
 import type { CliDeps } from '../runtime/deps.ts';
-import { writeLine } from './write.ts';
+import { writeTable } from './table.ts';
+import { writeJson, writeLine } from './write.ts';
 
 /** A page as every list command's `--json` prints it: the API's page envelope (`GET /tokens`). */
 export function pagedJson<T>(
@@ -36,4 +37,36 @@ export function writePageFooter(
   if (pages <= 1) return;
   const next = request.page < pages ? `; next: --page ${request.page + 1}` : '';
   writeLine(deps.stderr, `Page ${request.page} of ${pages} (${total} ${noun})${next}`);
+}
+
+/** How a paginated list prints as a table: its rows, its plural noun, what an empty list says. */
+export interface ListPageView<T> {
+  readonly columns: readonly string[];
+  readonly row: (item: T) => readonly string[];
+  readonly noun: string;
+  /** On stderr when the list holds nothing at all. */
+  readonly none: string;
+}
+
+/**
+ * A page of a paginated list: the JSON envelope with --json; else `none` (nothing at all) or "No
+ * <noun> on page N (T in all)." on stderr when the page is empty, or the table and the page footer.
+ */
+export function writeListPage<T>(
+  deps: CliDeps,
+  page: { readonly total: number; readonly items: readonly T[] },
+  request: { readonly page: number; readonly size: number; readonly json: boolean },
+  view: ListPageView<T>,
+): void {
+  if (request.json) {
+    writeJson(deps.stdout, pagedJson(page, request));
+    return;
+  }
+  if (page.items.length === 0) {
+    const emptyPage = `No ${view.noun} on page ${request.page} (${page.total} in all).`;
+    writeLine(deps.stderr, page.total === 0 ? view.none : emptyPage);
+    return;
+  }
+  writeTable(deps, view.columns, page.items.map(view.row));
+  writePageFooter(deps, page.total, request, view.noun);
 }

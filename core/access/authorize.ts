@@ -35,6 +35,24 @@ export function authorize(principal: Principal, permission: Permission, resource
     throw new VaultError('FORBIDDEN', `The caller does not have the '${permission}' permission.`);
 }
 
+/**
+ * `find` behind `permission`: a tenant's row. The permission is checked before anything is looked
+ * up, so a caller without it learns nothing about ids; with it, another tenant's row is NOT_FOUND
+ * exactly like a missing one (`notFound`).
+ */
+export function authorizedLookup<Args extends readonly unknown[], Row extends { readonly tenant_id: string }>(
+  find: (...args: Args) => Promise<Row | undefined>,
+  notFound: () => VaultError,
+): (principal: Principal, permission: Permission, ...args: Args) => Promise<Row> {
+  return async (principal, permission, ...args) => {
+    authorize(principal, permission);
+    const row = await find(...args);
+    if (!row) throw notFound();
+    authorize(principal, permission, { tenantId: row.tenant_id });
+    return row;
+  };
+}
+
 /** What `authorize` decides, without building an error: `can` runs on every view of a page. */
 function refusal(
   principal: Principal,

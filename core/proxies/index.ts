@@ -14,12 +14,11 @@ export {
   PROXY_URL_HEADER,
   bodyKindOf,
   bodyOf,
-  createProxyInvoker,
   type BodyKind,
   type ProxyInvocation,
-  type ProxyInvoker,
   type ProxyResponse,
-} from './invoke.ts';
+} from './proxy-request.ts';
+export { createProxyInvoker, type ProxyInvoker } from './invoke.ts';
 export { EPHEMERAL_PROXY_ID, PROXY_ENTITY } from './proxy-store.ts';
 export {
   createProxyService,

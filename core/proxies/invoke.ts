@@ -25,17 +25,6 @@ import { transformRequest, transformResponse } from './proxy-transforms.ts';
 import type { CallArgs, OutgoingRequest } from './proxy-transforms.ts';
 import { detokenizeRequest } from './request-detokenization.ts';
 
-export {
-  DESTINATION_STATUS_HEADER,
-  PROXY_KEY_HEADER,
-  PROXY_URL_HEADER,
-  bodyKindOf,
-  bodyOf,
-  type BodyKind,
-  type ProxyInvocation,
-  type ProxyResponse,
-} from './proxy-request.ts';
-
 export interface ProxyInvokerDeps {
   readonly vault: VaultHandle;
   readonly detokenizer: Detokenizer;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { authorize } from '../access/authorize.ts';
-import type { Permission } from '../access/permissions.ts';
+import { authorize, authorizedLookup } from '../access/authorize.ts';
 import { withShownActors } from '../access/actor-ids.ts';
 import { actorOf, type Principal } from '../access/principal.ts';
 import { randomBase62 } from '../crypto/api-key.ts';
@@ -58,19 +57,12 @@ function notFound(): VaultError {
   return new VaultError('NOT_FOUND', 'No such proxy.');
 }
 
-async function loadFor(
-  trx: Kysely<Database>,
-  keys: RowKeys,
-  principal: Principal,
-  permission: Permission,
-  id: string,
-): Promise<ProxyRow> {
-  authorize(principal, permission);
-  const row = await findProxyRow(trx, keys, typeof id === 'string' ? id.toLowerCase() : '');
-  if (!row) throw notFound();
-  authorize(principal, permission, { tenantId: row.tenant_id });
-  return row;
-}
+/** The proxy `id` (any case) for a permission. */
+const loadFor = authorizedLookup(
+  (trx: Kysely<Database>, keys: RowKeys, id: string): Promise<ProxyRow | undefined> =>
+    findProxyRow(trx, keys, typeof id === 'string' ? id.toLowerCase() : ''),
+  notFound,
+);
 
 async function compileTransforms(
   checker: TransformChecker,
@@ -194,7 +186,7 @@ export function createProxyService(
 
     async get(principal, id) {
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, vault, principal, 'proxy:read', id);
+        const row = await loadFor(principal, 'proxy:read', trx, vault, id);
         await auditProxy(trx, vault, principal, row, 'read', PROXY_MESSAGES.read);
         return view(trx, principal, row);
       });
@@ -205,7 +197,7 @@ export function createProxyService(
       const checked = checkProxyInput(input);
       await compileTransforms(checker, checked, principal.tenantId);
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, vault, principal, 'proxy:update', id);
+        const row = await loadFor(principal, 'proxy:update', trx, vault, id);
         await checkApplication(trx, vault, principal, checked.applicationId);
         const changes = {
           ...columns(checked),
@@ -221,7 +213,7 @@ export function createProxyService(
 
     async delete(principal, id) {
       await vault.transaction(async (trx) => {
-        const row = await loadFor(trx, vault, principal, 'proxy:delete', id);
+        const row = await loadFor(principal, 'proxy:delete', trx, vault, id);
         await trx.deleteFrom('proxies').where('id', '=', row.id).execute();
         await auditProxy(trx, vault, principal, row, 'delete', PROXY_MESSAGES.delete);
       });

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { withShownActors } from '../access/actor-ids.ts';
 import type { Principal } from '../access/principal.ts';
 import { reactorConfigurationContext } from '../crypto/sealed-text.ts';
-import { validationError } from '../errors/catalogue.ts';
+import { validationError, type VaultError } from '../errors/catalogue.ts';
 import { verified } from '../integrity/row-authenticator.ts';
 import type { Database, ReactorsTable } from '../storage/schema.ts';
 import { applicationOf, findApplicationRow } from '../tenancy/application-store.ts';
@@ -101,18 +101,25 @@ export async function reactorRow(
   return row;
 }
 
-/** Name, configuration (against the formula) and application of a reactor body. */
+/**
+ * Name, configuration (against the formula `formulaId`) and application of a reactor body;
+ * `missing` is what a formula that is not there means to the caller.
+ */
 export async function checkReactorBody(
   context: ReactorContext,
   db: Kysely<Database>,
   principal: Principal,
   input: ReactorInput,
-  formula: ReactorFormula,
+  formulaId: string,
+  missing: () => VaultError,
 ): Promise<{
+  formula: ReactorFormula;
   name: string;
   configuration: Record<string, ConfigurationValue>;
   application: Application | null;
 }> {
+  const formula = await findFormula(context, db, principal, formulaId);
+  if (formula === undefined) throw missing();
   const collector = new FieldErrorCollector();
   const name = checkName(collector, input.name);
   collector.throwIfAny();
@@ -122,5 +129,5 @@ export async function checkReactorBody(
   // attaching it, under the grant ceiling, whatever the change.
   const application =
     applicationId === null ? null : await attachableApplication(db, context.vault, principal, applicationId);
-  return { name, configuration, application };
+  return { formula, name, configuration, application };
 }

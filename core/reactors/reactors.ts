@@ -11,7 +11,6 @@ import type { Page, PageRequest } from '../common-types.ts';
 import { validationError } from '../errors/catalogue.ts';
 import { updateAuthenticatedRow, verifiedRows, withRowMac } from '../integrity/row-authenticator.ts';
 import type { NameFilter, Reactor, ReactorInput } from './contract.ts';
-import { findFormula } from './formula-store.ts';
 import { listQuery } from './list-query.ts';
 import { REACTOR_ENTITY, auditChange, corrupt } from './reactor-context.ts';
 import type { ReactorContext } from './reactor-context.ts';
@@ -28,14 +27,13 @@ export async function createReactor(
   const formulaId = referenceId(input.formula, 'formula');
   if (formulaId === null) throw validationError({ 'formula.id': ['is required'] });
   return vault.transaction(async (trx) => {
-    const formula = await findFormula(context, trx, principal, formulaId);
-    if (formula === undefined) throw validationError({ 'formula.id': ['no such reactor formula'] });
-    const { name, configuration, application } = await checkReactorBody(
+    const { formula, name, configuration, application } = await checkReactorBody(
       context,
       trx,
       principal,
       input,
-      formula,
+      formulaId,
+      () => validationError({ 'formula.id': ['no such reactor formula'] }),
     );
     const row: Omit<ReactorRow, 'row_mac'> = {
       id: randomUUID(),
@@ -107,14 +105,13 @@ export async function updateReactor(
   const { vault } = context;
   return vault.transaction(async (trx) => {
     const row = await reactorRow(context, trx, principal, id);
-    const formula = await findFormula(context, trx, principal, row.formula_id);
-    if (formula === undefined) throw corrupt('reactor formula reference');
     const { name, configuration, application } = await checkReactorBody(
       context,
       trx,
       principal,
       input,
-      formula,
+      row.formula_id,
+      () => corrupt('reactor formula reference'),
     );
     const changes = {
       name,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { authorize } from '../access/authorize.ts';
-import { APPLICATION_TYPES, type Permission } from '../access/permissions.ts';
+import { authorize, authorizedLookup } from '../access/authorize.ts';
+import { APPLICATION_TYPES } from '../access/permissions.ts';
 import { actorOf } from '../access/principal.ts';
 import type { Principal } from '../access/principal.ts';
 import { looksLikeApiKey } from '../crypto/api-key.ts';
@@ -36,24 +36,12 @@ function notFound(): VaultError {
   return new VaultError('NOT_FOUND', 'Not found.');
 }
 
-/**
- * The application `id` for `permission`. The permission is checked before anything is looked up,
- * so a caller without it learns nothing about ids; with it, another tenant's application is
- * NOT_FOUND exactly like a missing one.
- */
-async function loadFor(
-  trx: Kysely<Database>,
-  keys: RowKeys,
-  principal: Principal,
-  permission: Permission,
-  id: string,
-): Promise<ApplicationRow> {
-  authorize(principal, permission);
-  const row = typeof id === 'string' ? await findApplicationRow(trx, keys, id) : undefined;
-  if (!row) throw notFound();
-  authorize(principal, permission, { tenantId: row.tenant_id });
-  return row;
-}
+/** The application `id` for a permission. */
+const loadFor = authorizedLookup(
+  async (trx: Kysely<Database>, keys: RowKeys, id: string): Promise<ApplicationRow | undefined> =>
+    typeof id === 'string' ? await findApplicationRow(trx, keys, id) : undefined,
+  notFound,
+);
 
 /** The principal an API key stands for, or null. Not `async`: one promise fewer per request. */
 export function authenticateApiKey(vault: VaultHandle, apiKey: string): Promise<Principal | null> {
@@ -76,7 +64,7 @@ const SWEEP_BATCH = 100;
 export function createApplicationService(vault: VaultHandle): ApplicationService {
   const get = (principal: Principal, id: string): Promise<Application> =>
     vault.transaction(async (trx) => {
-      const row = await loadFor(trx, vault, principal, 'application:read', id);
+      const row = await loadFor(principal, 'application:read', trx, vault, id);
       await auditApplication(trx, vault, principal, row, 'read', APPLICATION_MESSAGES.read);
       return applicationOf(row);
     });
@@ -144,7 +132,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
 
     async update(principal, id, input) {
       return vault.transaction(async (trx) => {
-        const row = await loadFor(trx, vault, principal, 'application:update', id);
+        const row = await loadFor(principal, 'application:update', trx, vault, id);
         const current = applicationOf(row);
         const checked = checkApplicationUpdate(current.type, input);
         const held = { ...current, canCreateExpiring: current.can_create_expiring_applications };
@@ -164,7 +152,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
 
     async delete(principal, id) {
       await vault.transaction(async (trx) => {
-        const row = await loadFor(trx, vault, principal, 'application:delete', id);
+        const row = await loadFor(principal, 'application:delete', trx, vault, id);
         await detachProxiesFrom(trx, vault, row);
         await trx.deleteFrom('applications').where('id', '=', row.id).execute();
         await auditApplication(trx, vault, principal, row, 'delete', APPLICATION_MESSAGES.delete);
@@ -174,7 +162,7 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
     async regenerate(principal, id) {
       return vault.transaction(async (trx) => {
         // Regenerating is an update of the application.
-        const row = await loadFor(trx, vault, principal, 'application:update', id);
+        const row = await loadFor(principal, 'application:update', trx, vault, id);
         // A new key is the application's grants in the caller's hands.
         const app = applicationOf(row);
         assertMayGrant(principal, { ...app, canCreateExpiring: app.can_create_expiring_applications });

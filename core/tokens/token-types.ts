@@ -177,6 +177,19 @@ const WITHOUT_DASHES = "{{ data | remove: '-' }}";
 /** SSN / EIN defaults (D `api-reference/_tokens.md` "Searching Data"): raw, without `-`, last 4. */
 const DASHED_SEARCH_INDEXES = ['{{ data }}', WITHOUT_DASHES, '{{ data | last4 }}'] as const;
 
+/** SSN and EIN: nine digits, optionally dashed; one fingerprint with or without the dashes. */
+function nineDigitsWithDashes(type: TokenType): TokenTypeDefinition {
+  return {
+    type,
+    defaultContainer: '/pii/high/',
+    fingerprintExpression: WITHOUT_DASHES,
+    mask: REVEAL_LAST_4,
+    defaultSearchIndexes: DASHED_SEARCH_INDEXES,
+    searchIndexesAllowed: true,
+    validate: primitive(nineDigitsWithDashesProblem),
+  };
+}
+
 export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = deepFreeze({
   token: {
     type: 'token',
@@ -239,24 +252,8 @@ export const TOKEN_TYPES: Readonly<Record<TokenType, TokenTypeDefinition>> = dee
     searchIndexesAllowed: false,
     validate: primitive(routingNumberProblem),
   },
-  social_security_number: {
-    type: 'social_security_number',
-    defaultContainer: '/pii/high/',
-    fingerprintExpression: WITHOUT_DASHES,
-    mask: REVEAL_LAST_4,
-    defaultSearchIndexes: DASHED_SEARCH_INDEXES,
-    searchIndexesAllowed: true,
-    validate: primitive(nineDigitsWithDashesProblem),
-  },
-  employer_id_number: {
-    type: 'employer_id_number',
-    defaultContainer: '/pii/high/',
-    fingerprintExpression: WITHOUT_DASHES,
-    mask: REVEAL_LAST_4,
-    defaultSearchIndexes: DASHED_SEARCH_INDEXES,
-    searchIndexesAllowed: true,
-    validate: primitive(nineDigitsWithDashesProblem),
-  },
+  social_security_number: nineDigitsWithDashes('social_security_number'),
+  employer_id_number: nineDigitsWithDashes('employer_id_number'),
 } satisfies Record<TokenType, TokenTypeDefinition>);
 
 export function isTokenType(name: unknown): name is TokenType {

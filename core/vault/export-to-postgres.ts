@@ -14,6 +14,7 @@ import {
   auditBatches,
   countCopiedRows,
   readPage,
+  writePage,
   verifyCopy,
   type CopyReport,
 } from './vault-copy.ts';
@@ -85,11 +86,7 @@ export async function exportToPostgres(options: ExportToPostgresOptions): Promis
         for (let offset = 0; offset < (expected[table.name] ?? 0); offset += COPY_BATCH) {
           const rows = await readPage(source.db, table.name, table.embedded, offset);
           if (rows.length === 0) break;
-          // Rows go as they are: same columns and values on both schemas (blobs as bytea).
-          await trx
-            .insertInto(table.name)
-            .values(rows as never)
-            .execute();
+          await writePage(trx, table.name, rows);
           copied += rows.length;
           options.onProgress?.(copied, total);
         }

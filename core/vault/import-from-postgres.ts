@@ -16,6 +16,7 @@ import {
   COPY_BATCH,
   countCopiedRows,
   readPage,
+  writePage,
   verifyCopy,
   type CopyReport,
 } from './vault-copy.ts';
@@ -78,12 +79,7 @@ export async function importFromPostgres(options: ImportFromPostgresOptions): Pr
             // Same columns and values on both schemas, less PostgreSQL's stand-in for SQLite's
             // rowid: the file numbers rows itself, in the order they are inserted (this one).
             for (const row of rows) delete row.rowid;
-            await target.transaction(async (trx) => {
-              await trx
-                .insertInto(table.name)
-                .values(rows as never)
-                .execute();
-            });
+            await target.transaction((trx) => writePage(trx, table.name, rows));
             copied += rows.length;
             options.onProgress?.(copied, total);
           }

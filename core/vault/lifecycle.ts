@@ -36,6 +36,15 @@ import type { AdoptedIdentity, CreateVaultOptions, OpenVaultOptions } from './ty
  * runs pending migrations. On any error the lock is released and the vault, journal and mark files
  * are left exactly as they were.
  */
+/** The snapshot threshold and the storage and audit-segment limits, defaults filled in. */
+function tuningOf(options: OpenVaultOptions) {
+  return {
+    snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
+    limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
+    auditSegments: { ...DEFAULT_AUDIT_SEGMENT_LIMITS, ...options.auditSegments },
+  };
+}
+
 export async function openVault(options: OpenVaultOptions): Promise<EmbeddedVault> {
   return openHeld(options).catch((err: unknown) => {
     throw explainDiskFull(err, 'the vault cannot be opened for writing');
@@ -129,10 +138,8 @@ async function openHeld(options: OpenVaultOptions): Promise<EmbeddedVault> {
       journal,
       lock,
       clock,
-      snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
-      limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
+      ...tuningOf(options),
       previousSegment,
-      auditSegments: { ...DEFAULT_AUDIT_SEGMENT_LIMITS, ...options.auditSegments },
     });
     const migrationsStarted = performance.now();
     await vault.migrate();
@@ -261,9 +268,7 @@ async function createHeld(options: CreateVaultOptions, identity?: AdoptedIdentit
       journal,
       lock,
       clock,
-      snapshotThresholdBytes: options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
-      limits: { ...DEFAULT_STORAGE_LIMITS, ...options.limits },
-      auditSegments: { ...DEFAULT_AUDIT_SEGMENT_LIMITS, ...options.auditSegments },
+      ...tuningOf(options),
     });
     await vault.migrate();
     await vault.startAudit();

@@ -122,6 +122,21 @@ export function readPage(
 }
 
 /**
+ * A page read by readPage written to the other backend as it is: same columns and values on both
+ * schemas (blobs as bytea). The rows are untyped there, so the table's insert type cannot be checked.
+ */
+export async function writePage(
+  trx: Kysely<Database>,
+  table: keyof Database,
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  await trx
+    .insertInto(table)
+    .values(rows as never)
+    .execute();
+}
+
+/**
  * The checks every copy passes before it is reported: the rows of each table counted again in the
  * copy equal the source's, the audit chains verify there with the vault's keys, and so does the MAC
  * of every row that decides access (copied as it was: the keyring is the same). A count or a chain

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import type { TenantFixture } from '../test-support/identity.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
 import {
   pageOf,
   privateKey,
   rule,
-  TOKEN_PERMISSIONS,
   TokenClient,
+  tokenClientIn,
   tokenOf,
   tokenUrl,
 } from '../test-support/tokens.ts';
@@ -21,10 +22,8 @@ const link = (from: string, to: string) => `${tokenUrl(from)}/children/${encodeU
 const children = (id: string, query = '') => `${tokenUrl(id)}/children${query === '' ? '' : `?${query}`}`;
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-  const app = await privateKey(server.services, a.tenant.id, { permissions: TOKEN_PERMISSIONS });
-  client = new TokenClient(server.app, app.key);
+  ({ server, a } = await createServerWithTenant());
+  client = await tokenClientIn(server, a.tenant.id);
   parent = tokenOf(await client.create({ id: 'parent token', data: 'p' }), 201).id;
   child = tokenOf(
     await client.create({ id: 'child 1 ä', type: 'card_number', data: '4242424242424242' }),

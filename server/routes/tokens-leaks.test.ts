@@ -5,14 +5,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationWithKey } from '../../core/services-contract.ts';
 import { luhnValid } from '../../core/tokens/luhn.ts';
-import { createTenantFixture, operator, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import { operator, type TenantFixture } from '../test-support/identity.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import type { privateKey } from '../test-support/tokens.ts';
 import {
   pageOf,
-  privateKey,
+  REVEALING_GRANTS,
   rule,
-  TOKEN_PERMISSIONS,
   TokenClient,
+  tokenClientIn,
   tokenOf,
   type TokenJson,
 } from '../test-support/tokens.ts';
@@ -36,18 +38,12 @@ function publicKey(tenantId: string): Promise<ApplicationWithKey> {
   });
 }
 
-async function client(grants: Parameters<typeof privateKey>[2], name: string): Promise<TokenClient> {
-  const app = await privateKey(server.services, a.tenant.id, grants, name);
-  return new TokenClient(server.app, app.key);
-}
+const client = (grants: Parameters<typeof privateKey>[2], name: string): Promise<TokenClient> =>
+  tokenClientIn(server, a.tenant.id, grants, name);
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-  backend = await client(
-    { permissions: TOKEN_PERMISSIONS, rules: [rule('/', ['token:read', 'token:search'], 'reveal')] },
-    'backend',
-  );
+  ({ server, a } = await createServerWithTenant());
+  backend = await tokenClientIn(server, a.tenant.id, REVEALING_GRANTS, 'backend');
   attacker = new TokenClient(server.app, (await publicKey(a.tenant.id)).key);
 });
 

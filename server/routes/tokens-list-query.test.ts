@@ -1,18 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listQueryFrom } from './tokens-list-query.ts';
-import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
-import { pageOf, privateKey, TOKEN_PERMISSIONS, TokenClient, tokenOf } from '../test-support/tokens.ts';
+import type { TenantFixture } from '../test-support/identity.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import type { TokenClient } from '../test-support/tokens.ts';
+import { pageOf, tokenClientIn, tokenOf } from '../test-support/tokens.ts';
 
 let server: TestServer;
 let a: TenantFixture;
 let client: TokenClient;
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-  const app = await privateKey(server.services, a.tenant.id, { permissions: TOKEN_PERMISSIONS });
-  client = new TokenClient(server.app, app.key);
+  ({ server, a } = await createServerWithTenant());
+  client = await tokenClientIn(server, a.tenant.id);
   for (const [id, metadata] of [
     ['red-xl', { color: 'Red', size: 'XL' }],
     ['red-s', { color: 'red', size: 'S' }],

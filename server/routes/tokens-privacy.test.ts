@@ -1,7 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
-import { pageOf, privateKey, rule, TOKEN_PERMISSIONS, TokenClient, tokenOf } from '../test-support/tokens.ts';
+import type { TenantFixture } from '../test-support/identity.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import {
+  pageOf,
+  privateKey,
+  rule,
+  TOKEN_PERMISSIONS,
+  TokenClient,
+  tokenClientIn,
+  tokenOf,
+} from '../test-support/tokens.ts';
 
 const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030 };
 const MASKED_CARD = { number: 'XXXXXXXXXXXX4242', expiration_month: 12, expiration_year: 2030 };
@@ -12,10 +21,8 @@ let a: TenantFixture;
 let client: TokenClient;
 
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
-  const app = await privateKey(server.services, a.tenant.id, { permissions: TOKEN_PERMISSIONS });
-  client = new TokenClient(server.app, app.key);
+  ({ server, a } = await createServerWithTenant());
+  client = await tokenClientIn(server, a.tenant.id);
 });
 
 afterEach(async () => {

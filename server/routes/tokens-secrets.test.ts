@@ -9,22 +9,19 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testBackend } from '../../core/test-support/test-vault.ts';
 import { luhnCheckDigit } from '../../core/tokens/luhn.ts';
-import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
-import { pageOf, privateKey, rule, TOKEN_PERMISSIONS, TokenClient, tokenOf } from '../test-support/tokens.ts';
+import type { TenantFixture } from '../test-support/identity.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import type { TokenClient } from '../test-support/tokens.ts';
+import { pageOf, REVEALING_GRANTS, tokenClientIn, tokenOf } from '../test-support/tokens.ts';
 
 let server: TestServer;
 let a: TenantFixture;
 let client: TokenClient;
 
 beforeEach(async () => {
-  server = await createTestServer({ logLevel: 'trace' });
-  a = await createTenantFixture(server.services, 'Tenant A');
-  const app = await privateKey(server.services, a.tenant.id, {
-    permissions: TOKEN_PERMISSIONS,
-    rules: [rule('/', ['token:read', 'token:search'], 'reveal')],
-  });
-  client = new TokenClient(server.app, app.key);
+  ({ server, a } = await createServerWithTenant({ logLevel: 'trace' }));
+  client = await tokenClientIn(server, a.tenant.id, REVEALING_GRANTS);
 });
 
 afterEach(async () => {

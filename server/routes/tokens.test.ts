@@ -1,14 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listQueryFrom } from './tokens-list-query.ts';
 import { createTenantFixture, type TenantFixture } from '../test-support/identity.ts';
-import { createTestServer, type TestServer } from '../test-support/test-server.ts';
+import type { TestServer } from '../test-support/test-server.ts';
+import { createServerWithTenant } from '../test-support/tenant-server.ts';
 import {
   MERGE_PATCH,
   pageOf,
   privateKey,
+  REVEALING_GRANTS,
   rule,
-  TOKEN_PERMISSIONS,
   TokenClient,
+  tokenClientIn,
   tokenOf,
   type TokenJson,
 } from '../test-support/tokens.ts';
@@ -24,25 +26,11 @@ let owner: TokenClient;
 /** Tenant B: every token permission; reads reveal. */
 let stranger: TokenClient;
 
-async function revealingClient(tenantId: string, name: string): Promise<TokenClient> {
-  const app = await privateKey(
-    server.services,
-    tenantId,
-    {
-      permissions: TOKEN_PERMISSIONS,
-      rules: [rule('/', ['token:read', 'token:search'], 'reveal')],
-    },
-    name,
-  );
-  return new TokenClient(server.app, app.key);
-}
-
 beforeEach(async () => {
-  server = await createTestServer();
-  a = await createTenantFixture(server.services, 'Tenant A');
+  ({ server, a } = await createServerWithTenant());
   b = await createTenantFixture(server.services, 'Tenant B');
-  owner = await revealingClient(a.tenant.id, 'owner');
-  stranger = await revealingClient(b.tenant.id, 'stranger');
+  owner = await tokenClientIn(server, a.tenant.id, REVEALING_GRANTS, 'owner');
+  stranger = await tokenClientIn(server, b.tenant.id, REVEALING_GRANTS, 'stranger');
 });
 
 afterEach(async () => {

@@ -4,6 +4,7 @@ import type { ApplicationWithKey, Services } from '../../core/services-contract.
 import type { VaultServer } from '../types.ts';
 import { ALL_TOKEN_PERMISSIONS } from '../../core/test-support/token-kit.ts';
 import { operator } from './identity.ts';
+import type { TestServer } from './test-server.ts';
 
 /** Every token permission, for keys that may do anything with tokens. */
 export const TOKEN_PERMISSIONS: readonly string[] = ALL_TOKEN_PERMISSIONS;
@@ -57,6 +58,23 @@ export function privateKey(
     permissions: grants.permissions ?? [],
     rules: grants.rules ?? [],
   });
+}
+
+/** Every token permission, reads and searches revealed: a tenant's own backend. */
+export const REVEALING_GRANTS = {
+  permissions: TOKEN_PERMISSIONS,
+  rules: [rule('/', ['token:read', 'token:search'], 'reveal')],
+} as const;
+
+/** A client over a new private key with these grants (every token permission unless told). */
+export async function tokenClientIn(
+  server: TestServer,
+  tenantId: string,
+  grants: Parameters<typeof privateKey>[2] = { permissions: TOKEN_PERMISSIONS },
+  name?: string,
+): Promise<TokenClient> {
+  const app = await privateKey(server.services, tenantId, grants, name);
+  return new TokenClient(server.app, app.key);
 }
 
 /** `/tokens/<id>` with the id URL-encoded. */

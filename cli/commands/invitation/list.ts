@@ -13,9 +13,7 @@ import {
 import { addPageOptions, pageOptionsFrom, type PageOptions } from '../../options/paging.ts';
 import { addTenantOption } from '../../options/tenant.ts';
 import { choiceOption } from '../../options/values.ts';
-import { pagedJson, writePageFooter } from '../../output/pages.ts';
-import { writeTable } from '../../output/table.ts';
-import { writeJson, writeLine } from '../../output/write.ts';
+import { writeListPage } from '../../output/pages.ts';
 import { inTenant } from './common.ts';
 import { INVITATION_COLUMNS, invitationRow } from './format.ts';
 import { runnable } from '../../output/runnable.ts';
@@ -53,19 +51,10 @@ export async function runInvitationList(deps: CliDeps, options: InvitationListOp
       size: options.size,
     }),
   );
-  if (options.json) {
-    writeJson(deps.stdout, pagedJson(page, options));
-    return;
-  }
-  if (page.items.length === 0) {
-    writeLine(
-      deps.stderr,
-      page.total === 0
-        ? runnable(deps.env, "No invitations (create one with 'svc invitation create').")
-        : `No invitations on page ${options.page} (${page.total} in all).`,
-    );
-    return;
-  }
-  writeTable(deps, INVITATION_COLUMNS, page.items.map(invitationRow));
-  writePageFooter(deps, page.total, options, 'invitations');
+  writeListPage(deps, page, options, {
+    columns: INVITATION_COLUMNS,
+    row: invitationRow,
+    noun: 'invitations',
+    none: runnable(deps.env, "No invitations (create one with 'svc invitation create')."),
+  });
 }

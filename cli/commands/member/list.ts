@@ -12,9 +12,7 @@ import {
 import { addPageOptions, pageOptionsFrom, type PageOptions } from '../../options/paging.ts';
 import { addTenantOption } from '../../options/tenant.ts';
 import { collectList } from '../../options/values.ts';
-import { pagedJson, writePageFooter } from '../../output/pages.ts';
-import { writeTable } from '../../output/table.ts';
-import { writeJson, writeLine } from '../../output/write.ts';
+import { writeListPage } from '../../output/pages.ts';
 import { withServices } from '../../services/with-services.ts';
 import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
 import { MEMBER_COLUMNS, memberRow } from './format.ts';
@@ -54,17 +52,10 @@ export async function runMemberList(deps: CliDeps, options: MemberListOptions): 
     const filter = options.userIds.length === 0 ? {} : { userIds: options.userIds };
     return services.members.list(operatorIn(tenant.id), filter, { page: options.page, size: options.size });
   });
-  if (options.json) {
-    writeJson(deps.stdout, pagedJson(page, options));
-    return;
-  }
-  if (page.items.length === 0) {
-    writeLine(
-      deps.stderr,
-      page.total === 0 ? 'No members.' : `No members on page ${options.page} (${page.total} in all).`,
-    );
-    return;
-  }
-  writeTable(deps, MEMBER_COLUMNS, page.items.map(memberRow));
-  writePageFooter(deps, page.total, options, 'members');
+  writeListPage(deps, page, options, {
+    columns: MEMBER_COLUMNS,
+    row: memberRow,
+    noun: 'members',
+    none: 'No members.',
+  });
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onLines } from '../../test-support/child-lines.ts';
 import { compileScript, type CompiledScript } from '../../test-support/compiled-script.ts';
 import { makeTempDir } from '../../test-support/temp-vault.ts';
 import { seededRandom } from './test-support/power-loss-fs.ts';
@@ -54,21 +55,13 @@ function startWriter(tmp: TempDir, round: number): PendingWriter {
   let delayMs = 0;
   const result = new Promise<RoundResult>((resolve, reject) => {
     const acknowledged: string[] = [];
-    let buffer = '';
     let stderr = '';
     let timer: NodeJS.Timeout | undefined;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffer += chunk;
-      let nl;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line === 'ready') {
-          timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
-        } else if (line) {
-          acknowledged.push(line);
-        }
+    onLines(child.stdout, (line) => {
+      if (line === 'ready') {
+        timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+      } else if (line) {
+        acknowledged.push(line);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -10,6 +10,7 @@ import { compileScript, type CompiledScript } from '../../test-support/compiled-
 import { deadPid } from '../../test-support/dead-pid.ts';
 import { makeTempDir } from '../../test-support/temp-vault.ts';
 import type { TempDir } from '../../test-support/temp-vault.ts';
+import { onLines } from '../../test-support/child-lines.ts';
 import { acquireLock, readLockHolder } from './lock.ts';
 import { faultyFs } from './test-support/faulty-fs.ts';
 
@@ -24,18 +25,10 @@ class Racer {
   private readonly waiting: Array<(line: string) => void> = [];
 
   constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    let buffer = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffer += chunk;
-      let nl;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        const waiter = this.waiting.shift();
-        if (waiter) waiter(line);
-        else this.replies.push(line);
-      }
+    onLines(child.stdout, (line) => {
+      const waiter = this.waiting.shift();
+      if (waiter) waiter(line);
+      else this.replies.push(line);
     });
   }
 
