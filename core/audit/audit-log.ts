@@ -7,7 +7,7 @@ import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { ChainReport } from './audit-store.ts';
 import { GENESIS, linkMessage } from './chain.ts';
-import { SqlAuditStore, dropTableChain } from './sql-audit-store.ts';
+import { SqlAuditStore } from './sql-audit-store.ts';
 import type { AuditOperation } from './entity-types.ts';
 
 export interface AuditEvent {
@@ -157,12 +157,8 @@ export async function appendAuditBatch(
   }
 }
 
-/** Removes a tenant's chain from the tables (tenant deletion); the caller then appends the deletion record. */
-export const dropAuditChain = dropTableChain;
-
 export type { LogFilter } from './log-filter.ts';
-export type { AuditLogEntry, ChainBreak, ChainReport } from './audit-store.ts';
-export { entryOfRow } from './audit-entry.ts';
+export type { AuditLogEntry, ChainReport } from './audit-store.ts';
 
 type Stored = Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'> &
   Partial<Pick<VaultHandle, 'read' | 'audit'>>;
