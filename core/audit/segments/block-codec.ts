@@ -43,7 +43,8 @@ interface Bytes {
 type Cell = string | number | null | Bytes;
 
 function cellOf(value: unknown): Cell {
-  if (value instanceof Uint8Array) return { b: Buffer.from(value).toString('base64') };
+  if (value instanceof Uint8Array)
+    return { b: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
   if (value === null || typeof value === 'string' || typeof value === 'number') return value;
   throw new VaultError('INTERNAL', `An audit column holds a ${typeof value}, which a segment cannot store.`);
 }
@@ -64,12 +65,12 @@ function encodeRows(rows: readonly AuditLogsTable[]): { columns: string[]; rows:
   const columns = first ? Object.keys(first) : [];
   const lastHash = new Map<string, Uint8Array>();
   const out = rows.map((row) => {
-    const record: Record<string, unknown> = { ...row };
+    const record = row as unknown as Record<string, unknown>;
     const before = lastHash.get(row.tenant_id);
     lastHash.set(row.tenant_id, row.hash);
-    if (before && Buffer.compare(Buffer.from(before), Buffer.from(row.prev_hash)) === 0)
-      record.prev_hash = null;
-    return columns.map((c) => cellOf(record[c]));
+    // Compared in place (Buffer.compare takes any Uint8Array): no copies of either hash.
+    const rebuilt = before !== undefined && Buffer.compare(before, row.prev_hash) === 0;
+    return columns.map((c) => (rebuilt && c === 'prev_hash' ? null : cellOf(record[c])));
   });
   return { columns, rows: out };
 }
