@@ -9,15 +9,15 @@
  * reads specially), the custom filters of filters.ts, and literals that are integers without a
  * leading zero or quoted strings without a backslash or brace. Anything else goes through liquidjs.
  *
- * Rule: a direct render does what liquidjs does for that template, in the same order: the
- * renderer's two render-limit checks (steps), the own-property reads of `data`, each filter's
- * step charge and call (engine.ts `applyCustomFilter`, shared with the liquidjs path), the
+ * Rule: a direct render (engine.ts `renderDirect`) does what liquidjs does for that template, in
+ * the same order: the renderer's two render-limit checks (steps), the own-property reads of `data`,
+ * each filter's step charge and call (`applyCustomFilter`, shared with the liquidjs path), the
  * output's `toValue`. A value on the path that liquidjs would treat as more than data (a Drop, an
  * object with `toLiquid`, a function) sends the render to liquidjs before anything is charged.
  * direct-output.test.ts renders every expression the vault ships and generated ones over seeded
  * random data both ways and compares values, errors and the budgets' counters.
  */
-import { Drop, toValue } from 'liquidjs';
+import { Drop } from 'liquidjs';
 import { CUSTOM_FILTERS } from './filters.ts';
 
 /** A filter call of a direct output: a custom filter with literal positional arguments. */
@@ -85,15 +85,4 @@ export function directPathValue(data: unknown, path: readonly string[]): unknown
     if (!isPlainValue(value)) return NOT_DIRECT;
   }
   return value;
-}
-
-/** Applies `output`'s filters to `input` (the path's value) through `apply`, then Liquid's `toValue`. */
-export function directFiltered(
-  output: DirectOutput,
-  input: unknown,
-  apply: (name: string, input: unknown, args: readonly unknown[]) => unknown,
-): unknown {
-  let value = input;
-  for (const filter of output.filters) value = apply(filter.name, value, filter.args);
-  return toValue(value);
 }

@@ -39,7 +39,7 @@ import { validationError } from '../errors/catalogue.ts';
 import { currentRequestBudget } from './budget.ts';
 import type { ExpressionBudget } from './budget.ts';
 import { FilterError } from './filter-error.ts';
-import { NOT_DIRECT, directFiltered, directOutputOf, directPathValue } from './direct-output.ts';
+import { NOT_DIRECT, directOutputOf, directPathValue } from './direct-output.ts';
 import type { DirectOutput } from './direct-output.ts';
 import { CUSTOM_FILTERS, defaultRandom, toPlainJson } from './filters.ts';
 import type { FilterCall } from './filters.ts';
@@ -183,7 +183,16 @@ function applyCustomFilter(
   const body = CUSTOM_FILTERS[name];
   if (body === undefined) throw new FilterError('is not a filter', name);
   meter?.work(customFilterSteps(input));
-  const call: FilterCall = { charge, work: (steps) => meter?.work(steps), random };
+  // Methods, not arrow members: nothing per call beyond the object.
+  const call: FilterCall = {
+    charge(units) {
+      charge(units);
+    },
+    work(steps) {
+      meter?.work(steps);
+    },
+    random,
+  };
   try {
     return body(input, args, call);
   } catch (error) {
@@ -340,11 +349,19 @@ export class ExpressionEngine {
   private renderDirect(output: DirectOutput, input: unknown, meter: RenderMeter): unknown {
     meter.check(performance.now());
     meter.check(performance.now());
-    const charge = (units: number) => meter.use(units);
-    const value = directFiltered(output, input, (name, value, args) =>
-      applyCustomFilter(name, value, args, meter, charge, this.random),
-    );
-    return wholeValue(value, charge);
+    let value = input;
+    for (const filter of output.filters) {
+      value = applyCustomFilter(
+        filter.name,
+        value,
+        filter.args,
+        meter,
+        (units) => meter.use(units),
+        this.random,
+      );
+    }
+    // The output's `toValue`, then the whole value as liquidjs' path makes it.
+    return wholeValue(toValue(value), (units) => meter.use(units));
   }
 
   private sizeProblem(expression: unknown): string | null {
