@@ -7,8 +7,19 @@ import type { AuditLogsTable } from '../../storage/schema.ts';
 import { summarize } from './block-summary.ts';
 import type { TenantSummary } from './block-summary.ts';
 
-const deflate = promisify(deflateRaw);
+const deflateAt = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
+
+/**
+ * zlib's fastest level: an entry is mostly random ids and hashes, which no level compresses, so the
+ * slower levels buy next to nothing in size for their CPU (every read and every token writes an
+ * entry). Any level inflates the same way: blocks written at another level still read.
+ */
+const DEFLATE_OPTIONS = { level: 1 } as const;
+
+function deflate(bytes: Buffer): Promise<Buffer> {
+  return deflateAt(bytes, DEFLATE_OPTIONS);
+}
 
 /** Format byte leading every block frame (and index file): what follows and how it is sealed. */
 export const SEGMENT_FORMAT = 1;
