@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seededRandom } from '../backends/embedded/test-support/power-loss-fs.ts';
 import { fieldErrorsOf } from '../test-support/services-fixture.ts';
 import { FieldErrorCollector } from '../validation/fields.ts';
 import { containerWithPrivacy, privacyOf } from './privacy.ts';
@@ -24,19 +23,6 @@ describe('privacyOf', () => {
       impact_level: impact,
       restriction_policy: 'mask',
     });
-  });
-
-  it('reads the same two segments as splitting on `/` and dropping empty ones, for any text', () => {
-    const random = seededRandom(7);
-    const units = ['/', '/', 'a', 'Z', 'pci', 'high', 'low', '-', '漢', ''];
-    for (let i = 0; i < 5000; i += 1) {
-      let container = '';
-      for (let n = Math.floor(random() * 8); n > 0; n -= 1)
-        container += units[Math.floor(random() * units.length)];
-      const [first, second] = container.split('/').filter((segment) => segment !== '');
-      const expected = privacyOf(`/${first ?? ''}/${second ?? ''}/`);
-      expect(privacyOf(container), container).toEqual(first === undefined ? privacyOf('/') : expected);
-    }
   });
 });
 

@@ -53,22 +53,9 @@ function isImpactLevel(value: unknown): value is ImpactLevel {
   return typeof value === 'string' && (IMPACT_LEVELS as readonly string[]).includes(value);
 }
 
-/** The first two non-empty `/`-separated segments of `container` (undefined where there are fewer). */
-function firstSegments(container: string): [string | undefined, string | undefined] {
-  const found: string[] = [];
-  let start = 0;
-  while (found.length < 2 && start <= container.length) {
-    let end = container.indexOf('/', start);
-    if (end === -1) end = container.length;
-    if (end > start) found.push(container.slice(start, end));
-    start = end + 1;
-  }
-  return [found[0], found[1]];
-}
-
 /** The privacy a container stands for (see the module comment). */
 export function privacyOf(container: string): Privacy {
-  const [first, second] = firstSegments(container);
+  const [first, second] = container.split('/').filter((segment) => segment !== '');
   const classification = first !== undefined && CLASSIFICATION.test(first) ? first : null;
   const impact = classification !== null && isImpactLevel(second) ? second : null;
   return { classification, impact_level: impact, restriction_policy: TOKEN_RESTRICTION_POLICY };
