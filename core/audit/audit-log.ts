@@ -33,7 +33,7 @@ export interface AuditItem {
 }
 
 /**
- * Rows per multi-row insert: 13 bound values each, far below SQLite's limit on bound parameters,
+ * Rows per multi-row insert: one bound value per column of AUDIT_COLUMNS, far below SQLite's limit on bound parameters,
  * and few distinct statement shapes for the connection's prepared-statement cache.
  */
 const INSERT_CHUNK = 64;

@@ -33,7 +33,6 @@ describe('sweepExpiredRows', () => {
     const total = await sweepExpiredRows(vault, {
       table: 'tokens',
       batch: 2,
-      lock: 'test-sweep',
       async remove(trx, row) {
         removed.push(row.id);
         await deleteTokenRow(trx, row);
@@ -42,7 +41,7 @@ describe('sweepExpiredRows', () => {
     expect(total).toBe(4);
     expect(removed).toEqual(['token-1', 'token-3', 'token-0', 'token-2']);
     // Two full batches, then one that finds less than a batch and ends the sweep.
-    expect(locks).toEqual(['test-sweep', 'test-sweep', 'test-sweep']);
+    expect(locks).toEqual(['expiry-sweep', 'expiry-sweep', 'expiry-sweep']);
     expect(await countRows(f, 'tokens')).toBe(1);
   });
 });

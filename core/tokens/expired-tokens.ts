@@ -25,9 +25,6 @@ export function sweepExpired(vault: VaultHandle): Promise<number> {
   return sweepExpiredRows(vault, {
     table: 'tokens',
     batch: SWEEP_BATCH,
-    // Servers sharing a database sweep one at a time: the next one finds nothing left to expire,
-    // instead of deleting the same rows and auditing each expiry twice.
-    lock: 'expiry-sweep',
     remove: (trx, row) => expireToken(vault, trx, row),
   });
 }
