@@ -30,7 +30,7 @@ import { TokenCrypto } from '../tokens/token-crypto.ts';
 import { transformOnExisting } from '../tokens/access-scope.ts';
 import { findToken } from '../tokens/token-store.ts';
 import type { TokenRow } from '../tokens/token-store.ts';
-import { needsData, shownOf } from '../tokens/token-view.ts';
+import { maskOf, needsData, shownOf } from '../tokens/token-view.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { mayHoldExpression, scanText } from './scanner.ts';
 import type { Piece } from './scanner.ts';
@@ -187,12 +187,13 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
     }
     const data = new Map<string, unknown>();
     for (const { row, transform } of found) {
-      if (!needsData(transform, row)) {
+      const mask = maskOf(row);
+      if (!needsData(transform, row, mask)) {
         data.set(row.id, null);
         continue;
       }
       const opened = crypto.open(db, row.tenant_id, row.id, row.data);
-      const shown = shownOf(transform, row, opened instanceof Promise ? await opened : opened);
+      const shown = shownOf(transform, row, opened instanceof Promise ? await opened : opened, mask);
       data.set(row.id, shown === undefined ? null : shown.value);
     }
     // Filters run here so that a failing filter leaves no audit entry or activity behind.

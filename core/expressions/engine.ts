@@ -19,7 +19,9 @@
  *   their size (at most 100,000 numbers) and charge for making them before liquidjs makes them.
  * - Parsed templates are kept in an LRU (`cacheSize`, 1000) keyed by the expression text, and so
  *   are templates refused when parsed, so a repeated refusal costs no parse.
- * - Rendering is synchronous (`renderSync` machinery); every filter is synchronous.
+ * - Rendering is synchronous (`renderSync` machinery); every filter is synchronous. Whole outputs of
+ *   the simplest shape (direct-output.ts) are rendered without that machinery, with the same reads,
+ *   filter calls and charges.
  *
  * Output: an expression that is exactly one `{{ … }}` output (no text or tag around it) yields the
  * output's VALUE: object, array, number, boolean, string, or `null` for a missing property. Anything
@@ -37,8 +39,10 @@ import { validationError } from '../errors/catalogue.ts';
 import { currentRequestBudget } from './budget.ts';
 import type { ExpressionBudget } from './budget.ts';
 import { FilterError } from './filter-error.ts';
+import { NOT_DIRECT, directOutputOf, directPathValue } from './direct-output.ts';
+import type { DirectOutput } from './direct-output.ts';
 import { CUSTOM_FILTERS, defaultRandom, toPlainJson } from './filters.ts';
-import type { FilterBody, FilterCall } from './filters.ts';
+import type { FilterCall } from './filters.ts';
 import { LruCache } from './lru.ts';
 import { describeParseError, describeRenderError, isLimitError } from './render-errors.ts';
 import {
@@ -72,6 +76,12 @@ export interface ExpressionEngineOptions {
   readonly memoryLimit?: number;
   /** Random source of the alias filters. Default: node's CSPRNG. */
   readonly random?: RandomInt;
+  /**
+   * Whole outputs of the simplest shape rendered without liquidjs' render machinery
+   * (direct-output.ts). Default true; false renders everything through liquidjs (the tests'
+   * reference).
+   */
+  readonly directOutputs?: boolean;
 }
 
 /**
@@ -102,6 +112,8 @@ interface Compiled {
   readonly templates: Template[];
   /** True when the template is one `{{ … }}` output and nothing else. */
   readonly whole: boolean;
+  /** How a whole output is rendered without liquidjs (read off its text), or null. */
+  readonly direct: DirectOutput | null;
   /** The least a render costs (static-cost.ts), checked against the budgets before it starts. */
   readonly cost: StaticCost;
 }
@@ -156,6 +168,39 @@ function wholeValue(value: unknown, charge: (units: number) => void): unknown {
   return v;
 }
 
+/**
+ * One call of a custom filter in a render metered by `meter`: its steps charged, then its body.
+ * The liquidjs path (`registerCustom`) and the direct one (direct-output.ts) both call this.
+ */
+function applyCustomFilter(
+  name: string,
+  input: unknown,
+  args: readonly unknown[],
+  meter: RenderMeter | undefined,
+  charge: (units: number) => void,
+  random: RandomInt,
+): unknown {
+  const body = CUSTOM_FILTERS[name];
+  if (body === undefined) throw new FilterError('is not a filter', name);
+  meter?.work(customFilterSteps(input));
+  // Methods, not arrow members: nothing per call beyond the object.
+  const call: FilterCall = {
+    charge(units) {
+      charge(units);
+    },
+    work(steps) {
+      meter?.work(steps);
+    },
+    random,
+  };
+  try {
+    return body(input, args, call);
+  } catch (error) {
+    if (error instanceof FilterError && error.filter === undefined) error.filter = name;
+    throw error;
+  }
+}
+
 /** A cached template, or its refusal thrown again. */
 function usable(entry: Compiled | Refused): Compiled {
   if ('problem' in entry) throw new StaticLimitError(entry.problem);
@@ -174,12 +219,14 @@ export class ExpressionEngine {
   private readonly liquid: Liquid;
   private readonly cache: LruCache<string, Compiled | Refused>;
   private readonly random: RandomInt;
+  private readonly directOutputs: boolean;
   private parses = 0;
 
   constructor(options: ExpressionEngineOptions = {}) {
     this.maxExpressionBytes = options.maxExpressionBytes ?? MAX_EXPRESSION_BYTES;
     this.cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
     this.random = options.random ?? defaultRandom;
+    this.directOutputs = options.directOutputs ?? true;
     this.maxRenderSteps = options.maxRenderSteps ?? DEFAULT_RENDER_STEPS;
     this.renderTimeLimitMs = options.renderTimeLimitMs ?? DEFAULT_RENDER_TIME_LIMIT_MS;
     this.memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
@@ -205,7 +252,7 @@ export class ExpressionEngine {
     this.liquid.registerTag('for', CheckedForTag);
     this.liquid.registerTag('tablerow', CheckedTablerowTag);
     this.wrapStandardFilters();
-    for (const [name, body] of Object.entries(CUSTOM_FILTERS)) this.registerCustom(name, body);
+    for (const name of Object.keys(CUSTOM_FILTERS)) this.registerCustom(name);
   }
 
   /** Number of parses so far (cache misses); for tests and metrics. */
@@ -263,21 +310,23 @@ export class ExpressionEngine {
     } catch (error) {
       throw validationError({ [field]: [describeRenderError(error)] });
     }
-    // A fresh environment per render: `{% increment data %}` may write to it, never to the caller's.
-    const environment: Record<string, unknown> = { data: scope.data };
-    if (scope.metadata !== undefined) environment['metadata'] = scope.metadata;
     const meter = new RenderMeter(
       { steps: this.maxRenderSteps, memory: this.memoryLimit, ms: this.renderTimeLimitMs },
       budgets,
     );
-    const limiter = meter as unknown as LiquidLimiter;
-    const context = new Context(
-      environment,
-      this.liquid.options,
-      { sync: true },
-      { liquid: this.liquid, renderLimit: limiter, memoryLimit: limiter },
-    );
     try {
+      const input = compiled.direct === null ? NOT_DIRECT : directPathValue(scope.data, compiled.direct.path);
+      if (input !== NOT_DIRECT) return this.renderDirect(compiled.direct!, input, meter);
+      // A fresh environment per render: `{% increment data %}` may write to it, never to the caller's.
+      const environment: Record<string, unknown> = { data: scope.data };
+      if (scope.metadata !== undefined) environment['metadata'] = scope.metadata;
+      const limiter = meter as unknown as LiquidLimiter;
+      const context = new Context(
+        environment,
+        this.liquid.options,
+        { sync: true },
+        { liquid: this.liquid, renderLimit: limiter, memoryLimit: limiter },
+      );
       if (compiled.whole) {
         const emitter = new CaptureEmitter();
         toValueSync(this.liquid.renderer.renderTemplates(compiled.templates, context, emitter));
@@ -291,6 +340,28 @@ export class ExpressionEngine {
     } finally {
       meter.finish();
     }
+  }
+
+  /**
+   * A whole output read off its text: liquidjs' renderer checks its render limit twice (before
+   * its loop and for the one template) before the output's value is evaluated; so does this.
+   */
+  private renderDirect(output: DirectOutput, input: unknown, meter: RenderMeter): unknown {
+    meter.check(performance.now());
+    meter.check(performance.now());
+    let value = input;
+    for (const filter of output.filters) {
+      value = applyCustomFilter(
+        filter.name,
+        value,
+        filter.args,
+        meter,
+        (units) => meter.use(units),
+        this.random,
+      );
+    }
+    // The output's `toValue`, then the whole value as liquidjs' path makes it.
+    return wholeValue(toValue(value), (units) => meter.use(units));
   }
 
   private sizeProblem(expression: unknown): string | null {
@@ -323,31 +394,22 @@ export class ExpressionEngine {
       this.cache.set(expression, { problem: error.message });
       throw error;
     }
+    const whole = templates.length === 1 && templates[0] instanceof Output;
     const compiled: Compiled = {
       templates,
-      whole: templates.length === 1 && templates[0] instanceof Output,
+      whole,
+      direct: whole && this.directOutputs ? directOutputOf(expression) : null,
       cost,
     };
     this.cache.set(expression, compiled);
     return compiled;
   }
 
-  private registerCustom(name: string, body: FilterBody): void {
+  private registerCustom(name: string): void {
     const random = this.random;
     const handler = function (this: { context: Context }, input: unknown, ...args: unknown[]): unknown {
-      const meter = meterOf(this.context);
-      meter?.work(customFilterSteps(input));
-      const call: FilterCall = {
-        charge: (units) => this.context.memoryLimit.use(units),
-        work: (steps) => meter?.work(steps),
-        random,
-      };
-      try {
-        return body(input, args, call);
-      } catch (error) {
-        if (error instanceof FilterError && error.filter === undefined) error.filter = name;
-        throw error;
-      }
+      const charge = (units: number) => this.context.memoryLimit.use(units);
+      return applyCustomFilter(name, input, args, meterOf(this.context), charge, random);
     };
     this.liquid.registerFilter(name, handler);
   }

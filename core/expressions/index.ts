@@ -224,32 +224,45 @@ export function evaluateMask(
 ): unknown {
   if (mask === null || mask === undefined) return null;
   const errors: FieldErrors = {};
-  const walk = (node: unknown, path: string, depth: number): unknown => {
-    if (depth > MAX_MASK_DEPTH) {
-      addError(errors, path, `is nested deeper than ${MAX_MASK_DEPTH} levels`);
-      return null;
-    }
-    if (node === null || typeof node === 'number' || typeof node === 'boolean') return node;
-    if (typeof node === 'string') {
-      try {
-        return engine.evaluate(node, { data }, path, budget);
-      } catch (error) {
-        mergeErrors(errors, error);
-        return null;
-      }
-    }
-    if (Array.isArray(node)) return node.map((item, i) => walk(item, `${path}[${i}]`, depth + 1));
-    if (typeof node === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(node)) out[key] = walk(value, `${path}.${key}`, depth + 1);
-      return out;
-    }
-    addError(errors, path, 'must be an expression string, an object or an array');
-    return null;
-  };
-  const result = walk(mask, field, 0);
+  const result = maskedNode(mask, field, 0, data, budget, errors);
   if (Object.keys(errors).length > 0) throw validationError(errors);
   return result;
+}
+
+/** One node of a mask over `data`; errors are collected per leaf (a module function: no closure per read). */
+function maskedNode(
+  node: unknown,
+  path: string,
+  depth: number,
+  data: unknown,
+  budget: ExpressionBudget,
+  errors: FieldErrors,
+): unknown {
+  if (depth > MAX_MASK_DEPTH) {
+    addError(errors, path, `is nested deeper than ${MAX_MASK_DEPTH} levels`);
+    return null;
+  }
+  if (node === null || typeof node === 'number' || typeof node === 'boolean') return node;
+  if (typeof node === 'string') {
+    try {
+      return engine.evaluate(node, { data }, path, budget);
+    } catch (error) {
+      mergeErrors(errors, error);
+      return null;
+    }
+  }
+  if (Array.isArray(node)) {
+    return node.map((item, i) => maskedNode(item, `${path}[${i}]`, depth + 1, data, budget, errors));
+  }
+  if (typeof node === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      out[key] = maskedNode(value, `${path}.${key}`, depth + 1, data, budget, errors);
+    }
+    return out;
+  }
+  addError(errors, path, 'must be an expression string, an object or an array');
+  return null;
 }
 
 export function fingerprintInput(

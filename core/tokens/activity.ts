@@ -10,9 +10,22 @@ import type { Kysely } from 'kysely';
 import { insertRowsCompiled } from '../storage/compiled-queries.ts';
 import type { Database } from '../storage/schema.ts';
 
-/** `YYYY-MM` of an instant, in UTC. */
+/** The last month computed: its key and the instants it spans, `[from, to)` in ms. */
+let lastMonth = { key: '', from: 0, to: 0 };
+
+/**
+ * `YYYY-MM` of an instant, in UTC. Every read asks, and nearly always for the month it asked
+ * last: that month's key is kept with the instants it spans.
+ */
 export function activityMonth(at: Date): string {
-  return at.toISOString().slice(0, 7);
+  const time = at.getTime();
+  if (time >= lastMonth.from && time < lastMonth.to) return lastMonth.key;
+  const key = at.toISOString().slice(0, 7);
+  // Midnight of the month's first day and of the next month's (setUTCFullYear takes years below 100 as they are).
+  const from = new Date(0).setUTCFullYear(at.getUTCFullYear(), at.getUTCMonth(), 1);
+  const to = new Date(0).setUTCFullYear(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
+  lastMonth = { key, from, to };
+  return key;
 }
 
 /** SQLite's default limit on bound parameters is far above this; it keeps statements small. */

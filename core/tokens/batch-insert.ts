@@ -42,6 +42,25 @@ function createdData(transform: Transform, token: PlannedToken): Shown {
   return token.checked.mask === null ? undefined : { value: token.derived.masked };
 }
 
+/** Whether `token` needs no lookup before its insert: a random id, no deduplication. */
+function insertsWithoutLookup(
+  ctx: WriteContext,
+  settings: Readonly<Record<string, string>>,
+  token: PlannedToken,
+): boolean {
+  if (token.checked.id.kind !== 'uuid') return false;
+  try {
+    return !deduplicationEnabled(ctx.principal, settings, token.checked.deduplicate);
+  } catch {
+    return false; // the one-by-one path raises the refusal
+  }
+}
+
+/** What `token`'s fingerprint is computed from, or null when it gets none. */
+function fingerprintInput(settings: Readonly<Record<string, string>>, token: PlannedToken): string | null {
+  return fingerprinted(settings, token.checked) ? token.derived.fingerprintInput : null;
+}
+
 /**
  * The rows of one request's tokens, ready to insert together: only for tokens that need no lookup
  * before their insert (random ids, no deduplication); null when any does, and nothing was done.
@@ -54,23 +73,15 @@ export async function prepareBatch(
   tokens: readonly PlannedToken[],
 ): Promise<PreparedBatch | null> {
   const settings = await ctx.tenantSettings();
-  const simple = (t: PlannedToken): boolean => {
-    if (t.checked.id.kind !== 'uuid') return false;
-    try {
-      return !deduplicationEnabled(ctx.principal, settings, t.checked.deduplicate);
-    } catch {
-      return false; // the one-by-one path raises the refusal
-    }
-  };
-  if (!tokens.every(simple)) return null;
+  if (!tokens.every((t) => insertsWithoutLookup(ctx, settings, t))) return null;
   const at = ctx.now.toISOString();
   const createdBy = actorOf(ctx.principal).actor_id;
-  const fingerprintInput = (t: PlannedToken): string | null =>
-    fingerprinted(settings, t.checked) ? t.derived.fingerprintInput : null;
   // The keyed functions are fetched once, up front and only when some token needs them (a
   // missing key is created on first need); the per-token work below is then synchronous, which
   // saves several promises per token.
-  const fingerprint = tokens.some((t) => fingerprintInput(t) !== null) ? await ctx.fingerprinter() : null;
+  const fingerprint = tokens.some((t) => fingerprintInput(settings, t) !== null)
+    ? await ctx.fingerprinter()
+    : null;
   const searchHash = tokens.some((t) => t.derived.searchValues.length > 0) ? await ctx.searchHasher() : null;
   const seal = await ctx.sealer();
   const rows: Array<Omit<TokenRow, 'row_id'>> = [];
@@ -81,7 +92,7 @@ export async function prepareBatch(
       const { checked, derived } = token;
       const transform = transformFor(ctx.principal, 'token:create', checked.container);
       const type = checked.definition.type;
-      const input = fingerprintInput(token);
+      const input = fingerprintInput(settings, token);
       const id = randomUUID();
       rows.push(
         withRowMac(vault, 'tokens', {

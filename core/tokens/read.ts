@@ -6,7 +6,7 @@ import type { TokenView } from './contract.ts';
 import type { TokenOperationDeps } from './operation-deps.ts';
 import { TOKEN_MESSAGES, readEvent } from './token-audit.ts';
 import { findToken, tokenNotFound } from './token-store.ts';
-import { needsData, shownOf, viewOf } from './token-view.ts';
+import { maskOf, needsData, shownOf, viewOf } from './token-view.ts';
 import type { Shown } from './token-view.ts';
 
 export async function getToken(
@@ -24,12 +24,13 @@ export async function getToken(
   const row = found instanceof Promise ? await found : found;
   if (!row) throw tokenNotFound();
   const transform = transformOnExisting(principal, 'token:read', row);
+  const mask = maskOf(row);
   let shown: Shown;
-  if (needsData(transform, row)) {
+  if (needsData(transform, row, mask)) {
     const data = crypto.open(vault.db, row.tenant_id, row.id, row.data);
-    shown = shownOf(transform, row, data instanceof Promise ? await data : data);
+    shown = shownOf(transform, row, data instanceof Promise ? await data : data, mask);
   }
-  const view = viewOf(row, shown, principal);
+  const view = viewOf(row, shown, principal, mask);
   await reads.record({
     entries: [{ principal, event: readEvent(row, TOKEN_MESSAGES.read, transform) }],
     activeTokens: { tenantId: row.tenant_id, tokenIds: [row.id] },

@@ -53,41 +53,57 @@ export async function shownData(
   row: TokenRow,
   open: () => Promise<unknown>,
 ): Promise<Shown> {
-  return needsData(transform, row) ? shownOf(transform, row, await open()) : undefined;
+  const mask = maskOf(row);
+  return needsData(transform, row, mask) ? shownOf(transform, row, await open(), mask) : undefined;
 }
 
-/** Whether `transform` shows anything of the data (so it must be opened). */
-export function needsData(transform: Transform, row: TokenRow): boolean {
-  return transform === 'reveal' || (transform === 'mask' && maskOf(row) !== null);
+/**
+ * Whether `transform` shows anything of the data (so it must be opened). `mask`: the row's mask
+ * (`maskOf`), when the caller has it already.
+ */
+export function needsData(transform: Transform, row: TokenRow, mask: MaskTemplate = maskOf(row)): boolean {
+  return transform === 'reveal' || (transform === 'mask' && mask !== null);
 }
 
 /** What `transform` shows of `data`, the opened plaintext, where `needsData` holds. */
-export function shownOf(transform: Transform, row: TokenRow, data: unknown): Shown {
+export function shownOf(
+  transform: Transform,
+  row: TokenRow,
+  data: unknown,
+  mask: MaskTemplate = maskOf(row),
+): Shown {
   if (transform === 'reveal') return { value: data };
-  return { value: evaluateMask(maskOf(row), data) };
+  return { value: evaluateMask(mask, data) };
 }
 
-/** Every field of the token as `viewer` sees it; `data` only when shown, actor ids as shownActorId allows. */
-export function viewOf(row: TokenRow, shown: Shown, viewer: Principal): TokenView {
-  const mask = maskOf(row);
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    type: row.type,
-    ...(shown === undefined ? {} : { data: shown.value }),
-    ...(mask === null ? {} : { mask }),
-    ...(row.fingerprint === null ? {} : { fingerprint: row.fingerprint }),
-    fingerprint_expression: row.fingerprint_expression,
-    containers: [row.container],
-    privacy: privacyOf(row.container),
-    metadata: metadataOf(row),
-    search_indexes: searchIndexesOf(row),
-    created_by: shownActorId(viewer, row.created_by),
-    created_at: row.created_at,
-    modified_by: shownActorId(viewer, row.modified_by),
-    modified_at: row.modified_at,
-    expires_at: row.expires_at === null ? null : formatExpiry(row.expires_at, row.expires_offset),
+/**
+ * Every field of the token as `viewer` sees it; `data` only when shown, actor ids as shownActorId
+ * allows. `mask`: the row's mask (`maskOf`), when the caller has it already.
+ */
+export function viewOf(
+  row: TokenRow,
+  shown: Shown,
+  viewer: Principal,
+  mask: MaskTemplate = maskOf(row),
+): TokenView {
+  // Member by member in the order the API shows them (no spread copies); absent ones left out.
+  const view = { id: row.id, tenant_id: row.tenant_id, type: row.type } as {
+    -readonly [K in keyof TokenView]: TokenView[K];
   };
+  if (shown !== undefined) view.data = shown.value;
+  if (mask !== null) view.mask = mask;
+  if (row.fingerprint !== null) view.fingerprint = row.fingerprint;
+  view.fingerprint_expression = row.fingerprint_expression;
+  view.containers = [row.container];
+  view.privacy = privacyOf(row.container);
+  view.metadata = metadataOf(row);
+  view.search_indexes = searchIndexesOf(row);
+  view.created_by = shownActorId(viewer, row.created_by);
+  view.created_at = row.created_at;
+  view.modified_by = shownActorId(viewer, row.modified_by);
+  view.modified_at = row.modified_at;
+  view.expires_at = row.expires_at === null ? null : formatExpiry(row.expires_at, row.expires_offset);
+  return view;
 }
 
 /**

@@ -59,9 +59,6 @@ export function isTokenDefinition(value: Record<string, unknown>): boolean {
  * work is bounded by the limits, not by the size of the body.
  */
 export function checkTokenizeShape(body: unknown): void {
-  const refuse = (message: string): never => {
-    throw validationError({ body: [message] });
-  };
   const tooMany = `must hold at most ${MAX_TOKENIZE_VALUES} values outside token definitions`;
   let tokens = 0;
   // Counted as they are found, so no more than the limit is ever pushed.
@@ -88,6 +85,61 @@ export function checkTokenizeShape(body: unknown): void {
   }
 }
 
+function refuse(message: string): never {
+  throw validationError({ body: [message] });
+}
+
+/** A token found in the request: where, whether a definition, and its create request. */
+interface Found {
+  readonly path: string;
+  readonly definition: boolean;
+  readonly request: unknown;
+}
+
+/** The request's shape below `value`, collecting its tokens into `found` (in order). */
+function shapeOf(value: unknown, path: string, found: Found[]): Shape {
+  if (value === null || value === undefined) return { kind: 'null' };
+  if (Array.isArray(value)) {
+    return { kind: 'array', items: value.map((item, i) => shapeOf(item, `${path}[${i}]`, found)) };
+  }
+  if (isPlainObject(value) && !isTokenDefinition(value)) {
+    return {
+      kind: 'object',
+      entries: Object.entries(value).map(([key, member]) => [
+        key,
+        shapeOf(member, joinField(path, key), found),
+      ]),
+    };
+  }
+  const definition = isPlainObject(value);
+  found.push({ path, definition, request: definition ? value : { type: 'token', data: value } });
+  return { kind: 'token', index: found.length - 1 };
+}
+
+/** The response below `node`: each token replaced by its view (a definition) or its id. */
+function assembled(
+  node: Shape,
+  tokens: readonly PlannedToken[],
+  results: readonly CreateTokenResult[],
+): unknown {
+  switch (node.kind) {
+    case 'null':
+      return null;
+    case 'token': {
+      const result = results[node.index];
+      if (result === undefined) throw new Error('tokenize: a planned token has no result');
+      return tokens[node.index]!.definition ? result.token : result.token.id;
+    }
+    case 'array':
+      return node.items.map((item) => assembled(item, tokens, results));
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [key, member] of node.entries) setOwn(out, key, assembled(member, tokens, results));
+      return out;
+    }
+  }
+}
+
 /**
  * Walks the request; throws one 400 with every problem found. The shape is checked first
  * (`checkTokenizeShape`); then each token is checked and its expressions evaluated, yielding the
@@ -95,25 +147,8 @@ export function checkTokenizeShape(body: unknown): void {
  */
 export async function planTokenize(body: unknown, now: Date): Promise<TokenizePlan> {
   checkTokenizeShape(body);
-  const found: Array<{ readonly path: string; readonly definition: boolean; readonly request: unknown }> = [];
-
-  const walk = (value: unknown, path: string): Shape => {
-    if (value === null || value === undefined) return { kind: 'null' };
-    if (Array.isArray(value)) {
-      return { kind: 'array', items: value.map((item, i) => walk(item, `${path}[${i}]`)) };
-    }
-    if (isPlainObject(value) && !isTokenDefinition(value)) {
-      return {
-        kind: 'object',
-        entries: Object.entries(value).map(([key, member]) => [key, walk(member, joinField(path, key))]),
-      };
-    }
-    const definition = isPlainObject(value);
-    found.push({ path, definition, request: definition ? value : { type: 'token', data: value } });
-    return { kind: 'token', index: found.length - 1 };
-  };
-  const shape = walk(body, '');
-
+  const found: Found[] = [];
+  const shape = shapeOf(body, '', found);
   const errors = new FieldErrorCollector();
   const tokens: PlannedToken[] = [];
   const turns = new EventLoopTurns();
@@ -130,26 +165,10 @@ export async function planTokenize(body: unknown, now: Date): Promise<TokenizePl
   }
   if (!errors.empty) throw validationError(errors.errors);
 
-  const assemble = (results: readonly CreateTokenResult[]): unknown => {
-    const build = (node: Shape): unknown => {
-      switch (node.kind) {
-        case 'null':
-          return null;
-        case 'token': {
-          const result = results[node.index];
-          if (result === undefined) throw new Error('tokenize: a planned token has no result');
-          return tokens[node.index]!.definition ? result.token : result.token.id;
-        }
-        case 'array':
-          return node.items.map(build);
-        case 'object': {
-          const out: Record<string, unknown> = {};
-          for (const [key, member] of node.entries) setOwn(out, key, build(member));
-          return out;
-        }
-      }
-    };
-    return build(shape);
+  return {
+    tokens,
+    assemble(results) {
+      return assembled(shape, tokens, results);
+    },
   };
-  return { tokens, assemble };
 }

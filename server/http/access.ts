@@ -240,7 +240,8 @@ type Credential =
  */
 export function credentialOf(request: FastifyRequest, cookies?: ConsoleCookies): Credential | null {
   const key = request.headers[API_KEY_HEADER];
-  if (key !== undefined) return { kind: 'api-key', key: [key].flat().join(', ') };
+  // A repeated header is its values joined, as Node joins other headers (no array made for one).
+  if (key !== undefined) return { kind: 'api-key', key: typeof key === 'string' ? key : key.join(', ') };
   if (request.headers.authorization !== undefined) {
     const token = bearerToken(request);
     return token === null ? null : { kind: 'bearer', token };

@@ -45,12 +45,15 @@ export function installHostCheck(app: FastifyInstance, allowed: readonly string[
     ...LOOPBACK_NAMES,
     ...allowed.map((h) => h.toLowerCase().replace(/^\[(.*)\]$/, '$1')),
   ]);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook (no promise per request): `done` lets the request on; an answered one stops here.
+  app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers.host;
-    if (header === undefined) return;
-    const host = hostOf(header);
-    if (host !== null && (isIP(host) !== 0 || names.has(host))) return;
-    return sendProblem(
+    const host = header === undefined ? undefined : hostOf(header);
+    if (host === undefined || (host !== null && (isIP(host) !== 0 || names.has(host)))) {
+      done();
+      return;
+    }
+    sendProblem(
       reply,
       new VaultError(
         'MISDIRECTED_REQUEST',

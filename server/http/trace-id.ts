@@ -22,7 +22,9 @@ export function traceIdFor(req: IncomingMessage): string {
 }
 
 export function echoTraceId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(TRACE_ID_HEADER, request.id);
+    done();
   });
 }

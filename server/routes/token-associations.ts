@@ -41,8 +41,9 @@ const tags = ['tokens'];
 
 export function registerTokenAssociationRoutes(app: VaultServer, services: Services): void {
   app.register(async (scope) => {
-    scope.addHook('onSend', async (_request, reply) => {
+    scope.addHook('onSend', (_request, reply, payload, done) => {
       reply.header('cache-control', 'no-store');
+      done(null, payload);
     });
     registerRoutes(scope, services);
   });

@@ -31,8 +31,9 @@ export function registerTokenRoutes(app: VaultServer, services: Services): void 
   // One plugin scope for the token routes: responses may carry token data, so none is cached; the
   // merge-patch parser lives in a child scope of its own, so only PATCH accepts that type.
   app.register(async (scope) => {
-    scope.addHook('onSend', async (_request, reply) => {
+    scope.addHook('onSend', (_request, reply, payload, done) => {
       reply.header('cache-control', 'no-store');
+      done(null, payload);
     });
     registerCreateRoutes(scope, services);
     registerReadRoutes(scope, services);

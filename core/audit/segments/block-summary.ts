@@ -51,16 +51,18 @@ function fnv(text: string, seed: number): number {
 function bloomPositions(id: string, bits: number): number[] {
   const a = fnv(id, 0x811c9dc5);
   const b = fnv(id, 0x9747b28c) | 1;
-  return Array.from({ length: BLOOM_HASHES }, (_, i) => ((a + Math.imul(i, b)) >>> 0) % bits);
+  const positions: number[] = [];
+  for (let i = 0; i < BLOOM_HASHES; i++) positions.push(((a + Math.imul(i, b)) >>> 0) % bits);
+  return positions;
 }
 
 function bloomOf(ids: ReadonlySet<string>): string {
   const bytes = Math.max(8, Math.ceil((ids.size * BLOOM_BITS_PER_ID) / 8));
-  const filter = new Uint8Array(bytes);
+  const filter = Buffer.alloc(bytes);
   for (const id of ids) {
     for (const p of bloomPositions(id, bytes * 8)) filter[p >> 3]! |= 1 << (p & 7);
   }
-  return Buffer.from(filter).toString('base64');
+  return filter.toString('base64');
 }
 
 /** Whether the Bloom filter may hold `id` (false: it certainly does not). */

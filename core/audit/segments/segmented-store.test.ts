@@ -14,6 +14,7 @@ import { makeTempDir } from '../../test-support/temp-vault.ts';
 import type { TempDir } from '../../test-support/temp-vault.ts';
 import { unsyncedFs } from '../../test-support/unsynced-fs.ts';
 import { ManualClock } from '../../vault/clock.ts';
+import { AUDIT_ROWS_SQL } from '../../backends/embedded/embedded-vault.ts';
 import type { EmbeddedVault } from '../../backends/embedded/embedded-vault.ts';
 import { createVault, openVault } from '../../vault/index.ts';
 import type { OpenVaultOptions } from '../../vault/types.ts';
@@ -85,6 +86,24 @@ async function reopen(options: Partial<OpenVaultOptions> = {}): Promise<Embedded
 }
 
 describe('the embedded audit log in segment files', () => {
+  it('counts the table for the spiller from the ends of its rowid range, without reading the table', async () => {
+    const vault = await newVault({ auditSegments: { ...SMALL, spillThresholdRows: 1_000_000 } });
+    const count = async () =>
+      Number((await sql.raw<{ n: number }>(AUDIT_ROWS_SQL).execute(vault.db)).rows[0]?.n);
+    expect(await count()).toBe(0);
+    await vault.transaction((trx) => appendAuditBatch(trx, vault, items('t1', 30)));
+    expect(await count()).toBe(30);
+    await vault.transaction((trx) => sql`DELETE FROM audit_logs WHERE rowid % 3 = 0`.execute(trx));
+    const ends = await sql<{
+      low: number;
+      high: number;
+    }>`SELECT min(rowid) AS low, max(rowid) AS high FROM audit_logs`.execute(vault.db);
+    expect(await count()).toBe(ends.rows[0]!.high - ends.rows[0]!.low + 1);
+    const plan = await sql.raw<{ detail: string }>(`EXPLAIN QUERY PLAN ${AUDIT_ROWS_SQL}`).execute(vault.db);
+    expect(plan.rows.map((r) => r.detail)).not.toContain('SCAN audit_logs');
+    expect(plan.rows.filter((r) => r.detail.startsWith('SEARCH audit_logs'))).toHaveLength(2);
+  });
+
   it('lists, filters and pages across segments and the table as the table alone would', async () => {
     const vault = await newVault();
     for (let i = 0; i < 12; i++) {

@@ -66,6 +66,14 @@ export interface EmbeddedVaultParts {
 }
 
 /**
+ * The spiller's count of `audit_logs` rows (at most: the rowid range), asked after every commit:
+ * `max` and `min` each in a subquery of its own, which SQLite answers from the two ends of the
+ * rowid tree; together in one query they would read the whole table.
+ */
+export const AUDIT_ROWS_SQL =
+  'SELECT coalesce((SELECT max(rowid) FROM audit_logs) - (SELECT min(rowid) FROM audit_logs) + 1, 0) AS n';
+
+/**
  * A vault held open by this process: sql.js in memory, the journal on disk, the lock taken.
  * One mutex orders every access to the single sql.js connection; an AsyncLocalStorage marks the
  * code running inside a transaction so its queries use the connection the transaction holds.
@@ -214,12 +222,13 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     await this.spiller.idle();
   }
 
-  /** Rows in `audit_logs` (at most; from the rowid range), when the lock is free this instant. */
+  /**
+   * Rows in `audit_logs` (at most; from the rowid range), when the lock is free this instant.
+   */
   private auditRows(): number | undefined {
     if (this.closed) return undefined;
     return this.mutex.runIfFree(() => {
-      const sql = 'SELECT coalesce(max(rowid) - min(rowid) + 1, 0) AS n FROM audit_logs';
-      return Number(this.connection.run<{ n: number }>(sql, []).rows[0]?.n ?? 0);
+      return Number(this.connection.run<{ n: number }>(AUDIT_ROWS_SQL, []).rows[0]?.n ?? 0);
     });
   }
 
