@@ -1,4 +1,10 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { pino, type DestinationStream, type LevelWithSilent, type Logger, type LoggerOptions } from 'pino';
 
 /** Where and how loudly the server logs, when the caller does not hand in its own pino logger. */
@@ -66,6 +72,31 @@ function isLogger(option: ServerLogger): option is Logger {
 
 /** Log label of the request id, which is the SVC-TRACE-ID. */
 export const TRACE_ID_LOG_LABEL = 'traceId';
+
+/** pino's serialized bindings of a logger (a documented symbol, `pino.symbols`). */
+const BINDINGS = pino.symbols.chindingsSym;
+
+/**
+ * Fastify's per-request child logger, bound to the request's trace id. pino passes every binding
+ * through the redaction stringifier, which re-parses each redact path on every call (the wildcard
+ * paths apply to every key), only to leave a plain string as it was. The trace id is such a string
+ * (vetted in trace-id.ts), so the child is made without bindings and the trace id appended as JSON.
+ * Every object logged through the child is still redacted; any other binding or option (a route's
+ * log level or serializers) takes pino's own path.
+ */
+export const traceIdChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
+  logger,
+  bindings,
+  options,
+) => {
+  const traceId: unknown = bindings[TRACE_ID_LOG_LABEL];
+  if (typeof traceId !== 'string' || Object.keys(bindings).length !== 1 || Object.keys(options).length > 0) {
+    return logger.child(bindings, options);
+  }
+  const child = logger.child({}) as FastifyBaseLogger & Record<typeof BINDINGS, string>;
+  child[BINDINGS] = `${child[BINDINGS]},${JSON.stringify(TRACE_ID_LOG_LABEL)}:${JSON.stringify(traceId)}`;
+  return child;
+};
 
 /**
  * One line per request, written when the response is finished: method, path (never the query),
