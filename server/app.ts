@@ -10,12 +10,7 @@ import { installBodyParsers } from './http/body-parsers.ts';
 import { hostsOfUrls, installHostCheck } from './http/host-check.ts';
 import { handleError, installErrorHandling } from './http/error-handler.ts';
 import { installExpressionBudget } from './http/expression-budget.ts';
-import {
-  RequestLogController,
-  createServerLogger,
-  traceIdChildLogger,
-  type ServerLogger,
-} from './http/logging.ts';
+import { RequestLogController, createServerLogger, type ServerLogger } from './http/logging.ts';
 import { echoTraceId, traceIdFor } from './http/trace-id.ts';
 import { requestValidation } from './http/validation.ts';
 import { registerApiDocsRoutes } from './routes/api-docs.ts';
@@ -99,7 +94,6 @@ export async function buildServer(vault: VaultHandle, options: ServerOptions = {
   const app: VaultServer = Fastify({
     loggerInstance: logger,
     logController: new RequestLogController(),
-    childLoggerFactory: traceIdChildLogger,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // The request id is the SVC-TRACE-ID; genReqId vets a client-supplied one before adopting it.
     requestIdHeader: false,

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
-import { pino, type Logger } from 'pino';
+import { pino } from 'pino';
 import { buildServer } from '../app.ts';
-import { createServerLogger, pathOf, traceIdChildLogger } from './logging.ts';
+import { pathOf } from './logging.ts';
 import { createTempVault, type TempVault } from '../../core/test-support/temp-vault.ts';
 import { createTestServer, type TestServer } from '../test-support/test-server.ts';
 import type { VaultServer } from '../types.ts';
@@ -133,39 +133,5 @@ describe('pathOf', () => {
     expect(pathOf('/a/b?x=1&y=2')).toBe('/a/b');
     expect(pathOf('/a')).toBe('/a');
     expect(pathOf(undefined)).toBe('');
-  });
-});
-
-describe('traceIdChildLogger', () => {
-  function lines(): { logger: Logger; written: () => Array<Record<string, unknown>> } {
-    const chunks: string[] = [];
-    const logger = createServerLogger({ destination: { write: (chunk: string) => void chunks.push(chunk) } });
-    return { logger, written: () => chunks.map((chunk) => JSON.parse(chunk) as Record<string, unknown>) };
-  }
-
-  it('binds the trace id as pino would, and still redacts what is logged', () => {
-    const { logger, written } = lines();
-    const ours = traceIdChildLogger.call(null as never, logger, { traceId: 't-9' }, {}, {} as never);
-    ours.info({ headers: { authorization: SECRETS.authorization, accept: '*/*' } }, 'line');
-    logger
-      .child({ traceId: 't-9' }, {})
-      .info({ headers: { authorization: SECRETS.authorization, accept: '*/*' } }, 'line');
-    const [a, b] = written().map(({ time: _t, ...rest }) => rest);
-    expect(a).toEqual(b);
-    expect(a).toMatchObject({ traceId: 't-9', headers: { authorization: '[redacted]', accept: '*/*' } });
-  });
-
-  it('leaves other bindings and a route’s options to pino', () => {
-    const { logger, written } = lines();
-    const child = traceIdChildLogger.call(
-      null as never,
-      logger,
-      { traceId: 't-8', extra: 1 },
-      { level: 'warn' },
-      {} as never,
-    );
-    child.info('dropped');
-    child.warn({ cookie: 'x' }, 'kept');
-    expect(written()).toEqual([expect.objectContaining({ traceId: 't-8', extra: 1, msg: 'kept' })]);
   });
 });

@@ -1,11 +1,6 @@
-import {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type LevelWithSilent, type Logger, type LoggerOptions } from 'pino';
+import { redactingObjectsOnly } from './log-redaction.ts';
 
 /** Where and how loudly the server logs, when the caller does not hand in its own pino logger. */
 export interface ServerLoggerOptions {
@@ -61,9 +56,11 @@ const safety: Pick<LoggerOptions, 'redact' | 'serializers'> = {
  * caller can opt the server out of them by accident.
  */
 export function createServerLogger(option: ServerLogger = {}): Logger {
-  if (isLogger(option)) return option.child({}, safety);
+  if (isLogger(option)) return redactingObjectsOnly(option.child({}, safety));
   const options: LoggerOptions = { level: option.level ?? 'info', ...safety };
-  return option.destination === undefined ? pino(options) : pino(options, option.destination);
+  return redactingObjectsOnly(
+    option.destination === undefined ? pino(options) : pino(options, option.destination),
+  );
 }
 
 function isLogger(option: ServerLogger): option is Logger {
@@ -72,31 +69,6 @@ function isLogger(option: ServerLogger): option is Logger {
 
 /** Log label of the request id, which is the SVC-TRACE-ID. */
 export const TRACE_ID_LOG_LABEL = 'traceId';
-
-/** pino's serialized bindings of a logger (a documented symbol, `pino.symbols`). */
-const BINDINGS = pino.symbols.chindingsSym;
-
-/**
- * Fastify's per-request child logger, bound to the request's trace id. pino passes every binding
- * through the redaction stringifier, which re-parses each redact path on every call (the wildcard
- * paths apply to every key), only to leave a plain string as it was. The trace id is such a string
- * (vetted in trace-id.ts), so the child is made without bindings and the trace id appended as JSON.
- * Every object logged through the child is still redacted; any other binding or option (a route's
- * log level or serializers) takes pino's own path.
- */
-export const traceIdChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
-  logger,
-  bindings,
-  options,
-) => {
-  const traceId: unknown = bindings[TRACE_ID_LOG_LABEL];
-  if (typeof traceId !== 'string' || Object.keys(bindings).length !== 1 || Object.keys(options).length > 0) {
-    return logger.child(bindings, options);
-  }
-  const child = logger.child({}) as FastifyBaseLogger & Record<typeof BINDINGS, string>;
-  child[BINDINGS] = `${child[BINDINGS]},${JSON.stringify(TRACE_ID_LOG_LABEL)}:${JSON.stringify(traceId)}`;
-  return child;
-};
 
 /**
  * One line per request, written when the response is finished: method, path (never the query),
