@@ -14,6 +14,7 @@ const EMBEDDED_ONLY_SERVER_SUITES: Record<string, string> = {
   'server/routes/health.test.ts': 'a failing journal write (file layer faults) and the health it reports',
   'server/rate-limit.test.ts': 'an in-memory limiter: no storage path of its own',
   'server/http/logging.test.ts': 'request log lines: no storage path',
+  'server/http/log-redaction.test.ts': 'how log values are serialized: no storage path',
   'server/secrets-in-logs.test.ts': 'log redaction: no storage path beyond the token routes run above',
   'server/http/trace-id.test.ts': 'a response header: no storage path',
   'server/errors.test.ts': 'problem+json rendering of test-only routes: no storage path',

@@ -8,17 +8,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * by an earlier run of the same checkout, which a clean clone (CI) does not have.
  */
 export const LONGEST_FIRST: readonly string[] = [
-  'core/backends/embedded/crash-consistency.test.ts',
   'e2e/console.test.ts',
+  'core/backends/embedded/crash-consistency.test.ts',
+  'e2e/postgres-servers.test.ts',
   'e2e/console-tools.test.ts',
   'server/authorization-matrix.test.ts',
-  'e2e/postgres-servers.test.ts',
-  'core/backends/embedded/power-loss.test.ts',
-  'server/routes/invitations.test.ts',
-  'core/backends/embedded/vault-files.test.ts',
-  'e2e/identity-and-access.test.ts',
   'e2e/tenant-administration.test.ts',
+  'server/routes/reactors-fairness.test.ts',
+  'cli/services/both-modes.test.ts',
+  'e2e/console-session.test.ts',
+  'e2e/cli-through-server.test.ts',
+  'core/backends/embedded/vault-files.test.ts',
+  'core/backends/embedded/power-loss.test.ts',
   'e2e/postgres-fault-load.test.ts',
+  'e2e/identity-and-access.test.ts',
 ];
 
 /** The environment a file asks for in a comment (`// @vitest-environment jsdom`), read as Vitest reads it. */

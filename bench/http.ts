@@ -2,6 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { emit } from './json-lines.ts';
+import { insertCeiling } from './support/insert-ceiling.ts';
+import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
 import { startBenchServer, startTogether, stopChild } from './support/child.ts';
 
 export { stopChild };
@@ -25,9 +27,9 @@ export function startChild(
 const TARGET_RATIO: Record<string, number> = { tokenize: 0.25, token_read: 0.4, token_search: 0.2 };
 /** A read's p99 at most this many times the echo's p99 of the same run and connection count. */
 const TARGET_READ_P99_RATIO = 3;
-/** Tokens per request of the batch tokenize case, and its target in tokens per second. */
+/** Tokens per request of the batch tokenize case, and its target as a ratio to the engine's insert ceiling. */
 const BATCH_VALUES = 1000;
-const BATCH_TARGET_TOKENS_PER_SECOND = 50_000;
+const BATCH_TARGET_RATIO_TO_INSERT_CEILING = 0.8;
 
 interface Ceiling {
   readonly rate: number;
@@ -40,7 +42,7 @@ async function measure(
   connections: number,
   seconds: number,
   ceiling?: Ceiling,
-): Promise<{ rate: number; p99: number }> {
+): Promise<{ rate: number; p99: number; requests: number }> {
   const result = await autocannon({ ...options, connections, duration: seconds });
   const value = Math.round(result.requests.average);
   const target = TARGET_RATIO[name];
@@ -64,6 +66,7 @@ async function measure(
   return {
     rate: result.duration > 0 ? result.requests.total / result.duration : value,
     p99: result.latency.p99,
+    requests: result.requests.total,
   };
 }
 
@@ -82,8 +85,15 @@ export function searchBody(tokenId: string): string {
   return JSON.stringify({ query: `id:"${tokenId}" AND type:card_number AND container:"/pci/*"`, size: 10 });
 }
 
-/** `seconds` per case; `batchSeconds` for the 1,000-value cases, whose requests take a while each. */
-export async function runHttpBench(options: { seconds: number; batchSeconds: number }): Promise<void> {
+/**
+ * `seconds` per case; `batchSeconds` for the 1,000-value cases, whose requests take a while each;
+ * `ceilingRows` tokens per round of the engine's insert ceiling.
+ */
+export async function runHttpBench(options: {
+  seconds: number;
+  batchSeconds: number;
+  ceilingRows: number;
+}): Promise<void> {
   const payload = TOKENIZE_PAYLOAD;
   const json = { 'content-type': 'application/json' };
 
@@ -147,21 +157,46 @@ export async function runHttpBench(options: { seconds: number; batchSeconds: num
         ceilings.get(connections),
       );
     }
+    // The engine's own insert rate, measured here while every server idles: the batch's ceiling.
+    const ceiling = await insertCeiling(options.ceilingRows, 5);
+    emit({
+      bench: BENCH,
+      metric: 'engine_insert_ceiling',
+      value: ceiling.value,
+      unit: 'tokens per CPU-second',
+      rounds: ceiling.rounds.join(' '),
+      rows_per_round: options.ceilingRows,
+    });
     const batch = JSON.stringify(Array.from({ length: BATCH_VALUES }, (_, i) => `value-${i}`));
     for (const connections of [1, 4]) {
-      const { rate: perSecond } = await measure(
+      const cpuBefore = processCpuMs(vault.child.pid);
+      const { rate: perSecond, requests } = await measure(
         `tokenize_${BATCH_VALUES}_values`,
         { url: `${vault.ready.url}/tokenize`, method: 'POST', headers: { ...json, ...auth }, body: batch },
         connections,
         options.batchSeconds,
       );
+      const cpu = cpuMsPerRequest(cpuBefore, processCpuMs(vault.child.pid), requests);
+      const tokensPerSecond = perSecond * BATCH_VALUES;
+      // The server's CPU (all its threads) per token, against the engine's CPU per token.
+      const perCpuSecond =
+        cpu.server_cpu_ms_per_request === undefined
+          ? undefined
+          : (1000 * BATCH_VALUES) / cpu.server_cpu_ms_per_request;
       emit({
         bench: BENCH,
         metric: `tokenize_${BATCH_VALUES}_values_tokens_per_second`,
-        value: Math.round(perSecond * BATCH_VALUES),
+        value: Math.round(tokensPerSecond),
         unit: 'tokens/s',
         connections,
-        target: BATCH_TARGET_TOKENS_PER_SECOND,
+        ratio_to_insert_ceiling: Number((tokensPerSecond / ceiling.value).toFixed(3)),
+        ...(perCpuSecond === undefined
+          ? {}
+          : {
+              server_tokens_per_cpu_second: Math.round(perCpuSecond),
+              cpu_ratio_to_insert_ceiling: Number((perCpuSecond / ceiling.value).toFixed(3)),
+            }),
+        target_ratio: BATCH_TARGET_RATIO_TO_INSERT_CEILING,
       });
     }
   } finally {

@@ -41,7 +41,12 @@ const suites: Record<string, () => Promise<void>> = {
       quick ? { sizes: [10_000], commitSeconds: 1 } : { sizes: [100_000, 1_000_000], commitSeconds: 3 },
     ),
   commit: () => runCommitBench({ operations: quick ? 300 : 3000 }),
-  http: () => runHttpBench(quick ? { seconds: 1, batchSeconds: 2 } : { seconds: 8, batchSeconds: 24 }),
+  http: () =>
+    runHttpBench(
+      quick
+        ? { seconds: 1, batchSeconds: 2, ceilingRows: 2_000 }
+        : { seconds: 8, batchSeconds: 24, ceilingRows: 10_000 },
+    ),
   reactors: () => runReactorsBench({ seconds: quick ? 1 : 8 }),
   proxy: () => runProxyBench({ seconds: quick ? 1 : 8 }),
   expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),

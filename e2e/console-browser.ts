@@ -43,11 +43,22 @@ const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // The address bar's suggestion popups are web pages of the browser's own, which it loads into a
+  // renderer of their own at every launch, headless too, though no test ever opens them.
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
 ];
+
+/** Merges the --disable-features lists, Playwright's and CHROMIUM_ARGS', before starting CHROMIUM. */
+const CHROMIUM_LAUNCHER = fileURLToPath(new URL('./chromium-launcher.sh', import.meta.url));
 
 /** Headless Chromium with a fresh profile (Playwright makes a new user-data-dir per launch). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({
+    executablePath: CHROMIUM_LAUNCHER,
+    env: { ...process.env, SVC_CHROMIUM: CHROMIUM },
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
 }
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));

@@ -6,6 +6,7 @@ import { acceptLinkOf, outboxMessages } from '../../core/test-support/smtp-sink.
 import { operatorCredentialPath } from '../../server/operator-credential.ts';
 import { startServer } from '../test-support/running-server.ts';
 import { makeTempHome, runSvc, type CliResult, type TempHome } from '../test-support/harness.ts';
+import { appCreate } from '../test-support/tenant-home.ts';
 
 /**
  * The data commands in both modes, from one table: in-process over the vault, and through a real
@@ -75,20 +76,7 @@ const STEPS: readonly Step[] = [
   { name: 'tenant show', args: () => ['tenant', 'show', ...TENANT, '--json'] },
   {
     name: 'app create',
-    args: () => [
-      'app',
-      'create',
-      ...TENANT,
-      '--name',
-      'Shop',
-      '--type',
-      'private',
-      '--permission',
-      'token:read',
-      '--permission',
-      'token:create',
-      '--json',
-    ],
+    args: () => [...appCreate('Shop', 'private', 'token:read', 'token:create').args, ...TENANT],
     remember: (json, ids) => {
       ids.app = (json as { id: string }).id;
     },

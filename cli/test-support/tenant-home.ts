@@ -1,5 +1,6 @@
 import { cp, mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
+import type { ApplicationType } from '../../core/access/permissions.ts';
 import type { Tenant } from '../../core/services-contract.ts';
 import { expectOk } from './expect.ts';
 import { makeTempHome, runSvc, type TempHome } from './harness.ts';
@@ -95,6 +96,15 @@ export function tenantCreate(name: string, ownerEmail: string, ownerPassword?: s
   return ownerPassword === undefined
     ? { args }
     : { args: [...args, '--owner-password-stdin'], stdin: ownerPassword };
+}
+
+/**
+ * `svc app create --name <name> --type <type> --permission <p>… --json`: an application of the
+ * default tenant (its key in the output, shown once).
+ */
+export function appCreate(name: string, type: ApplicationType, ...permissions: string[]): HomeStep {
+  const granted = permissions.flatMap((permission) => ['--permission', permission]);
+  return { args: ['app', 'create', '--name', name, '--type', type, ...granted, '--json'] };
 }
 
 /** The tenant a `tenantCreate` step printed. */

@@ -6,6 +6,7 @@ import { compileOnce, insertRowsCompiled, runCompiled } from '../storage/compile
 import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { ChainReport } from './audit-store.ts';
+import { LISTED_COLUMNS } from './audit-entry.ts';
 import { GENESIS, linkMessage } from './chain.ts';
 import { SqlAuditStore } from './sql-audit-store.ts';
 import type { AuditOperation } from './entity-types.ts';
@@ -32,32 +33,19 @@ export interface AuditItem {
 }
 
 /**
- * Rows per multi-row insert: 13 bound values each, far below SQLite's limit on bound parameters,
+ * Rows per multi-row insert: one bound value per column of AUDIT_COLUMNS, far below SQLite's limit on bound parameters,
  * and few distinct statement shapes for the connection's prepared-statement cache.
  */
 const INSERT_CHUNK = 64;
 
-const AUDIT_COLUMNS = [
-  'id',
-  'tenant_id',
-  'seq',
-  'actor_id',
-  'actor_type',
-  'entity_type',
-  'entity_id',
-  'operation',
-  'message',
-  'created_at',
-  'entity_ids',
-  'revealed',
-  'prev_hash',
-  'hash',
-] as const satisfies ReadonlyArray<keyof AuditLogsTable>;
+/** Every column of an entry: what a listing shows, then its place in the chain. */
+const AUDIT_COLUMNS = [...LISTED_COLUMNS, 'seq', 'prev_hash', 'hash'] as const satisfies ReadonlyArray<
+  keyof AuditLogsTable
+>;
 /** Placeholder values naming every column in AUDIT_COLUMNS' order (the compiled shape). */
 const AUDIT_TEMPLATE: AuditLogsTable = {
   id: '',
   tenant_id: '',
-  seq: 0,
   actor_id: null,
   actor_type: null,
   entity_type: '',
@@ -67,6 +55,7 @@ const AUDIT_TEMPLATE: AuditLogsTable = {
   created_at: '',
   entity_ids: null,
   revealed: null,
+  seq: 0,
   prev_hash: new Uint8Array(0),
   hash: new Uint8Array(0),
 };

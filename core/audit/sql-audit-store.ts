@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AuditLogsTable, Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
-import { entryOfRow } from './audit-entry.ts';
+import { LISTED_COLUMNS, entryOfRow } from './audit-entry.ts';
 import type { AuditPage, AuditStore, ChainReport, PruneResult } from './audit-store.ts';
 import { ChainChecker } from './chain-check.ts';
 import { whereLogFilter } from './log-filter.ts';
@@ -11,21 +11,6 @@ import { checkpointsOf } from './retention.ts';
 
 /** Rows read per query when a chain is walked: bounded memory and short turns on the vault's lock. */
 export const CHAIN_READ_CHUNK = 1000;
-
-/** The columns a listed entry shows. */
-export const LISTED_COLUMNS = [
-  'id',
-  'tenant_id',
-  'actor_id',
-  'actor_type',
-  'entity_type',
-  'entity_id',
-  'operation',
-  'message',
-  'created_at',
-  'entity_ids',
-  'revealed',
-] as const;
 
 type Reader = Pick<VaultHandle, 'keyedHash' | 'clock' | 'transaction' | 'lockFor'> &
   Partial<Pick<VaultHandle, 'read'>>;

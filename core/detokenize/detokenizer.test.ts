@@ -230,6 +230,16 @@ describe('detokenizer', () => {
       a: 'no expressions',
       b: '{ {not} }',
     });
+    // A value without expressions comes back itself; within one that holds some, so do its parts
+    // that hold none.
+    const none = { a: [1, { b: 'x' }] };
+    await expect(use(op, none)).resolves.toBe(none);
+    const value = { kept: { deep: ['x', 2] }, list: [{ n: 1 }, `{{${plain}}}`], name: `{{${plain}}}` };
+    const out = (await use(op, value)) as typeof value;
+    expect(out).toEqual({ kept: { deep: ['x', 2] }, list: [{ n: 1 }, 'John'], name: 'John' });
+    expect(out.kept).toBe(value.kept);
+    expect(out.list).not.toBe(value.list);
+    expect(out.list[0]).toBe(value.list[0]);
   });
 
   it('a failing filter is a 400 without token data and leaves no audit entry', async () => {

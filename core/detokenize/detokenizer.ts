@@ -54,7 +54,10 @@ export interface DetokenizeOptions {
 }
 
 export interface Detokenizer {
-  /** A copy of `value` (any JSON value) with every expression replaced; `value` itself when it holds none. */
+  /**
+   * A copy of `value` (any JSON value) with every expression replaced, sharing the arrays and
+   * objects that hold none; `value` itself when it holds none.
+   */
   detokenize(principal: Principal, value: unknown, options: DetokenizeOptions): Promise<unknown>;
   /** `text` with every expression replaced by text. */
   detokenizeText(
@@ -69,28 +72,46 @@ const AUDIT = {
   'token:read': { operation: 'read', message: 'Token detokenized' },
 } as const;
 
-type Scanned = Map<string, Piece[]>;
+/**
+ * Where a value holds expressions: the pieces of a string that holds one, or the children of an
+ * array or object that hold one (by index or key); parts holding none are not listed.
+ */
+type Plan = Piece[] | Map<string | number, Plan>;
 
-/** Every string holding an expression, scanned, keyed by its field path; refuses deep nesting. */
-function scanValue(value: unknown, field: string, out: Scanned, depth = 0): void {
+/**
+ * The plan of `value` (undefined when it holds no expression), its token ids added to `ids`;
+ * refuses deep nesting. `field` names the value in errors.
+ */
+function scanValue(value: unknown, field: string, ids: Set<string>, depth = 0): Plan | undefined {
   if (depth > MAX_DETOKENIZE_DEPTH) {
     throw validationError({ [field]: [`is nested deeper than ${MAX_DETOKENIZE_DEPTH} levels`] });
   }
   if (typeof value === 'string') {
-    if (mayHoldExpression(value)) out.set(field, scanText(value, field));
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => scanValue(item, `${field}[${i}]`, out, depth + 1));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) scanValue(item, `${field}.${key}`, out, depth + 1);
+    if (!mayHoldExpression(value)) return undefined;
+    const pieces = scanText(value, field);
+    let holds = false;
+    for (const piece of pieces) {
+      if (piece.kind !== 'expression') continue;
+      holds = true;
+      ids.add(piece.expression.tokenId);
+    }
+    return holds ? pieces : undefined;
   }
-}
-
-function tokenIdsOf(scanned: Scanned): string[] {
-  const ids = new Set<string>();
-  for (const pieces of scanned.values()) {
-    for (const piece of pieces) if (piece.kind === 'expression') ids.add(piece.expression.tokenId);
+  if (value === null || typeof value !== 'object') return undefined;
+  let children: Map<string | number, Plan> | undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child = scanValue(value[i], `${field}[${i}]`, ids, depth + 1);
+      if (child !== undefined) (children ??= new Map()).set(i, child);
+    }
+  } else {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const child = scanValue(record[key], `${field}.${key}`, ids, depth + 1);
+      if (child !== undefined) (children ??= new Map()).set(key, child);
+    }
   }
-  return [...ids];
+  return children;
 }
 
 /**
@@ -131,26 +152,28 @@ function substitute(
     .join('');
 }
 
+/** A copy of `value` with the expressions of `plan` substituted; parts without any are kept as they are. */
 function rebuild(
   value: unknown,
   field: string,
-  scanned: Scanned,
+  plan: Plan,
   data: ReadonlyMap<string, unknown>,
   mode: 'json' | 'text',
 ): unknown {
-  if (typeof value === 'string') {
-    const pieces = scanned.get(field);
-    return pieces === undefined ? value : substitute(pieces, data, field, mode);
+  if (Array.isArray(plan)) return substitute(plan, data, field, mode);
+  if (Array.isArray(value)) {
+    return value.map((item, i) => {
+      const child = plan.get(i);
+      return child === undefined ? item : rebuild(item, `${field}[${i}]`, child, data, mode);
+    });
   }
-  if (Array.isArray(value))
-    return value.map((item, i) => rebuild(item, `${field}[${i}]`, scanned, data, mode));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value))
-      out[key] = rebuild(item, `${field}.${key}`, scanned, data, mode);
-    return out;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) {
+    const child = plan.get(key);
+    out[key] = child === undefined ? record[key] : rebuild(record[key], `${field}.${key}`, child, data, mode);
   }
-  return value;
+  return out;
 }
 
 export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detokenizer {
@@ -220,10 +243,10 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
   const run = async (principal: Principal, value: unknown, options: DetokenizeOptions): Promise<unknown> => {
     const field = options.field ?? 'body';
     const maxTokens = options.maxTokens ?? MAX_DETOKENIZED_TOKENS;
-    const scanned: Scanned = new Map();
-    scanValue(value, field, scanned);
-    if (scanned.size === 0) return value;
-    const ids = tokenIdsOf(scanned);
+    const distinct = new Set<string>();
+    const plan = scanValue(value, field, distinct);
+    if (plan === undefined) return value;
+    const ids = [...distinct];
     if (ids.length > maxTokens) {
       throw validationError(
         { [field]: [`detokenizes ${ids.length} tokens; at most ${maxTokens} are allowed per request`] },
@@ -231,7 +254,7 @@ export function createDetokenizer(vault: VaultHandle, keys: TenantKeys): Detoken
       );
     }
     return resolve(principal, ids, options.permission, (data) =>
-      rebuild(value, field, scanned, data, options.mode ?? 'json'),
+      rebuild(value, field, plan, data, options.mode ?? 'json'),
     );
   };
 

@@ -71,7 +71,7 @@ export function scanText(text: string, field: string): Piece[] {
     const pipe = firstPipe(inner);
     const tokenId = (pipe < 0 ? inner : inner.slice(0, pipe)).trim();
     const filters = pipe < 0 ? '' : inner.slice(pipe + 1).trim();
-    if (tokenId === '' || [...tokenId].some((c) => WHITESPACE.test(c))) {
+    if (tokenId === '' || WHITESPACE.test(tokenId)) {
       throw validationError({ [field]: ['has a detokenization expression without a valid token id'] });
     }
     if (pipe >= 0 && filters === '') {

@@ -6,7 +6,7 @@ import { createSecureContext, rootCertificates, type SecureContext } from 'node:
 import type { Agent, request as undiciRequest } from 'undici';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { refusedAddressClass } from './address-policy.ts';
-import { destinationUrlProblem } from './destination-url.ts';
+import { checkedDestination } from './destination-url.ts';
 import type { OutboundSettings } from './settings.ts';
 
 /** Resolves a host name to every address it has (the default is the system resolver, `dns.lookup`). */
@@ -179,14 +179,13 @@ export function failureReason(error: unknown): string {
 }
 
 function checkedUrl(input: string | URL): URL {
-  const text = typeof input === 'string' ? input : input.href;
-  const problem = destinationUrlProblem(text);
-  if (problem !== null) {
-    throw new VaultError('VALIDATION_FAILED', `The destination URL ${problem}.`, {
-      errors: { url: [problem] },
+  const checked = checkedDestination(input);
+  if (typeof checked === 'string') {
+    throw new VaultError('VALIDATION_FAILED', `The destination URL ${checked}.`, {
+      errors: { url: [checked] },
     });
   }
-  return new URL(text);
+  return checked;
 }
 
 /**
@@ -240,17 +239,19 @@ export function createOutboundClient(
     for (const listener of listeners) listener({ host, reason });
     return outboundError(error, host);
   };
-  let undici: Promise<{ agent: Agent; request: typeof undiciRequest }> | undefined;
+  type Loaded = { agent: Agent; request: typeof undiciRequest };
+  let undici: Promise<Loaded> | undefined;
+  // Once loaded, a request goes straight to it rather than through one more await.
+  let loaded: Loaded | undefined;
   const connect = () =>
-    (undici ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
-      agent: new UndiciAgent(agentOptions),
-      request,
-    })));
+    (undici ??= import('undici').then(
+      ({ Agent: UndiciAgent, request }) => (loaded = { agent: new UndiciAgent(agentOptions), request }),
+    ));
 
   async function stream(req: OutboundRequest): Promise<OutboundStreamResponse> {
     const url = checkedUrl(req.url);
     try {
-      const { agent, request } = await connect();
+      const { agent, request } = loaded ?? (await connect());
       const response = await request(url, {
         dispatcher: agent,
         method: req.method as 'GET',
@@ -308,6 +309,9 @@ export function createOutboundClient(
 
 function copyHeaders(headers: Record<string, string | string[] | undefined>): OutboundHeaders {
   const out: OutboundHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = value;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) out[name] = value;
+  }
   return out;
 }

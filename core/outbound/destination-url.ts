@@ -10,10 +10,20 @@ export const DESTINATION_URL_MAX = 400;
  * where they are not logged with the URL).
  */
 export function destinationUrlProblem(text: string): string | null {
+  const checked = checkedDestination(text);
+  return typeof checked === 'string' ? checked : null;
+}
+
+/**
+ * `input` as a URL when it is a usable destination (`destinationUrlProblem`'s rules), else the
+ * problem. A URL given is checked as it is, not parsed again, and returned itself.
+ */
+export function checkedDestination(input: string | URL): URL | string {
+  const text = typeof input === 'string' ? input : input.href;
   if (text.length > DESTINATION_URL_MAX) return `must be at most ${DESTINATION_URL_MAX} characters`;
   let url: URL;
   try {
-    url = new URL(text);
+    url = typeof input === 'string' ? new URL(input) : input;
   } catch {
     return 'must be an absolute https:// URL';
   }
@@ -22,7 +32,7 @@ export function destinationUrlProblem(text: string): string | null {
   if (host === '') return 'must name a host';
   if (isIP(host) !== 0 || isNumericHost(host)) return 'must name the host by DNS name, not an IP address';
   if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
-  return null;
+  return url;
 }
 
 /**

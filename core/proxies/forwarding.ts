@@ -67,21 +67,25 @@ export function forwardedRequestHeaders(
 /**
  * The destination's response headers minus hop-by-hop ones, which belong to its connection only,
  * and minus any `Set-Cookie` naming the console's session cookie (the answer comes from the
- * vault's origin: it must not plant a session in the browser).
+ * vault's origin: it must not plant a session in the browser). A new object, which the caller may
+ * add to.
  */
 export function relayedResponseHeaders(
-  headers: Record<string, string | string[]>,
+  headers: Readonly<Record<string, string | string[]>>,
 ): Record<string, string | string[]> {
-  const listed = new Set<string>();
   const connection = headers.connection;
-  for (const value of [connection ?? []].flat())
-    for (const token of value.split(',')) listed.add(token.trim().toLowerCase());
+  const listed = new Set<string>();
+  if (connection !== undefined) {
+    for (const value of typeof connection === 'string' ? [connection] : connection)
+      for (const token of value.split(',')) listed.add(token.trim().toLowerCase());
+  }
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name]!;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
     if (lower === 'set-cookie') {
-      const kept = [value].flat().filter((v) => !setsConsoleCookie(v));
+      const kept = (typeof value === 'string' ? [value] : value).filter((v) => !setsConsoleCookie(v));
       if (kept.length > 0) out[name] = kept;
       continue;
     }
@@ -104,6 +108,8 @@ export function destinationFor(base: string, suffix: string, rawQuery: string): 
     url.pathname = `${url.pathname}/`;
   }
   const kept = rawQuery.split('&').filter((part) => part !== '' && decodeQueryName(part) !== PROXY_KEY_QUERY);
+  // Nothing to add, and no `?` to drop: the setter would leave the URL as it is.
+  if (kept.length === 0 && !url.href.includes('?')) return url;
   const existing = url.search.replace(/^\?/, '');
   const query = [existing, ...kept].filter((part) => part !== '').join('&');
   url.search = query === '' ? '' : `?${query}`;

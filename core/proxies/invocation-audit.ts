@@ -24,7 +24,8 @@ export class InvocationAudit {
   /** Queues the entry of an invocation on `r` that answered `status`; never throws. */
   record(r: Route, host: string, method: string, status: number, startedAt: number): void {
     const durationMs = this.vault.clock.now().getTime() - startedAt;
-    const written = this.reads
+    const settle = (): void => void this.inFlight.delete(written);
+    const written: Promise<void> = this.reads
       .recordLater({
         entries: [
           {
@@ -40,8 +41,7 @@ export class InvocationAudit {
         ],
       })
       // A lost entry (a tenant deleted meanwhile, a failed disk) cannot change an answer already sent.
-      .catch(() => undefined)
-      .finally(() => this.inFlight.delete(written));
+      .then(settle, settle);
     this.inFlight.add(written);
   }
 

@@ -50,10 +50,8 @@ async function forward(outbound: OutboundClient, target: URL, method: string, re
     headers,
     body: request.body === null || request.body.length === 0 ? null : request.body,
   });
-  const relayed = {
-    ...relayedResponseHeaders(response.headers),
-    [DESTINATION_STATUS_HEADER]: String(response.status),
-  };
+  const relayed = relayedResponseHeaders(response.headers);
+  relayed[DESTINATION_STATUS_HEADER] = String(response.status);
   return { response, relayed };
 }
 

@@ -55,8 +55,12 @@ export function bodyKindOf(contentType: string | undefined): BodyKind {
 
 /** The value of header `name` (lower case): repeats joined with `, `; undefined when absent. */
 export function header(pairs: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
-  const found = pairs.filter(([n]) => n.toLowerCase() === name);
-  return found.length === 0 ? undefined : found.map(([, v]) => v).join(', ');
+  let joined: string | undefined;
+  for (const [n, v] of pairs) {
+    if (n.length === name.length && n.toLowerCase() === name)
+      joined = joined === undefined ? v : `${joined}, ${v}`;
+  }
+  return joined;
 }
 
 /** The first value of query parameter `name` (lower case, matched without case). */

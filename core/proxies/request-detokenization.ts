@@ -64,11 +64,15 @@ export async function detokenizeRequest(
     field: 'request',
     mode: kind === 'json' ? 'json' : 'text',
   })) as { body: unknown; headers: unknown[] };
-  // The value itself comes back when it holds no expression: forwarded as it came.
+  // The value itself comes back when it holds no expression, and so does each part that holds
+  // none: forwarded as it came.
   if (out === value) return { body, headers };
-  const newHeaders = headers.map(([name], i): [string, string] => [name, asHeaderValue(out.headers[i])]);
+  const newHeaders =
+    out.headers === headerValues
+      ? headers
+      : headers.map(([name], i): [string, string] => [name, asHeaderValue(out.headers[i])]);
   let newBody: Buffer | null = body;
-  if (parsed !== null) {
+  if (parsed !== null && out.body !== parsed) {
     if (kind === 'json') newBody = Buffer.from(JSON.stringify(out.body), 'utf8');
     else if (kind === 'form')
       newBody = Buffer.from(new URLSearchParams(out.body as Array<[string, string]>).toString(), 'utf8');

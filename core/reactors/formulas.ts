@@ -64,10 +64,8 @@ export async function listFormulas(
   page: PageRequest,
 ): Promise<Page<ReactorFormula>> {
   authorize(principal, 'reactor:read');
+  const query = listQuery(filter, page);
   const { vault } = context;
-  const { window, matches, ids } = listQuery(filter, page);
-  const keep = (f: ReactorFormula) =>
-    (ids === undefined || ids.includes(f.id)) && (matches?.(f.name) ?? true);
   const rows = verifiedRows(
     vault,
     'reactor_formulas',
@@ -79,10 +77,7 @@ export async function listFormulas(
       .orderBy('id')
       .execute(),
   );
-  const all = [...OFFICIAL_FORMULAS, ...rows.map((row) => withShownActors(principal, formulaOf(row)))].filter(
-    keep,
-  );
-  return { total: all.length, items: all.slice(window.offset, window.offset + window.limit) };
+  return query.page([...OFFICIAL_FORMULAS, ...rows.map((row) => withShownActors(principal, formulaOf(row)))]);
 }
 
 export async function getFormula(

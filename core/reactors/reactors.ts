@@ -68,20 +68,17 @@ export async function listReactors(
   page: PageRequest,
 ): Promise<Page<Reactor>> {
   authorize(principal, 'reactor:read');
+  const query = listQuery(filter, page);
   const { vault } = context;
-  const { window, matches, ids } = listQuery(filter, page);
-  let query = vault.db.selectFrom('reactors').selectAll().where('tenant_id', '=', principal.tenantId);
-  if (ids !== undefined) query = query.where('id', 'in', ids.length > 0 ? ids : ['']);
-  const rows = verifiedRows(
-    vault,
-    'reactors',
-    await query.orderBy('created_at').orderBy('id').execute(),
-  ).filter((row) => matches?.(row.name) ?? true);
+  let rows = vault.db.selectFrom('reactors').selectAll().where('tenant_id', '=', principal.tenantId);
+  // Only the reactors asked for are read (and verified): another one's damaged row does not fail the list.
+  if (query.ids !== undefined) rows = rows.where('id', 'in', query.ids.length > 0 ? query.ids : ['']);
+  const verified = verifiedRows(vault, 'reactors', await rows.orderBy('created_at').orderBy('id').execute());
+  // Only the page's reactors are completed (their formula and application read, their configuration opened).
+  const listed = query.page(verified);
   const items: Reactor[] = [];
-  for (const row of rows.slice(window.offset, window.offset + window.limit)) {
-    items.push(await reactorOf(context, vault.db, principal, row));
-  }
-  return { total: rows.length, items };
+  for (const row of listed.items) items.push(await reactorOf(context, vault.db, principal, row));
+  return { total: listed.total, items };
 }
 
 export async function getReactor(

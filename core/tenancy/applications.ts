@@ -7,6 +7,7 @@ import { looksLikeApiKey } from '../crypto/api-key.ts';
 import { VaultError } from '../errors/catalogue.ts';
 import type { Page } from '../common-types.ts';
 import type { Application, ApplicationService } from './contract.ts';
+import { sweepExpiredRows } from '../storage/expiry-sweep.ts';
 import type { Database } from '../storage/schema.ts';
 import { FieldErrorCollector, checkPage } from '../validation/fields.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -173,28 +174,16 @@ export function createApplicationService(vault: VaultHandle): ApplicationService
     // Expired keys are refused at authentication already; this removes their rows for good. Rows
     // are deleted by `expires_at` alone, unverified: a forged expiry only deletes a row, which
     // whoever can forge it can do directly, and a refused row must not stop every other expiry.
-    async sweepExpired() {
-      let total = 0;
-      for (;;) {
-        const removed = await vault.transaction(async (trx) => {
-          const rows = await trx
-            .selectFrom('applications')
-            .selectAll()
-            .where('expires_at', 'is not', null)
-            .where('expires_at', '<=', vault.clock.now().toISOString())
-            .orderBy('expires_at')
-            .limit(SWEEP_BATCH)
-            .execute();
-          for (const row of rows) {
-            await detachProxiesFrom(trx, vault, row);
-            await trx.deleteFrom('applications').where('id', '=', row.id).execute();
-            await auditApplication(trx, vault, null, row, 'delete', APPLICATION_MESSAGES.expired);
-          }
-          return rows.length;
-        });
-        total += removed;
-        if (removed < SWEEP_BATCH) return total;
-      }
+    sweepExpired() {
+      return sweepExpiredRows(vault, {
+        table: 'applications',
+        batch: SWEEP_BATCH,
+        async remove(trx, row) {
+          await detachProxiesFrom(trx, vault, row);
+          await trx.deleteFrom('applications').where('id', '=', row.id).execute();
+          await auditApplication(trx, vault, null, row, 'delete', APPLICATION_MESSAGES.expired);
+        },
+      });
     },
   };
 }

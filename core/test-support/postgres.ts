@@ -91,6 +91,17 @@ export async function makeTempSchema(settings: { durableCommits?: boolean } = {}
   return { url: url.toString(), schema, drop: () => admin(`drop schema if exists ${schema} cascade`) };
 }
 
+/**
+ * A new schema as makeTempSchema makes it, reached through a URL with `password` in it (trust
+ * authentication ignores it): for tests that prove a command never prints the password.
+ */
+export async function makeTempSchemaWithPassword(password: string): Promise<TempSchema> {
+  const schema = await makeTempSchema();
+  const url = new URL(schema.url);
+  url.password = password;
+  return { ...schema, url: url.toString() };
+}
+
 /** Runs one statement on a connection of its own (with the tests' session settings). */
 export async function admin(statement: string): Promise<void> {
   await withTestClient(2000, (client) => client.query(statement));

@@ -9,6 +9,7 @@ import { createVault, openVault } from '../vault/index.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import type { Clock } from '../vault/clock.ts';
 import type { KeySource } from '../crypto/root-key.ts';
+import type { AuditSegmentLimits } from '../audit/segments/limits.ts';
 import { unsyncedFs } from './unsynced-fs.ts';
 
 /** A temp folder for one test's vault, removed by `cleanup`. */
@@ -45,6 +46,17 @@ export interface TempVaultOptions {
   readonly durable?: boolean;
   /** The file layer, for tests that inject faults (replaces the choice `durable` makes). */
   readonly fs?: StorageFs;
+  /** Limits of the audit log's segment files (small ones spill a few hundred entries). */
+  readonly auditSegments?: Partial<AuditSegmentLimits>;
+}
+
+/** The options of createVault and openVault that TempVaultOptions set. */
+function vaultOptions(options: TempVaultOptions) {
+  return {
+    fs: options.fs ?? (options.durable === true ? nodeStorageFs : unsyncedFs),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.auditSegments === undefined ? {} : { auditSegments: options.auditSegments }),
+  };
 }
 
 /**
@@ -55,12 +67,7 @@ export async function createTempVault(options: TempVaultOptions = {}): Promise<T
   const tmp = await makeTempDir();
   let vault: VaultHandle;
   try {
-    vault = await createVault({
-      path: tmp.vaultPath,
-      key: tmp.key,
-      fs: options.fs ?? (options.durable === true ? nodeStorageFs : unsyncedFs),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-    });
+    vault = await createVault({ path: tmp.vaultPath, key: tmp.key, ...vaultOptions(options) });
   } catch (error) {
     await tmp.cleanup();
     throw error;
@@ -87,12 +94,7 @@ export async function copyTempVault(closed: TempVault, options: TempVaultOptions
     await cp(from.auditSegments, to.auditSegments, { recursive: true }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     });
-    vault = await openVault({
-      path: copy.vaultPath,
-      key: copy.key,
-      fs: options.fs ?? (options.durable === true ? nodeStorageFs : unsyncedFs),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-    });
+    vault = await openVault({ path: copy.vaultPath, key: copy.key, ...vaultOptions(options) });
   } catch (error) {
     await copy.cleanup();
     throw error;

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { BACKGROUND_THREAD_NICE, lowerThisThreadPriority, thisThreadNice } from './background-priority.ts';
+import {
+  BACKGROUND_THREAD_NICE,
+  lowerThisThreadPriority,
+  startAtBackgroundPriority,
+  thisThreadNice,
+} from './background-priority.ts';
 import { startTypeScriptWorker } from './start-worker.ts';
+import type { Worker } from 'node:worker_threads';
 
 interface Report {
   readonly before: number | null;
@@ -9,10 +15,9 @@ interface Report {
 }
 
 /** What a worker thread saw of its own priority before and after lowering it. */
-function workerReport(): Promise<Report> {
-  const worker = startTypeScriptWorker(
-    import.meta.url,
-    new URL('./test-support/report-priority.ts', import.meta.url),
+function workerReport(start: (run: () => Worker) => Worker = (run) => run()): Promise<Report> {
+  const worker = start(() =>
+    startTypeScriptWorker(import.meta.url, new URL('./test-support/report-priority.ts', import.meta.url)),
   );
   return new Promise((resolve, reject) => {
     worker.once('message', (report: Report) => {
@@ -38,6 +43,20 @@ describe('lowerThisThreadPriority', () => {
       const report = await workerReport();
       expect(report.before).toBe(main);
       expect(report.lowered).toBe(main! < BACKGROUND_THREAD_NICE);
+      expect(report.nice).toBe(Math.max(main!, BACKGROUND_THREAD_NICE));
+      expect(thisThreadNice()).toBe(main);
+    },
+  );
+});
+
+describe('startAtBackgroundPriority', () => {
+  it.runIf(process.platform === 'linux')(
+    'lowers the thread it starts before its entry runs, and leaves the main thread as it was',
+    async () => {
+      const main = thisThreadNice();
+      expect(main).not.toBeNull();
+      const report = await workerReport(startAtBackgroundPriority);
+      expect(report.before).toBe(Math.max(main!, BACKGROUND_THREAD_NICE));
       expect(report.nice).toBe(Math.max(main!, BACKGROUND_THREAD_NICE));
       expect(thisThreadNice()).toBe(main);
     },

@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 /**
@@ -33,6 +33,39 @@ export function lowerThisThreadPriority(): boolean {
   } catch {
     return false; // a priority already lower, or a platform that refuses: the build runs as it is
   }
+}
+
+/** The ids of this process's threads on Linux (`/proc/self/task`), or null. */
+function linuxThreadIds(): Set<string> | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    return new Set(readdirSync('/proc/self/task'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `start`, which creates one thread (a worker thread), and lowers that thread's priority to
+ * `BACKGROUND_THREAD_NICE` as it is created, so that its start (the runtime's boot, loading its
+ * entry) already yields to the thread that answers requests. The new thread is the one that
+ * appeared in this process while `start` ran (a worker thread is created before its constructor
+ * returns). When that is not exactly one thread, or not on Linux, nothing is changed here and the
+ * thread lowers its own priority once its entry runs (`lowerThisThreadPriority`).
+ */
+export function startAtBackgroundPriority<T>(start: () => T): T {
+  const before = linuxThreadIds();
+  const started = start();
+  const after = linuxThreadIds();
+  if (before === null || after === null) return started;
+  const created = [...after].filter((tid) => !before.has(tid));
+  if (created.length !== 1) return started;
+  try {
+    setPriority(Number(created[0]), BACKGROUND_THREAD_NICE);
+  } catch {
+    // a priority already lower, or a platform that refuses: the thread lowers its own when it runs
+  }
+  return started;
 }
 
 /** The calling thread's nice value from `/proc/thread-self/stat` (Linux), or null. */

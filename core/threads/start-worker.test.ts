@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox/index.ts';
+import { compiledEntryOptions } from './start-worker.ts';
 
 /**
  * The test run starts worker threads from entries compiled in advance (SVC_TEST_COMPILED_WORKERS);
@@ -29,4 +30,12 @@ describe('startWorker from TypeScript sources', () => {
       await sandbox.close();
     }
   }, 60_000);
+});
+
+describe('compiledEntryOptions', () => {
+  it("starts a compiled entry without the parent's Node options, keeping the caller's own", () => {
+    const resourceLimits = { maxOldGenerationSizeMb: 64 };
+    expect(compiledEntryOptions({ resourceLimits })).toEqual({ execArgv: [], resourceLimits });
+    expect(compiledEntryOptions({ execArgv: ['--no-warnings'] })).toEqual({ execArgv: ['--no-warnings'] });
+  });
 });

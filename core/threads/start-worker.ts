@@ -35,8 +35,18 @@ export function startWorker(callerUrl: string, name: WorkerEntry, options: Worke
   const target = new URL(`./${name}${extension}`, callerUrl);
   if (extension !== '.ts') return new Worker(target, options);
   const compiled = process.env.SVC_TEST_COMPILED_WORKERS;
-  if (compiled !== undefined && compiled !== '') return new Worker(join(compiled, `${name}.mjs`), options);
+  if (compiled !== undefined && compiled !== '')
+    return new Worker(join(compiled, `${name}.mjs`), compiledEntryOptions(options));
   return startTypeScriptWorker(callerUrl, target, options);
+}
+
+/**
+ * A compiled entry is plain JavaScript, started as from a user's build: without the Node options
+ * of a parent run through the TypeScript loader (`--import tsx`), which a worker thread inherits
+ * by default and would boot in every new thread at normal priority, before the entry runs.
+ */
+export function compiledEntryOptions(options: WorkerOptions): WorkerOptions {
+  return { execArgv: [], ...options };
 }
 
 /**

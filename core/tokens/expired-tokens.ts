@@ -4,6 +4,7 @@
  * vault did it.
  */
 import type { Kysely } from 'kysely';
+import { sweepExpiredRows } from '../storage/expiry-sweep.ts';
 import type { Database } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
 import { TOKEN_MESSAGES, auditToken } from './token-audit.ts';
@@ -20,25 +21,10 @@ export async function expireToken(vault: VaultHandle, trx: Kysely<Database>, row
 }
 
 /** Removes every expired token, SWEEP_BATCH per transaction; resolves with how many. */
-export async function sweepExpired(vault: VaultHandle): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const removed = await vault.transaction(async (trx) => {
-      // Servers sharing a database sweep one at a time: the next one finds nothing left to
-      // expire, instead of deleting the same rows and auditing each expiry twice.
-      await vault.lockFor('expiry-sweep');
-      const rows = await trx
-        .selectFrom('tokens')
-        .selectAll()
-        .where('expires_at', 'is not', null)
-        .where('expires_at', '<=', vault.clock.now().toISOString())
-        .orderBy('expires_at')
-        .limit(SWEEP_BATCH)
-        .execute();
-      for (const row of rows) await expireToken(vault, trx, row);
-      return rows.length;
-    });
-    total += removed;
-    if (removed < SWEEP_BATCH) return total;
-  }
+export function sweepExpired(vault: VaultHandle): Promise<number> {
+  return sweepExpiredRows(vault, {
+    table: 'tokens',
+    batch: SWEEP_BATCH,
+    remove: (trx, row) => expireToken(vault, trx, row),
+  });
 }

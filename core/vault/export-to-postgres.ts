@@ -7,17 +7,7 @@ import { PostgresVault } from '../backends/postgres/postgres-vault.ts';
 import type { VaultHandle } from './types.ts';
 import type { Clock } from './clock.ts';
 import type { KeySource } from '../crypto/root-key.ts';
-import { totalRows } from './row-counts.ts';
-import {
-  COPIED_TABLES,
-  COPY_BATCH,
-  auditBatches,
-  countCopiedRows,
-  readPage,
-  writePage,
-  verifyCopy,
-  type CopyReport,
-} from './vault-copy.ts';
+import { copyRows, countCopiedRows, verifyCopy, writePage, type CopyReport } from './vault-copy.ts';
 
 export interface ExportToPostgresOptions {
   /** The embedded vault, open (this process holds its lock, so nothing changes while copying). */
@@ -61,9 +51,6 @@ export async function exportToPostgres(options: ExportToPostgresOptions): Promis
   }
 
   const expected = await countCopiedRows(source.db, source.audit);
-  const total = totalRows(expected);
-  let copied = 0;
-
   const target = await PostgresVault.adopt(
     {
       url: options.url,
@@ -72,25 +59,13 @@ export async function exportToPostgres(options: ExportToPostgresOptions): Promis
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     },
     async (trx) => {
-      copied = 0;
-      for (const table of COPIED_TABLES) {
-        if (table.name === 'audit_logs') {
-          // Entries live in the table and in segment files: read through the vault's audit store.
-          for await (const rows of auditBatches(source.audit)) {
-            await trx.insertInto('audit_logs').values(rows).execute();
-            copied += rows.length;
-            options.onProgress?.(copied, total);
-          }
-          continue;
-        }
-        for (let offset = 0; offset < (expected[table.name] ?? 0); offset += COPY_BATCH) {
-          const rows = await readPage(source.db, table.name, table.embedded, offset);
-          if (rows.length === 0) break;
-          await writePage(trx, table.name, rows);
-          copied += rows.length;
-          options.onProgress?.(copied, total);
-        }
-      }
+      // Entries live in the table and in segment files: they are read through the vault's audit store.
+      await copyRows(
+        { db: source.db, order: 'embedded', audit: source.audit },
+        expected,
+        (table, rows) => writePage(trx, table, rows),
+        options.onProgress,
+      );
       // Token row ids were copied as they are; new tokens continue after the highest.
       await sql`select setval(pg_get_serial_sequence('tokens', 'row_id'), coalesce(max(row_id), 0) + 1, false) from tokens`.execute(
         trx,

@@ -10,16 +10,8 @@ import { openPostgresVault } from '../backends/postgres/postgres-vault.ts';
 import { vaultExists } from './status.ts';
 import type { Clock } from './clock.ts';
 import type { KeySource } from '../crypto/root-key.ts';
-import { totalRows, type RowCounts } from './row-counts.ts';
-import {
-  COPIED_TABLES,
-  COPY_BATCH,
-  countCopiedRows,
-  readPage,
-  writePage,
-  verifyCopy,
-  type CopyReport,
-} from './vault-copy.ts';
+import type { RowCounts } from './row-counts.ts';
+import { copyRows, countCopiedRows, verifyCopy, writePage, type CopyReport } from './vault-copy.ts';
 
 export interface ImportFromPostgresOptions {
   /** The database holding the vault (servers may keep running on it: the copy reads one snapshot). */
@@ -70,20 +62,17 @@ export async function importFromPostgres(options: ImportFromPostgresOptions): Pr
         // One snapshot of the whole database for every read below; nothing is written there.
         await sql`set transaction isolation level repeatable read, read only`.execute(source.db);
         const counts = await countCopiedRows(source.db);
-        const total = totalRows(counts);
-        let copied = 0;
-        for (const table of COPIED_TABLES) {
-          for (let offset = 0; offset < (counts[table.name] ?? 0); offset += COPY_BATCH) {
-            const rows = await readPage(source.db, table.name, table.postgres, offset);
-            if (rows.length === 0) break;
+        await copyRows(
+          { db: source.db, order: 'postgres' },
+          counts,
+          async (table, rows) => {
             // Same columns and values on both schemas, less PostgreSQL's stand-in for SQLite's
             // rowid: the file numbers rows itself, in the order they are inserted (this one).
             for (const row of rows) delete row.rowid;
-            await target.transaction((trx) => writePage(trx, table.name, rows));
-            copied += rows.length;
-            options.onProgress?.(copied, total);
-          }
-        }
+            await target.transaction((trx) => writePage(trx, table, rows));
+          },
+          options.onProgress,
+        );
         return counts;
       });
       report = await verifyCopy(target, expected, 'no vault file was written.');

@@ -5,8 +5,8 @@ import type { ChainReport } from '../audit/audit-log.ts';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { verifyStoredRows } from '../integrity/stored-row-macs.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
-import type { AuditLogsTable, Database } from '../storage/schema.ts';
-import type { RowCounts } from './row-counts.ts';
+import type { Database } from '../storage/schema.ts';
+import { totalRows, type RowCounts } from './row-counts.ts';
 import type { VaultHandle } from './types.ts';
 
 /**
@@ -58,7 +58,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
 ];
 
 /** Rows per read and per multi-row insert: far below PostgreSQL's 65,535 parameters. */
-export const COPY_BATCH = 500;
+const COPY_BATCH = 500;
 
 /** Rows per table and their sum, as `onProgress` and the reports count them. */
 
@@ -94,12 +94,15 @@ export async function countCopiedRows(
   return counts;
 }
 
-/** Every audit entry `audit` holds, tenant by tenant in chain order, in batches of COPY_BATCH. */
-export async function* auditBatches(audit: AuditStore): AsyncIterable<AuditLogsTable[]> {
-  let batch: AuditLogsTable[] = [];
+/**
+ * Every audit entry `audit` holds, tenant by tenant in chain order, in batches of COPY_BATCH, as
+ * untyped rows like readPage's.
+ */
+async function* auditBatches(audit: AuditStore): AsyncIterable<Record<string, unknown>[]> {
+  let batch: Record<string, unknown>[] = [];
   for (const tenant of await audit.tenants()) {
     for await (const row of audit.entries(tenant)) {
-      batch.push(row);
+      batch.push({ ...row });
       if (batch.length === COPY_BATCH) {
         yield batch;
         batch = [];
@@ -110,7 +113,7 @@ export async function* auditBatches(audit: AuditStore): AsyncIterable<AuditLogsT
 }
 
 /** One page of `table`, in the order given, as the source's query builder returns it. */
-export function readPage(
+function readPage(
   db: Kysely<Database>,
   table: keyof Database,
   order: readonly string[],
@@ -119,6 +122,46 @@ export function readPage(
   let query = db.selectFrom(table).selectAll();
   for (const column of order) query = query.orderBy(sql.ref(column));
   return query.limit(COPY_BATCH).offset(offset).execute() as Promise<Record<string, unknown>[]>;
+}
+
+/** Where copyRows reads a vault's rows. */
+export interface CopySource {
+  readonly db: Kysely<Database>;
+  /** Which backend's read order (CopiedTable) the rows are read in. */
+  readonly order: 'embedded' | 'postgres';
+  /** Where the audit entries are read, when not from the table (the embedded vault's segments). */
+  readonly audit?: AuditStore;
+}
+
+/**
+ * Copies the rows of every copied table, `counts[table]` of each, page by page through `write`,
+ * parents before children; `onProgress` is called after each page with the rows copied so far and
+ * their total.
+ */
+export async function copyRows(
+  source: CopySource,
+  counts: RowCounts,
+  write: (table: keyof Database, rows: Record<string, unknown>[]) => Promise<void>,
+  onProgress?: (copied: number, total: number) => void,
+): Promise<void> {
+  const total = totalRows(counts);
+  let copied = 0;
+  const copy = async (table: keyof Database, rows: Record<string, unknown>[]) => {
+    await write(table, rows);
+    copied += rows.length;
+    onProgress?.(copied, total);
+  };
+  for (const table of COPIED_TABLES) {
+    if (table.name === 'audit_logs' && source.audit !== undefined) {
+      for await (const rows of auditBatches(source.audit)) await copy('audit_logs', rows);
+      continue;
+    }
+    for (let offset = 0; offset < (counts[table.name] ?? 0); offset += COPY_BATCH) {
+      const rows = await readPage(source.db, table.name, table[source.order], offset);
+      if (rows.length === 0) break;
+      await copy(table.name, rows);
+    }
+  }
 }
 
 /**

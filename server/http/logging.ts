@@ -1,5 +1,6 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type LevelWithSilent, type Logger, type LoggerOptions } from 'pino';
+import { redactingObjectsOnly } from './log-redaction.ts';
 
 /** Where and how loudly the server logs, when the caller does not hand in its own pino logger. */
 export interface ServerLoggerOptions {
@@ -55,9 +56,11 @@ const safety: Pick<LoggerOptions, 'redact' | 'serializers'> = {
  * caller can opt the server out of them by accident.
  */
 export function createServerLogger(option: ServerLogger = {}): Logger {
-  if (isLogger(option)) return option.child({}, safety);
+  if (isLogger(option)) return redactingObjectsOnly(option.child({}, safety));
   const options: LoggerOptions = { level: option.level ?? 'info', ...safety };
-  return option.destination === undefined ? pino(options) : pino(options, option.destination);
+  return redactingObjectsOnly(
+    option.destination === undefined ? pino(options) : pino(options, option.destination),
+  );
 }
 
 function isLogger(option: ServerLogger): option is Logger {

@@ -182,6 +182,24 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
     expect(seen.body.equals(binary)).toBe(true);
   });
 
+  it('sends a body holding no expression as received when only a header value holds one', async () => {
+    const payload = '{ "amount" : 1000,\n  "note": "{ {not one} }" }';
+    await server.app.inject({
+      method: 'POST',
+      url: '/proxy',
+      headers: {
+        'svc-api-key': useKey,
+        'svc-proxy-url': base,
+        'content-type': 'application/json',
+        authorization: `Bearer {{ ${nameId} }}`,
+      },
+      payload,
+    });
+    const seen = lastReceived();
+    expect(seen.headers.authorization).toBe('Bearer Jane');
+    expect(seen.body.toString('utf8')).toBe(payload);
+  });
+
   it('forwards GET and DELETE and passes destination errors through untouched', async () => {
     destination.handle((req, res) => {
       res.statusCode = 418;

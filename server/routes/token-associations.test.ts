@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TenantFixture } from '../test-support/identity.ts';
-import { createServerWithTenant } from '../test-support/tenant-server.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import {
+  createTokenServer,
   pageOf,
   privateKey,
   rule,
   TokenClient,
-  tokenClientIn,
   tokenOf,
   tokenUrl,
 } from '../test-support/tokens.ts';
@@ -22,8 +21,7 @@ const link = (from: string, to: string) => `${tokenUrl(from)}/children/${encodeU
 const children = (id: string, query = '') => `${tokenUrl(id)}/children${query === '' ? '' : `?${query}`}`;
 
 beforeEach(async () => {
-  ({ server, a } = await createServerWithTenant());
-  client = await tokenClientIn(server, a.tenant.id);
+  ({ server, a, client } = await createTokenServer());
   parent = tokenOf(await client.create({ id: 'parent token', data: 'p' }), 201).id;
   child = tokenOf(
     await client.create({ id: 'child 1 ä', type: 'card_number', data: '4242424242424242' }),

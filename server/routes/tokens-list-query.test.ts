@@ -1,18 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listQueryFrom } from './tokens-list-query.ts';
 import type { TenantFixture } from '../test-support/identity.ts';
-import { createServerWithTenant } from '../test-support/tenant-server.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import type { TokenClient } from '../test-support/tokens.ts';
-import { pageOf, tokenClientIn, tokenOf } from '../test-support/tokens.ts';
+import { createTokenServer, pageOf, tokenOf } from '../test-support/tokens.ts';
 
 let server: TestServer;
 let a: TenantFixture;
 let client: TokenClient;
 
 beforeEach(async () => {
-  ({ server, a } = await createServerWithTenant());
-  client = await tokenClientIn(server, a.tenant.id);
+  ({ server, a, client } = await createTokenServer());
   for (const [id, metadata] of [
     ['red-xl', { color: 'Red', size: 'XL' }],
     ['red-s', { color: 'red', size: 'S' }],

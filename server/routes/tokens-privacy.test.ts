@@ -1,14 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TenantFixture } from '../test-support/identity.ts';
-import { createServerWithTenant } from '../test-support/tenant-server.ts';
 import type { TestServer } from '../test-support/test-server.ts';
 import {
+  createTokenServer,
   pageOf,
   privateKey,
   rule,
   TOKEN_PERMISSIONS,
   TokenClient,
-  tokenClientIn,
   tokenOf,
 } from '../test-support/tokens.ts';
 
@@ -21,8 +20,7 @@ let a: TenantFixture;
 let client: TokenClient;
 
 beforeEach(async () => {
-  ({ server, a } = await createServerWithTenant());
-  client = await tokenClientIn(server, a.tenant.id);
+  ({ server, a, client } = await createTokenServer());
 });
 
 afterEach(async () => {

@@ -4,6 +4,7 @@ import type { ApplicationWithKey, Services } from '../../core/services-contract.
 import type { VaultServer } from '../types.ts';
 import { ALL_TOKEN_PERMISSIONS } from '../../core/test-support/token-kit.ts';
 import { operator } from './identity.ts';
+import { createServerWithTenant, type ServerWithTenant } from './tenant-server.ts';
 import type { TestServer } from './test-server.ts';
 
 /** Every token permission, for keys that may do anything with tokens. */
@@ -75,6 +76,22 @@ export async function tokenClientIn(
 ): Promise<TokenClient> {
   const app = await privateKey(server.services, tenantId, grants, name);
   return new TokenClient(server.app, app.key);
+}
+
+/** A test server with "Tenant A" and a token client in it over every token permission. */
+export interface TokenServer extends ServerWithTenant {
+  readonly client: TokenClient;
+}
+
+/** createServerWithTenant, then tokenClientIn "Tenant A"; the server is disposed if arranging fails. */
+export async function createTokenServer(): Promise<TokenServer> {
+  const { server, a } = await createServerWithTenant();
+  try {
+    return { server, a, client: await tokenClientIn(server, a.tenant.id) };
+  } catch (error) {
+    await server.dispose();
+    throw error;
+  }
 }
 
 /** `/tokens/<id>` with the id URL-encoded. */

@@ -11,7 +11,7 @@ import {
   listData,
 } from '../../test-support/expect.ts';
 import { runSvc, type TempHome } from '../../test-support/harness.ts';
-import { INIT, makeInitHome, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
+import { appCreate, INIT, makeInitHome, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
 
 /** `svc app …` through the services, against a real vault with one tenant (and later a second). */
 
@@ -230,17 +230,7 @@ describe('svc app create', () => {
 describe('svc app list, show, update, regenerate, delete', () => {
   let app: ApplicationWithKey;
   beforeEach(async () => {
-    const result = await svc(
-      'app',
-      'create',
-      '--name',
-      'Backend',
-      '--type',
-      'private',
-      '--permission',
-      'token:read',
-      '--json',
-    );
+    const result = await svc(...appCreate('Backend', 'private', 'token:read').args);
     expectOk(result);
     app = JSON.parse(result.stdout) as ApplicationWithKey;
   });
@@ -375,19 +365,7 @@ describe('svc app list, show, update, regenerate, delete', () => {
     });
 
     const other = JSON.parse(
-      (
-        await svc(
-          'app',
-          'create',
-          '--name',
-          'Other',
-          '--type',
-          'public',
-          '--permission',
-          'token:create',
-          '--json',
-        )
-      ).stdout,
+      (await svc(...appCreate('Other', 'public', 'token:create').args)).stdout,
     ) as Application;
     const scripted = await svc('app', 'delete', other.id, '--yes', '--json');
     expectOk(scripted);

@@ -6,36 +6,18 @@ import {
 } from '../../../core/access/permissions.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { requireUnlessTTY, valueOrPrompt } from '../../prompts/ask.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import {
-  addVaultOptions,
-  vaultOptionsFrom,
-  type RawOptions,
-  type VaultCommandOptions,
-} from '../../options/config-flags.ts';
-import { addTenantOption } from '../../options/tenant.ts';
 import { choiceOption } from '../../options/values.ts';
 import { writeJson, writeLine } from '../../output/write.ts';
 import { withServices } from '../../services/with-services.ts';
 import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
-import {
-  addGrantOptions,
-  grantOptionsFrom,
-  loadRules,
-  permissionsHelp,
-  permissionsToGrant,
-  type GrantOptions,
-  type RawGrantOptions,
-} from './grants.ts';
+import { appFieldsAction, type AppFieldsOptions } from './fields.ts';
+import { loadRules, permissionsToGrant } from './grants.ts';
 
-export interface AppCreateOptions extends VaultCommandOptions, GrantOptions {
-  readonly tenant: string | undefined;
-  readonly name: string | undefined;
+export interface AppCreateOptions extends AppFieldsOptions {
   readonly type: ApplicationType | undefined;
 }
-
-type RawAppCreate = RawOptions & RawGrantOptions & { tenant?: string; name?: string; type?: ApplicationType };
 
 export function newAppCreateCommand(
   deps: CliDeps,
@@ -51,20 +33,9 @@ export function newAppCreateCommand(
         ADMINISTERED_APPLICATION_TYPES,
       ),
     );
-  addGrantOptions(command);
-  addTenantOption(command, deps);
-  addVaultOptions(command, deps);
-  command.addHelpText('after', permissionsHelp());
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawAppCreate>();
-    await run({
-      ...vaultOptionsFrom(raw),
-      ...grantOptionsFrom(deps, raw),
-      tenant: raw.tenant,
-      name: raw.name,
-      type: raw.type,
-    });
-  });
+  return appFieldsAction<{ type?: ApplicationType }>(command, deps, '', (options, raw) =>
+    run({ ...options, type: raw.type }),
+  );
 }
 
 const TYPE_DESCRIPTIONS: Readonly<Record<ApplicationType, string>> = {

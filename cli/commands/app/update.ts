@@ -1,28 +1,19 @@
 import { Command } from 'commander';
 import { VaultError } from '../../../core/errors/catalogue.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
-import { addVaultOptions } from '../../options/config-flags.ts';
-import { addTenantOption } from '../../options/tenant.ts';
 import { writeRecord } from '../../output/table.ts';
 import { writeJson } from '../../output/write.ts';
 import { withServices } from '../../services/with-services.ts';
 import { findApplication } from '../../tenancy/tenant-scope.ts';
+import { appFieldsAction, type AppFieldsOptions } from './fields.ts';
 import { applicationEntries } from './format.ts';
-import {
-  addGrantOptions,
-  grantOptionsFrom,
-  loadRules,
-  permissionsHelp,
-  permissionsToGrant,
-  type GrantOptions,
-  type RawGrantOptions,
-} from './grants.ts';
-import { APPLICATION_ID_HELP, appIdOptionsFrom, type AppIdOptions } from './show.ts';
+import { loadRules, permissionsToGrant } from './grants.ts';
+import { APPLICATION_ID_HELP } from './show.ts';
 
-export interface AppUpdateOptions extends AppIdOptions, GrantOptions {
-  readonly name: string | undefined;
+export interface AppUpdateOptions extends AppFieldsOptions {
+  readonly applicationId: string;
 }
 
 export function newAppUpdateCommand(
@@ -35,17 +26,12 @@ export function newAppUpdateCommand(
     )
     .argument('<application-id>', APPLICATION_ID_HELP)
     .option('--name <name>', 'new name');
-  addGrantOptions(command);
-  addTenantOption(command, deps);
-  addVaultOptions(command, deps);
-  command.addHelpText(
-    'after',
-    `\n--permission replaces all permissions; --rule / --rules-file replace all rules (an empty array removes them).${permissionsHelp()}`,
+  return appFieldsAction(
+    command,
+    deps,
+    '\n--permission replaces all permissions; --rule / --rules-file replace all rules (an empty array removes them).',
+    (options, _raw, args) => run({ ...options, applicationId: String(args[0]) }),
   );
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawGrantOptions & { name?: string }>();
-    await run({ ...appIdOptionsFrom(args), ...grantOptionsFrom(deps, raw), name: raw.name });
-  });
 }
 
 export async function runAppUpdate(deps: CliDeps, options: AppUpdateOptions): Promise<void> {

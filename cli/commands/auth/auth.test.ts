@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionFilePath } from '../../connection/session-file.ts';
 import { expectOk, expectOneLineError, listData } from '../../test-support/expect.ts';
 import { makeTempHome, runSvc, type CliResult, type TempHome } from '../../test-support/harness.ts';
+import { appCreate } from '../../test-support/tenant-home.ts';
 import { startServer, type RunningServer } from '../../test-support/running-server.ts';
 
 /**
@@ -92,18 +93,7 @@ describe('svc auth', () => {
 
     // --server without an API key: the session, in the member's only tenant, with its role's rights.
     const remote = ['--server', server.url];
-    const created = await svc([
-      'app',
-      'create',
-      ...remote,
-      '--name',
-      'Shop',
-      '--type',
-      'private',
-      '--permission',
-      'token:read',
-      '--json',
-    ]);
+    const created = await svc([...appCreate('Shop', 'private', 'token:read').args, ...remote]);
     expectOk(created);
     const listed = await svc(['app', 'list', ...remote, '--json']);
     expectOk(listed);

@@ -4,7 +4,13 @@ import { run } from '../../main.ts';
 import { actorOf, entityIdOf, operationOf } from './logs.ts';
 import { expectOk, expectOneLineError, withHomeVault, listData } from '../../test-support/expect.ts';
 import { fastServices, makeTestIo, runSvc, type TempHome } from '../../test-support/harness.ts';
-import { createdTenant, INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home.ts';
+import {
+  appCreate,
+  createdTenant,
+  INIT,
+  preparedHome,
+  tenantCreate,
+} from '../../test-support/tenant-home.ts';
 import { operatorIn } from '../../tenancy/tenant-scope.ts';
 import { appendAudit } from '../../../core/audit/audit-log.ts';
 import { alterAuditEntry } from '../../../core/test-support/audit-tamper.ts';
@@ -21,19 +27,7 @@ beforeEach(async () => {
   const prepared = await preparedHome([
     INIT,
     tenantCreate('Acme', 'owner@example.com'),
-    {
-      args: [
-        'app',
-        'create',
-        '--name',
-        'Backend',
-        '--type',
-        'private',
-        '--permission',
-        'token:read',
-        '--json',
-      ],
-    },
+    appCreate('Backend', 'private', 'token:read'),
   ]);
   home = prepared.home;
   tenant = createdTenant(prepared.outputs[1] ?? '');
@@ -117,19 +111,7 @@ describe('svc logs', () => {
 
     // An application that acts is named by its name, and found by its id.
     const reader = JSON.parse(
-      (
-        await svc(
-          'app',
-          'create',
-          '--name',
-          'Reader',
-          '--type',
-          'management',
-          '--permission',
-          'application:read',
-          '--json',
-        )
-      ).stdout,
+      (await svc(...appCreate('Reader', 'management', 'application:read').args)).stdout,
     ) as ApplicationWithKey;
     await withHomeVault(home, async (_vault, services) => {
       const principal = await services.auth.authenticateApiKey(reader.key);

@@ -4,8 +4,19 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Proxy, ProxyInput } from '../../../core/proxies/index.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
 import type { Principal } from '../../../core/access/principal.ts';
+import {
+  addVaultOptions,
+  vaultOptionsFrom,
+  type RawOptions,
+  type VaultCommandOptions,
+} from '../../options/config-flags.ts';
 import { completesWith } from '../../options/completion-values.ts';
+import { addTenantOption } from '../../options/tenant.ts';
 import { collectList } from '../../options/values.ts';
+import { writeRecord } from '../../output/table.ts';
+import { writeJson } from '../../output/write.ts';
+import { commandOf } from '../../program/command-kit.ts';
+import type { CliDeps } from '../../runtime/deps.ts';
 import type { CliServices } from '../../services/contract.ts';
 import { findInTenants } from '../../tenancy/tenant-scope.ts';
 
@@ -23,7 +34,12 @@ export interface ProxyFieldOptions {
   readonly requireAuth: boolean | undefined;
 }
 
-export interface RawProxyFields {
+/** The options of proxy create and update: the proxy's fields, --tenant and the vault's. */
+export interface ProxyFieldsOptions extends VaultCommandOptions, ProxyFieldOptions {
+  readonly tenant: string | undefined;
+}
+
+interface RawProxyFields {
   name?: string;
   destinationUrl?: string;
   requestTransformFile?: string;
@@ -33,7 +49,7 @@ export interface RawProxyFields {
   requireAuth?: string;
 }
 
-export function addProxyFieldOptions(command: Command): Command {
+function addProxyFieldOptions(command: Command): Command {
   return command
     .option('--name <name>', 'proxy name')
     .option('--destination-url <url>', 'https:// URL with a DNS host name requests are forwarded to')
@@ -56,7 +72,7 @@ export function addProxyFieldOptions(command: Command): Command {
     .option('--require-auth <true|false>', 'whether SVC-API-KEY is required to invoke (default true)');
 }
 
-export function proxyFieldsFrom(raw: RawProxyFields): ProxyFieldOptions {
+function proxyFieldsFrom(raw: RawProxyFields): ProxyFieldOptions {
   let requireAuth: boolean | undefined;
   if (raw.requireAuth !== undefined) {
     const text = raw.requireAuth.trim().toLowerCase();
@@ -73,6 +89,24 @@ export function proxyFieldsFrom(raw: RawProxyFields): ProxyFieldOptions {
     configuration: raw.set,
     requireAuth,
   };
+}
+
+/**
+ * Proxy create and update: adds the field options, --tenant and the vault's to `command`, and an
+ * action that hands `act` the parsed options and the positional arguments.
+ */
+export function proxyFieldsAction(
+  command: Command,
+  deps: CliDeps,
+  act: (options: ProxyFieldsOptions, args: readonly unknown[]) => Promise<void>,
+): Command {
+  addProxyFieldOptions(command);
+  addTenantOption(command, deps);
+  addVaultOptions(command, deps);
+  return command.action(async (...args: unknown[]) => {
+    const raw = commandOf(args).opts<RawOptions & RawProxyFields & { tenant?: string }>();
+    await act({ ...vaultOptionsFrom(raw), ...proxyFieldsFrom(raw), tenant: raw.tenant }, args);
+  });
 }
 
 function parseConfiguration(entries: readonly string[]): Record<string, string> {
@@ -146,8 +180,14 @@ export async function findProxy(
   );
 }
 
+/** A proxy: JSON under --json, else a record. */
+export function printProxy(deps: CliDeps, options: VaultCommandOptions, proxy: Proxy): void {
+  if (options.json) writeJson(deps.stdout, proxy);
+  else writeRecord(deps, proxyEntries(proxy));
+}
+
 /** One proxy as key/value lines; transform code is summarised, never printed in full. */
-export function proxyEntries(proxy: Proxy): Array<[string, string]> {
+function proxyEntries(proxy: Proxy): Array<[string, string]> {
   const code = (t: { code: string } | null) => (t === null ? '(none)' : `${t.code.split('\n').length} lines`);
   return [
     ['id', proxy.id],

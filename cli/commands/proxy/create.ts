@@ -1,44 +1,23 @@
 import { Command } from 'commander';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { requireUnlessTTY, valueOrPrompt } from '../../prompts/ask.ts';
-import { commandOf, type Runner } from '../../program/command-kit.ts';
+import type { Runner } from '../../program/command-kit.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import {
-  addVaultOptions,
-  vaultOptionsFrom,
-  type RawOptions,
-  type VaultCommandOptions,
-} from '../../options/config-flags.ts';
-import { addTenantOption } from '../../options/tenant.ts';
-import { writeRecord } from '../../output/table.ts';
-import { writeJson } from '../../output/write.ts';
 import { withServices } from '../../services/with-services.ts';
 import { operatorIn, resolveTenant } from '../../tenancy/tenant-scope.ts';
-import {
-  addProxyFieldOptions,
-  proxyEntries,
-  proxyFieldsFrom,
-  proxyInputFrom,
-  type ProxyFieldOptions,
-  type RawProxyFields,
-} from './common.ts';
+import { printProxy, proxyFieldsAction, proxyInputFrom, type ProxyFieldsOptions } from './common.ts';
 
-export interface ProxyCreateOptions extends VaultCommandOptions, ProxyFieldOptions {
-  readonly tenant: string | undefined;
-}
+export type ProxyCreateOptions = ProxyFieldsOptions;
 
 export function newProxyCreateCommand(
   deps: CliDeps,
   run: Runner<ProxyCreateOptions> = (o) => runProxyCreate(deps, o),
 ): Command {
-  const command = new Command('create').description('Create a proxy; the vault generates its key');
-  addProxyFieldOptions(command);
-  addTenantOption(command, deps);
-  addVaultOptions(command, deps);
-  return command.action(async (...args: unknown[]) => {
-    const raw = commandOf(args).opts<RawOptions & RawProxyFields & { tenant?: string }>();
-    await run({ ...vaultOptionsFrom(raw), ...proxyFieldsFrom(raw), tenant: raw.tenant });
-  });
+  return proxyFieldsAction(
+    new Command('create').description('Create a proxy; the vault generates its key'),
+    deps,
+    (options) => run(options),
+  );
 }
 
 export async function runProxyCreate(deps: CliDeps, options: ProxyCreateOptions): Promise<void> {
@@ -57,6 +36,5 @@ export async function runProxyCreate(deps: CliDeps, options: ProxyCreateOptions)
     );
     return services.proxies.create(operatorIn(tenant.id), { ...input, name, destination_url: destination });
   });
-  if (options.json) writeJson(deps.stdout, created);
-  else writeRecord(deps, proxyEntries(created));
+  printProxy(deps, options, created);
 }

@@ -9,10 +9,8 @@ import {
   type VaultCommandOptions,
 } from '../../options/config-flags.ts';
 import { addTenantOption } from '../../options/tenant.ts';
-import { writeRecord } from '../../output/table.ts';
-import { writeJson } from '../../output/write.ts';
 import { withServices } from '../../services/with-services.ts';
-import { PROXY_ID_HELP, findProxy, proxyEntries } from './common.ts';
+import { PROXY_ID_HELP, findProxy, printProxy } from './common.ts';
 
 export interface ProxyIdOptions extends VaultCommandOptions {
   readonly proxyId: string;
@@ -39,6 +37,5 @@ export async function runProxyShow(deps: CliDeps, options: ProxyIdOptions): Prom
   const { proxy } = await withServices(deps, resolved, options.key, (services) =>
     findProxy(services, options.proxyId, options.tenant),
   );
-  if (options.json) writeJson(deps.stdout, proxy);
-  else writeRecord(deps, proxyEntries(proxy));
+  printProxy(deps, options, proxy);
 }

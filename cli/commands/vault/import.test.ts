@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   makeTempSchema,
+  makeTempSchemaWithPassword,
   postgresOrSkipNotice,
   type TempSchema,
 } from '../../../core/test-support/postgres.ts';
@@ -12,13 +13,8 @@ import { INIT, preparedHome, tenantCreate } from '../../test-support/tenant-home
 
 const available = await postgresOrSkipNotice('cli/commands/vault/import.test.ts');
 
-/** The temp schema's URL with a password in it (trust authentication ignores it): never printed. */
+/** The password in the temp schema's URL: never printed. */
 const PASSWORD = 'pw-never-printed-7f3a';
-function withPassword(url: string): string {
-  const parsed = new URL(url);
-  parsed.password = PASSWORD;
-  return parsed.toString();
-}
 
 describe.skipIf(!available)('svc vault import --from postgres://…', () => {
   let source: TempHome;
@@ -40,8 +36,8 @@ describe.skipIf(!available)('svc vault import --from postgres://…', () => {
     source = prepared.home;
     ids = prepared.outputs.slice(2).map((out) => (JSON.parse(out) as { id: string }).id);
     target = await makeTempHome();
-    schema = await makeTempSchema();
-    url = withPassword(schema.url);
+    schema = await makeTempSchemaWithPassword(PASSWORD);
+    url = schema.url;
     expectOk(await runSvc(['vault', 'export', '--to', url], { env: source.env() }));
     // The other home has the same key file, and no vault yet.
     await mkdir(target.dir, { recursive: true, mode: 0o700 });

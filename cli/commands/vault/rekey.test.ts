@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  makeTempSchema,
+  makeTempSchemaWithPassword,
   postgresOrSkipNotice,
   type TempSchema,
 } from '../../../core/test-support/postgres.ts';
@@ -10,7 +10,7 @@ import { makeTempHome, randomBase64Key, runSvc, type TempHome } from '../../test
 
 const available = await postgresOrSkipNotice('cli/commands/vault/rekey.test.ts');
 
-/** The temp schema's URL with a password in it (trust authentication ignores it): never printed. */
+/** The password in the temp schema's URL: never printed. */
 const PASSWORD = 'pw-never-printed-91c2';
 
 describe.skipIf(!available)('svc vault rekey on a database', () => {
@@ -21,10 +21,8 @@ describe.skipIf(!available)('svc vault rekey on a database', () => {
 
   beforeEach(async () => {
     home = await makeTempHome();
-    schema = await makeTempSchema();
-    const url = new URL(schema.url);
-    url.password = PASSWORD;
-    env = home.env({ SVC_DATABASE_URL: url.toString() });
+    schema = await makeTempSchemaWithPassword(PASSWORD);
+    env = home.env({ SVC_DATABASE_URL: schema.url });
     expectOk(await runSvc(['init'], { env }));
     expectOk(await runSvc(['tenant', 'create', '--name', 'Keyed', '--owner-email', 'o@keyed.test'], { env }));
     const made = await runSvc(

@@ -4,12 +4,12 @@ import type { AuditItem } from '../audit-log.ts';
 import type { AuditLogsTable } from '../../storage/schema.ts';
 import { makeTempSchema, postgresOrSkipNotice } from '../../test-support/postgres.ts';
 import type { TempSchema } from '../../test-support/postgres.ts';
-import { makeTempDir } from '../../test-support/temp-vault.ts';
-import type { TempDir } from '../../test-support/temp-vault.ts';
+import { createTempVault } from '../../test-support/temp-vault.ts';
+import type { TempVault } from '../../test-support/temp-vault.ts';
 import { unsyncedFs } from '../../test-support/unsynced-fs.ts';
 import { exportToPostgres } from '../../vault/export-to-postgres.ts';
 import { importFromPostgres } from '../../vault/import-from-postgres.ts';
-import { backupVault, createVault, openVault, restoreVault } from '../../vault/index.ts';
+import { backupVault, openVault, restoreVault } from '../../vault/index.ts';
 import type { VaultHandle } from '../../vault/types.ts';
 
 const SMALL = { spillThresholdRows: 50, segmentRollBytes: 4 * 1024 };
@@ -37,23 +37,18 @@ async function entries(vault: VaultHandle): Promise<AuditLogsTable[]> {
   return rows;
 }
 
-let tmp: TempDir | undefined;
+let tmp: TempVault | undefined;
 let schema: TempSchema | undefined;
 afterEach(async () => {
-  await tmp?.cleanup();
+  await tmp?.dispose();
   await schema?.drop();
   tmp = undefined;
   schema = undefined;
 });
 
 async function spilledVault(): Promise<{ vault: VaultHandle; log: AuditLogsTable[] }> {
-  tmp = await makeTempDir();
-  const vault = await createVault({
-    path: tmp.vaultPath,
-    key: tmp.key,
-    fs: unsyncedFs,
-    auditSegments: SMALL,
-  });
+  tmp = await createTempVault({ auditSegments: SMALL });
+  const { vault } = tmp;
   await vault.transaction((trx) => appendAuditBatch(trx, vault, [...reads('t1', 300), ...reads('t2', 40)]));
   await vault.compact();
   await vault.transaction((trx) => appendAuditBatch(trx, vault, reads('t1', 10)));

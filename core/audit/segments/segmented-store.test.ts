@@ -264,7 +264,11 @@ describe('the embedded audit log in segment files', () => {
     const path = `${vaultPaths(tmp!.vaultPath).auditSegments}/${String(segment!.segment).padStart(6, '0')}.${segment!.generation}.seg`;
     const { open: openFile } = await import('node:fs/promises');
     const file = await openFile(path, 'r+');
-    await file.write(Buffer.from([0xff]), 0, 1, 40);
+    // Every bit of one sealed byte flipped: writing a fixed value left the block as it was whenever
+    // the byte already held it (one run in 256).
+    const byte = Buffer.alloc(1);
+    await file.read(byte, 0, 1, 40);
+    await file.write(Buffer.from([byte[0]! ^ 0xff]), 0, 1, 40);
     await file.close();
     const damaged = await reopen();
     const report = await damaged.audit.verify();

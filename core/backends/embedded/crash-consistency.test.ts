@@ -9,7 +9,9 @@ import { seededRandom } from './test-support/power-loss-fs.ts';
 import type { TempDir } from '../../test-support/temp-vault.ts';
 import { createVault, openVault } from '../../vault/index.ts';
 
-const ROUNDS = 50;
+const ROUNDS = 30;
+/** Each kill falls within this long after the writer reports the vault open. */
+const KILL_WINDOW_MS = 250;
 
 /**
  * The kill delays come from a seeded generator: the seed is printed, and `CRASH_SEED=<seed>` replays
@@ -17,6 +19,24 @@ const ROUNDS = 50;
  * the timings asked for, not every byte written.)
  */
 const SEED = process.env.CRASH_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.CRASH_SEED);
+
+/**
+ * One kill delay from each of ROUNDS equal slices of the window, at a random point of its slice, in
+ * a random order: the kills spread over the whole of the writer's first KILL_WINDOW_MS (its first
+ * commits, the commits that follow, the background snapshots the small threshold starts) with no
+ * gap wider than two slices, which as many independent draws do not promise, and a long round is
+ * as likely to come early as late.
+ */
+function killDelays(random: () => number): number[] {
+  const delays = Array.from({ length: ROUNDS }, (_, slice) =>
+    Math.floor(((slice + random()) * KILL_WINDOW_MS) / ROUNDS),
+  );
+  for (let i = delays.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [delays[i], delays[j]] = [delays[j]!, delays[i]!];
+  }
+  return delays;
+}
 
 const writerSource = new URL('./test-support/crash-writer.ts', import.meta.url);
 let writer: CompiledScript;
@@ -89,11 +109,11 @@ function startWriter(tmp: TempDir, round: number): PendingWriter {
 describe('crash consistency', () => {
   let tmp: TempDir;
   beforeAll(async () => {
-    // Compiled once, packages and all: fifty rounds of the TypeScript loader's start, or of
+    // Compiled once, packages and all: thirty rounds of the TypeScript loader's start, or of
     // loading each package's modules, would be most of the test.
     writer = await compileScript(writerSource, {
       bundlePackages: true,
-      // Each of the fifty writers would parse and compile the same megabyte of bundle: V8 compiles
+      // Each of the thirty writers would parse and compile the same megabyte of bundle: V8 compiles
       // it once here, and every writer starts from that code.
       codeCache: true,
       // Baseline wasm code only: optimizing sql.js's and libsodium's wasm in the background cost
@@ -112,13 +132,13 @@ describe('crash consistency', () => {
 
   it(`keeps every acknowledged commit across ${ROUNDS} SIGKILLs at random moments`, async () => {
     console.log(`crash consistency: CRASH_SEED=${SEED} replays these kill delays`);
-    const random = seededRandom(SEED);
+    const delays = killDelays(seededRandom(SEED));
     const everAcknowledged = new Set<string>();
     let totalAcked = 0;
     let next = startWriter(tmp, 0);
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        const delayMs = Math.floor(random() * 250);
+        const delayMs = delays[round]!;
         const running = next.run(delayMs);
         if (round + 1 < ROUNDS) next = startWriter(tmp, round + 1);
         const { acknowledged } = await running;

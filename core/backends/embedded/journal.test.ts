@@ -24,18 +24,31 @@ const insert = (temp: TempVault, key: string) =>
     await trx.insertInto('vault_meta').values({ key, value: 'v' }).execute();
   });
 
+/**
+ * Two commits in flight at once: the first one's record written and its mark held, the second
+ * one's record being written (held), that is, written while the first one's mark is.
+ */
+async function twoCommitsInFlight(
+  temp: TempVault,
+  gate: GatedFs,
+): Promise<{ first: Promise<void>; second: Promise<void> }> {
+  const first = insert(temp, 'k1');
+  await gate.until(JOURNAL, 1);
+  const second = insert(temp, 'k2');
+  gate.release(JOURNAL);
+  await gate.until(MARK, 1);
+  await gate.until(JOURNAL, 1);
+  return { first, second };
+}
+
 describe('the journal writes a record while the previous one is acknowledged', () => {
   it('answers in order, each after the mark covering its record', async () => {
     const { temp, gate } = await gatedVault();
     try {
       const answered: string[] = [];
-      const first = insert(temp, 'k1').then(() => answered.push('k1'));
-      await gate.until(JOURNAL, 1);
-      const second = insert(temp, 'k2').then(() => answered.push('k2'));
-      gate.release(JOURNAL);
-      // The second record is written while the first one's mark is.
-      await gate.until(MARK, 1);
-      await gate.until(JOURNAL, 1);
+      const commits = await twoCommitsInFlight(temp, gate);
+      const first = commits.first.then(() => answered.push('k1'));
+      const second = commits.second.then(() => answered.push('k2'));
       gate.release(JOURNAL);
       await new Promise<void>((resolve) => setImmediate(resolve));
       expect(answered).toEqual([]);
@@ -54,12 +67,7 @@ describe('the journal writes a record while the previous one is acknowledged', (
   it('a failed mark fails the commit written after it, and the vault refuses writes', async () => {
     const { temp, gate, fail } = await gatedVault();
     try {
-      const first = insert(temp, 'k1');
-      await gate.until(JOURNAL, 1);
-      const second = insert(temp, 'k2');
-      gate.release(JOURNAL);
-      await gate.until(MARK, 1);
-      await gate.until(JOURNAL, 1);
+      const { first, second } = await twoCommitsInFlight(temp, gate);
       fail((op, path) => (op === 'write' && path.endsWith(MARK) ? 'EIO' : null));
       gate.release(MARK);
       expect(await codeOf(first)).toBe('VAULT_FAILED');
@@ -75,12 +83,7 @@ describe('the journal writes a record while the previous one is acknowledged', (
   it('a failed record write fails it and every later one, not the earlier one being acknowledged', async () => {
     const { temp, gate, fail } = await gatedVault();
     try {
-      const first = insert(temp, 'k1');
-      await gate.until(JOURNAL, 1);
-      const second = insert(temp, 'k2');
-      gate.release(JOURNAL);
-      await gate.until(MARK, 1);
-      await gate.until(JOURNAL, 1);
+      const { first, second } = await twoCommitsInFlight(temp, gate);
       fail((op, path) => (op === 'write' && path.endsWith(JOURNAL) ? 'EIO' : null));
       gate.release(JOURNAL);
       expect(await codeOf(second)).toBe('VAULT_FAILED');

@@ -2,6 +2,7 @@
 import { VaultError, isVaultError } from '../../errors/catalogue.ts';
 import type { ErrorCode } from '../../errors/catalogue.ts';
 import { errnoOf } from './storage-fs.ts';
+import { startAtBackgroundPriority } from '../../threads/background-priority.ts';
 import { startWorker } from '../../threads/start-worker.ts';
 import type { SnapshotBuildRequest } from './snapshot-build.ts';
 
@@ -35,12 +36,12 @@ export function errorOfOutcome(outcome: SnapshotBuildOutcome & { ok: false }): E
 
 /**
  * Builds the new vault file in a worker thread of its own (started for this snapshot, so the
- * memory of its database copy is returned when it ends). The keys travel by postMessage, a copy
- * within this process that the worker zeroes when done.
+ * memory of its database copy is returned when it ends), at background priority from its start.
+ * The keys travel by postMessage, a copy within this process that the worker zeroes when done.
  */
 export function buildSnapshotInWorker(request: SnapshotBuildRequest): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = startWorker(import.meta.url, 'snapshot-worker');
+    const worker = startAtBackgroundPriority(() => startWorker(import.meta.url, 'snapshot-worker'));
     let outcome: SnapshotBuildOutcome | null = null;
     worker.once('message', (message: SnapshotBuildOutcome) => {
       outcome = message;

@@ -43,15 +43,23 @@ describe('storage headroom', () => {
   });
   afterEach(() => tmp.cleanup());
 
-  it('refuses writes with a clear problem while the disk is below its reserve, and resumes after', async () => {
-    const clock = new ManualClock();
-    const vault = await createVault({
+  /** The disk space a vault of reservedVault keeps in reserve. */
+  const RESERVE = 32 * MIB;
+
+  /** A new vault on the test's disk that keeps RESERVE free, its free-space readings aged by `clock`. */
+  function reservedVault(clock: ManualClock): Promise<VaultHandle> {
+    return createVault({
       path: tmp.vaultPath,
       key: tmp.key,
       fs,
       clock,
-      limits: { minFreeDiskBytes: 32 * MIB },
+      limits: { minFreeDiskBytes: RESERVE },
     });
+  }
+
+  it('refuses writes with a clear problem while the disk is below its reserve, and resumes after', async () => {
+    const clock = new ManualClock();
+    const vault = await reservedVault(clock);
     await put(vault, 'before');
     const records = (await readVaultStatus(tmp.vaultPath)).journal_records;
     free = 5 * MIB;
@@ -76,17 +84,10 @@ describe('storage headroom', () => {
 
   it("counts the vault's own journal writes against the last reading, and reads afresh before refusing", async () => {
     const clock = new ManualClock();
-    const vault = await createVault({
-      path: tmp.vaultPath,
-      key: tmp.key,
-      fs,
-      clock,
-      limits: { minFreeDiskBytes: 32 * MIB },
-    });
+    const vault = await reservedVault(clock);
     await put(vault, 'first');
     // The reading says 64 KiB above the reserve; the disk really fills as the journal grows.
-    const reserveFloor = 32 * MIB;
-    free = reserveFloor + 64 * 1024;
+    free = RESERVE + 64 * 1024;
     clock.advance(FREE_SPACE_MAX_AGE_MS + 1);
     await put(vault, 'read afresh');
     const journalBefore = (await readVaultStatus(tmp.vaultPath)).journal_bytes;
@@ -95,7 +96,7 @@ describe('storage headroom', () => {
     while (!err && written < 100) {
       // Each write takes its journal record's bytes off the disk, as a real disk would.
       const status = await readVaultStatus(tmp.vaultPath);
-      free = reserveFloor + 64 * 1024 - (status.journal_bytes - journalBefore);
+      free = RESERVE + 64 * 1024 - (status.journal_bytes - journalBefore);
       try {
         await put(vault, `row-${written}`, 'x'.repeat(8 * 1024));
         written++;
