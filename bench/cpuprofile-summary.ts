@@ -3,6 +3,12 @@
  * with the most self time and the most inclusive time, each as milliseconds and as a share of the
  * busy (non-idle) time. Run directly: `node --import tsx bench/cpuprofile-summary.ts <file | folder of profiles> [top] [perUnits]`
  * (`perUnits`: divide the milliseconds by this many requests as well).
+ *
+ * `SVC_PROFILE_BY_SAMPLES=1` gives every sample the same weight (the profile's mean interval)
+ * instead of its own time delta: on a loaded machine a sample taken late carries the time the
+ * thread waited for a core, and lands on whatever it was doing when it was descheduled (often a
+ * system call that woke another thread: `writeBuffer`, `writeUtf8String`). Counting samples
+ * spreads those waits evenly; the busy and idle totals stay the same.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -48,6 +54,13 @@ function frameName(frame: CallFrame): string {
   return `${frame.functionName || '(anonymous)'}${where}`;
 }
 
+/** Each sample's weight in ms: its own delta, or with SVC_PROFILE_BY_SAMPLES the mean of all. */
+function sampleWeights(profile: CpuProfile): (i: number) => number {
+  if (process.env.SVC_PROFILE_BY_SAMPLES !== '1') return (i) => (profile.timeDeltas[i] ?? 0) / 1000;
+  const mean = profile.timeDeltas.reduce((sum, d) => sum + d, 0) / 1000 / Math.max(1, profile.samples.length);
+  return () => mean;
+}
+
 export function summariseProfile(profile: CpuProfile): ProfileSummary {
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
@@ -59,8 +72,9 @@ export function summariseProfile(profile: CpuProfile): ProfileSummary {
   const total = new Map<string, number>();
   let busy = 0;
   let idle = 0;
+  const weight = sampleWeights(profile);
   for (let i = 0; i < profile.samples.length; i++) {
-    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
+    const delta = weight(i);
     let id: number | undefined = profile.samples[i]!;
     const leaf = byId.get(id)!;
     const leafName = frameName(leaf.callFrame);
@@ -102,8 +116,9 @@ export function focusProfile(profile: CpuProfile, focus: string): Map<string, nu
     for (const child of node.children ?? []) parent.set(child, node.id);
   }
   const below = new Map<string, number>();
+  const weight = sampleWeights(profile);
   for (let i = 0; i < profile.samples.length; i++) {
-    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
+    const delta = weight(i);
     const stack: string[] = [];
     for (let id: number | undefined = profile.samples[i]!; id !== undefined; id = parent.get(id))
       stack.push(frameName(byId.get(id)!.callFrame));
