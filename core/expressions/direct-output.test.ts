@@ -168,10 +168,26 @@ const TIGHT = {
 function engines(options: ExpressionEngineOptions = {}) {
   const random = replayableRandom();
   const base = { ...options, random: random.randomInt, renderTimeLimitMs: 60_000 };
+  const direct = new ExpressionEngine(base);
+  const liquid = new ExpressionEngine({ ...base, directOutputs: false });
   return {
     random,
-    direct: new ExpressionEngine(base),
-    liquid: new ExpressionEngine({ ...base, directOutputs: false }),
+    direct,
+    liquid,
+    /** Renders `expression` both ways from the same random draws (round `i`) and compares. */
+    expectSameOutcome(
+      i: number,
+      expression: string,
+      data: unknown,
+      limits: { readonly token: BudgetLimits; readonly request: BudgetLimits },
+    ): void {
+      random.reset(i);
+      const expected = outcome(liquid, expression, data, limits);
+      random.reset(i);
+      expect(outcome(direct, expression, data, limits), `${expression} (DIRECT_OUTPUT_SEED=${SEED})`).toEqual(
+        expected,
+      );
+    },
   };
 }
 
@@ -251,39 +267,25 @@ describe('direct outputs', () => {
   ])(`render as liquidjs does, with %s (DIRECT_OUTPUT_SEED=${SEED})`, (_name, limits) => {
     it('every expression the vault ships, over random data', () => {
       const random = seededRandom(SEED);
-      const { random: draws, direct, liquid } = engines();
+      const { expectSameOutcome } = engines();
       for (let i = 0; i < 400; i += 1) {
         const data =
           i % 4 === 0
             ? { number: randomText(random), account_number: randomText(random) }
             : randomData(random);
-        for (const expression of SHIPPED) {
-          draws.reset(i);
-          const expected = outcome(liquid, expression, data, limits);
-          draws.reset(i);
-          expect(
-            outcome(direct, expression, data, limits),
-            `${expression} (DIRECT_OUTPUT_SEED=${SEED})`,
-          ).toEqual(expected);
-        }
+        for (const expression of SHIPPED) expectSameOutcome(i, expression, data, limits);
       }
     });
 
     it('generated expressions, over random data', () => {
       const random = seededRandom(SEED + 1);
-      const { random: draws, direct, liquid } = engines();
+      const { expectSameOutcome } = engines();
       let directShapes = 0;
       for (let i = 0; i < 1500; i += 1) {
         const expression = randomExpression(random);
         if (directOutputOf(expression) !== null) directShapes += 1;
         const data = randomData(random);
-        draws.reset(i);
-        const expected = outcome(liquid, expression, data, limits);
-        draws.reset(i);
-        expect(
-          outcome(direct, expression, data, limits),
-          `${expression} (DIRECT_OUTPUT_SEED=${SEED})`,
-        ).toEqual(expected);
+        expectSameOutcome(i, expression, data, limits);
       }
       // The generator mostly makes direct shapes, so the comparison is mostly of direct renders.
       expect(directShapes).toBeGreaterThan(1000);
