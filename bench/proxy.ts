@@ -7,7 +7,10 @@
  * req/s is printed as a ratio to (b) and (d). Load comes from autocannon's CLI in its own process;
  * upstream, vault, bare proxy and nginx each run in their own process too. autocannon's latencies
  * are whole milliseconds, so each case is also timed at one connection in microseconds by
- * bench/support/latency-probe.ts (p50, and the added p50 over the direct call). JSON lines on stdout.
+ * bench/support/latency-probe.ts (p50, and the added p50 over the direct call). Beside those, the
+ * floor under our added p50: the bare proxy's added p50 plus one durable write pair (journal record,
+ * acknowledged mark) timed in this process (bench/support/durable-write-pair.ts), the least a proxy
+ * can add while each request waits for its audit entry to be durable. JSON lines on stdout.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,7 +21,9 @@ import { fileURLToPath } from 'node:url';
 import { emit } from './json-lines.ts';
 import { autocannonArgs } from './support/autocannon-cli.ts';
 import { jsonFromProcess, startTogether } from './support/child.ts';
+import { timeDurableWritePairs } from './support/durable-write-pair.ts';
 import { cpuMsPerRequest, processCpuMs } from './support/process-cpu.ts';
+import { benchStorageFs } from './support/volatile-fs.ts';
 
 const BENCH = 'proxy';
 /** Our proxy's req/s at 50 connections against the bare Node reverse proxy's. */
@@ -209,7 +214,11 @@ interface Case {
   readonly pid?: number;
 }
 
-export async function runProxyBench(options: { seconds: number }): Promise<void> {
+export async function runProxyBench(options: {
+  seconds: number;
+  /** Durable write pairs timed for the floor (fewer when the probe's seconds run out first). */
+  pairRounds: number;
+}): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-proxy-'));
   const upstream = await startNode(['upstream', dir]);
   const upstreamPort = Number(upstream.ready.port);
@@ -348,6 +357,47 @@ export async function runProxyBench(options: { seconds: number }): Promise<void>
         ...(c.name === ours ? { target_us: TARGET_ADDED_P50_US } : {}),
       });
     }
+
+    // Each detokenizing request is forwarded only once its `use` entry is durable: one journal
+    // record and one acknowledged mark, written one after the other. Timed here, with the servers idle.
+    const pair = await timeDurableWritePairs({ rounds: options.pairRounds, maxSeconds: probeSeconds });
+    const fileLayer = benchStorageFs().fs === undefined ? 'durable' : 'volatile (no syncs)';
+    emit({
+      bench: BENCH,
+      metric: 'durable_write_pair_latency_p50_us',
+      value: pair.p50Us,
+      unit: 'µs',
+      latency_p90_us: pair.p90Us,
+      latency_p99_us: pair.p99Us,
+      rounds: pair.rounds,
+      journal_record_bytes: pair.recordBytes,
+      mark_bytes: pair.markBytes,
+      file_layer: fileLayer,
+      description:
+        "a journal record appended, then the acknowledged mark's slot, on files opened r+durable as the vault's are, in a fresh temp folder",
+    });
+    const bareAdded = (p50us.get('bare_node_reverse_proxy') ?? 0) - direct;
+    const floor = bareAdded + pair.p50Us;
+    emit({
+      bench: BENCH,
+      metric: 'vault_proxy_added_p50_floor_us',
+      value: floor,
+      unit: 'µs',
+      connections: 1,
+      bare_node_reverse_proxy_added_p50_us: bareAdded,
+      durable_write_pair_p50_us: pair.p50Us,
+      description:
+        'the least our proxy can add while each request waits for its entry to be durable: the bare proxy added p50 plus one durable write pair p50',
+    });
+    emit({
+      bench: BENCH,
+      metric: 'vault_proxy_added_p50_above_floor_us',
+      value: (p50us.get(ours) ?? 0) - direct - floor,
+      unit: 'µs',
+      connections: 1,
+      description:
+        'our added p50 minus the floor: the part of it that is neither the bare proxy nor the disk',
+    });
   } finally {
     for (const child of children.reverse()) await stop(child);
     await rm(dir, { recursive: true, force: true });

@@ -48,7 +48,7 @@ const suites: Record<string, () => Promise<void>> = {
         : { seconds: 8, batchSeconds: 24, ceilingRows: 10_000 },
     ),
   reactors: () => runReactorsBench({ seconds: quick ? 1 : 8 }),
-  proxy: () => runProxyBench({ seconds: quick ? 1 : 8 }),
+  proxy: () => runProxyBench({ seconds: quick ? 1 : 8, pairRounds: quick ? 200 : 2_000 }),
   expressions: () => runExpressionsBench({ rounds: quick ? 2 : 5 }),
   crypto: () => runCryptoBench({ rounds: quick ? 10 : 50 }),
   scale: () =>

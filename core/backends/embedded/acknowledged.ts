@@ -16,8 +16,8 @@ import type { StorageFs, StorageHandle } from './storage-fs.ts';
  * written; the other still holds the previous mark, and the highest valid slot wins.
  */
 const MAGIC = Buffer.from('SVCACK01', 'ascii');
-const SLOT_BYTES = 8 + 16 + 8 + 16;
-const SLOTS = 2;
+export const SLOT_BYTES = 8 + 16 + 8 + 16;
+export const SLOTS = 2;
 
 /** "SVCACK01" ‖ vault id: the fixed start of every slot of one vault. */
 function slotPrefix(vaultId: string): Buffer {
