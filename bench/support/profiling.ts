@@ -5,12 +5,15 @@
  * milliseconds spent in between, every thread of the process). Enabled by BENCH_CPU_PROFILE=<path>;
  * BENCH_CPU_PROFILE=none measures the CPU time only, without the sampler (whose own cost is per
  * second, not per request, so it inflates CPU per request when requests are few).
+ * BENCH_HEAP_PROFILE=<path> samples allocations over the same window, collected ones included
+ * (what a request allocates, not what stays): a `.heapprofile` for `bench/heapprofile-summary.ts`.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
 export function enableSignalProfiling(): void {
   const path = process.env.BENCH_CPU_PROFILE;
+  const heapPath = process.env.BENCH_HEAP_PROFILE;
   if (!path) return;
   const session = new Session();
   session.connect();
@@ -27,6 +30,14 @@ export function enableSignalProfiling(): void {
           await post('Profiler.setSamplingInterval', { interval: 200 });
           await post('Profiler.start');
         }
+        if (heapPath) {
+          await post('HeapProfiler.enable');
+          await post('HeapProfiler.startSampling', {
+            samplingInterval: 16_384,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true,
+          });
+        }
         started = process.cpuUsage();
         return;
       }
@@ -35,6 +46,10 @@ export function enableSignalProfiling(): void {
       if (path !== 'none') {
         const { profile } = (await post('Profiler.stop')) as { profile: unknown };
         writeFileSync(path, JSON.stringify(profile));
+      }
+      if (heapPath) {
+        const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
+        writeFileSync(heapPath, JSON.stringify(profile));
       }
       process.stdout.write(
         `${JSON.stringify({ profile: path, cpu_user_ms: cpu.user / 1000, cpu_system_ms: cpu.system / 1000 })}\n`,
