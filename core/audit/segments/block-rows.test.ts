@@ -59,6 +59,7 @@ describe('format 2 rows', () => {
       ['hash', 0],
       ['message', new Uint8Array(2)],
       ['message', true],
+      ['message', undefined],
     ] as const) {
       const table = tableOfRows(rows(3));
       table.rows[1]![table.columns.indexOf(column)] = value as never;

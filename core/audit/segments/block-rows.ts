@@ -40,7 +40,8 @@ export function tableOfRows(rows: readonly AuditLogsTable[]): RowTable {
   const columns = first ? Object.keys(first) : [];
   const records = rows as unknown as readonly Record<string, Cell>[];
   const bytes = columns.filter((c) => records.some((r) => r[c] instanceof Uint8Array));
-  return { columns, bytes, rows: records.map((r) => columns.map((c) => r[c] ?? null)) };
+  // Cells as they are: the encoding refuses what a block cannot carry (undefined among them).
+  return { columns, bytes, rows: records.map((r) => columns.map((c) => r[c]!)) };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
