@@ -1,4 +1,5 @@
-import type { AuditLogsTable } from '../../storage/schema.ts';
+import { columnIndex } from './block-rows.ts';
+import type { Cell, RowTable } from './block-rows.ts';
 import { entityIdsOf } from '../log-filter.ts';
 import type { LogFilter } from '../log-filter.ts';
 
@@ -72,40 +73,82 @@ export function bloomMayHold(filterText: string, id: string): boolean {
   return bloomPositions(id, filter.length * 8).every((p) => ((filter[p >> 3] ?? 0) & (1 << (p & 7))) !== 0);
 }
 
-/** The per-tenant summaries of a block's rows (in chain order), with each tenant's epoch. */
+/** What a summary gathers of one tenant's rows while it walks the block. */
+interface TenantGathering {
+  count: number;
+  readonly firstSeq: number;
+  lastSeq: number;
+  firstAt: string;
+  lastAt: string;
+  /** The distinct values of `SET_COLUMNS`, in that order. */
+  readonly sets: readonly Set<Cell>[];
+  /** The tenant's row before this one. */
+  last: readonly Cell[];
+}
+
+/** Columns whose distinct values a summary lists (the entity ids go into its Bloom filter). */
+const SET_COLUMNS = ['entity_type', 'operation', 'actor_id', 'actor_type', 'entity_id'] as const;
+
+/**
+ * The per-tenant summaries of a block's rows (in chain order), with each tenant's epoch. One walk
+ * over the cells: no row objects, no per-tenant lists. Consecutive entries mostly repeat a tenant's
+ * values (a token read over and over): a value equal to the one before is not hashed into its set
+ * again.
+ */
 export function summarize(
-  rows: readonly AuditLogsTable[],
+  table: RowTable,
   epochOf: (tenantId: string) => number,
 ): Record<string, TenantSummary> {
-  const groups = new Map<string, AuditLogsTable[]>();
-  for (const row of rows) {
-    const list = groups.get(row.tenant_id);
-    if (list) list.push(row);
-    else groups.set(row.tenant_id, [row]);
+  const tenantAt = columnIndex(table, 'tenant_id');
+  const seqAt = columnIndex(table, 'seq');
+  const createdAt = columnIndex(table, 'created_at');
+  const entitiesAt = columnIndex(table, 'entity_ids');
+  const setAt = SET_COLUMNS.map((c) => columnIndex(table, c));
+  const groups = new Map<string, TenantGathering>();
+  let g: TenantGathering | undefined;
+  for (const row of table.rows) {
+    const tenant = row[tenantAt] as string;
+    const seq = row[seqAt] as number;
+    const created = row[createdAt] as string;
+    if (g === undefined || g.last[tenantAt] !== tenant) g = groups.get(tenant);
+    if (!g) {
+      g = {
+        count: 0,
+        firstSeq: seq,
+        lastSeq: seq,
+        firstAt: created,
+        lastAt: created,
+        sets: setAt.map((i) => new Set([row[i]!])),
+        last: row,
+      };
+      groups.set(tenant, g);
+    }
+    g.count++;
+    g.lastSeq = seq;
+    if (created < g.firstAt) g.firstAt = created;
+    if (created > g.lastAt) g.lastAt = created;
+    for (let k = 0; k < setAt.length; k++) {
+      const value = row[setAt[k]!]!;
+      if (value !== g.last[setAt[k]!]) g.sets[k]!.add(value);
+    }
+    g.last = row;
+    const many = row[entitiesAt] as string | null;
+    if (many !== null) for (const id of entityIdsOf(many)) g.sets[4]!.add(id);
   }
   const out: Record<string, TenantSummary> = {};
-  for (const [tenant, list] of groups) {
-    const ids = new Set<string>();
-    let firstAt = list[0]!.created_at;
-    let lastAt = firstAt;
-    for (const row of list) {
-      ids.add(row.entity_id);
-      for (const id of entityIdsOf(row.entity_ids)) ids.add(id);
-      if (row.created_at < firstAt) firstAt = row.created_at;
-      if (row.created_at > lastAt) lastAt = row.created_at;
-    }
+  for (const [tenant, g] of groups) {
     out[tenant] = {
-      count: list.length,
-      firstSeq: list[0]!.seq,
-      lastSeq: list[list.length - 1]!.seq,
+      count: g.count,
+      firstSeq: g.firstSeq,
+      lastSeq: g.lastSeq,
       epoch: epochOf(tenant),
-      firstAt,
-      lastAt,
-      entityTypes: [...new Set(list.map((r) => r.entity_type))],
-      operations: [...new Set(list.map((r) => r.operation))],
-      actorIds: [...new Set(list.map((r) => r.actor_id))],
-      actorTypes: [...new Set(list.map((r) => r.actor_type))],
-      ids: bloomOf(ids),
+      firstAt: g.firstAt,
+      lastAt: g.lastAt,
+      entityTypes: [...g.sets[0]!] as string[],
+      operations: [...g.sets[1]!] as string[],
+      actorIds: [...g.sets[2]!] as (string | null)[],
+      actorTypes: [...g.sets[3]!] as (string | null)[],
+      ids: bloomOf(g.sets[4] as Set<string>),
     };
   }
   return out;

@@ -7,10 +7,12 @@ import {
   FRAME_HEADER_BYTES,
   decodeBlock,
   decodeIndex,
-  encodeBlock,
   encodeIndex,
+  encodeTable,
   frameLength,
 } from './block-codec.ts';
+import { tableOfRows } from './block-rows.ts';
+import type { RowTable } from './block-rows.ts';
 import type { DecodedBlock } from './block-codec.ts';
 import type { BlockSummary, TenantSummary } from './block-summary.ts';
 
@@ -132,17 +134,18 @@ export class SegmentFiles {
 
   /**
    * Appends rows as one block at `offset` of a segment version (a new version starts empty) and
-   * syncs it; the block counts once a transaction records `offset + length` as committed.
+   * syncs it; the block counts once a transaction records `offset + length` as committed. The
+   * table's rows are handed over (the encoding edits them).
    */
   async append(
     segment: number,
     generation: number,
     offset: number,
-    rows: readonly AuditLogsTable[],
+    table: RowTable,
     epochOf: (tenantId: string) => number,
   ): Promise<BlockSummary> {
     const place = { vaultId: this.vaultId, segment, generation, offset };
-    const { frame, tenants } = await encodeBlock(this.sodium, this.key(), place, rows, epochOf);
+    const { frame, tenants } = await encodeTable(this.sodium, this.key(), place, table, epochOf);
     const handle = await this.writerFor(segment, generation, offset === 0);
     await handle.write(frame, 0, frame.length, offset);
     await handle.datasync();
@@ -212,7 +215,7 @@ export class SegmentFiles {
       const rows = edit(decoded.rows, decoded.tenants);
       if (rows.length === 0) continue;
       const epochOf = (t: string) => decoded.tenants[t]?.epoch ?? 0;
-      blocks.push(await this.append(record.segment, generation, bytes, rows, epochOf));
+      blocks.push(await this.append(record.segment, generation, bytes, tableOfRows(rows), epochOf));
       bytes += blocks[blocks.length - 1]!.length;
     }
     if (bytes === 0) {

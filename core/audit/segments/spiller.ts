@@ -1,10 +1,15 @@
 import { sql } from 'kysely';
-import type { AuditLogsTable } from '../../storage/schema.ts';
+import type { Kysely } from 'kysely';
+import { compileOnce, runCompiled } from '../../storage/compiled-queries.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { Cell, RowTable } from './block-rows.ts';
 import type { AuditSegmentLimits } from './limits.ts';
 import type { SegmentRecord } from './segment-files.ts';
 import { viewOf } from './segment-view.ts';
 import type { SegmentsAccess } from './segment-view.ts';
 import type { SegmentHost } from './segmented-store.ts';
+import { spillReader, takeChunk } from './spill-rows.ts';
+import type { SpillReader } from './spill-rows.ts';
 import type { TransactionOptions } from '../../vault/storage-contract.ts';
 
 /** A spill empties the database: it must run even when the database is at its size limit. */
@@ -18,7 +23,40 @@ export const SPILL_BLOCK_ROWS = 1024;
 /** A spill found its rows changed before it committed (a prune or a tenant's deletion ran). */
 class SpillRaced extends Error {}
 
-type SpilledRow = AuditLogsTable & { spill_rowid: number };
+/** Parameters: the first and last rowid. */
+const deleteRange = (db: Kysely<Database>) =>
+  db
+    .deleteFrom('audit_logs')
+    .where(sql<number>`rowid`, '>=', 0)
+    .where(sql<number>`rowid`, '<=', 0);
+
+/** Parameters: segment, generation, committed bytes, rolled, committed bytes (again, for the update). */
+const committedUpsert = (db: Kysely<Database>) =>
+  db
+    .insertInto('audit_segments')
+    .values({ segment: 0, generation: 0, committed_bytes: 0, rolled: 0 })
+    .onConflict((c) => c.column('segment').doUpdateSet({ committed_bytes: 0 }));
+
+/** Whether a tenant of the block had its chain epoch raised (its log deleted) since the block was read. */
+async function epochChanged(
+  db: Kysely<Database>,
+  tenants: readonly string[],
+  epochs: ReadonlyMap<string, number>,
+): Promise<boolean> {
+  const query = compileOnce(db, `spill:epochs:${tenants.length}`, tenants.length, () =>
+    db.selectFrom('audit_epochs').selectAll().where('tenant_id', 'in', tenants),
+  );
+  const { rows } = await runCompiled(db, query, tenants);
+  return rows.some((e) => e.epoch !== (epochs.get(e.tenant_id) ?? 0));
+}
+
+/** What the spiller asks of the vault's database besides its query builder. */
+export interface SpillTable {
+  /** Rows in `audit_logs` (an upper bound), read without waiting; undefined when not free now. */
+  pendingRows(): number | undefined;
+  /** Runs one read statement in a hold of the vault's lock, each row an array of its columns. */
+  readArrays(sql: string, parameters: readonly unknown[]): Promise<unknown[][]>;
+}
 
 /**
  * Moves the oldest audit entries from sql.js into segment files, off the request path: each block
@@ -37,15 +75,14 @@ export class AuditSpiller {
   constructor(
     private readonly vault: SegmentHost,
     private readonly store: SegmentsAccess,
-    /** Rows in `audit_logs` (an upper bound), read without waiting; undefined when not free now. */
-    private readonly pendingRows: () => number | undefined,
+    private readonly table: SpillTable,
     private readonly limits: AuditSegmentLimits,
   ) {}
 
   /** After a commit: starts a spill in the background when the table holds more than the threshold. */
   poke(): void {
     if (this.running || !this.started || this.stopped) return;
-    const pending = this.pendingRows();
+    const pending = this.table.pendingRows();
     if (pending === undefined || pending <= this.limits.spillThresholdRows) return;
     this.running = this.spillAll()
       .catch((err: unknown) => {
@@ -87,40 +124,31 @@ export class AuditSpiller {
 
   /** Spills blocks until the rows present when it started are all in segments. */
   private async spillAll(): Promise<void> {
-    const top = await this.vault.read(async (db) => {
+    const { top, reader } = await this.vault.read(async (db) => {
       const row = await db
         .selectFrom('audit_logs')
         .select(sql<number | null>`max(rowid)`.as('top'))
         .executeTakeFirst();
-      return Number(row?.top ?? 0);
+      return { top: Number(row?.top ?? 0), reader: await spillReader(db) };
     });
     for (let raced = 0; ;) {
-      const moved = await this.store.work.run(() => this.spillBlock(top));
+      const moved = await this.store.work.run(() => this.spillBlock(top, reader));
       if (moved === 0) return;
       if (moved < 0 && ++raced > 3) return; // keeps racing with deletions: the next poke retries
     }
   }
 
   /** One block: rows moved, 0 when none were left, -1 when a deletion raced it (nothing moved). */
-  private async spillBlock(top: number): Promise<number> {
-    const rows: SpilledRow[] = [];
+  private async spillBlock(top: number, reader: SpillReader): Promise<number> {
+    const rows: Cell[][] = [];
     let after = 0;
+    let first = 0;
     while (rows.length < SPILL_BLOCK_ROWS) {
-      const from = after;
-      const chunk = await this.vault.read((db) =>
-        db
-          .selectFrom('audit_logs')
-          .selectAll()
-          .select(sql<number>`rowid`.as('spill_rowid'))
-          .where(sql<number>`rowid`, '>', from)
-          .where(sql<number>`rowid`, '<=', top)
-          .orderBy(sql`rowid`)
-          .limit(Math.min(SPILL_READ_CHUNK, SPILL_BLOCK_ROWS - rows.length))
-          .execute(),
-      );
+      const limit = Math.min(SPILL_READ_CHUNK, SPILL_BLOCK_ROWS - rows.length);
+      const chunk = await this.table.readArrays(reader.sql, [after, top, limit]);
       if (chunk.length === 0) break;
-      rows.push(...chunk);
-      after = chunk[chunk.length - 1]!.spill_rowid;
+      if (rows.length === 0) first = chunk[0]![reader.columns.length] as number;
+      after = takeChunk(chunk, rows)!;
     }
     if (rows.length === 0) return 0;
     const view = await this.vault.read(viewOf);
@@ -133,42 +161,29 @@ export class AuditSpiller {
       rolled: 0,
     };
     const epochs = view.epochs;
-    const stored = rows.map(({ spill_rowid: _, ...row }) => row);
+    const count = rows.length;
+    const table: RowTable = { columns: reader.columns, bytes: reader.bytes, rows };
     const block = await this.store.files.append(
       target.segment,
       target.generation,
       target.committed_bytes,
-      stored,
+      table,
       (tenant) => epochs.get(tenant) ?? 0,
     );
-    const first = rows[0]!.spill_rowid;
     const end = target.committed_bytes + block.length;
-    const tenants = [...new Set(stored.map((r) => r.tenant_id))];
     try {
       await this.vault.transaction(async (trx) => {
-        const present = await trx
-          .selectFrom('audit_logs')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .where(sql<number>`rowid`, '>=', first)
-          .where(sql<number>`rowid`, '<=', after)
-          .executeTakeFirstOrThrow();
-        const now = await trx
-          .selectFrom('audit_epochs')
-          .selectAll()
-          .where('tenant_id', 'in', tenants)
-          .execute();
-        const epochChanged = now.some((e) => e.epoch !== (epochs.get(e.tenant_id) ?? 0));
-        if (Number(present.n) !== rows.length || epochChanged) throw new SpillRaced();
-        await trx
-          .deleteFrom('audit_logs')
-          .where(sql<number>`rowid`, '>=', first)
-          .where(sql<number>`rowid`, '<=', after)
-          .execute();
-        await trx
-          .insertInto('audit_segments')
-          .values({ ...target, committed_bytes: end })
-          .onConflict((c) => c.column('segment').doUpdateSet({ committed_bytes: end }))
-          .execute();
+        if (await epochChanged(trx, Object.keys(block.tenants), epochs)) throw new SpillRaced();
+        // The delete's own count tells whether the block's rows are all still there: a row gone
+        // (a prune, a tenant's deletion) makes it short, and the transaction rolls back.
+        const deleted = await runCompiled(
+          trx,
+          compileOnce(trx, 'spill:delete', 2, () => deleteRange(trx)),
+          [first, after],
+        );
+        if (Number(deleted.numAffectedRows) !== count) throw new SpillRaced();
+        const committed = compileOnce(trx, 'spill:committed', 5, () => committedUpsert(trx));
+        await runCompiled(trx, committed, [target.segment, target.generation, end, target.rolled, end]);
       }, SPILL_TRANSACTION);
     } catch (err) {
       await this.store.files.discard(target.segment, target.generation, target.committed_bytes);
@@ -176,7 +191,7 @@ export class AuditSpiller {
       throw err;
     }
     if (end >= this.limits.segmentRollBytes) await this.roll({ ...target, committed_bytes: end });
-    return rows.length;
+    return count;
   }
 
   /** Closes a full segment: its index file first, then the row that says it is rolled. */

@@ -144,7 +144,12 @@ export class EmbeddedVault extends BarrierBackedVault implements VaultHandle {
     const segmentKey = () => this.barrier.current.auditSegmentKey();
     const files = new SegmentFiles(parts.sodium, parts.fs, parts.paths.auditSegments, this.id, segmentKey);
     this.audit = new SegmentedAuditStore(this, files);
-    this.spiller = new AuditSpiller(this, this.audit, () => this.auditRows(), parts.auditSegments);
+    const spillTable = {
+      pendingRows: () => this.auditRows(),
+      readArrays: (sql: string, params: readonly unknown[]) =>
+        this.read(async () => this.connection.readArrays(sql, params)),
+    };
+    this.spiller = new AuditSpiller(this, this.audit, spillTable, parts.auditSegments);
     this.db = new Kysely<Database>({
       dialect: new SqlJsDialect(
         () => this.acquireConnection(),

@@ -71,6 +71,23 @@ export class SqlJsConnection implements DatabaseConnection {
   }
 
   /**
+   * A read's rows as arrays of their columns, in order: no object per row, for a caller that reads
+   * thousands of rows at a time (the audit spiller). A write statement is refused.
+   */
+  readArrays(sql: string, rawParams: readonly unknown[]): unknown[][] {
+    if (isWriteStatement(sql)) throw new VaultError('INTERNAL', 'readArrays runs reads only.');
+    const { stmt } = this.prepare(sql);
+    try {
+      stmt.bind(rawParams.map(toSqlParam));
+      const rows: unknown[][] = [];
+      while (stmt.step()) rows.push(stmt.get());
+      return rows;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  /**
    * Runs one statement that the engine itself issues (BEGIN, COMMIT, pragmas): not journaled here.
    * Prepared once and kept, like every statement: `Database.exec` would parse it on every call,
    * and BEGIN and COMMIT run on every transaction.
