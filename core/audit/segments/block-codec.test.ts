@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { open, seal } from '../../crypto/aead.ts';
 import { loadSodium } from '../../crypto/sodium.ts';
 import type { AuditLogsTable } from '../../storage/schema.ts';
-import { BLOCK_FORMAT, FRAME_HEADER_BYTES, decodeBlock, encodeBlock } from './block-codec.ts';
+import {
+  BLOCK_FORMAT,
+  FRAME_HEADER_BYTES,
+  decodeBlock,
+  decodeBlockTenants,
+  decodeIndex,
+  encodeBlock,
+  encodeIndex,
+} from './block-codec.ts';
 import { bloomMayHold } from './block-summary.ts';
 
 const place = { vaultId: 'vault-1', segment: 3, generation: 0, offset: 4096 };
@@ -160,6 +168,32 @@ describe('audit segment blocks', () => {
       const decoded = await decodeBlock(sodium, key, place, block);
       expect(decoded?.rows).toEqual(FORMAT_1_ROWS);
       expect(decoded?.tenants.t2).toMatchObject({ count: 1, firstSeq: 7, lastSeq: 7, epoch: 4 });
+    }
+  });
+
+  it('give their summaries alone as the whole decoding gives them, whatever the tenant ids hold', async () => {
+    const sodium = await loadSodium();
+    const odd = ['columns', 'a"}{]\\', '}', 'ünï✓', '\\"'];
+    const written = rows(30).map((r, i) => ({ ...r, tenant_id: odd[i % odd.length]!, actor_id: '{"x":[' }));
+    const { frame: block, tenants } = await encodeBlock(sodium, key, place, written, () => 2);
+    expect(Object.keys(tenants)).toHaveLength(odd.length);
+    expect(await decodeBlockTenants(sodium, key, place, block)).toEqual(tenants);
+    const old = Buffer.from(FORMAT_1_BLOCK, 'base64');
+    const decoded = await decodeBlock(sodium, key, place, old);
+    expect(await decodeBlockTenants(sodium, key, place, old)).toEqual(decoded?.tenants);
+    const moved = { ...place, offset: place.offset + 1 };
+    expect(await decodeBlockTenants(sodium, key, moved, block)).toBeNull();
+  });
+
+  it('index files: a rolled index does not open as an open one, nor the other way round', async () => {
+    const sodium = await loadSodium();
+    const blocks = [{ offset: 0, length: 9 }];
+    const args = [sodium, key, 'vault-1', 3, 0] as const;
+    for (const kind of ['rolled', 'open'] as const) {
+      const file = await encodeIndex(...args, blocks, kind);
+      const other = kind === 'rolled' ? 'open' : 'rolled';
+      expect(await decodeIndex(...args, file, kind)).toEqual(blocks);
+      expect(await decodeIndex(...args, file, other)).toBeNull();
     }
   });
 

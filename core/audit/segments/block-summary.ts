@@ -32,6 +32,12 @@ export interface BlockSummary {
   /** Bytes on disk, frame included. */
   readonly length: number;
   readonly tenants: Readonly<Record<string, TenantSummary>>;
+  /**
+   * The nonce the block was sealed with, base64 (absent from index files written before it was
+   * kept): an open segment's index names each block by it, so that an entry matches only the very
+   * block it was written for (core/audit/segments/open-index.ts).
+   */
+  readonly nonce?: string;
   /** The block could not be read when its segment was opened: its tenants are unknown. */
   readonly damaged?: true;
 }

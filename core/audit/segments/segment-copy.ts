@@ -47,8 +47,8 @@ async function copyPrefix(from: string, to: string, length: number): Promise<voi
 }
 
 /**
- * Copies the committed part of each segment an image names (and rolled segments' index files) from
- * one segments folder to a new one (a backup beside its file). Blocks are bound to the vault id and
+ * Copies the committed part of each segment an image names (and its index file: a rolled segment's,
+ * or the open one's) from one segments folder to a new one (a backup beside its file). Blocks are bound to the vault id and
  * their place in a segment, not to a path, so the copy opens where it lands. Throws ENOENT when a
  * file was replaced meanwhile (a retention rewrite): the caller reads the state again.
  */
@@ -64,10 +64,10 @@ export async function copyCommittedSegments(
   for (const r of live) {
     const seg = segmentFileName(r.segment, r.generation, 'seg');
     await copyPrefix(join(fromDir, seg), join(toDir, seg), r.committed_bytes);
-    if (r.rolled === 1) {
-      const idx = segmentFileName(r.segment, r.generation, 'idx');
-      await cp(join(fromDir, idx), join(toDir, idx)).catch(() => undefined); // rebuilt from blocks if missing
-    }
+    // Rebuilt from the blocks if missing. An open index may list blocks past the copied length
+    // (appended since the image was taken): opening the copy leaves them out.
+    const idx = segmentFileName(r.segment, r.generation, r.rolled === 1 ? 'idx' : 'oidx');
+    await cp(join(fromDir, idx), join(toDir, idx)).catch(() => undefined);
   }
   await syncDirectory(toDir);
   await syncDirectory(dirname(toDir));

@@ -6,59 +6,37 @@ import type { StorageFs, StorageHandle } from '../../backends/embedded/storage-f
 import {
   FRAME_HEADER_BYTES,
   decodeBlock,
+  decodeBlockTenants,
   decodeIndex,
   encodeIndex,
   encodeTable,
   frameLength,
+  nonceOf,
 } from './block-codec.ts';
 import { tableOfRows } from './block-rows.ts';
 import type { RowTable } from './block-rows.ts';
-import type { DecodedBlock } from './block-codec.ts';
+import type { DecodedBlock, IndexKind } from './block-codec.ts';
 import type { BlockSummary, TenantSummary } from './block-summary.ts';
+import { indexable, matchingBlocks, replaceFile } from './open-index.ts';
+import { openEmpty, readExactly, unlinkIfPresent } from './segment-io.ts';
 
 /** Decoded blocks kept in memory for pages and verification that come back to them. */
 const DECODED_CACHE_BLOCKS = 8;
 
 export type SegmentRecord = AuditSegmentsTable;
 
-/** Where a segment file version and its index live inside the segments folder. */
-export function segmentFileName(segment: number, generation: number, ext: 'seg' | 'idx'): string {
+/**
+ * The files of a segment version: `seg` its blocks, `idx` a rolled segment's index, `oidx` the
+ * index of a segment still appended to (core/audit/segments/open-index.ts).
+ */
+export type SegmentFileKind = 'seg' | 'idx' | 'oidx';
+
+/** Where a segment file version and its indexes live inside the segments folder. */
+export function segmentFileName(segment: number, generation: number, ext: SegmentFileKind): string {
   return `${String(segment).padStart(6, '0')}.${generation}.${ext}`;
 }
 
 const keyOf = (segment: number, generation: number) => `${segment}:${generation}`;
-
-async function unlinkIfPresent(fs: StorageFs, path: string): Promise<boolean> {
-  try {
-    await fs.unlink(path);
-    return true;
-  } catch (err) {
-    if (errnoOf(err) === 'ENOENT') return false;
-    throw err;
-  }
-}
-
-/** Opens `path` for writing, empty: created, or cut to nothing when a crashed write left it behind. */
-async function openEmpty(fs: StorageFs, path: string): Promise<StorageHandle> {
-  try {
-    return await fs.open(path, 'wx', 0o600);
-  } catch (err) {
-    if (errnoOf(err) !== 'EEXIST') throw err;
-    const handle = await fs.open(path, 'r+');
-    await handle.truncate(0);
-    return handle;
-  }
-}
-
-async function readExactly(
-  handle: StorageHandle,
-  position: number,
-  length: number,
-): Promise<Uint8Array | null> {
-  const buffer = new Uint8Array(length);
-  const { bytesRead } = await handle.read(buffer, 0, length, position);
-  return bytesRead === length ? buffer : null;
-}
 
 /**
  * The segment files of one vault and the summaries of their blocks (in memory: small, and all a
@@ -68,6 +46,8 @@ async function readExactly(
  */
 export class SegmentFiles {
   private readonly indexes = new Map<string, BlockSummary[]>();
+  /** Per unrolled segment version: how many blocks its open index file lists (as far as known). */
+  private readonly openListed = new Map<string, number>();
   private readonly decoded = new Map<string, Promise<DecodedBlock | null>>();
   private writer: { segment: number; generation: number; handle: StorageHandle } | null = null;
   private made = false;
@@ -80,12 +60,14 @@ export class SegmentFiles {
     private readonly key: () => Uint8Array,
   ) {}
 
-  path(segment: number, generation: number, ext: 'seg' | 'idx'): string {
+  path(segment: number, generation: number, ext: SegmentFileKind): string {
     return join(this.dir, segmentFileName(segment, generation, ext));
   }
 
   /**
-   * Loads the summaries of every committed segment. Bytes of the open segment past its committed
+   * Loads the summaries of every committed segment: a rolled one's from its index file, an open
+   * one's from its open index as far as it still matches, the blocks after that read from the
+   * file (the open index is then written again). Bytes of the open segment past its committed
    * length (a spill whose transaction never committed; its rows are still in the table) are cut.
    * Files of versions no row names any more (a rewrite or a drop that committed, then crashed
    * before removing them) are removed.
@@ -93,20 +75,24 @@ export class SegmentFiles {
   async open(records: readonly SegmentRecord[]): Promise<void> {
     for (const record of records) {
       if (record.generation > 0) {
-        await unlinkIfPresent(this.fs, this.path(record.segment, record.generation - 1, 'seg'));
-        await unlinkIfPresent(this.fs, this.path(record.segment, record.generation - 1, 'idx'));
+        for (const ext of ['seg', 'idx', 'oidx'] as const)
+          await unlinkIfPresent(this.fs, this.path(record.segment, record.generation - 1, ext));
       }
       if (record.committed_bytes === 0) {
         await this.remove(record.segment, record.generation);
         continue;
       }
-      let blocks: BlockSummary[] | null = null;
-      if (record.rolled === 1) blocks = await this.readIndex(record);
-      if (!blocks) {
-        if (record.rolled !== 1) await this.cut(record);
-        blocks = await this.scan(record);
+      const key = keyOf(record.segment, record.generation);
+      if (record.rolled === 1) {
+        // Left behind when a crash came between the roll's commit and its removal.
+        await unlinkIfPresent(this.fs, this.path(record.segment, record.generation, 'oidx'));
+        this.indexes.set(key, (await this.readIndex(record, 'rolled')) ?? (await this.scan(record)));
+        continue;
       }
-      this.indexes.set(keyOf(record.segment, record.generation), blocks);
+      const listed = await this.cutAndMatch(record);
+      this.indexes.set(key, await this.scan(record, listed));
+      this.openListed.set(key, listed.length);
+      await this.refreshOpenIndex(record, 1);
     }
   }
 
@@ -149,8 +135,10 @@ export class SegmentFiles {
     const handle = await this.writerFor(segment, generation, offset === 0);
     await handle.write(frame, 0, frame.length, offset);
     await handle.datasync();
-    const block: BlockSummary = { offset, length: frame.length, tenants };
+    const block: BlockSummary = { offset, length: frame.length, tenants, nonce: nonceOf(frame) };
     const key = keyOf(segment, generation);
+    // A version written from its start again (a retention rewrite that did not commit, retried).
+    if (offset === 0) this.openListed.delete(key);
     const blocks = (this.indexes.get(key) ?? []).filter((b) => b.offset < offset);
     blocks.push(block);
     this.indexes.set(key, blocks);
@@ -193,9 +181,44 @@ export class SegmentFiles {
   }
 
   /**
+   * Writes an unrolled segment's open index again when `every` or more of its committed blocks are
+   * not listed in it yet, after the transaction that committed them. Not synced, and a failure is
+   * let go: the index only spares the next open a read of those blocks.
+   */
+  async refreshOpenIndex(record: SegmentRecord, every: number): Promise<void> {
+    const key = keyOf(record.segment, record.generation);
+    const blocks = indexable(this.blocksOf(record));
+    if (blocks.length === 0 || blocks.length - (this.openListed.get(key) ?? 0) < every) return;
+    try {
+      const file = await encodeIndex(
+        this.sodium,
+        this.key(),
+        this.vaultId,
+        record.segment,
+        record.generation,
+        blocks,
+        'open',
+      );
+      await replaceFile(this.fs, this.path(record.segment, record.generation, 'oidx'), file);
+      this.openListed.set(key, blocks.length);
+    } catch {
+      // Left as it was (or absent): open reads the blocks it does not list.
+    }
+  }
+
+  /**
+   * Removes a segment's open index once its rolled index (complete, synced) is committed. A failure
+   * is let go: the next open removes it.
+   */
+  async dropOpenIndex(record: SegmentRecord): Promise<void> {
+    this.openListed.delete(keyOf(record.segment, record.generation));
+    await unlinkIfPresent(this.fs, this.path(record.segment, record.generation, 'oidx')).catch(() => false);
+  }
+
+  /**
    * Writes the next version of a segment, each block's rows passed through `edit` (retention keeps
    * some of them), re-sealed at their new places, each keeping its tenants' epochs; with its index
-   * file, synced.
+   * file: a rolled segment's, synced; an open segment's open index.
    * Returns its length and blocks (length 0: nothing kept, no file). A block that does not open
    * cannot be carried: the rewrite is refused (null) and the segment stays as it is.
    */
@@ -223,7 +246,9 @@ export class SegmentFiles {
       return { generation, bytes: 0 };
     }
     await this.fs.syncDirectory(this.dir);
-    await this.writeIndex({ ...record, generation, committed_bytes: bytes });
+    const next = { ...record, generation, committed_bytes: bytes };
+    if (record.rolled === 1) await this.writeIndex(next);
+    else await this.refreshOpenIndex(next, 1);
     return { generation, bytes };
   }
 
@@ -231,12 +256,16 @@ export class SegmentFiles {
   async remove(segment: number, generation: number): Promise<void> {
     if (this.writer?.segment === segment && this.writer.generation === generation) await this.closeWriter();
     this.indexes.delete(keyOf(segment, generation));
+    this.openListed.delete(keyOf(segment, generation));
     for (const key of [...this.decoded.keys()]) {
       if (key.startsWith(`${segment}:${generation}:`)) this.decoded.delete(key);
     }
+    const oidx = this.path(segment, generation, 'oidx');
     const removed = [
       await unlinkIfPresent(this.fs, this.path(segment, generation, 'seg')),
       await unlinkIfPresent(this.fs, this.path(segment, generation, 'idx')),
+      await unlinkIfPresent(this.fs, oidx),
+      await unlinkIfPresent(this.fs, `${oidx}.tmp`),
     ];
     if (removed.some(Boolean)) await this.fs.syncDirectory(this.dir);
   }
@@ -268,29 +297,37 @@ export class SegmentFiles {
     return handle;
   }
 
-  /** Cuts bytes past the committed length (a spill that did not commit). */
-  private async cut(record: SegmentRecord): Promise<void> {
+  /**
+   * Cuts bytes past the committed length (a spill that did not commit), then returns the blocks
+   * the open index lists that still match the file (none without a file or an index that opens).
+   */
+  private async cutAndMatch(record: SegmentRecord): Promise<BlockSummary[]> {
     const path = this.path(record.segment, record.generation, 'seg');
     let handle: StorageHandle;
     try {
       handle = await this.fs.open(path, 'r+');
     } catch (err) {
-      if (errnoOf(err) === 'ENOENT') return; // reported as damage by the scan
+      if (errnoOf(err) === 'ENOENT') return []; // reported as damage by the scan
       throw err;
     }
     try {
-      if ((await handle.stat()).size > record.committed_bytes) {
+      const size = (await handle.stat()).size;
+      if (size > record.committed_bytes) {
         await handle.truncate(record.committed_bytes);
         await handle.datasync();
       }
+      const listed = await this.readIndex(record, 'open');
+      if (!listed) return [];
+      return await matchingBlocks(handle, listed, Math.min(size, record.committed_bytes));
     } finally {
       await handle.close();
     }
   }
 
-  private async readIndex(record: SegmentRecord): Promise<BlockSummary[] | null> {
+  private async readIndex(record: SegmentRecord, kind: IndexKind): Promise<BlockSummary[] | null> {
+    const ext = kind === 'rolled' ? 'idx' : 'oidx';
     try {
-      const file = await this.fs.readFile(this.path(record.segment, record.generation, 'idx'));
+      const file = await this.fs.readFile(this.path(record.segment, record.generation, ext));
       return await decodeIndex<BlockSummary>(
         this.sodium,
         this.key(),
@@ -298,19 +335,26 @@ export class SegmentFiles {
         record.segment,
         record.generation,
         file,
+        kind,
       );
     } catch {
       return null;
     }
   }
 
-  /** The summaries of a segment read block by block; what does not open is one damaged block. */
-  private async scan(record: SegmentRecord): Promise<BlockSummary[]> {
-    const blocks: BlockSummary[] = [];
+  /**
+   * The summaries of a segment read block by block after the blocks already `known` (from its open
+   * index); what does not open is one damaged block. Only the summaries are decoded, not the rows.
+   */
+  private async scan(record: SegmentRecord, known: readonly BlockSummary[] = []): Promise<BlockSummary[]> {
+    const blocks = [...known];
     const end = record.committed_bytes;
-    const damaged = (offset: number): BlockSummary => ({
-      offset,
-      length: end - offset,
+    const last = known.at(-1);
+    let offset = last ? last.offset + last.length : 0;
+    if (offset >= end) return blocks;
+    const damaged = (at: number): BlockSummary => ({
+      offset: at,
+      length: end - at,
       tenants: {},
       damaged: true,
     });
@@ -318,10 +362,9 @@ export class SegmentFiles {
     try {
       handle = await this.fs.open(this.path(record.segment, record.generation, 'seg'), 'r');
     } catch {
-      return [damaged(0)];
+      return [...blocks, damaged(offset)];
     }
     try {
-      let offset = 0;
       while (offset < end) {
         const header = await readExactly(handle, offset, FRAME_HEADER_BYTES);
         const sealed = header ? frameLength(header) : null;
@@ -338,10 +381,10 @@ export class SegmentFiles {
           generation: record.generation,
           offset,
         };
-        const decoded = await decodeBlock(this.sodium, this.key(), place, frame);
+        const tenants = await decodeBlockTenants(this.sodium, this.key(), place, frame);
         blocks.push(
-          decoded
-            ? { offset, length, tenants: decoded.tenants }
+          tenants
+            ? { offset, length, tenants, nonce: nonceOf(frame) }
             : { offset, length, tenants: {}, damaged: true },
         );
         offset += length;

@@ -13,6 +13,9 @@ import { editAuditSegments } from '../../test-support/audit-tamper.ts';
 import { makeTempDir } from '../../test-support/temp-vault.ts';
 import type { TempDir } from '../../test-support/temp-vault.ts';
 import { unsyncedFs } from '../../test-support/unsynced-fs.ts';
+import type { StorageFs } from '../../backends/embedded/storage-fs.ts';
+import { FRAME_HEAD_BYTES } from './block-codec.ts';
+import { OPEN_INDEX_EVERY_BLOCKS } from './open-index.ts';
 import { ManualClock } from '../../vault/clock.ts';
 import { AUDIT_ROWS_SQL } from '../../backends/embedded/embedded-vault.ts';
 import type { EmbeddedVault } from '../../backends/embedded/embedded-vault.ts';
@@ -83,6 +86,48 @@ async function reopen(options: Partial<OpenVaultOptions> = {}): Promise<Embedded
   });
   open.push(vault);
   return vault;
+}
+
+/** `fs` counting the reads of segment files longer than a frame head: blocks read whole. */
+function countingBlockReads(fs: StorageFs): { fs: StorageFs; whole: () => number } {
+  let whole = 0;
+  const counting: StorageFs = {
+    rename: (from, to) => fs.rename(from, to),
+    unlink: (file) => fs.unlink(file),
+    link: (existing, to) => fs.link(existing, to),
+    stat: (file) => fs.stat(file),
+    readFile: (file) => fs.readFile(file),
+    mkdir: (dir, mode) => fs.mkdir(dir, mode),
+    syncDirectory: (dir) => fs.syncDirectory(dir),
+    freeBytes: (dir) => fs.freeBytes(dir),
+    open: async (file, flags, mode) => {
+      const handle = await fs.open(file, flags, mode);
+      if (!file.endsWith('.seg')) return handle;
+      return {
+        ...handle,
+        read: (buffer, offset, length, position) => {
+          if (length > FRAME_HEAD_BYTES) whole++;
+          return handle.read(buffer, offset, length, position);
+        },
+      };
+    },
+  };
+  return { fs: counting, whole: () => whole };
+}
+
+/** Spills `n` blocks, one per transaction (each just over the threshold). */
+async function spillBlocks(vault: EmbeddedVault, n: number, from = 0): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const at = (from + i) * (SMALL.spillThresholdRows + 1);
+    await vault.transaction((trx) =>
+      appendAuditBatch(trx, vault, items('t1', SMALL.spillThresholdRows + 1, at)),
+    );
+    await vault.auditSettled();
+  }
+}
+
+async function segmentsOf(vault: EmbeddedVault) {
+  return vault.read((db) => db.selectFrom('audit_segments').selectAll().execute());
 }
 
 describe('the embedded audit log in segment files', () => {
@@ -315,6 +360,91 @@ describe('the embedded audit log in segment files', () => {
     expect(await tableRows(again)).toBe(0);
     expect(await again.audit.verify()).toMatchObject({ ok: true, entries: 240 });
     await again.close();
+  });
+
+  it("the spiller keeps the open segment's index: an open reads only the blocks it does not list yet", async () => {
+    const unrolled = { ...SMALL, segmentRollBytes: 1 << 30 };
+    const vault = await newVault({ auditSegments: unrolled });
+    const blocks = OPEN_INDEX_EVERY_BLOCKS + 3;
+    await spillBlocks(vault, blocks);
+    const [record] = await segmentsOf(vault);
+    expect(vault.audit.files.blocksOf(record!)).toHaveLength(blocks);
+    await vault.close({ snapshot: false }); // as a crash would: the index lists the first 16 blocks
+    open.splice(0);
+    const afterCrash = countingBlockReads(unsyncedFs);
+    const again = await reopen({ auditSegments: unrolled, fs: afterCrash.fs });
+    expect(afterCrash.whole()).toBe(3);
+    const listed = again.audit.files.blocksOf(record!);
+    await spillBlocks(again, 2, blocks);
+    await again.close(); // writes the index of every block
+    open.splice(0);
+    const afterClose = countingBlockReads(unsyncedFs);
+    const third = await reopen({ auditSegments: unrolled, fs: afterClose.fs });
+    expect(afterClose.whole()).toBe(0);
+    const [grown] = await segmentsOf(third);
+    const all = third.audit.files.blocksOf(grown!);
+    expect(all.slice(0, blocks)).toEqual(listed);
+    expect(await third.audit.verify()).toMatchObject({ ok: true, entries: (blocks + 2) * 101 });
+    await third.close({ snapshot: false });
+    open.splice(0);
+    // A full scan lists the same.
+    const oidx = `${vaultPaths(tmp!.vaultPath).auditSegments}/000001.0.oidx`;
+    await unsyncedFs.unlink(oidx);
+    const scanned = countingBlockReads(unsyncedFs);
+    const fourth = await reopen({ auditSegments: unrolled, fs: scanned.fs });
+    expect(scanned.whole()).toBe(blocks + 2);
+    expect(fourth.audit.files.blocksOf(grown!)).toEqual(all);
+  });
+
+  it('an index write that fails: the spills stand, the next open reads the blocks the index missed', async () => {
+    const key = { kind: 'key' as const, key: new Uint8Array(32).fill(3) };
+    const path = '/machine/vault.svc';
+    const limits = { ...SMALL, segmentRollBytes: 1 << 30 };
+    const machine = new PowerLossFs(seededRandom(5), true);
+    const vault = await createVault({ path, key, fs: machine, auditSegments: limits });
+    await spillBlocks(vault, OPEN_INDEX_EVERY_BLOCKS);
+    machine.injectFault((op, file) => (file.endsWith('.oidx.tmp') && op !== 'sync' ? 'EIO' : null));
+    await spillBlocks(vault, OPEN_INDEX_EVERY_BLOCKS + 2, OPEN_INDEX_EVERY_BLOCKS);
+    expect(await tableRows(vault)).toBeLessThanOrEqual(SMALL.spillThresholdRows);
+    const entries = (2 * OPEN_INDEX_EVERY_BLOCKS + 2) * (SMALL.spillThresholdRows + 1);
+    expect(await vault.audit.count()).toBe(entries);
+    await vault.close({ snapshot: false });
+    machine.injectFault(null);
+    const counted = countingBlockReads(machine);
+    const again = await openVault({ path, key, fs: counted.fs, auditSegments: limits });
+    expect(counted.whole()).toBe(OPEN_INDEX_EVERY_BLOCKS + 2);
+    expect(await again.audit.verify()).toMatchObject({ ok: true, entries });
+    await again.close();
+  });
+
+  it('after a power loss anywhere in spills, the open lists what a full scan lists and the log verifies', async () => {
+    const key = { kind: 'key' as const, key: new Uint8Array(32).fill(4) };
+    const path = '/machine/vault.svc';
+    const limits = { ...SMALL, segmentRollBytes: 1 << 30 };
+    const oidx = `${vaultPaths(path).auditSegments}/000001.0.oidx`;
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const rng = seededRandom(seed);
+      const machine = new PowerLossFs(rng, false);
+      const vault = await createVault({ path, key, fs: machine, auditSegments: limits });
+      await spillBlocks(vault, OPEN_INDEX_EVERY_BLOCKS + 1);
+      // The next blocks take about ten file operations each: the power goes in one of them.
+      machine.crashAfter(1 + Math.floor(rng() * 200));
+      await spillBlocks(vault, OPEN_INDEX_EVERY_BLOCKS + 4, OPEN_INDEX_EVERY_BLOCKS + 1).catch(
+        () => undefined,
+      );
+      expect(machine.crashed).toBe(true);
+      const rebooted = machine.reboot(seededRandom(seed + 100), false);
+      await rebooted.unlink(vaultPaths(path).lock).catch(() => undefined);
+      const again = await openVault({ path, key, fs: rebooted, auditSegments: limits });
+      const [record] = await segmentsOf(again);
+      const listed = again.audit.files.blocksOf(record!);
+      expect(await again.audit.verify()).toMatchObject({ ok: true });
+      await again.close({ snapshot: false });
+      await rebooted.unlink(oidx).catch(() => undefined);
+      const scan = await openVault({ path, key, fs: rebooted, auditSegments: limits });
+      expect(scan.audit.files.blocksOf(record!)).toEqual(listed);
+      await scan.close({ snapshot: false });
+    }
   });
 
   it('a vault written before segments opens, moves its entries out in the background, and verifies the same', async () => {

@@ -4,9 +4,10 @@ import { compileOnce, runCompiled } from '../../storage/compiled-queries.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { Cell, RowTable } from './block-rows.ts';
 import type { AuditSegmentLimits } from './limits.ts';
+import { OPEN_INDEX_EVERY_BLOCKS } from './open-index.ts';
 import type { SegmentRecord } from './segment-files.ts';
 import { viewOf } from './segment-view.ts';
-import type { SegmentsAccess } from './segment-view.ts';
+import type { SegmentView, SegmentsAccess } from './segment-view.ts';
 import type { SegmentHost } from './segmented-store.ts';
 import { spillReader, takeChunk } from './spill-rows.ts';
 import type { SpillReader } from './spill-rows.ts';
@@ -19,6 +20,11 @@ const SPILL_TRANSACTION: TransactionOptions = { freesDatabaseSpace: true };
 const SPILL_READ_CHUNK = 256;
 /** Rows per segment block: one sync and one small transaction per block. */
 export const SPILL_BLOCK_ROWS = 1024;
+
+/** The segment spills append to: the last one not rolled that holds bytes. */
+function openSegmentOf(view: SegmentView): SegmentRecord | undefined {
+  return view.records.filter((r) => r.rolled === 0 && r.committed_bytes > 0).at(-1);
+}
 
 /** A spill found its rows changed before it committed (a prune or a tenant's deletion ran). */
 class SpillRaced extends Error {}
@@ -105,10 +111,18 @@ export class AuditSpiller {
     return this.failure;
   }
 
-  /** Moves every entry now in the table to segments (close, compact); waits for a spill running. */
+  /**
+   * Moves every entry now in the table to segments (close, compact); waits for a spill running.
+   * Then brings the open segment's index up to date, so that the next open reads no block.
+   */
   async drain(): Promise<void> {
     await this.running;
-    if (this.started && !this.stopped) await this.spillAll();
+    if (!this.started || this.stopped) return;
+    await this.spillAll();
+    await this.store.work.run(async () => {
+      const open = openSegmentOf(await this.vault.read(viewOf));
+      if (open) await this.store.files.refreshOpenIndex(open, 1);
+    });
   }
 
   /** Resolves once no spill runs. */
@@ -152,7 +166,7 @@ export class AuditSpiller {
     }
     if (rows.length === 0) return 0;
     const view = await this.vault.read(viewOf);
-    const open = view.records.filter((r) => r.rolled === 0 && r.committed_bytes > 0).at(-1);
+    const open = openSegmentOf(view);
     const last = view.records.at(-1);
     const target: SegmentRecord = open ?? {
       segment: (last?.segment ?? 0) + 1,
@@ -190,11 +204,16 @@ export class AuditSpiller {
       if (err instanceof SpillRaced) return -1;
       throw err;
     }
-    if (end >= this.limits.segmentRollBytes) await this.roll({ ...target, committed_bytes: end });
+    const committed = { ...target, committed_bytes: end };
+    if (end >= this.limits.segmentRollBytes) await this.roll(committed);
+    else await this.store.files.refreshOpenIndex(committed, OPEN_INDEX_EVERY_BLOCKS);
     return count;
   }
 
-  /** Closes a full segment: its index file first, then the row that says it is rolled. */
+  /**
+   * Closes a full segment: its index file first, then the row that says it is rolled; its open
+   * index, no longer read, goes last.
+   */
   private async roll(record: SegmentRecord): Promise<void> {
     await this.store.files.writeIndex(record);
     await this.vault.transaction(async (trx) => {
@@ -204,5 +223,6 @@ export class AuditSpiller {
         .where('segment', '=', record.segment)
         .execute();
     }, SPILL_TRANSACTION);
+    await this.store.files.dropOpenIndex(record);
   }
 }
