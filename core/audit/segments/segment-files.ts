@@ -159,15 +159,7 @@ export class SegmentFiles {
 
   /** Writes a full segment's index file (synced): it will not be appended again. */
   async writeIndex(record: SegmentRecord): Promise<void> {
-    const blocks = this.blocksOf(record);
-    const file = await encodeIndex(
-      this.sodium,
-      this.key(),
-      this.vaultId,
-      record.segment,
-      record.generation,
-      blocks,
-    );
+    const file = await this.indexFileOf(record, this.blocksOf(record), 'rolled');
     const path = this.path(record.segment, record.generation, 'idx');
     const handle = await openEmpty(this.fs, path);
     try {
@@ -190,15 +182,7 @@ export class SegmentFiles {
     const blocks = indexable(this.blocksOf(record));
     if (blocks.length === 0 || blocks.length - (this.openListed.get(key) ?? 0) < every) return;
     try {
-      const file = await encodeIndex(
-        this.sodium,
-        this.key(),
-        this.vaultId,
-        record.segment,
-        record.generation,
-        blocks,
-        'open',
-      );
+      const file = await this.indexFileOf(record, blocks, 'open');
       await replaceFile(this.fs, this.path(record.segment, record.generation, 'oidx'), file);
       this.openListed.set(key, blocks.length);
     } catch {
@@ -279,6 +263,23 @@ export class SegmentFiles {
     const writer = this.writer;
     this.writer = null;
     await writer?.handle.close();
+  }
+
+  /** A segment version's index file of `kind`, sealed under the segment key. */
+  private indexFileOf(
+    record: SegmentRecord,
+    blocks: readonly BlockSummary[],
+    kind: IndexKind,
+  ): Promise<Uint8Array> {
+    return encodeIndex(
+      this.sodium,
+      this.key(),
+      this.vaultId,
+      record.segment,
+      record.generation,
+      blocks,
+      kind,
+    );
   }
 
   private async writerFor(segment: number, generation: number, fresh: boolean): Promise<StorageHandle> {
