@@ -11,6 +11,7 @@ import {
   decodeIndex,
   encodeBlock,
   encodeIndex,
+  frameOf,
 } from './block-codec.ts';
 import { bloomMayHold } from './block-summary.ts';
 
@@ -104,14 +105,6 @@ const FORMAT_1_ROWS: AuditLogsTable[] = [
   },
 ];
 
-function frame(format: number, sealed: Uint8Array): Buffer {
-  const out = Buffer.alloc(FRAME_HEADER_BYTES + sealed.length);
-  out[0] = format;
-  out.writeUInt32BE(sealed.length, 1);
-  out.set(sealed, FRAME_HEADER_BYTES);
-  return out;
-}
-
 describe('audit segment blocks', () => {
   it('decode to exactly the rows written, with the summaries returned at encoding', async () => {
     const sodium = await loadSodium();
@@ -163,7 +156,7 @@ describe('audit segment blocks', () => {
     const original = Buffer.from(FORMAT_1_BLOCK, 'base64');
     expect(original[0]).toBe(1);
     const json = inflateRawSync(open(sodium, key, original.subarray(FRAME_HEADER_BYTES), aad(1))!);
-    const level9 = frame(1, seal(sodium, key, deflateRawSync(json, { level: 9 }), aad(1)));
+    const level9 = frameOf(1, seal(sodium, key, deflateRawSync(json, { level: 9 }), aad(1)));
     for (const block of [original, level9]) {
       const decoded = await decodeBlock(sodium, key, place, block);
       expect(decoded?.rows).toEqual(FORMAT_1_ROWS);

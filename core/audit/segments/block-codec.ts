@@ -208,7 +208,8 @@ export function frameLength(
   return Buffer.from(header.buffer, header.byteOffset, header.length).readUInt32BE(1);
 }
 
-function frameOf(format: number, sealed: Uint8Array): Uint8Array {
+/** A frame: `format`, the sealed length, the sealed bytes. */
+export function frameOf(format: number, sealed: Uint8Array): Uint8Array {
   const frame = Buffer.alloc(FRAME_HEADER_BYTES + sealed.length);
   frame[0] = format;
   frame.writeUInt32BE(sealed.length, 1);

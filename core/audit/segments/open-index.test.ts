@@ -6,7 +6,8 @@ import type { AuditLogsTable } from '../../storage/schema.ts';
 import { makeTempDir } from '../../test-support/temp-vault.ts';
 import type { TempDir } from '../../test-support/temp-vault.ts';
 import { unsyncedFs } from '../../test-support/unsynced-fs.ts';
-import { FRAME_HEAD_BYTES, encodeIndex } from './block-codec.ts';
+import { encodeIndex } from './block-codec.ts';
+import { countingBlockReads } from './test-support/counting-block-reads.ts';
 import { tableOfRows } from './block-rows.ts';
 import type { BlockSummary } from './block-summary.ts';
 import { indexable } from './open-index.ts';
@@ -76,26 +77,12 @@ const path = (ext: 'seg' | 'idx' | 'oidx', generation = 0) => filesOn().path(1, 
  * spares every block it lists all but its frame head).
  */
 async function opened(record: SegmentRecord): Promise<{ blocks: readonly BlockSummary[]; whole: number }> {
-  let whole = 0;
-  const fs: StorageFs = {
-    ...unsyncedFs,
-    open: async (file, flags, mode) => {
-      const handle = await unsyncedFs.open(file, flags, mode);
-      if (!file.endsWith('.seg')) return handle;
-      return {
-        ...handle,
-        read: (buffer, offset, length, position) => {
-          if (length > FRAME_HEAD_BYTES) whole++;
-          return handle.read(buffer, offset, length, position);
-        },
-      };
-    },
-  };
+  const { fs, whole } = countingBlockReads(unsyncedFs);
   const files = filesOn(fs);
   await files.open([record]);
   const blocks = files.blocksOf(record);
   await files.close();
-  return { blocks, whole };
+  return { blocks, whole: whole() };
 }
 
 /** The open of a full scan (no open index), which writes the index again. */

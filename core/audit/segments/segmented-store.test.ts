@@ -13,8 +13,7 @@ import { editAuditSegments } from '../../test-support/audit-tamper.ts';
 import { makeTempDir } from '../../test-support/temp-vault.ts';
 import type { TempDir } from '../../test-support/temp-vault.ts';
 import { unsyncedFs } from '../../test-support/unsynced-fs.ts';
-import type { StorageFs } from '../../backends/embedded/storage-fs.ts';
-import { FRAME_HEAD_BYTES } from './block-codec.ts';
+import { countingBlockReads } from './test-support/counting-block-reads.ts';
 import { OPEN_INDEX_EVERY_BLOCKS } from './open-index.ts';
 import { ManualClock } from '../../vault/clock.ts';
 import { AUDIT_ROWS_SQL } from '../../backends/embedded/embedded-vault.ts';
@@ -86,33 +85,6 @@ async function reopen(options: Partial<OpenVaultOptions> = {}): Promise<Embedded
   });
   open.push(vault);
   return vault;
-}
-
-/** `fs` counting the reads of segment files longer than a frame head: blocks read whole. */
-function countingBlockReads(fs: StorageFs): { fs: StorageFs; whole: () => number } {
-  let whole = 0;
-  const counting: StorageFs = {
-    rename: (from, to) => fs.rename(from, to),
-    unlink: (file) => fs.unlink(file),
-    link: (existing, to) => fs.link(existing, to),
-    stat: (file) => fs.stat(file),
-    readFile: (file) => fs.readFile(file),
-    mkdir: (dir, mode) => fs.mkdir(dir, mode),
-    syncDirectory: (dir) => fs.syncDirectory(dir),
-    freeBytes: (dir) => fs.freeBytes(dir),
-    open: async (file, flags, mode) => {
-      const handle = await fs.open(file, flags, mode);
-      if (!file.endsWith('.seg')) return handle;
-      return {
-        ...handle,
-        read: (buffer, offset, length, position) => {
-          if (length > FRAME_HEAD_BYTES) whole++;
-          return handle.read(buffer, offset, length, position);
-        },
-      };
-    },
-  };
-  return { fs: counting, whole: () => whole };
 }
 
 /** Spills `n` blocks, one per transaction (each just over the threshold). */
