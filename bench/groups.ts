@@ -30,6 +30,7 @@ import { createVault } from '../core/vault/index.ts';
 import type { StorageFs } from '../core/backends/embedded/storage-fs.ts';
 import { unsyncedFs } from '../core/test-support/unsynced-fs.ts';
 import { emit } from './json-lines.ts';
+import { benchAuditSegments } from './support/held-spills.ts';
 
 const BENCH = 'groups';
 const [
@@ -68,6 +69,7 @@ const vault = await createVault({
   path: join(dir, 'vault.svc'),
   key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
   ...(writeDelayMs > 0 ? { fs: slowDiskFs } : {}),
+  ...benchAuditSegments(),
 });
 // Counted before the services take the vault: every group and every batch is one transaction.
 let transactions = 0;

@@ -46,7 +46,9 @@ interface Line {
 }
 
 function start(args: readonly string[]): { child: ChildProcess; lines: AsyncIterator<Line> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // BENCH_SERVER_NODE_FLAGS: V8 or Node flags for the server alone (e.g. a young generation's size).
+  const flags = process.env.BENCH_SERVER_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_CPU_PROFILE: out },
   });

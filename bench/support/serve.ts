@@ -16,6 +16,7 @@ import { buildServer } from '../../server/app.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
 import { stopOnSigterm } from './bench-signals.ts';
+import { benchAuditSegments } from './held-spills.ts';
 import { benchStorageFs } from './volatile-fs.ts';
 
 enableSignalProfiling();
@@ -48,6 +49,7 @@ if (mode === 'echo') {
     path: join(dir, 'vault.svc'),
     key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
     ...benchStorageFs(),
+    ...benchAuditSegments(),
   });
   const services = createServices(vault);
   const { tenant } = await services.tenants.create({ name: 'bench', withApplication: false }, null);
