@@ -44,12 +44,6 @@ export function tableOfRows(rows: readonly AuditLogsTable[]): RowTable {
   return { columns, bytes, rows: records.map((r) => columns.map((c) => r[c]!)) };
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Holds each bytes cell while it is written as base64: no Buffer per cell. */
 const scratch = Buffer.alloc(64);
 
@@ -78,7 +72,8 @@ export function encodedRows(table: RowTable): (string | number | null)[][] {
     const prev = row[prevAt];
     const before = lastHash.get(row[tenantAt]!);
     if (hash instanceof Uint8Array) lastHash.set(row[tenantAt]!, hash);
-    if (before && prev instanceof Uint8Array && sameBytes(before, prev)) row[prevAt] = null;
+    // Compared in place (Buffer.compare takes any Uint8Array): no copy of either hash.
+    if (before && prev instanceof Uint8Array && Buffer.compare(before, prev) === 0) row[prevAt] = null;
     for (let i = 0; i < width; i++) {
       const cell = row[i]!;
       if (cell === null) continue;
