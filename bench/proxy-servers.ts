@@ -12,6 +12,7 @@
  *   TLS ≥ 1.2 verified against the CA, the address policy in the socket's lookup, the timeouts),
  *   and streams the answer back. Nothing is detokenized or audited.
  */
+import './support/serving-runtime.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';

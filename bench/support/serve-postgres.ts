@@ -4,6 +4,7 @@
  * (base64). Several of these run on one database, as `svc serve --database` processes do. Prints
  * one JSON line when ready.
  */
+import './serving-runtime.ts';
 import { tmpdir } from 'node:os';
 import { createServices, outboxTenancyOptions } from '../../core/services.ts';
 import { openPostgresVault } from '../../core/backends/postgres/postgres-vault.ts';

@@ -3,6 +3,7 @@
  * (token:use, token:create) and two reactors — a trivial formula and one calling `svc.tokenize`.
  * Prints one JSON line when ready.
  */
+import './serving-runtime.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

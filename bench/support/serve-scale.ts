@@ -5,6 +5,7 @@
  * snapshot and open figures, the open by phase); on SIGUSR1 it compacts the vault (a background snapshot) while
  * serving and prints `{"event":"compacted",...}`. Peak memory is the process's maxRSS.
  */
+import './serving-runtime.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

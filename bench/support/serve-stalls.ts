@@ -9,6 +9,7 @@
  * the longest the main thread waited for a core between two turns (`longestWaitMs`): what the server
  * did itself, told apart from the time the machine's other threads held the cores.
  */
+import './serving-runtime.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

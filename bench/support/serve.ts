@@ -5,6 +5,7 @@
  * ceiling our routes can reach. Mode `vault`: the real API over a temp vault, with a private
  * application and one token to read. Prints one JSON line when ready.
  */
+import './serving-runtime.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -4,6 +4,11 @@
 // returns the exit code (0 ok, 1 error, 2 usage/cancel, 3 unavailable, 4 auth/locked); setting exitCode instead of
 // calling exit() lets output drain.
 import { compiledMain } from './compiled.js';
+import { reexecForServing } from './server-runtime.js';
+
+// The serving verbs run with the serving runtime (server-runtime.js), before anything is loaded.
+const verb = process.argv[2];
+if (verb === 'start' || verb === 'serve') reexecForServing();
 
 const compiled = compiledMain();
 let main;

@@ -1,11 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compiledMain } from './compiled.js';
+import { servingNodeOptions } from './server-runtime.js';
 
 /** The launchers as users run them: plain `node`, no build, tsx registered by the launcher itself. */
 
@@ -93,6 +94,17 @@ describe('svc start as a process', () => {
       void closed.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // The serving runtime: the launcher replaced itself (same pid) with the serving options.
+    const expected = servingNodeOptions({
+      execArgv: [],
+      nodeOptions: undefined,
+      cores: os.availableParallelism(),
+    });
+    if (process.platform === 'linux') {
+      const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0');
+      expect(commandLine.slice(1, 1 + expected.length)).toEqual(expected);
+      expect(commandLine).toContain(svcBin);
+    }
     child.kill('SIGTERM');
     expect(await closed).toBe(0);
     expect(stdout).toMatch(/^Management API key \(shown once\): key_/m);
