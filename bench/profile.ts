@@ -174,6 +174,8 @@ try {
       p99_ms: result.latency.p99,
       errors: result.errors + result.non2xx,
       server_cpu_ms: Math.round(cpuMs),
+      server_user_ms: Math.round(done.cpu_user_ms ?? 0),
+      server_system_ms: Math.round(done.cpu_system_ms ?? 0),
       server_cpu_us_per_request: Math.round((1000 * cpuMs) / Math.max(1, requests)),
       ...direct,
       profile: done.profile,

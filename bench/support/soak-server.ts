@@ -5,7 +5,9 @@
  * bench/support/report-memory.mjs, which answers the bench's IPC question for its memory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { servingNodeOptions } from '../../cli/bin/server-runtime.js';
 
 const SVC_BIN = fileURLToPath(new URL('../../cli/bin/svc.js', import.meta.url));
 const REPORT_MEMORY = new URL('./report-memory.mjs', import.meta.url).href;
@@ -54,7 +56,15 @@ export function startSvc(env: NodeJS.ProcessEnv): Promise<SvcServer> {
       process.execPath,
       ['--import', REPORT_MEMORY, ...svcArgs(['start', '--json', '--port', '0'])],
       {
-        env,
+        // The serving runtime, given here: the launcher does not replace a process with an IPC channel.
+        env: {
+          ...env,
+          NODE_OPTIONS: servingNodeOptions({
+            execArgv: [],
+            nodeOptions: undefined,
+            cores: availableParallelism(),
+          }).join(' '),
+        },
         stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
       },
     );

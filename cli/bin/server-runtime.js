@@ -35,7 +35,9 @@ export function servingNodeOptions({ execArgv, nodeOptions, cores }) {
 /**
  * Replaces this process (same pid, same standard streams, same arguments and environment) with
  * one started with the serving options, when any are missing. Where the process cannot be
- * replaced (Windows, a Node without `process.execve`), it goes on with Node's defaults.
+ * replaced (Windows, a Node without `process.execve`) or would lose something by it (an IPC
+ * channel to its parent: only the standard streams survive), it goes on with Node's defaults; a
+ * parent that wants the serving runtime there passes the options itself (NODE_OPTIONS).
  */
 export function reexecForServing() {
   const options = servingNodeOptions({
@@ -44,6 +46,7 @@ export function reexecForServing() {
     cores: os.availableParallelism(),
   });
   if (options.length === 0 || typeof process.execve !== 'function') return;
+  if (process.channel !== undefined || process.env.NODE_CHANNEL_FD !== undefined) return;
   process.execve(
     process.execPath,
     [process.execPath, ...options, ...process.execArgv, ...process.argv.slice(1)],

@@ -122,6 +122,34 @@ describe('svc start as a process', () => {
   });
 });
 
+describe('svc start under a parent holding an IPC channel', () => {
+  it('is not replaced (the channel would be lost) and serves', async () => {
+    const child = spawn(process.execPath, [svcBin, 'start'], {
+      cwd: dir,
+      env: env({ SVC_HOME: path.join(dir, 'h'), SVC_PORT: '0', SVC_LOG_LEVEL: 'warn' }),
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let stdout = '';
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /^URL: (\S+)$/m.exec(stdout);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      void closed.then((code) => reject(new Error(`exited ${code}`)));
+    });
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(child.connected).toBe(true);
+    if (process.platform === 'linux') {
+      const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0');
+      expect(commandLine[1]).toBe(svcBin);
+    }
+    child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+  });
+});
+
 describe('cli/bin/run-ts.js', () => {
   it('runs a TypeScript file and hands it its arguments', async () => {
     const script = path.join(dir, 'hello.mts');
