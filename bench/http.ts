@@ -18,7 +18,7 @@ interface Ready {
 }
 
 export function startChild(
-  mode: 'echo' | 'server-echo' | 'vault',
+  mode: 'echo' | 'server-echo' | 'tokenize-floor' | 'vault',
 ): Promise<{ child: ChildProcess; ready: Ready }> {
   return startBenchServer<Ready>(serveScript, mode);
 }
@@ -99,9 +99,10 @@ export async function runHttpBench(options: {
 
   // Every server starts before anything is measured (a start under load takes seconds); each is
   // stopped once its cases ran, so no idle server shares the machine with a later case.
-  const [fastifyEcho, serverEcho, vault] = await startTogether([
+  const [fastifyEcho, serverEcho, floor, vault] = await startTogether([
     startChild('echo'),
     startChild('server-echo'),
+    startChild('tokenize-floor'),
     startChild('vault'),
   ] as const);
   const ceilings = new Map<number, Ceiling>();
@@ -124,15 +125,43 @@ export async function runHttpBench(options: {
         await stopChild(echo.child);
       }
     }
+    // The most a tokenize route can reach on this engine (bench/support/engine-floor.ts).
+    const floors = new Map<number, number>();
+    try {
+      for (const connections of [1, 50]) {
+        const { rate } = await measure(
+          'tokenize_engine_floor',
+          {
+            url: `${floor.ready.url}/floor/tokenize`,
+            method: 'POST',
+            headers: { ...json, 'SVC-API-KEY': floor.ready.key! },
+            body: payload,
+          },
+          connections,
+          options.seconds,
+          ceilings.get(connections),
+        );
+        floors.set(connections, rate);
+      }
+    } finally {
+      await stopChild(floor.child);
+    }
     const auth = { 'SVC-API-KEY': vault.ready.key! };
     for (const connections of [1, 50]) {
-      await measure(
+      const { rate } = await measure(
         'tokenize',
         { url: `${vault.ready.url}/tokenize`, method: 'POST', headers: { ...json, ...auth }, body: payload },
         connections,
         options.seconds,
         ceilings.get(connections),
       );
+      emit({
+        bench: BENCH,
+        metric: 'tokenize_ratio_to_engine_floor',
+        value: Number((rate / (floors.get(connections) ?? rate)).toFixed(3)),
+        unit: 'ratio',
+        connections,
+      });
       await measure(
         'token_read',
         {
@@ -200,6 +229,6 @@ export async function runHttpBench(options: {
       });
     }
   } finally {
-    for (const started of [fastifyEcho, serverEcho, vault]) await stopChild(started.child);
+    for (const started of [fastifyEcho, serverEcho, floor, vault]) await stopChild(started.child);
   }
 }

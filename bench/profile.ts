@@ -1,14 +1,15 @@
 /**
  * Profiles the vault server under one kind of load, for finding where request CPU goes:
- * `node --import tsx bench/profile.ts <read|search|tokenize|batch|echo|react|proxy|bare> [seconds] [connections] [out.cpuprofile]`.
+ * `node --import tsx bench/profile.ts <read|search|tokenize|batch|echo|react|proxy|bare|floor> [seconds] [connections] [out.cpuprofile]`.
  * The server runs in its own process (bench/support/serve.ts; serve-reactors.ts for `react`, a
  * trivial formula; proxy-servers.ts for `proxy`, one detokenized field forwarded to a local HTTPS
  * upstream, and for `bare`, the bare Node reverse proxy of bench/proxy.ts in front of the same
- * upstream: the runtime's own cost of that shape of work) and load comes from this one, with
+ * upstream: the runtime's own cost of that shape of work; `floor`, the bare proxy doing the engine's
+ * least work per detokenized request, bench/support/proxy-floor.ts) and load comes from this one, with
  * autocannon. After a warm-up, the server's sampling
  * profiler runs for the measured window; then this prints requests/s, the server's CPU time per
  * request (user + system, all its threads: sandbox workers included, though the profile shows only
- * the main thread) and the profile's top functions. `proxy` and `bare` also measure the upstream
+ * the main thread) and the profile's top functions. `proxy`, `bare` and `floor` also measure the upstream
  * called directly, for the latency the proxy adds. An output path of `none` runs without the sampling
  * profiler: the sampler's own cost is per second, so at a few hundred requests per second (a busy
  * machine, or 1 connection) it inflates CPU per request; compare figures taken the same way.
@@ -82,12 +83,13 @@ async function servers(): Promise<{
 }> {
   if (route === 'react') return start([script('./support/serve-reactors.ts')]);
   if (route === 'echo') return start([script('./support/serve.ts'), 'server-echo']);
-  if (route !== 'proxy' && route !== 'bare') return start([script('./support/serve.ts'), 'vault']);
+  if (route !== 'proxy' && route !== 'bare' && route !== 'floor')
+    return start([script('./support/serve.ts'), 'vault']);
   const dir = mkdtempSync(join(tmpdir(), 'svc-profile-proxy-'));
   const upstream = start([script('./proxy-servers.ts'), 'upstream', dir]);
   const port = (await upstream.lines.next()).value.port!;
   return {
-    ...start([script('./proxy-servers.ts'), route === 'bare' ? 'bare' : 'vault', String(port), dir]),
+    ...start([script('./proxy-servers.ts'), route === 'proxy' ? 'vault' : route, String(port), dir]),
     upstream: { child: upstream.child, port, dir },
   };
 }
@@ -127,19 +129,26 @@ try {
                   headers: json,
                   body: charge('4242424242424242'),
                 }
-              : route === 'proxy'
+              : route === 'floor'
                 ? {
-                    url: `${ready.url}/proxy/v1/charges`,
-                    method: 'POST',
-                    headers: { ...json, ...auth, 'svc-proxy-key': ready.proxyKey! },
-                    body: charge(`{{ ${ready.tokenId!} }}`),
-                  }
-                : {
-                    url: `${ready.url}/tokenize`,
+                    url: `${ready.url}/v1/charges`,
                     method: 'POST',
                     headers: { ...json, ...auth },
-                    body: route === 'batch' ? batch : card,
-                  };
+                    body: charge(`{{ ${ready.tokenId!} }}`),
+                  }
+                : route === 'proxy'
+                  ? {
+                      url: `${ready.url}/proxy/v1/charges`,
+                      method: 'POST',
+                      headers: { ...json, ...auth, 'svc-proxy-key': ready.proxyKey! },
+                      body: charge(`{{ ${ready.tokenId!} }}`),
+                    }
+                  : {
+                      url: `${ready.url}/tokenize`,
+                      method: 'POST',
+                      headers: { ...json, ...auth },
+                      body: route === 'batch' ? batch : card,
+                    };
   await autocannon({ ...options, connections, duration: Math.min(3, seconds) }); // warm-up
   child.kill('SIGUSR2');
   const result = await autocannon({ ...options, connections, duration: seconds });

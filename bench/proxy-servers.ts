@@ -28,6 +28,7 @@ import { createVault } from '../core/vault/index.ts';
 import { startServer } from '../server/listen.ts';
 import { enableSignalProfiling } from './support/profiling.ts';
 import { benchStorageFs } from './support/volatile-fs.ts';
+import { proxyFloor } from './support/proxy-floor.ts';
 
 const mode = process.argv[2];
 
@@ -101,7 +102,7 @@ if (mode === 'upstream') {
       process.exit(0);
     })();
   });
-} else if (mode === 'bare') {
+} else if (mode === 'bare' || mode === 'floor') {
   enableSignalProfiling();
   const upstreamPort = Number(process.argv[3]);
   const caPem = await readFile(join(process.argv[4] as string, 'ca.pem'), 'utf8');
@@ -113,6 +114,7 @@ if (mode === 'upstream') {
   const origin = `https://upstream.svc.test:${upstreamPort}`;
   // Headers that belong to one connection, or that the transport sets for the new request.
   const notForwarded = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  const floor = mode === 'floor' ? await proxyFloor() : null;
   const server = createHttpServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -120,32 +122,39 @@ if (mode === 'upstream') {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers))
         if (typeof value === 'string' && !notForwarded.has(name)) headers[name] = value;
-      request(`${origin}${req.url ?? '/'}`, {
-        dispatcher: agent,
-        method: (req.method ?? 'GET') as 'GET',
-        headers,
-        body: chunks.length === 0 ? null : Buffer.concat(chunks),
-      }).then(
-        (answer) => {
-          const relayed: Record<string, string | string[]> = {};
-          for (const [name, value] of Object.entries(answer.headers))
-            if (value !== undefined && !notForwarded.has(name)) relayed[name] = value;
-          res.writeHead(answer.statusCode, relayed);
-          answer.body.pipe(res);
-        },
-        () => {
-          res.writeHead(502).end();
-        },
-      );
+      const body = chunks.length === 0 ? null : Buffer.concat(chunks);
+      const prepared =
+        floor === null ? Promise.resolve({ body, done: () => undefined }) : floor.prepare(headers, body);
+      prepared
+        .then(({ body: sent, done }) =>
+          request(`${origin}${req.url ?? '/'}`, {
+            dispatcher: agent,
+            method: (req.method ?? 'GET') as 'GET',
+            headers,
+            body: sent,
+          }).then((answer) => {
+            const relayed: Record<string, string | string[]> = {};
+            for (const [name, value] of Object.entries(answer.headers))
+              if (value !== undefined && !notForwarded.has(name)) relayed[name] = value;
+            res.writeHead(answer.statusCode, relayed);
+            answer.body.pipe(res);
+            done();
+          }),
+        )
+        .catch(() => {
+          if (!res.headersSent) res.writeHead(502).end();
+        });
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${port}`, ...(floor === null ? {} : floor.ready) })}\n`,
+  );
   process.on('SIGTERM', () => {
     server.closeAllConnections();
-    server.close(() => void agent.close().then(() => process.exit(0)));
+    server.close(() => void Promise.all([agent.close(), floor?.close()]).then(() => process.exit(0)));
   });
 } else {
   throw new Error(`unknown mode ${String(mode)}`);

@@ -2,10 +2,12 @@
  * Proxy benchmark: requests/s and p50/p99 at 1 and 50 connections against one local HTTPS upstream,
  * (a) direct, (b) through a bare Node reverse proxy (node:http + undici with the outbound client's
  * Agent options: the runtime's own ceiling for this shape of work), (c) through our proxy with one
- * detokenized field, (d) through nginx reverse-proxying the same upstream (Debian package `nginx`:
+ * detokenized field, (e) through the engine's floor (bench/support/proxy-floor.ts: the bare proxy
+ * doing the least the vault's rules require per detokenized request, the most any proxy on this
+ * engine could reach), (d) through nginx reverse-proxying the same upstream (Debian package `nginx`:
  * installed with apt-get when missing and running as root, else skipped with a note). Our proxy's
- * req/s is printed as a ratio to (b) and (d). Load comes from autocannon's CLI in its own process;
- * upstream, vault, bare proxy and nginx each run in their own process too. autocannon's latencies
+ * req/s is printed as a ratio to (b), (d) and (e), and (e)'s to (b). Load comes from autocannon's CLI in its own process;
+ * upstream, vault, bare proxy, floor and nginx each run in their own process too. autocannon's latencies
  * are whole milliseconds, so each case is also timed at one connection in microseconds by
  * bench/support/latency-probe.ts (p50, and the added p50 over the direct call). Beside those, the
  * floor under our added p50: the bare proxy's added p50 plus one durable write pair (journal record,
@@ -225,11 +227,12 @@ export async function runProxyBench(options: {
   const children: ChildProcess[] = [upstream.child];
   try {
     // Side by side: nothing is measured yet, and a start under load takes seconds.
-    const [vault, bare] = await startTogether([
+    const [vault, bare, engineFloor] = await startTogether([
       startNode(['vault', String(upstreamPort), dir]),
       startNode(['bare', String(upstreamPort), dir]),
+      startNode(['floor', String(upstreamPort), dir]),
     ] as const);
-    children.push(vault.child, bare.child);
+    children.push(vault.child, bare.child, engineFloor.child);
     const body = (field: string) => JSON.stringify({ amount: 1000, currency: 'usd', card_number: field });
     const json = { 'content-type': 'application/json' };
     const plain = body('4242424242424242');
@@ -248,6 +251,16 @@ export async function runProxyBench(options: {
         name: 'bare_node_reverse_proxy',
         load: { url: `${String(bare.ready.url)}/v1/charges`, method: 'POST', headers: json, body: plain },
         pid: bare.child.pid,
+      },
+      {
+        name: 'engine_floor_proxy',
+        load: {
+          url: `${String(engineFloor.ready.url)}/v1/charges`,
+          method: 'POST',
+          headers: { ...json, 'svc-api-key': String(engineFloor.ready.key) },
+          body: body(`{{ ${String(engineFloor.ready.tokenId)} }}`),
+        },
+        pid: engineFloor.child.pid,
       },
       {
         name: 'vault_proxy_one_detokenized_field',
@@ -310,6 +323,26 @@ export async function runProxyBench(options: {
       });
       // The target is relative to the runtime's own ceiling for this shape of work (the bare proxy);
       // nginx is printed beside it for scale.
+      // The floor (bench/support/proxy-floor.ts) against the bare proxy is the most any proxy on
+      // this engine could reach; ours against the floor is the share of its cost that is the engine's.
+      const bareRps = get('bare_node_reverse_proxy')?.rps ?? 0;
+      const floorRps = get('engine_floor_proxy')?.rps ?? 0;
+      if (bareRps > 0 && floorRps > 0) {
+        emit({
+          bench: BENCH,
+          metric: 'engine_floor_proxy_ratio_to_bare_node',
+          value: Math.round((floorRps / bareRps) * 1000) / 1000,
+          unit: 'ratio',
+          connections,
+        });
+        emit({
+          bench: BENCH,
+          metric: 'vault_proxy_ratio_to_engine_floor',
+          value: Math.round(((get(ours)?.rps ?? 0) / floorRps) * 1000) / 1000,
+          unit: 'ratio',
+          connections,
+        });
+      }
       for (const [against, target] of [
         ['bare_node_reverse_proxy', TARGET_RATIO_TO_BARE_NODE],
         ['nginx_reverse_proxy', null],

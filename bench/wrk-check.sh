@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Target 1 checked the way an outside reviewer checks it: wrk (Debian's `wrk`) from a separate
 # process against bench/support/serve.ts, 50 connections: our server's JSON echo, a token read and
-# a one-card tokenize, then the echo again. Prints one JSON line per case (req/s, p99 in ms, the
+# a one-card tokenize, the engine's floor for that tokenize (bench/support/engine-floor.ts), then
+# the echo again. Prints one JSON line per case (req/s, p99 in ms, the
 # ratios to the first echo). Usage: bench/wrk-check.sh [seconds] [wrk threads]. Not in `npm run bench`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,17 +14,21 @@ trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$di
 
 node --import tsx bench/support/serve.ts server-echo >"$dir/echo.json" &
 node --import tsx bench/support/serve.ts vault >"$dir/vault.json" &
-for _ in $(seq 1 300); do [ -s "$dir/echo.json" ] && [ -s "$dir/vault.json" ] && break; sleep 0.1; done
+node --import tsx bench/support/serve.ts tokenize-floor >"$dir/floor.json" &
+for _ in $(seq 1 300); do [ -s "$dir/echo.json" ] && [ -s "$dir/vault.json" ] && [ -s "$dir/floor.json" ] && break; sleep 0.1; done
 field() { node -e "process.stdout.write(String(JSON.parse(require('fs').readFileSync('$1','utf8')).$2))"; }
 echo_url=$(field "$dir/echo.json" url)
 vault_url=$(field "$dir/vault.json" url)
 token_id=$(field "$dir/vault.json" tokenId)
+floor_url=$(field "$dir/floor.json" url)
 # The key goes to wrk through a Lua file in the temp folder, never on a command line.
 key=$(field "$dir/vault.json" key)
 body='{"name":"Jane Doe","card":{"type":"card_number","data":"4242424242424242"}}'
 printf 'wrk.method = "POST"; wrk.body = [[%s]]; wrk.headers["Content-Type"] = "application/json"\n' "$body" >"$dir/echo.lua"
 printf 'wrk.headers["SVC-API-KEY"] = "%s"\n' "$key" >"$dir/read.lua"
 { cat "$dir/echo.lua"; cat "$dir/read.lua"; } >"$dir/tokenize.lua"
+printf 'wrk.headers["SVC-API-KEY"] = "%s"\n' "$(field "$dir/floor.json" key)" >"$dir/floor-key.lua"
+{ cat "$dir/echo.lua"; cat "$dir/floor-key.lua"; } >"$dir/tokenize-floor.lua"
 
 # Prints "<req/s> <p99 ms>" of one wrk run.
 run() {
@@ -45,4 +50,6 @@ line() { node -e "
 line server_echo "$echo_rps" "$echo_p99"
 line token_read $(run "$dir/read.lua" "$vault_url/tokens/$token_id")
 line tokenize $(run "$dir/tokenize.lua" "$vault_url/tokenize")
+# The most a tokenize route can reach on this engine (bench/support/tokenize-floor.ts).
+line tokenize_engine_floor $(run "$dir/tokenize-floor.lua" "$floor_url/floor/tokenize")
 line server_echo_again $(run "$dir/echo.lua" "$echo_url/echo")

@@ -54,74 +54,85 @@ export interface DurableWritePairTimes {
   readonly markBytes: number;
 }
 
+/** The journal and the mark of a vault, without the vault: files created as the vault creates them. */
+export interface DurablePair {
+  /** Appends `record` at the journal's end and makes it durable, then writes the mark's next slot. */
+  readonly write: (record: Uint8Array) => Promise<void>;
+  readonly close: () => Promise<void>;
+}
+
+/** Opens a journal and a mark in a fresh folder under `parent`, removed again by `close`. */
+export async function openDurablePair(parent: string = tmpdir(), fs?: StorageFs): Promise<DurablePair> {
+  const layer = fs ?? benchStorageFs().fs ?? nodeStorageFs;
+  const dir = await mkdtemp(join(parent, 'svc-bench-durable-pair-'));
+  // Created as the vault creates them (atomically, synced): a journal holding only its header,
+  // a mark of two slots. Their contents do not matter to the disk.
+  const journalPath = join(dir, 'vault.journal');
+  const markPath = join(dir, 'vault.ack');
+  await writeFileAtomically(
+    journalPath,
+    (h) => writeFully(h, new Uint8Array(JOURNAL_HEADER_BYTES), 0),
+    0o600,
+    layer,
+  );
+  await writeFileAtomically(
+    markPath,
+    (h) => writeFully(h, new Uint8Array(SLOT_BYTES * SLOTS), 0),
+    0o600,
+    layer,
+  );
+  const journal = await layer.open(journalPath, 'r+durable');
+  const mark = await layer.open(markPath, 'r+durable');
+  const slot = new Uint8Array(SLOT_BYTES);
+  let size = JOURNAL_HEADER_BYTES;
+  let next = 0;
+  return {
+    // The journal's and the mark's own steps: write, then a datasync that `r+durable` makes free.
+    async write(record) {
+      await writeFully(journal, record, size);
+      await journal.datasync();
+      size += record.length;
+      // The mark alternates between its two slots.
+      await writeFully(mark, slot, next * SLOT_BYTES);
+      await mark.datasync();
+      next = (next + 1) % SLOTS;
+    },
+    async close() {
+      await mark.close();
+      await journal.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Times `rounds` pairs (journal record append, then mark slot) and returns their quantiles in µs. */
 export async function timeDurableWritePairs(
   options: DurableWritePairOptions,
 ): Promise<DurableWritePairTimes> {
-  const fs = options.fs ?? benchStorageFs().fs ?? nodeStorageFs;
   const recordBytes = options.recordBytes ?? PROXY_RECORD_BYTES;
-  const dir = await mkdtemp(join(options.parent ?? tmpdir(), 'svc-bench-durable-pair-'));
+  const pair = await openDurablePair(options.parent, options.fs);
   try {
-    // Created as the vault creates them (atomically, synced): a journal holding only its header,
-    // a mark of two slots. Their contents do not matter to the disk.
-    const journalPath = join(dir, 'vault.journal');
-    const markPath = join(dir, 'vault.ack');
-    await writeFileAtomically(
-      journalPath,
-      (h) => writeFully(h, new Uint8Array(JOURNAL_HEADER_BYTES), 0),
-      0o600,
-      fs,
-    );
-    await writeFileAtomically(
-      markPath,
-      (h) => writeFully(h, new Uint8Array(SLOT_BYTES * SLOTS), 0),
-      0o600,
-      fs,
-    );
-    const journal = await fs.open(journalPath, 'r+durable');
-    try {
-      const mark = await fs.open(markPath, 'r+durable');
-      try {
-        const record = randomBytes(recordBytes);
-        const slot = randomBytes(SLOT_BYTES);
-        let size = JOURNAL_HEADER_BYTES;
-        let next = 0;
-        // The journal's and the mark's own steps: write, then a datasync that `r+durable` makes free.
-        const pair = async () => {
-          await writeFully(journal, record, size);
-          await journal.datasync();
-          size += record.length;
-          // The mark alternates between its two slots.
-          await writeFully(mark, slot, next * SLOT_BYTES);
-          await mark.datasync();
-          next = (next + 1) % SLOTS;
-        };
-        for (let i = 0; i < WARM_UP_ROUNDS; i++) await pair();
-        const times: number[] = [];
-        const until = performance.now() + options.maxSeconds * 1000;
-        // At least one pair, however short the time.
-        while (times.length < options.rounds && (times.length === 0 || performance.now() < until)) {
-          const start = process.hrtime.bigint();
-          await pair();
-          times.push(Number(process.hrtime.bigint() - start) / 1000);
-        }
-        times.sort((a, b) => a - b);
-        const us = (q: number) => Math.round(quantile(times, q));
-        return {
-          rounds: times.length,
-          p50Us: us(0.5),
-          p90Us: us(0.9),
-          p99Us: us(0.99),
-          recordBytes,
-          markBytes: SLOT_BYTES,
-        };
-      } finally {
-        await mark.close();
-      }
-    } finally {
-      await journal.close();
+    const record = randomBytes(recordBytes);
+    for (let i = 0; i < WARM_UP_ROUNDS; i++) await pair.write(record);
+    const times: number[] = [];
+    const until = performance.now() + options.maxSeconds * 1000;
+    // At least one pair, however short the time.
+    while (times.length < options.rounds && (times.length === 0 || performance.now() < until)) {
+      const start = process.hrtime.bigint();
+      await pair.write(record);
+      times.push(Number(process.hrtime.bigint() - start) / 1000);
     }
+    times.sort((a, b) => a - b);
+    const us = (q: number) => Math.round(quantile(times, q));
+    return {
+      rounds: times.length,
+      p50Us: us(0.5),
+      p90Us: us(0.9),
+      p99Us: us(0.99),
+      recordBytes,
+      markBytes: SLOT_BYTES,
+    };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await pair.close();
   }
 }

@@ -15,7 +15,8 @@ import { loadSqlJs } from '../../core/backends/embedded/sqljs.ts';
 import type { RowKeys } from '../../core/integrity/row-authenticator.ts';
 
 const CHUNK = 50;
-const TENANT = randomUUID();
+/** The one tenant of every database this module makes. */
+export const CEILING_TENANT = randomUUID();
 const ENVELOPE = 'v1.1.' + randomBytes(120).toString('base64');
 
 async function schema(sqlite: SqlJsDatabase): Promise<void> {
@@ -63,7 +64,7 @@ export const TABLES: readonly Table[] = [
       'created_at',
     ],
     row: () => [
-      TENANT,
+      CEILING_TENANT,
       randomUUID(),
       'card',
       ENVELOPE,
@@ -90,7 +91,7 @@ export const TABLES: readonly Table[] = [
     ],
     row: () => [
       randomUUID(),
-      TENANT,
+      CEILING_TENANT,
       ++seq,
       'token',
       randomUUID(),
@@ -104,7 +105,7 @@ export const TABLES: readonly Table[] = [
   {
     name: 'token_activity',
     columns: ['tenant_id', 'month', 'token_id'],
-    row: () => [TENANT, '2026-11', randomUUID()],
+    row: () => [CEILING_TENANT, '2026-11', randomUUID()],
   },
 ];
 
@@ -140,7 +141,7 @@ export async function database(extra: string | undefined): Promise<SqlJsDatabase
   applyPragmas(sqlite);
   await schema(sqlite);
   if (extra) sqlite.exec(extra);
-  sqlite.exec(`insert into tenants (id, name, created_at) values ('${TENANT}', 't', '${now()}')`);
+  sqlite.exec(`insert into tenants (id, name, created_at) values ('${CEILING_TENANT}', 't', '${now()}')`);
   return sqlite;
 }
 

@@ -2,7 +2,8 @@
  * A server for the HTTP benchmarks, in its own process so the load generator does not share its
  * event loop. Mode `echo`: a bare Fastify JSON echo (the framework's ceiling). Mode `server-echo`:
  * the same echo on our own server stack (trace ids, logging, error handling, access checks), the
- * ceiling our routes can reach. Mode `vault`: the real API over a temp vault, with a private
+ * ceiling our routes can reach. Mode `tokenize-floor`: that stack answering `POST /floor/tokenize` with the
+ * engine's least work for it (tokenize-floor.ts), the most a tokenize route could reach. Mode `vault`: the real API over a temp vault, with a private
  * application and one token to read. Prints one JSON line when ready.
  */
 import './serving-runtime.ts';
@@ -17,7 +18,9 @@ import { buildServer } from '../../server/app.ts';
 import { startServer } from '../../server/listen.ts';
 import { enableSignalProfiling } from './profiling.ts';
 import { stopOnSigterm } from './bench-signals.ts';
+import { EngineFloor } from './engine-floor.ts';
 import { benchAuditSegments } from './held-spills.ts';
+import { tokenizeOnFloor } from './tokenize-floor.ts';
 import { benchStorageFs } from './volatile-fs.ts';
 
 enableSignalProfiling();
@@ -42,6 +45,31 @@ if (mode === 'echo') {
   stopOnSigterm(
     dir,
     () => app.close(),
+    () => vault.close({ snapshot: false }),
+  );
+} else if (mode === 'tokenize-floor') {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-floor-'));
+  const vault = await createVault({
+    path: join(dir, 'vault.svc'),
+    key: { kind: 'key', key: new Uint8Array(randomBytes(32)) },
+  });
+  const floor = await EngineFloor.open(dir);
+  const app = await buildServer(vault, { logger: { level: 'silent' } });
+  // Public on our stack, so the key is checked here as the floor checks it.
+  app.post('/floor/tokenize', { config: { access: 'public' } }, async (request, reply) => {
+    const presented = request.headers['svc-api-key'];
+    const actor = typeof presented === 'string' ? floor.application(presented) : null;
+    if (actor === null) return reply.code(401).send({ title: 'Unauthorized' });
+    return tokenizeOnFloor(floor, actor, request.body);
+  });
+  const key = randomBytes(24).toString('base64url');
+  floor.addApiKey(key, 'bench-application');
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`${JSON.stringify({ url, key })}\n`);
+  stopOnSigterm(
+    dir,
+    () => app.close(),
+    () => floor.close(),
     () => vault.close({ snapshot: false }),
   );
 } else {
