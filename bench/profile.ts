@@ -1,11 +1,12 @@
 /**
  * Profiles the vault server under one kind of load, for finding where request CPU goes:
- * `node --import tsx bench/profile.ts <read|search|tokenize|batch|echo|react|proxy|bare|floor> [seconds] [connections] [out.cpuprofile]`.
+ * `node --import tsx bench/profile.ts <read|search|tokenize|batch|echo|react|proxy|bare|floor|tokenize-floor> [seconds] [connections] [out.cpuprofile]`.
  * The server runs in its own process (bench/support/serve.ts; serve-reactors.ts for `react`, a
  * trivial formula; proxy-servers.ts for `proxy`, one detokenized field forwarded to a local HTTPS
  * upstream, and for `bare`, the bare Node reverse proxy of bench/proxy.ts in front of the same
  * upstream: the runtime's own cost of that shape of work; `floor`, the bare proxy doing the engine's
- * least work per detokenized request, bench/support/proxy-floor.ts) and load comes from this one, with
+ * least work per detokenized request, bench/support/proxy-floor.ts; `tokenize-floor`, serve.ts's
+ * tokenize on the engine's floor) and load comes from this one, with
  * autocannon. After a warm-up, the server's sampling
  * profiler runs for the measured window; then this prints requests/s, the server's CPU time per
  * request (user + system, all its threads: sandbox workers included, though the profile shows only
@@ -83,6 +84,7 @@ async function servers(): Promise<{
 }> {
   if (route === 'react') return start([script('./support/serve-reactors.ts')]);
   if (route === 'echo') return start([script('./support/serve.ts'), 'server-echo']);
+  if (route === 'tokenize-floor') return start([script('./support/serve.ts'), 'tokenize-floor']);
   if (route !== 'proxy' && route !== 'bare' && route !== 'floor')
     return start([script('./support/serve.ts'), 'vault']);
   const dir = mkdtempSync(join(tmpdir(), 'svc-profile-proxy-'));
@@ -144,7 +146,7 @@ try {
                       body: charge(`{{ ${ready.tokenId!} }}`),
                     }
                   : {
-                      url: `${ready.url}/tokenize`,
+                      url: `${ready.url}/${route === 'tokenize-floor' ? 'floor/' : ''}tokenize`,
                       method: 'POST',
                       headers: { ...json, ...auth },
                       body: route === 'batch' ? batch : card,
