@@ -9,7 +9,9 @@
  * the database grows. With `AB_SQL='<SQL>'` in the environment it compares instead: two databases,
  * the second changed by that SQL, alternating rounds of all three tables, CPU µs per token of each.
  * The three tables together are also measured by the `http` suite, beside its 1,000-value tokenize.
+ * With SVC_BENCH_FLOOR_ENGINE=node:sqlite the same rounds run on Node's own SQLite instead.
  */
+import { floorDatabase, floorEngineFromEnv } from './support/floor-engines.ts';
 import { database, insertAll, TABLES } from './support/insert-ceiling.ts';
 
 const rowsPerRound = Number(process.argv[2] ?? '10000');
@@ -26,6 +28,25 @@ if (process.env.AB_SQL !== undefined) {
       cpuUs[k]! += (rowsPerRound * 1e6) / insertAll(dbs[k]!, TABLES, rowsPerRound);
   const perRow = (us: number) => Number((us / (rounds * rowsPerRound)).toFixed(1));
   console.log(JSON.stringify({ a_us_per_token: perRow(cpuUs[0]!), b_us_per_token: perRow(cpuUs[1]!) }));
+  process.exit(0);
+}
+if (floorEngineFromEnv() === 'node:sqlite') {
+  // The same rounds on Node's own SQLite (bench/support/floor-engines.ts), for comparing engines.
+  for (const set of [...TABLES.map((t) => [t]), TABLES]) {
+    const db = await floorDatabase('node:sqlite');
+    if (extraSql) db.exec(extraSql);
+    const figures: number[] = [];
+    for (let r = 0; r < rounds; r++) figures.push(Math.round(insertAll(db, set, rowsPerRound)));
+    console.log(
+      JSON.stringify({
+        engine: 'node:sqlite',
+        tables: set.map((t) => t.name).join('+'),
+        rows_per_round: rowsPerRound,
+        rows_per_cpu_second: figures,
+      }),
+    );
+    db.close();
+  }
   process.exit(0);
 }
 for (const set of [...TABLES.map((t) => [t]), TABLES]) {

@@ -35,20 +35,23 @@ describe('EngineFloor', () => {
     await rm(parent, { recursive: true, force: true });
   });
 
-  it('gives back what it tokenized to whoever reveals it, and nothing for an unknown id', async () => {
-    const floor = await EngineFloor.open(parent, unsyncedFs);
-    try {
-      const { token, durable } = floor.tokenize('app', 'card', '4242424242424242');
-      await durable;
-      expect(token).toEqual({ id: token.id, type: 'card', mask: '424242XXXXXX4242' });
-      expect(floor.reveal(token.id)).toBe('4242424242424242');
-      expect(floor.reveal('no-such-token')).toBeNull();
-    } finally {
-      await floor.close();
-    }
-    // Its journal's folder is gone.
-    expect(await readdir(parent)).toEqual([]);
-  });
+  it.each(['sql.js', 'node:sqlite'] as const)(
+    'gives back what it tokenized to whoever reveals it, and nothing for an unknown id (%s)',
+    async (engine) => {
+      const floor = await EngineFloor.open(parent, unsyncedFs, engine);
+      try {
+        const { token, durable } = floor.tokenize('app', 'card', '4242424242424242');
+        await durable;
+        expect(token).toEqual({ id: token.id, type: 'card', mask: '424242XXXXXX4242' });
+        expect(floor.reveal(token.id)).toBe('4242424242424242');
+        expect(floor.reveal('no-such-token')).toBeNull();
+      } finally {
+        await floor.close();
+      }
+      // Its journal's folder is gone.
+      expect(await readdir(parent)).toEqual([]);
+    },
+  );
 
   it('knows a registered key only by its hash, and no other key', async () => {
     const floor = await EngineFloor.open(parent, unsyncedFs);

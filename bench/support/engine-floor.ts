@@ -3,7 +3,8 @@
  * nothing else: the floor a route can approach but not pass, for the targets that are ratios to a
  * server that does none of it (the bare Node reverse proxy, our server's echo).
  *
- * - sql.js with the vault's schema and pragmas (insert-ceiling.ts), prepared statements kept;
+ * - sql.js with the vault's schema and pragmas (insert-ceiling.ts), prepared statements kept (or
+ *   Node's own SQLite, floor-engines.ts);
  * - libsodium: XChaCha20-Poly1305 for token data and the journal record, keyed BLAKE2b for the API
  *   key's lookup hash, fingerprints, row MACs and the audit chain;
  * - every write grouped: one transaction for everyone waiting, its journal record sealed, then the
@@ -16,7 +17,6 @@
  * is the most any implementation on this engine could reach.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Database as SqlJsDatabase, Statement } from 'sql.js';
 import type { StorageFs } from '../../core/backends/embedded/storage-fs.ts';
 import { open, seal } from '../../core/crypto/aead.ts';
 import { keyedHash } from '../../core/crypto/keyed-hash.ts';
@@ -24,9 +24,9 @@ import { loadSodium } from '../../core/crypto/sodium.ts';
 import type { Sodium } from '../../core/crypto/sodium.ts';
 import { openDurablePair } from './durable-write-pair.ts';
 import type { DurablePair } from './durable-write-pair.ts';
-import { CEILING_TENANT, database } from './insert-ceiling.ts';
-
-type Cell = string | number | Uint8Array | null;
+import { floorDatabase, floorEngineFromEnv } from './floor-engines.ts';
+import type { Cell, FloorDatabase, FloorEngineName, FloorStatement } from './floor-engines.ts';
+import { CEILING_TENANT } from './insert-ceiling.ts';
 
 interface Waiting {
   readonly rows: () => Cell[][];
@@ -56,15 +56,15 @@ export class EngineFloor {
   private writing = false;
   private seq = 0;
   private head: Uint8Array = new Uint8Array(32);
-  private readonly find: Statement;
-  private readonly insertToken: Statement;
-  private readonly insertActivity: Statement;
-  private readonly insertEntry: Statement;
-  private readonly setHead: Statement;
+  private readonly find: FloorStatement;
+  private readonly insertToken: FloorStatement;
+  private readonly insertActivity: FloorStatement;
+  private readonly insertEntry: FloorStatement;
+  private readonly setHead: FloorStatement;
 
   private constructor(
     private readonly sodium: Sodium,
-    private readonly sqlite: SqlJsDatabase,
+    private readonly sqlite: FloorDatabase,
     private readonly pair: DurablePair,
   ) {
     this.find = sqlite.prepare(
@@ -79,19 +79,23 @@ export class EngineFloor {
     this.insertEntry = sqlite.prepare(
       'insert into audit_logs (id, tenant_id, seq, actor_id, actor_type, entity_type, entity_id, operation, message, created_at, prev_hash, hash, revealed) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    sqlite.run('insert into audit_heads (tenant_id, seq, hash) values (?, 0, ?)', [
-      CEILING_TENANT,
-      this.head,
-    ]);
+    const head = sqlite.prepare('insert into audit_heads (tenant_id, seq, hash) values (?, 0, ?)');
+    head.run([CEILING_TENANT, this.head]);
+    head.free();
     this.setHead = sqlite.prepare('update audit_heads set seq = ?, hash = ? where tenant_id = ?');
   }
 
   /**
-   * A floor over a new in-memory database; its journal and mark in a fresh folder under `parent`,
-   * on `fs` (by default the bench servers' layer).
+   * A floor over a new in-memory database on `engine` (by default SVC_BENCH_FLOOR_ENGINE's, else
+   * sql.js); its journal and mark in a fresh folder under `parent`, on `fs` (by default the bench
+   * servers' layer).
    */
-  static async open(parent?: string, fs?: StorageFs): Promise<EngineFloor> {
-    const [sodium, sqlite] = await Promise.all([loadSodium(), database(undefined)]);
+  static async open(
+    parent?: string,
+    fs?: StorageFs,
+    engine: FloorEngineName = floorEngineFromEnv(),
+  ): Promise<EngineFloor> {
+    const [sodium, sqlite] = await Promise.all([loadSodium(), floorDatabase(engine)]);
     return new EngineFloor(sodium, sqlite, await openDurablePair(parent, fs));
   }
 
@@ -142,23 +146,19 @@ export class EngineFloor {
 
   /** A token's data for a caller allowed to see it: the row looked up, its MAC checked, its data opened. */
   reveal(tokenId: string): string | null {
-    this.find.bind([CEILING_TENANT, tokenId]);
-    try {
-      if (!this.find.step()) return null;
-      const [id, type, container, fingerprint, data, mac] = this.find.get() as string[];
-      const expected = Buffer.from(this.rowMac(id!, type!, container!, fingerprint!), 'base64');
-      const stored = Buffer.from(mac!, 'base64');
-      if (stored.length !== expected.length || !timingSafeEqual(stored, expected)) return null;
-      const opened = open(
-        this.sodium,
-        this.dataKey,
-        Buffer.from(data!.slice('v1.1.'.length), 'base64'),
-        utf8(`${CEILING_TENANT}/${id!}`),
-      );
-      return opened === null ? null : Buffer.from(opened).toString('utf8');
-    } finally {
-      this.find.reset();
-    }
+    const row = this.find.first([CEILING_TENANT, tokenId]) as string[] | undefined;
+    if (row === undefined) return null;
+    const [id, type, container, fingerprint, data, mac] = row;
+    const expected = Buffer.from(this.rowMac(id!, type!, container!, fingerprint!), 'base64');
+    const stored = Buffer.from(mac!, 'base64');
+    if (stored.length !== expected.length || !timingSafeEqual(stored, expected)) return null;
+    const opened = open(
+      this.sodium,
+      this.dataKey,
+      Buffer.from(data!.slice('v1.1.'.length), 'base64'),
+      utf8(`${CEILING_TENANT}/${id!}`),
+    );
+    return opened === null ? null : Buffer.from(opened).toString('utf8');
   }
 
   /**

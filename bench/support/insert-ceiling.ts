@@ -113,7 +113,16 @@ export const TABLES: readonly Table[] = [
  * Inserts `rows` rows into each of `tables` in one transaction, one prepared 50-row statement per
  * table, as a tokenize does; rows per CPU-second.
  */
-export function insertAll(sqlite: SqlJsDatabase, tables: readonly Table[], rows: number): number {
+/** What `insertAll` needs of a database: sql.js's, or the engine floor's (floor-engines.ts). */
+export interface InsertTarget {
+  readonly prepare: (sql: string) => {
+    readonly run: (params: (string | number | Uint8Array | null)[]) => unknown;
+    readonly free: () => unknown;
+  };
+  readonly exec: (sql: string) => unknown;
+}
+
+export function insertAll(sqlite: InsertTarget, tables: readonly Table[], rows: number): number {
   const statements = tables.map((t) => {
     const one = `(${t.columns.map(() => '?').join(', ')})`;
     return sqlite.prepare(
