@@ -189,38 +189,16 @@ export class EngineFloor {
     const seq = ++this.seq;
     const id = randomUUID();
     const createdAt = new Date().toISOString();
-    const fields = JSON.stringify([
-      id,
-      CEILING_TENANT,
-      seq,
-      actor,
-      'application',
-      'token',
-      entityId,
-      operation,
-      createdAt,
-    ]);
+    // The chained fields, then the row: the same cells with the message between.
+    const named: Cell[] = [id, CEILING_TENANT, seq, actor, 'application', 'token', entityId, operation];
+    const fields = JSON.stringify([...named, createdAt]);
     const prev = this.head;
     const message = new Uint8Array(prev.length + Buffer.byteLength(fields));
     message.set(prev, 0);
     message.set(utf8(fields), prev.length);
     const hash = keyedHash(this.sodium, this.chainKey, message);
     this.head = hash;
-    const row: Cell[] = [
-      id,
-      CEILING_TENANT,
-      seq,
-      actor,
-      'application',
-      'token',
-      entityId,
-      operation,
-      `Token ${operation}`,
-      createdAt,
-      prev,
-      hash,
-      revealed,
-    ];
+    const row: Cell[] = [...named, `Token ${operation}`, createdAt, prev, hash, revealed];
     this.insertEntry.run(row);
     return row;
   }
