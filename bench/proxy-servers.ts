@@ -11,6 +11,8 @@
  *   undici, through an Agent built with the outbound client's own options (`outboundAgentOptions`:
  *   TLS ≥ 1.2 verified against the CA, the address policy in the socket's lookup, the timeouts),
  *   and streams the answer back. Nothing is detokenized or audited.
+ * - `floor <upstream-port> <ca-dir>`: that bare proxy doing the least the vault's rules require per
+ *   detokenized request (support/proxy-floor.ts); it prints the key to present and a token's id.
  */
 import './support/serving-runtime.ts';
 import { randomBytes } from 'node:crypto';
@@ -123,27 +125,27 @@ if (mode === 'upstream') {
       for (const [name, value] of Object.entries(req.headers))
         if (typeof value === 'string' && !notForwarded.has(name)) headers[name] = value;
       const body = chunks.length === 0 ? null : Buffer.concat(chunks);
-      const prepared =
-        floor === null ? Promise.resolve({ body, done: () => undefined }) : floor.prepare(headers, body);
-      prepared
-        .then(({ body: sent, done }) =>
-          request(`${origin}${req.url ?? '/'}`, {
-            dispatcher: agent,
-            method: (req.method ?? 'GET') as 'GET',
-            headers,
-            body: sent,
-          }).then((answer) => {
-            const relayed: Record<string, string | string[]> = {};
-            for (const [name, value] of Object.entries(answer.headers))
-              if (value !== undefined && !notForwarded.has(name)) relayed[name] = value;
-            res.writeHead(answer.statusCode, relayed);
-            answer.body.pipe(res);
-            done();
-          }),
-        )
-        .catch(() => {
-          if (!res.headersSent) res.writeHead(502).end();
-        });
+      const failed = () => {
+        if (!res.headersSent) res.writeHead(502).end();
+      };
+      const forward = (sent: Buffer | null, done: () => void) => {
+        request(`${origin}${req.url ?? '/'}`, {
+          dispatcher: agent,
+          method: (req.method ?? 'GET') as 'GET',
+          headers,
+          body: sent,
+        }).then((answer) => {
+          const relayed: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(answer.headers))
+            if (value !== undefined && !notForwarded.has(name)) relayed[name] = value;
+          res.writeHead(answer.statusCode, relayed);
+          answer.body.pipe(res);
+          done();
+        }, failed);
+      };
+      // The bare proxy forwards at once; the floor first does the vault's least work.
+      if (floor === null) forward(body, () => undefined);
+      else floor.prepare(headers, body).then((prepared) => forward(prepared.body, prepared.done), failed);
     });
   });
   server.keepAliveTimeout = 60_000;
