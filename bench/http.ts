@@ -18,7 +18,7 @@ interface Ready {
 }
 
 export function startChild(
-  mode: 'echo' | 'server-echo' | 'tokenize-floor' | 'vault',
+  mode: 'echo' | 'server-echo' | 'floor' | 'vault',
 ): Promise<{ child: ChildProcess; ready: Ready }> {
   return startBenchServer<Ready>(serveScript, mode);
 }
@@ -102,7 +102,7 @@ export async function runHttpBench(options: {
   const [fastifyEcho, serverEcho, floor, vault] = await startTogether([
     startChild('echo'),
     startChild('server-echo'),
-    startChild('tokenize-floor'),
+    startChild('floor'),
     startChild('vault'),
   ] as const);
   const ceilings = new Map<number, Ceiling>();
@@ -125,27 +125,53 @@ export async function runHttpBench(options: {
         await stopChild(echo.child);
       }
     }
-    // The most a tokenize route can reach on this engine (bench/support/engine-floor.ts).
-    const floors = new Map<number, number>();
+    // The most a tokenize or a read route can reach on this engine (bench/support/engine-floor.ts).
+    const floors = new Map<string, number>();
     try {
+      const floorAuth = { 'SVC-API-KEY': floor.ready.key! };
       for (const connections of [1, 50]) {
-        const { rate } = await measure(
-          'tokenize_engine_floor',
-          {
-            url: `${floor.ready.url}/floor/tokenize`,
-            method: 'POST',
-            headers: { ...json, 'SVC-API-KEY': floor.ready.key! },
-            body: payload,
-          },
-          connections,
-          options.seconds,
-          ceilings.get(connections),
-        );
-        floors.set(connections, rate);
+        const cases = [
+          [
+            'tokenize',
+            {
+              url: `${floor.ready.url}/floor/tokenize`,
+              method: 'POST',
+              headers: { ...json, ...floorAuth },
+              body: payload,
+            },
+          ],
+          [
+            'token_read',
+            {
+              url: `${floor.ready.url}/floor/tokens/${encodeURIComponent(floor.ready.tokenId!)}`,
+              method: 'GET',
+              headers: floorAuth,
+            },
+          ],
+        ] as const;
+        for (const [name, load] of cases) {
+          const { rate } = await measure(
+            `${name}_engine_floor`,
+            load,
+            connections,
+            options.seconds,
+            ceilings.get(connections),
+          );
+          floors.set(`${name}:${connections}`, rate);
+        }
       }
     } finally {
       await stopChild(floor.child);
     }
+    /** Emits `<name>`'s rate against its floor's at the same connection count. */
+    const againstFloor = (name: string, connections: number, rate: number) =>
+      emit({
+        bench: BENCH,
+        metric: `${name}_ratio_to_engine_floor`,
+        value: Number((rate / (floors.get(`${name}:${connections}`) ?? rate)).toFixed(3)),
+        unit: 'ratio',
+        connections,
+      });
     const auth = { 'SVC-API-KEY': vault.ready.key! };
     for (const connections of [1, 50]) {
       const { rate } = await measure(
@@ -155,14 +181,8 @@ export async function runHttpBench(options: {
         options.seconds,
         ceilings.get(connections),
       );
-      emit({
-        bench: BENCH,
-        metric: 'tokenize_ratio_to_engine_floor',
-        value: Number((rate / (floors.get(connections) ?? rate)).toFixed(3)),
-        unit: 'ratio',
-        connections,
-      });
-      await measure(
+      againstFloor('tokenize', connections, rate);
+      const read = await measure(
         'token_read',
         {
           url: `${vault.ready.url}/tokens/${encodeURIComponent(vault.ready.tokenId!)}`,
@@ -173,6 +193,7 @@ export async function runHttpBench(options: {
         options.seconds,
         ceilings.get(connections),
       );
+      againstFloor('token_read', connections, read.rate);
       await measure(
         'token_search',
         {

@@ -1,12 +1,12 @@
 /**
  * Profiles the vault server under one kind of load, for finding where request CPU goes:
- * `node --import tsx bench/profile.ts <read|search|tokenize|batch|echo|react|proxy|bare|floor|tokenize-floor> [seconds] [connections] [out.cpuprofile]`.
+ * `node --import tsx bench/profile.ts <read|search|tokenize|batch|echo|react|proxy|bare|floor|tokenize-floor|read-floor> [seconds] [connections] [out.cpuprofile]`.
  * The server runs in its own process (bench/support/serve.ts; serve-reactors.ts for `react`, a
  * trivial formula; proxy-servers.ts for `proxy`, one detokenized field forwarded to a local HTTPS
  * upstream, and for `bare`, the bare Node reverse proxy of bench/proxy.ts in front of the same
  * upstream: the runtime's own cost of that shape of work; `floor`, the bare proxy doing the engine's
- * least work per detokenized request, bench/support/proxy-floor.ts; `tokenize-floor`, serve.ts's
- * tokenize on the engine's floor) and load comes from this one, with
+ * least work per detokenized request, bench/support/proxy-floor.ts; `tokenize-floor` and `read-floor`,
+ * serve.ts's tokenize and read on the engine's floor) and load comes from this one, with
  * autocannon. After a warm-up, the server's sampling
  * profiler runs for the measured window; then this prints requests/s, the server's CPU time per
  * request (user + system, all its threads: sandbox workers included, though the profile shows only
@@ -84,7 +84,8 @@ async function servers(): Promise<{
 }> {
   if (route === 'react') return start([script('./support/serve-reactors.ts')]);
   if (route === 'echo') return start([script('./support/serve.ts'), 'server-echo']);
-  if (route === 'tokenize-floor') return start([script('./support/serve.ts'), 'tokenize-floor']);
+  if (route === 'tokenize-floor' || route === 'read-floor')
+    return start([script('./support/serve.ts'), 'floor']);
   if (route !== 'proxy' && route !== 'bare' && route !== 'floor')
     return start([script('./support/serve.ts'), 'vault']);
   const dir = mkdtempSync(join(tmpdir(), 'svc-profile-proxy-'));
@@ -106,8 +107,12 @@ try {
   const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => `value-${i}`));
   const charge = (field: string) => JSON.stringify({ amount: 1000, currency: 'usd', card_number: field });
   const options =
-    route === 'read'
-      ? { url: `${ready.url}/tokens/${encodeURIComponent(ready.tokenId!)}`, method: 'GET', headers: auth }
+    route === 'read' || route === 'read-floor'
+      ? {
+          url: `${ready.url}/${route === 'read-floor' ? 'floor/' : ''}tokens/${encodeURIComponent(ready.tokenId!)}`,
+          method: 'GET',
+          headers: auth,
+        }
       : route === 'search'
         ? {
             url: `${ready.url}/tokens/search`,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Target 1 checked the way an outside reviewer checks it: wrk (Debian's `wrk`) from a separate
 # process against bench/support/serve.ts, 50 connections: our server's JSON echo, a token read and
-# a one-card tokenize, the engine's floor for that tokenize (bench/support/engine-floor.ts), then
+# a one-card tokenize, each beside the engine's floor for it (bench/support/engine-floor.ts), then
 # the echo again. Prints one JSON line per case (req/s, p99 in ms, the
 # ratios to the first echo). Usage: bench/wrk-check.sh [seconds] [wrk threads]. Not in `npm run bench`.
 set -euo pipefail
@@ -14,13 +14,14 @@ trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$di
 
 node --import tsx bench/support/serve.ts server-echo >"$dir/echo.json" &
 node --import tsx bench/support/serve.ts vault >"$dir/vault.json" &
-node --import tsx bench/support/serve.ts tokenize-floor >"$dir/floor.json" &
+node --import tsx bench/support/serve.ts floor >"$dir/floor.json" &
 for _ in $(seq 1 300); do [ -s "$dir/echo.json" ] && [ -s "$dir/vault.json" ] && [ -s "$dir/floor.json" ] && break; sleep 0.1; done
 field() { node -e "process.stdout.write(String(JSON.parse(require('fs').readFileSync('$1','utf8')).$2))"; }
 echo_url=$(field "$dir/echo.json" url)
 vault_url=$(field "$dir/vault.json" url)
 token_id=$(field "$dir/vault.json" tokenId)
 floor_url=$(field "$dir/floor.json" url)
+floor_token=$(field "$dir/floor.json" tokenId)
 # The key goes to wrk through a Lua file in the temp folder, never on a command line.
 key=$(field "$dir/vault.json" key)
 body='{"name":"Jane Doe","card":{"type":"card_number","data":"4242424242424242"}}'
@@ -49,6 +50,8 @@ line() { node -e "
     p99_ratio_to_server_echo: Math.round((p99 / $echo_p99) * 100) / 100 }));" "$@"; }
 line server_echo "$echo_rps" "$echo_p99"
 line token_read $(run "$dir/read.lua" "$vault_url/tokens/$token_id")
+# The most a read route can reach on this engine (bench/support/engine-floor.ts).
+line token_read_engine_floor $(run "$dir/floor-key.lua" "$floor_url/floor/tokens/$floor_token")
 line tokenize $(run "$dir/tokenize.lua" "$vault_url/tokenize")
 # The most a tokenize route can reach on this engine (bench/support/tokenize-floor.ts).
 line tokenize_engine_floor $(run "$dir/tokenize-floor.lua" "$floor_url/floor/tokenize")

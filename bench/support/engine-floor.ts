@@ -68,7 +68,7 @@ export class EngineFloor {
     private readonly pair: DurablePair,
   ) {
     this.find = sqlite.prepare(
-      'select id, type, container, fingerprint, data, row_mac from tokens where tenant_id = ? and id = ?',
+      'select id, type, container, fingerprint, data, row_mac, mask from tokens where tenant_id = ? and id = ?',
     );
     this.insertToken = sqlite.prepare(
       'insert into tokens (tenant_id, id, type, data, mask, fingerprint, fingerprint_expression, container, created_at, row_mac) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -146,9 +146,21 @@ export class EngineFloor {
 
   /** A token's data for a caller allowed to see it: the row looked up, its MAC checked, its data opened. */
   reveal(tokenId: string): string | null {
+    return this.opened(tokenId)?.data ?? null;
+  }
+
+  /** A token as a read shows it, answered once the read's audit entry is durable; null if unknown. */
+  async read(actor: string, tokenId: string): Promise<(FloorToken & { data: string }) | null> {
+    const token = this.opened(tokenId);
+    if (token === null) return null;
+    await this.grouped(() => [this.entry(actor, tokenId, 'read', 1)]);
+    return token;
+  }
+
+  private opened(tokenId: string): (FloorToken & { data: string }) | null {
     const row = this.find.first([CEILING_TENANT, tokenId]) as string[] | undefined;
     if (row === undefined) return null;
-    const [id, type, container, fingerprint, data, mac] = row;
+    const [id, type, container, fingerprint, data, mac, mask] = row;
     const expected = Buffer.from(this.rowMac(id!, type!, container!, fingerprint!), 'base64');
     const stored = Buffer.from(mac!, 'base64');
     if (stored.length !== expected.length || !timingSafeEqual(stored, expected)) return null;
@@ -158,7 +170,8 @@ export class EngineFloor {
       Buffer.from(data!.slice('v1.1.'.length), 'base64'),
       utf8(`${CEILING_TENANT}/${id!}`),
     );
-    return opened === null ? null : Buffer.from(opened).toString('utf8');
+    if (opened === null) return null;
+    return { id: id!, type: type!, mask: mask!, data: Buffer.from(opened).toString('utf8') };
   }
 
   /**

@@ -2,8 +2,10 @@
  * A server for the HTTP benchmarks, in its own process so the load generator does not share its
  * event loop. Mode `echo`: a bare Fastify JSON echo (the framework's ceiling). Mode `server-echo`:
  * the same echo on our own server stack (trace ids, logging, error handling, access checks), the
- * ceiling our routes can reach. Mode `tokenize-floor`: that stack answering `POST /floor/tokenize` with the
- * engine's least work for it (tokenize-floor.ts), the most a tokenize route could reach. Mode `vault`: the real API over a temp vault, with a private
+ * ceiling our routes can reach. Mode `floor`: that stack answering `POST /floor/tokenize` and
+ * `GET /floor/tokens/:id` with the engine's least work for each (engine-floor.ts,
+ * tokenize-floor.ts), the most those routes could reach. Mode `vault`: the real API over a temp
+ * vault, with a private
  * application and one token to read. Prints one JSON line when ready.
  */
 import './serving-runtime.ts';
@@ -47,7 +49,7 @@ if (mode === 'echo') {
     () => app.close(),
     () => vault.close({ snapshot: false }),
   );
-} else if (mode === 'tokenize-floor') {
+} else if (mode === 'floor') {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-floor-'));
   const vault = await createVault({
     path: join(dir, 'vault.svc'),
@@ -62,10 +64,23 @@ if (mode === 'echo') {
     if (actor === null) return reply.code(401).send({ title: 'Unauthorized' });
     return tokenizeOnFloor(floor, actor, request.body);
   });
+  app.get<{ Params: { id: string } }>(
+    '/floor/tokens/:id',
+    { config: { access: 'public' } },
+    async (request, reply) => {
+      const presented = request.headers['svc-api-key'];
+      const actor = typeof presented === 'string' ? floor.application(presented) : null;
+      if (actor === null) return reply.code(401).send({ title: 'Unauthorized' });
+      const token = await floor.read(actor, request.params.id);
+      return token ?? reply.code(404).send({ title: 'Not Found' });
+    },
+  );
   const key = randomBytes(24).toString('base64url');
   floor.addApiKey(key, 'bench-application');
+  const seeded = floor.tokenize('operator', 'card_number', '4242424242424242');
+  await seeded.durable;
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  process.stdout.write(`${JSON.stringify({ url, key })}\n`);
+  process.stdout.write(`${JSON.stringify({ url, key, tokenId: seeded.token.id })}\n`);
   stopOnSigterm(
     dir,
     () => app.close(),
