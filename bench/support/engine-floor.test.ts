@@ -103,4 +103,20 @@ describe('EngineFloor', () => {
       await floor.close();
     }
   });
+
+  it('answers a read only once its entry is durable, and reads nothing for an unknown id', async () => {
+    const { fs, writes } = counting();
+    const floor = await EngineFloor.open(parent, fs);
+    try {
+      const { token, durable } = floor.tokenize('app', 'card', '4242424242424242');
+      await durable;
+      expect(writes.get('vault.journal')).toBe(1);
+      expect(await floor.read('app', token.id)).toEqual({ ...token, data: '4242424242424242' });
+      expect(writes.get('vault.journal')).toBe(2);
+      expect(await floor.read('app', 'no-such-token')).toBeNull();
+      expect(writes.get('vault.journal')).toBe(2);
+    } finally {
+      await floor.close();
+    }
+  });
 });
