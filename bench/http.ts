@@ -93,6 +93,8 @@ export async function runHttpBench(options: {
   seconds: number;
   batchSeconds: number;
   ceilingRows: number;
+  /** Connection counts the floors are measured at (a quick run: 50 alone). */
+  floorConnections: readonly number[];
 }): Promise<void> {
   const payload = TOKENIZE_PAYLOAD;
   const json = { 'content-type': 'application/json' };
@@ -129,7 +131,7 @@ export async function runHttpBench(options: {
     const floors = new Map<string, number>();
     try {
       const floorAuth = { 'SVC-API-KEY': floor.ready.key! };
-      for (const connections of [1, 50]) {
+      for (const connections of options.floorConnections) {
         const cases = [
           [
             'tokenize',
@@ -163,15 +165,18 @@ export async function runHttpBench(options: {
     } finally {
       await stopChild(floor.child);
     }
-    /** Emits `<name>`'s rate against its floor's at the same connection count. */
-    const againstFloor = (name: string, connections: number, rate: number) =>
+    /** Emits `<name>`'s rate against its floor's at the same connection count, where it was measured. */
+    const againstFloor = (name: string, connections: number, rate: number) => {
+      const floorRate = floors.get(`${name}:${connections}`);
+      if (floorRate === undefined) return;
       emit({
         bench: BENCH,
         metric: `${name}_ratio_to_engine_floor`,
-        value: Number((rate / (floors.get(`${name}:${connections}`) ?? rate)).toFixed(3)),
+        value: Number((rate / floorRate).toFixed(3)),
         unit: 'ratio',
         connections,
       });
+    };
     const auth = { 'SVC-API-KEY': vault.ready.key! };
     for (const connections of [1, 50]) {
       const { rate } = await measure(

@@ -44,8 +44,8 @@ const suites: Record<string, () => Promise<void>> = {
   http: () =>
     runHttpBench(
       quick
-        ? { seconds: 1, batchSeconds: 2, ceilingRows: 2_000 }
-        : { seconds: 8, batchSeconds: 24, ceilingRows: 10_000 },
+        ? { seconds: 1, batchSeconds: 2, ceilingRows: 2_000, floorConnections: [50] }
+        : { seconds: 8, batchSeconds: 24, ceilingRows: 10_000, floorConnections: [1, 50] },
     ),
   reactors: () => runReactorsBench({ seconds: quick ? 1 : 8 }),
   proxy: () => runProxyBench({ seconds: quick ? 1 : 8, pairRounds: quick ? 200 : 2_000 }),
