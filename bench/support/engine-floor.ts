@@ -233,6 +233,8 @@ export class EngineFloor {
       while (this.waiting.some((w) => w.startsGroup)) {
         const group = this.waiting;
         this.waiting = [];
+        // A group rolled back leaves the chain where it was, in memory as in the database.
+        const [seq, head] = [this.seq, this.head];
         let inTransaction = false;
         try {
           this.sqlite.exec('BEGIN');
@@ -247,7 +249,10 @@ export class EngineFloor {
           await this.pair.write(seal(this.sodium, this.journalKey, utf8(text), utf8('journal')));
           for (const w of group) w.done();
         } catch (error) {
-          if (inTransaction) this.sqlite.exec('ROLLBACK');
+          if (inTransaction) {
+            this.sqlite.exec('ROLLBACK');
+            [this.seq, this.head] = [seq, head];
+          }
           for (const w of group) w.failed(error);
         }
       }
