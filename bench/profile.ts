@@ -10,7 +10,9 @@
  * autocannon. After a warm-up, the server's sampling
  * profiler runs for the measured window; then this prints requests/s, the server's CPU time per
  * request (user + system, all its threads: sandbox workers included, though the profile shows only
- * the main thread) and the profile's top functions. `proxy`, `bare` and `floor` also measure the upstream
+ * the main thread), the same split by kind of thread (`main` is the event loop: when its µs per
+ * request times the requests per second nears a second per second, it is what bounds the rate) and
+ * the profile's top functions. `proxy`, `bare` and `floor` also measure the upstream
  * called directly, for the latency the proxy adds. An output path of `none` runs without the sampling
  * profiler: the sampler's own cost is per second, so at a few hundred requests per second (a busy
  * machine, or 1 connection) it inflates CPU per request; compare figures taken the same way.
@@ -45,6 +47,7 @@ interface Line {
   profile?: string;
   cpu_user_ms?: number;
   cpu_system_ms?: number;
+  thread_cpu_ms?: Record<string, number>;
 }
 
 function start(args: readonly string[]): { child: ChildProcess; lines: AsyncIterator<Line> } {
@@ -95,6 +98,15 @@ async function servers(): Promise<{
     ...start([script('./proxy-servers.ts'), route === 'proxy' ? 'vault' : route, String(port), dir]),
     upstream: { child: upstream.child, port, dir },
   };
+}
+
+/** Each kind of thread's CPU ms as µs per request, the busiest first. */
+function perRequestUs(byName: Record<string, number>, requests: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(byName)
+      .sort(([, a], [, b]) => b - a)
+      .map(([name, ms]) => [name, Math.round((1000 * ms) / Math.max(1, requests))]),
+  );
 }
 
 await useCompiledWorkers();
@@ -193,6 +205,7 @@ try {
       server_user_ms: Math.round(done.cpu_user_ms ?? 0),
       server_system_ms: Math.round(done.cpu_system_ms ?? 0),
       server_cpu_us_per_request: Math.round((1000 * cpuMs) / Math.max(1, requests)),
+      server_thread_cpu_us_per_request: perRequestUs(done.thread_cpu_ms ?? {}, requests),
       ...direct,
       profile: done.profile,
     })}\n`,

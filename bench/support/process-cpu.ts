@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU time (user + system, every thread) a process has used so far, in milliseconds, read from
@@ -27,6 +27,50 @@ export function mainThreadSchedMs(): { readonly runMs: number; readonly waitMs: 
   } catch {
     return null;
   }
+}
+
+/** One reading of this process's threads: each thread's id, name and CPU time so far (ms). */
+export type ThreadReading = ReadonlyMap<string, { readonly name: string; readonly ms: number }>;
+
+/** This process's threads now, from /proc/self/task (Linux); empty where /proc is missing. */
+export function readThreads(): ThreadReading {
+  const threads = new Map<string, { name: string; ms: number }>();
+  let ids: string[];
+  try {
+    ids = readdirSync('/proc/self/task');
+  } catch {
+    return threads;
+  }
+  for (const id of ids) {
+    const ms = cpuMsOf(`/proc/self/task/${id}/stat`);
+    if (ms === null) continue; // the thread ended between the listing and the reading
+    let name: string;
+    try {
+      name = readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    threads.set(id, { name: id === String(process.pid) ? MAIN_THREAD : name, ms });
+  }
+  return threads;
+}
+
+/** The name the event loop's thread is reported under, whatever the runtime calls it. */
+export const MAIN_THREAD = 'main';
+
+/**
+ * CPU ms each kind of thread used between two readings, summed by name: `main` (the event loop),
+ * `V8Worker` (the collector's and compiler's helpers), `libuv-worker` (the I/O pool: file writes
+ * and syncs, the pool's crypto and compression), worker threads by the name they were given. A
+ * thread that ended before the second reading is missing: its time is in the process's total only.
+ */
+export function threadCpuBetween(before: ThreadReading, after: ThreadReading): Record<string, number> {
+  const byName: Record<string, number> = {};
+  for (const [id, now] of after) {
+    const spent = now.ms - (before.get(id)?.ms ?? 0);
+    if (spent > 0) byName[now.name] = (byName[now.name] ?? 0) + spent;
+  }
+  return byName;
 }
 
 function cpuMsOf(statPath: string): number | null {

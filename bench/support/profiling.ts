@@ -2,7 +2,7 @@
  * CPU profiling of a bench server, switched by signals so start-up and warm-up stay out of the
  * profile: the first SIGUSR2 starts the inspector's sampling profiler and notes the process's CPU
  * time, the next one stops it, writes the `.cpuprofile` and prints one JSON line (path and CPU
- * milliseconds spent in between, every thread of the process). Enabled by BENCH_CPU_PROFILE=<path>;
+ * milliseconds spent in between, every thread of the process, and split by kind of thread). Enabled by BENCH_CPU_PROFILE=<path>;
  * BENCH_CPU_PROFILE=none measures the CPU time only, without the sampler (whose own cost is per
  * second, not per request, so it inflates CPU per request when requests are few).
  * BENCH_HEAP_PROFILE=<path> samples allocations over the same window, collected ones included
@@ -10,6 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { readThreads, threadCpuBetween } from './process-cpu.ts';
+import type { ThreadReading } from './process-cpu.ts';
 
 export function enableSignalProfiling(): void {
   const path = process.env.BENCH_CPU_PROFILE;
@@ -22,6 +24,7 @@ export function enableSignalProfiling(): void {
       session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))),
     );
   let started: NodeJS.CpuUsage | null = null;
+  let threadsAtStart: ThreadReading = new Map();
   process.on('SIGUSR2', () => {
     void (async () => {
       if (!started) {
@@ -39,9 +42,11 @@ export function enableSignalProfiling(): void {
           });
         }
         started = process.cpuUsage();
+        threadsAtStart = readThreads();
         return;
       }
       const cpu = process.cpuUsage(started);
+      const threads = threadCpuBetween(threadsAtStart, readThreads());
       started = null;
       if (path !== 'none') {
         const { profile } = (await post('Profiler.stop')) as { profile: unknown };
@@ -52,7 +57,12 @@ export function enableSignalProfiling(): void {
         writeFileSync(heapPath, JSON.stringify(profile));
       }
       process.stdout.write(
-        `${JSON.stringify({ profile: path, cpu_user_ms: cpu.user / 1000, cpu_system_ms: cpu.system / 1000 })}\n`,
+        `${JSON.stringify({
+          profile: path,
+          cpu_user_ms: cpu.user / 1000,
+          cpu_system_ms: cpu.system / 1000,
+          thread_cpu_ms: threads,
+        })}\n`,
       );
     })();
   });
