@@ -1,7 +1,8 @@
 /**
  * Summarises a V8 `.cpuprofile` (from `node --cpu-prof` or the inspector's Profiler): the functions
- * with the most self time and the most inclusive time, each as milliseconds and as a share of the
- * busy (non-idle) time. Run directly: `node --import tsx bench/cpuprofile-summary.ts <file | folder of profiles> [top] [perUnits]`
+ * with the most self time and the most inclusive time, and self time summed by module (a file of
+ * ours, a package, a Node module, native code, each WebAssembly module), each as milliseconds and
+ * as a share of the busy (non-idle) time. Run directly: `node --import tsx bench/cpuprofile-summary.ts <file | folder of profiles> [top] [perUnits]`
  * (`perUnits`: divide the milliseconds by this many requests as well).
  *
  * `SVC_PROFILE_BY_SAMPLES=1` gives every sample the same weight (the profile's mean interval)
@@ -41,6 +42,8 @@ export interface ProfileSummary {
   readonly busyMs: number;
   readonly idleMs: number;
   readonly functions: readonly FunctionTime[];
+  /** Self time summed by the module the code lives in (`moduleName`). */
+  readonly modules: ReadonlyMap<string, number>;
 }
 
 /** Names that stand for no JavaScript work of ours. */
@@ -52,6 +55,22 @@ function frameName(frame: CallFrame): string {
     : frame.url;
   const where = file ? ` ${file.replace(/^node_modules\//, '~')}:${frame.lineNumber + 1}` : '';
   return `${frame.functionName || '(anonymous)'}${where}`;
+}
+
+/**
+ * The module a frame's code lives in: a file of ours by its path, a package by its name (`~name`),
+ * a Node module by its id; code V8 runs without a file as `(native)`, or `(wasm <id>)` per
+ * WebAssembly module (sql.js and libsodium each have one).
+ */
+export function moduleName(frame: CallFrame): string {
+  if (frame.url.startsWith('wasm://')) return `(wasm ${frame.url.split('/').pop()})`;
+  if (frame.url === '') return frame.functionName.startsWith('(') ? frame.functionName : '(native)';
+  if (frame.url.startsWith('node:')) return frame.url;
+  const file = frame.url.startsWith('file://')
+    ? relative(process.cwd(), new URL(frame.url).pathname)
+    : frame.url;
+  const inPackage = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+  return inPackage ? `~${inPackage[1]}` : file;
 }
 
 /** Each sample's weight in ms: its own delta, or with SVC_PROFILE_BY_SAMPLES the mean of all. */
@@ -70,6 +89,7 @@ export function summariseProfile(profile: CpuProfile): ProfileSummary {
   }
   const self = new Map<string, number>();
   const total = new Map<string, number>();
+  const modules = new Map<string, number>();
   let busy = 0;
   let idle = 0;
   const weight = sampleWeights(profile);
@@ -84,6 +104,8 @@ export function summariseProfile(profile: CpuProfile): ProfileSummary {
     }
     busy += delta;
     self.set(leafName, (self.get(leafName) ?? 0) + delta);
+    const module = moduleName(leaf.callFrame);
+    modules.set(module, (modules.get(module) ?? 0) + delta);
     // Inclusive: each function once per sample, however deep it recurses.
     const seen = new Set<string>();
     while (id !== undefined) {
@@ -100,7 +122,7 @@ export function summariseProfile(profile: CpuProfile): ProfileSummary {
     selfMs: self.get(name) ?? 0,
     totalMs: total.get(name) ?? 0,
   }));
-  return { busyMs: busy, idleMs: idle, functions };
+  return { busyMs: busy, idleMs: idle, functions, modules };
 }
 
 /**
@@ -153,6 +175,9 @@ export function formatSummary(summary: ProfileSummary, top: number, units?: numb
   lines.push('', 'top inclusive time:');
   for (const f of [...summary.functions].sort((a, b) => b.totalMs - a.totalMs).slice(0, top))
     lines.push(row(f.totalMs, f.name));
+  lines.push('', 'self time by module:');
+  for (const [name, ms] of [...summary.modules].sort((a, b) => b[1] - a[1]).slice(0, top))
+    lines.push(row(ms, name));
   return lines.join('\n');
 }
 
@@ -169,17 +194,21 @@ function profilesAt(path: string): CpuProfile[] {
 /** Several profiles' summaries as one: their times added up by function. */
 export function addSummaries(summaries: readonly ProfileSummary[]): ProfileSummary {
   const byName = new Map<string, { selfMs: number; totalMs: number }>();
-  for (const s of summaries)
+  const modules = new Map<string, number>();
+  for (const s of summaries) {
+    for (const [name, ms] of s.modules) modules.set(name, (modules.get(name) ?? 0) + ms);
     for (const f of s.functions) {
       const sum = byName.get(f.name) ?? { selfMs: 0, totalMs: 0 };
       sum.selfMs += f.selfMs;
       sum.totalMs += f.totalMs;
       byName.set(f.name, sum);
     }
+  }
   return {
     busyMs: summaries.reduce((n, s) => n + s.busyMs, 0),
     idleMs: summaries.reduce((n, s) => n + s.idleMs, 0),
     functions: [...byName].map(([name, f]) => ({ name, ...f })),
+    modules,
   };
 }
 
