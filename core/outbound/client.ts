@@ -7,6 +7,7 @@ import type { Agent, request as undiciRequest } from 'undici';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { refusedAddressClass } from './address-policy.ts';
 import { checkedDestination } from './destination-url.ts';
+import { headerRecord } from './header-record.ts';
 import type { OutboundSettings } from './settings.ts';
 
 /** Resolves a host name to every address it has (the default is the system resolver, `dns.lookup`). */
@@ -308,7 +309,7 @@ export function createOutboundClient(
 }
 
 function copyHeaders(headers: Record<string, string | string[] | undefined>): OutboundHeaders {
-  const out: OutboundHeaders = {};
+  const out: OutboundHeaders = headerRecord();
   for (const name in headers) {
     const value = headers[name];
     if (value !== undefined) out[name] = value;

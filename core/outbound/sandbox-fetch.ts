@@ -1,5 +1,6 @@
 import type { OutboundFetch } from '../sandbox/outbound.ts';
 import type { OutboundClient } from './client.ts';
+import { gatheredHeaders } from './header-record.ts';
 
 /**
  * The sandbox's `fetch` network over the outbound client, so code in the sandbox obeys the same
@@ -7,16 +8,11 @@ import type { OutboundClient } from './client.ts';
  */
 export function sandboxFetchFrom(client: OutboundClient): OutboundFetch {
   return async (request) => {
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of request.headers) {
-      const existing = headers[name];
-      headers[name] = existing === undefined ? value : [existing, value].flat();
-    }
     const response = await client.request(
       {
         url: request.url,
         method: request.method,
-        headers,
+        headers: gatheredHeaders(request.headers),
         body: request.body,
         signal: AbortSignal.timeout(request.timeoutMs),
       },

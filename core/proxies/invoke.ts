@@ -11,6 +11,7 @@ import { TenantKeys } from '../crypto/tenant-keys.ts';
 import type { Detokenizer } from '../detokenize/index.ts';
 import { isVaultError } from '../errors/catalogue.ts';
 import type { OutboundClient } from '../outbound/client.ts';
+import { gatheredHeaders } from '../outbound/header-record.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { TokenService } from '../tokens/contract.ts';
 import type { VaultHandle } from '../vault/types.ts';
@@ -39,15 +40,10 @@ export interface ProxyInvokerDeps {
 
 /** Sends `request` to `target`; the destination's answer streams back, its headers as relayed. */
 async function forward(outbound: OutboundClient, target: URL, method: string, request: OutgoingRequest) {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of request.headers) {
-    const existing = headers[name];
-    headers[name] = existing === undefined ? value : [existing, value].flat();
-  }
   const response = await outbound.stream({
     url: target,
     method,
-    headers,
+    headers: gatheredHeaders(request.headers),
     body: request.body === null || request.body.length === 0 ? null : request.body,
   });
   const relayed = relayedResponseHeaders(response.headers);

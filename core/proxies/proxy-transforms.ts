@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import { VaultError } from '../errors/catalogue.ts';
 import type { OutboundStreamResponse } from '../outbound/client.ts';
+import { joinedHeaders } from '../outbound/header-record.ts';
 import { svcBridge } from '../reactors/svc-bridge.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { TokenService } from '../tokens/contract.ts';
@@ -58,12 +59,6 @@ function bytesOf(body: unknown): Buffer | null {
   if (body === undefined || body === null) return null;
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   return Buffer.from(JSON.stringify(body), 'utf8');
-}
-
-function headerObject(pairs: ReadonlyArray<readonly [string, string]>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of pairs) out[name] = out[name] === undefined ? value : `${out[name]}, ${value}`;
-  return out;
 }
 
 /** `{body, headers}` from a transform, checked. Headers the transport owns are dropped. */
@@ -166,7 +161,7 @@ export async function transformRequest(
 ): Promise<OutgoingRequest | { response: ProxyResponse }> {
   const ran = await runTransform(deps, proxy, transform, {
     body: transformBody(kind, request.body),
-    headers: headerObject(request.headers),
+    headers: joinedHeaders(request.headers),
     ...call,
   });
   if ('response' in ran) return ran;
@@ -190,7 +185,7 @@ export async function transformResponse(
   const responseKind = bodyKindOf([response.headers['content-type'] ?? []].flat()[0]);
   const ran = await runTransform(deps, proxy, transform, {
     body: transformBody(responseKind, raw),
-    headers: headerObject(
+    headers: joinedHeaders(
       Object.entries(relayed).flatMap(([n, v]) => [v].flat().map((item): [string, string] => [n, item])),
     ),
     ...call,

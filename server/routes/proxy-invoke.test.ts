@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../core/access/principal.ts';
 import { createOutboundClient, parseAllowList } from '../../core/outbound/index.ts';
 import {
+  echo,
   startTestDestination,
   testPki,
   type TestDestination,
@@ -137,6 +138,36 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
     expect(seen.headers['x-drop-me']).toBeUndefined();
     expect(seen.headers['keep-alive']).toBeUndefined();
     expect(Number(seen.headers['content-length'])).toBe(seen.body.length);
+  });
+
+  it("forwards and relays headers named like an object's own members", async () => {
+    // Names any client or destination may send: on a plain object, reading them finds the
+    // prototype's members (`__proto__`, which Node's HTTP parser itself drops, is covered by
+    // core/outbound/header-record.test.ts).
+    destination.handle((_req, res) => {
+      res.setHeader('constructor', ['c1', 'c2']);
+      res.setHeader('tostring', 'kept');
+      res.end('{}');
+    });
+    try {
+      const headers: Record<string, string | string[]> = {
+        'svc-api-key': useKey,
+        'svc-proxy-url': `${base}/v1/`,
+        constructor: ['a', 'b'],
+        hasownproperty: 'h',
+      };
+      const response = await server.app.inject({ method: 'GET', url: '/proxy/headers', headers });
+      expect(response.statusCode, response.body).toBe(200);
+      const seen = lastReceived();
+      // light-my-request sends an array as one field, its items joined by a comma.
+      expect(seen.headers['constructor']).toBe('a,b');
+      expect(seen.headers['hasownproperty']).toBe('h');
+      expect(seen.rawHeaderNames.filter((name) => /^\d+$/.test(name))).toEqual([]);
+      expect(response.headers['constructor']).toEqual(['c1', 'c2']);
+      expect(response.headers['tostring']).toBe('kept');
+    } finally {
+      destination.handle(echo);
+    }
   });
 
   it('detokenizes form and text bodies and header values; forwards other bodies byte for byte', async () => {
@@ -441,13 +472,17 @@ describe('transforms', () => {
         code: `module.exports = async function (req) {
   const { body, headers, method, path, query } = req.args;
   return {
-    body: { wrapped: body, method, path, query, prefix: req.configuration.PREFIX, seen: headers['x-in'] },
+    body: { wrapped: body, method, path, query, prefix: req.configuration.PREFIX, seen: headers['x-in'], ctor: headers.constructor },
     headers: { 'X-Added': 'by-transform', 'content-type': 'application/json' },
   };
 };`,
       },
     });
-    const response = await post(proxy.key, { n: `{{ ${nameId} }}` }, { 'x-in': 'header-in' });
+    const response = await post(
+      proxy.key,
+      { n: `{{ ${nameId} }}` },
+      { 'x-in': 'header-in', constructor: 'a header like any other' },
+    );
     expect(response.statusCode, response.body).toBe(200);
     const seen = lastReceived();
     expect(JSON.parse(seen.body.toString('utf8'))).toEqual({
@@ -457,6 +492,7 @@ describe('transforms', () => {
       query: '?q=1',
       prefix: 'cfg',
       seen: 'header-in',
+      ctor: 'a header like any other',
     });
     expect(seen.headers['x-added']).toBe('by-transform');
     expect(seen.headers['x-in']).toBeUndefined();

@@ -72,7 +72,7 @@ export interface TestDestination {
 }
 
 /** By default: 200 with a JSON echo of what arrived. */
-const echo: DestinationHandler = (req, res) => {
+export const echo: DestinationHandler = (req, res) => {
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ method: req.method, url: req.url, body: req.body.toString('utf8') }));
 };

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { gatheredHeaders, headerRecord, joinedHeaders } from './header-record.ts';
+
+/** Names a plain object answers for, or whose write would change the object itself. */
+const OBJECT_MEMBERS = [
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__proto__',
+  '__defineGetter__',
+];
+
+describe('header records', () => {
+  it('start empty, whatever name is asked for', () => {
+    const record = headerRecord<string>();
+    for (const name of OBJECT_MEMBERS) expect(record[name]).toBeUndefined();
+  });
+
+  it('gather every value of a repeated name, in order, and keep the others as they are', () => {
+    const pairs: Array<[string, string]> = [
+      ['accept', 'a'],
+      ['x-list', '1'],
+      ['x-list', '2'],
+      ['x-list', '3'],
+    ];
+    expect({ ...gatheredHeaders(pairs) }).toEqual({ accept: 'a', 'x-list': ['1', '2', '3'] });
+  });
+
+  it('keep names that are members of a plain object as headers of their own', () => {
+    const pairs = OBJECT_MEMBERS.flatMap((name): Array<[string, string]> => [
+      [name, `${name}-1`],
+      [name, `${name}-2`],
+    ]);
+    const gathered = gatheredHeaders(pairs);
+    const joined = joinedHeaders(pairs);
+    expect(Object.keys(gathered)).toEqual(OBJECT_MEMBERS);
+    expect(Object.keys(joined)).toEqual(OBJECT_MEMBERS);
+    for (const name of OBJECT_MEMBERS) {
+      expect(Object.getOwnPropertyDescriptor(gathered, name)?.value).toEqual([`${name}-1`, `${name}-2`]);
+      expect(Object.getOwnPropertyDescriptor(joined, name)?.value).toBe(`${name}-1, ${name}-2`);
+    }
+    // Iterating them finds nothing inherited.
+    const seen: string[] = [];
+    for (const name in gathered) seen.push(name);
+    expect(seen).toEqual(OBJECT_MEMBERS);
+  });
+
+  it('join a repeated name with ", "', () => {
+    expect({
+      ...joinedHeaders([
+        ['a', '1'],
+        ['a', '2'],
+        ['b', '3'],
+      ]),
+    }).toEqual({ a: '1, 2', b: '3' });
+  });
+});
