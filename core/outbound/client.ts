@@ -7,8 +7,8 @@ import type { Agent, request as undiciRequest } from 'undici';
 import { VaultError, isVaultError } from '../errors/catalogue.ts';
 import { refusedAddressClass } from './address-policy.ts';
 import { checkedDestination } from './destination-url.ts';
-import { headerRecord } from './header-record.ts';
 import type { OutboundSettings } from './settings.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 /** Resolves a host name to every address it has (the default is the system resolver, `dns.lookup`). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -309,7 +309,7 @@ export function createOutboundClient(
 }
 
 function copyHeaders(headers: Record<string, string | string[] | undefined>): OutboundHeaders {
-  const out: OutboundHeaders = headerRecord();
+  const out: OutboundHeaders = keyedRecord();
   for (const name in headers) {
     const value = headers[name];
     if (value !== undefined) out[name] = value;

@@ -2,7 +2,7 @@
  * Header and URL rules for forwarding a proxied request, and for relaying the destination's answer.
  */
 import { setsConsoleCookie, withoutConsoleCookies } from '../identity/console-cookie.ts';
-import { headerRecord } from '../outbound/header-record.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 /**
  * Hop-by-hop headers, which describe one connection and are never forwarded (RFC 9110's connection
@@ -80,7 +80,7 @@ export function relayedResponseHeaders(
     for (const value of typeof connection === 'string' ? [connection] : connection)
       for (const token of value.split(',')) listed.add(token.trim().toLowerCase());
   }
-  const out = headerRecord<string | string[]>();
+  const out = keyedRecord<string | string[]>();
   for (const name in headers) {
     const value = headers[name]!;
     const lower = name.toLowerCase();

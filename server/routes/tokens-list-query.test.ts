@@ -48,6 +48,18 @@ describe('GET /tokens?metadata={json}', () => {
     }
   });
 
+  it('refuses a key named like an object member as it refuses any malformed key, in every form', async () => {
+    for (const query of ['metadata.__proto__=x', `metadata=${encodeURIComponent('{"__proto__":"x"}')}`]) {
+      const response = await client.list(query);
+      expect(response.statusCode, query).toBe(400);
+      expect((response.json() as { errors: Record<string, string[]> }).errors, query).toHaveProperty(
+        'metadata',
+      );
+    }
+    // A well-formed one is a key like any other: no token has it.
+    expect(await ids('metadata.constructor=x')).toEqual([]);
+  });
+
   it('keeps the first value of a key given in several forms', () => {
     expect(
       listQueryFrom([

@@ -6,6 +6,7 @@ import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { validationError, type FieldErrors } from '../../core/errors/catalogue.ts';
 import type { TokenFilter } from '../../core/tokens/contract.ts';
+import { keyedRecord } from '../../core/validation/keyed-record.ts';
 import {
   MAX_FILTER_IDS,
   MAX_FILTER_METADATA,
@@ -79,7 +80,7 @@ export function listQueryFrom(pairs: ReadonlyArray<readonly [string, string]>): 
   const query: Record<string, unknown> = {};
   const ids: string[] = [];
   const types: string[] = [];
-  const metadata: Record<string, string> = {};
+  const metadata = keyedRecord<string>();
   const scalars: Record<'page' | 'size', string[]> = { page: [], size: [] };
   const errors: FieldErrors = {};
   const addMetadata = (key: string | undefined, value: string): void => {

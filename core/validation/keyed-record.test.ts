@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { keyedRecord } from './keyed-record.ts';
+
+/** Keys a plain object answers for, or whose write would change the object itself. */
+const OBJECT_MEMBERS = [
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__proto__',
+  '__defineGetter__',
+];
+
+describe('keyedRecord', () => {
+  it('holds nothing under any key until it is written', () => {
+    const record = keyedRecord<string>();
+    for (const key of OBJECT_MEMBERS) expect(record[key]).toBeUndefined();
+  });
+
+  it('keeps every key written as its own, in order, and nothing else', () => {
+    const record = keyedRecord<string>();
+    for (const key of OBJECT_MEMBERS) record[key] = `${key}!`;
+    expect(Object.keys(record)).toEqual(OBJECT_MEMBERS);
+    for (const key of OBJECT_MEMBERS)
+      expect(Object.getOwnPropertyDescriptor(record, key)?.value).toBe(`${key}!`);
+    const iterated: string[] = [];
+    for (const key in record) iterated.push(key);
+    expect(iterated).toEqual(OBJECT_MEMBERS);
+    expect(JSON.parse(JSON.stringify(record))).toEqual(
+      JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(record)))),
+    );
+  });
+});
