@@ -12,6 +12,7 @@ import type { Page } from '../common-types.ts';
 import type { CreateTokenRequest, TokenService, TokenView } from '../tokens/contract.ts';
 import { DEFAULT_PAGE_SIZE } from '../common-types.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 const INPUT_NAMES: Readonly<Record<string, string>> = {
   searchIndexes: 'search_indexes',
@@ -23,8 +24,9 @@ const INPUT_NAMES: Readonly<Record<string, string>> = {
 /** Top-level field names in snake_case; values untouched. */
 function snakeInput(value: unknown, what: string): Record<string, unknown> {
   if (!isPlainObject(value)) throw validationError({ [what]: ['must be an object'] });
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[INPUT_NAMES[key] ?? key] = item;
+  const out = keyedRecord<unknown>();
+  for (const [key, item] of Object.entries(value))
+    out[Object.hasOwn(INPUT_NAMES, key) ? INPUT_NAMES[key]! : key] = item;
   return out;
 }
 

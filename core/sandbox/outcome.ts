@@ -21,6 +21,7 @@ import { ERROR_FALLBACK, REACTOR_ERROR_CLASSES } from './prelude.ts';
 import type { ReactorErrorClass } from './prelude.ts';
 import type { RunResult } from './protocol.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 export type SandboxOutcome =
   | { readonly kind: 'ok'; readonly output: unknown }
@@ -73,7 +74,7 @@ function text(value: unknown): string {
 /** The `errors` map as the class normalised it, bounded; a malformed one becomes the fallback. */
 export function checkedErrors(value: unknown): FieldErrors {
   if (!isPlainObject(value)) return { error: [ERROR_FALLBACK] };
-  const out: FieldErrors = {};
+  const out: FieldErrors = keyedRecord();
   for (const key of Object.keys(value).slice(0, MAX_ERROR_KEYS)) {
     const messages = value[key];
     out[text(key)] = Array.isArray(messages)
@@ -85,7 +86,7 @@ export function checkedErrors(value: unknown): FieldErrors {
 
 /** Header values as strings; names that are not tokens or that the server owns are dropped. */
 export function checkedHeaders(value: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = keyedRecord<string>();
   if (!isPlainObject(value)) return out;
   for (const [name, raw] of Object.entries(value)) {
     if (!HEADER_NAME.test(name) || SERVER_OWNED_HEADERS.has(name.toLowerCase())) continue;

@@ -196,7 +196,8 @@ export const PRELUDE_MODULES = {
     if (Array.isArray(arg)) return { error: arg.length === 0 ? [FALLBACK] : arg.map(itemText) };
     if (arg instanceof Error) return { error: [arg.message || arg.name || FALLBACK] };
     if (arg && typeof arg === 'object') {
-      const out = {};
+      // No prototype: a key named __proto__ is a field like any other.
+      const out = Object.create(null);
       for (const key of Object.keys(arg)) {
         const value = arg[key];
         if (Array.isArray(value)) out[key] = value.length === 0 ? [FALLBACK] : value.map(itemText);

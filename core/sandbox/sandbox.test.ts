@@ -260,6 +260,11 @@ describe('error classes → problems', () => {
       `{ card: ['x', 'y'], nested: { a: 1 }, n: 5, empty: 0 }`,
       { card: ['x', 'y'], nested: ['{"a":1}'], n: ['5'], empty: [ERROR_FALLBACK] },
     ],
+    [
+      'keys named like object members',
+      `JSON.parse('{"__proto__": ["p"], "constructor": "c", "toString": ["t"]}')`,
+      JSON.parse('{"__proto__": ["p"], "constructor": ["c"], "toString": ["t"]}') as Record<string, string[]>,
+    ],
     ['nothing', ``, { error: [ERROR_FALLBACK] }],
     [
       'a circular object',
@@ -273,13 +278,13 @@ describe('error classes → problems', () => {
   it('CustomHttpResponseError answers its own status, headers and body', async () => {
     const outcome = await run(
       throwing(
-        `new E.CustomHttpResponseError({ status: 418, headers: { 'X-Teapot': 'yes', 'Bad Name': 'x', 'Content-Length': '1' }, body: { short: 'stout' } })`,
+        `new E.CustomHttpResponseError({ status: 418, headers: { 'X-Teapot': 'yes', 'Bad Name': 'x', 'Content-Length': '1', constructor: 'c' }, body: { short: 'stout' } })`,
       ),
     );
     expect(outcome).toEqual({
       kind: 'custom-response',
       status: 418,
-      headers: { 'X-Teapot': 'yes' },
+      headers: { 'X-Teapot': 'yes', constructor: 'c' },
       body: { short: 'stout' },
     });
   });
