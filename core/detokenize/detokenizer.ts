@@ -32,6 +32,7 @@ import { findToken } from '../tokens/token-store.ts';
 import type { TokenRow } from '../tokens/token-store.ts';
 import { maskOf, needsData, shownOf } from '../tokens/token-view.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 import { mayHoldExpression, scanText } from './scanner.ts';
 import type { Piece } from './scanner.ts';
 
@@ -168,7 +169,7 @@ function rebuild(
     });
   }
   const record = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
+  const out = keyedRecord<unknown>();
   for (const key of Object.keys(record)) {
     const child = plan.get(key);
     out[key] = child === undefined ? record[key] : rebuild(record[key], `${field}.${key}`, child, data, mode);

@@ -31,6 +31,7 @@ import {
   secureRandomInt,
 } from './text.ts';
 import type { RandomInt } from './text.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 /**
  * Bytes produced by `hmac`. `to_base64` / `to_base16` encode the bytes; anywhere else (printed, or
@@ -185,7 +186,7 @@ export function toPlainJson(value: unknown, charge: (units: number) => void = un
   if (v instanceof Uint8Array) return Buffer.from(v).toString('hex').toUpperCase();
   if (typeof v === 'string') charge(v.length);
   if (typeof v === 'object') {
-    const out: Record<string, unknown> = {};
+    const out = keyedRecord<unknown>();
     for (const [key, item] of Object.entries(v)) {
       charge(key.length);
       const plain = toPlainJson(item, charge, depth + 1);

@@ -42,6 +42,7 @@ import { storedMaskBudget } from './budget.ts';
 import type { ExpressionBudget } from './budget.ts';
 import { ExpressionEngine } from './engine.ts';
 import type { ExpressionScope } from './engine.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 export {
   BudgetExceededError,
@@ -255,7 +256,7 @@ function maskedNode(
     return node.map((item, i) => maskedNode(item, `${path}[${i}]`, depth + 1, data, budget, errors));
   }
   if (typeof node === 'object') {
-    const out: Record<string, unknown> = {};
+    const out = keyedRecord<unknown>();
     for (const [key, value] of Object.entries(node)) {
       out[key] = maskedNode(value, `${path}.${key}`, depth + 1, data, budget, errors);
     }

@@ -170,6 +170,19 @@ describe('ephemeral proxy (SVC-PROXY-URL)', () => {
     }
   });
 
+  it('keeps a JSON key named like an object member in the body it detokenizes', async () => {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/proxy/keys',
+      headers: { 'svc-api-key': useKey, 'svc-proxy-url': `${base}/v1/`, 'content-type': 'application/json' },
+      payload: `{"__proto__":{"name":"{{ ${nameId} }}"},"constructor":"c","plain":1}`,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(lastReceived().body.toString('utf8')).toBe(
+      '{"__proto__":{"name":"Jane"},"constructor":"c","plain":1}',
+    );
+  });
+
   it('detokenizes form and text bodies and header values; forwards other bodies byte for byte', async () => {
     await server.app.inject({
       method: 'PUT',
