@@ -6,8 +6,8 @@
  * - at most 50 keys per token.
  */
 import type { FieldErrorCollector } from '../validation/fields.ts';
-import { setOwn } from './merge-patch.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_KEY_MAX_LENGTH = 200;
@@ -30,7 +30,7 @@ export function checkMetadata(
   input: unknown,
   field = 'metadata',
 ): Record<string, string> {
-  const metadata: Record<string, string> = {};
+  const metadata = keyedRecord<string>();
   if (input === undefined || input === null) return metadata;
   if (!isPlainObject(input)) {
     errors.add(field, 'must be an object of string keys to string values');
@@ -47,7 +47,7 @@ export function checkMetadata(
     if (typeof value !== 'string') errors.add(`${field}.${key}`, 'must be a string');
     else if (value.length > METADATA_VALUE_MAX_LENGTH)
       errors.add(`${field}.${key}`, `must be at most ${METADATA_VALUE_MAX_LENGTH} characters`);
-    else setOwn(metadata, key, value);
+    else metadata[key] = value;
   }
   return metadata;
 }

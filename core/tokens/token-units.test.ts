@@ -57,8 +57,10 @@ describe('JSON merge patch (RFC 7386 appendix A)', () => {
   it('keeps __proto__ as an own member instead of changing the prototype', () => {
     const patch = JSON.parse('{"__proto__": {"polluted": true}}') as unknown;
     const result = mergePatch({}, patch) as Record<string, unknown>;
-    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(Object.keys(result)).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toEqual({ polluted: true });
+    expect(result.polluted).toBeUndefined();
+    expect(JSON.stringify(result)).toBe('{"__proto__":{"polluted":true}}');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

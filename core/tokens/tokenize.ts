@@ -20,8 +20,8 @@ import { FieldErrorCollector } from '../validation/fields.ts';
 import type { CreateTokenResult } from './contract.ts';
 import { checkCreateRequest, collectInto, deriveValues, joinField } from './token-input.ts';
 import type { CheckedCreate, Derived } from './token-input.ts';
-import { setOwn } from './merge-patch.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 import { EventLoopTurns } from '../threads/event-loop-turns.ts';
 
 export const MAX_TOKENIZE_TOKENS = 1000;
@@ -133,8 +133,8 @@ function assembled(
     case 'array':
       return node.items.map((item) => assembled(item, tokens, results));
     case 'object': {
-      const out: Record<string, unknown> = {};
-      for (const [key, member] of node.entries) setOwn(out, key, assembled(member, tokens, results));
+      const out = keyedRecord<unknown>();
+      for (const [key, member] of node.entries) out[key] = assembled(member, tokens, results);
       return out;
     }
   }
