@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { OBJECT_MEMBER_KEYS as OBJECT_MEMBERS } from '../test-support/object-members.ts';
 import { gatheredHeaders, joinedHeaders } from './header-record.ts';
-
-/** Names a plain object answers for, or whose write would change the object itself. */
-const OBJECT_MEMBERS = [
-  'constructor',
-  'toString',
-  'hasOwnProperty',
-  'valueOf',
-  '__proto__',
-  '__defineGetter__',
-];
 
 describe('header records', () => {
   it('gather every value of a repeated name, in order, and keep the others as they are', () => {

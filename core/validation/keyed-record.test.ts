@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { OBJECT_MEMBER_KEYS as OBJECT_MEMBERS } from '../test-support/object-members.ts';
 import { keyedRecord } from './keyed-record.ts';
-
-/** Keys a plain object answers for, or whose write would change the object itself. */
-const OBJECT_MEMBERS = [
-  'constructor',
-  'toString',
-  'hasOwnProperty',
-  'valueOf',
-  '__proto__',
-  '__defineGetter__',
-];
 
 describe('keyedRecord', () => {
   it('holds nothing under any key until it is written', () => {
