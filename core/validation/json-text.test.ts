@@ -57,6 +57,17 @@ describe('jsonTextProblem', () => {
     expect(jsonTextProblem('{"a":"[[[{{{ \\" 1e400 \\\\","b":[0.5]}')).toBeNull();
   });
 
+  it('refuses a member named __proto__, however escaped, and nothing else of that name', () => {
+    expect(jsonTextProblem('{"a":{"__proto__":{"x":1}}}')?.message).toBe(
+      'The member named __proto__ at offset 6 is not accepted.',
+    );
+    expect(jsonTextProblem('{"\\u005f_proto__" :1}')?.message).toMatch(/named __proto__ at offset 1 /);
+    expect(jsonTextProblem('{"a":"__proto__","__proto_":1,"constructor":2}')).toBeNull();
+    expect(jsonTextProblem('["__proto__"]')).toBeNull();
+    // A malformed escape is left to the parser.
+    expect(jsonTextProblem('{"\\q_proto__":1}')).toBeNull();
+  });
+
   it('refuses lone surrogate escapes, accepts pairs', () => {
     expect(jsonTextProblem('["\\ud83d\\ude00"]')).toBeNull();
     expect(jsonTextProblem('["\\ud83d"]')?.message).toMatch(/lone surrogate/);

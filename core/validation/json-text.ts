@@ -116,6 +116,30 @@ function skipString(text: string, open: number): number | JsonTextProblem {
   }
 }
 
+/** Longest spelling of `__proto__` as a JSON string: every character a `\u` escape, and the quotes. */
+const PROTO_NAME_MAX_TEXT = 9 * 6 + 2;
+
+/**
+ * Whether the string `text.slice(open, close)` names an object member called `__proto__`, however
+ * escaped. The API refuses such a member (a parser would have to choose between an own member and
+ * an object's prototype); saying so is clearer than calling valid JSON malformed.
+ */
+function namesProtoMember(text: string, open: number, close: number): boolean {
+  if (close - open < 11 || close - open > PROTO_NAME_MAX_TEXT) return false;
+  let j = close;
+  while (j < text.length && (text[j] === ' ' || text[j] === '\t' || text[j] === '\n' || text[j] === '\r'))
+    j += 1;
+  if (text[j] !== ':') return false;
+  const raw = text.slice(open, close);
+  if (raw === '"__proto__"') return true;
+  if (!raw.includes('\\')) return false;
+  try {
+    return JSON.parse(raw) === '__proto__';
+  } catch {
+    return false; // a malformed escape: the parser reports it
+  }
+}
+
 /** The first problem of a decoded body's text, or null. */
 export function jsonTextProblem(
   text: string,
@@ -130,6 +154,9 @@ export function jsonTextProblem(
     if (c === 0x22 /* " */) {
       const next = skipString(text, i);
       if (typeof next !== 'number') return next;
+      if (namesProtoMember(text, i, next)) {
+        return { kind: 'content', message: `The member named __proto__ at offset ${i} is not accepted.` };
+      }
       i = next;
       continue;
     }

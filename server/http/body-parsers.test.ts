@@ -92,6 +92,17 @@ describe('raw JSON body checks', () => {
     expect(await tokenCount()).toBe(0);
   });
 
+  it.each(bodies)('%s refuses a member named __proto__ and says so, storing nothing', async (route, body) => {
+    const url = route.split(' ')[1]!;
+    const response = await send('POST', url, body('{"__proto__":{"a":1}}'));
+    expect(response.statusCode).toBe(400);
+    expect(response.json<ProblemJson>()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(response.json<ProblemJson>().errors?.['body']?.[0]).toMatch(
+      /^The member named __proto__ at offset \d+ is not accepted\.$/,
+    );
+    expect(await tokenCount()).toBe(0);
+  });
+
   it.each(bodies)('%s refuses a lone surrogate escape', async (route, body) => {
     const url = route.split(' ')[1]!;
     const response = await send('POST', url, body('"\\ud800"'));
