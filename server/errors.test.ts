@@ -82,15 +82,24 @@ describe('problem+json errors', () => {
     });
   });
 
-  it('treats prototype poisoning as malformed JSON', async () => {
-    const response = await server.app.inject({
-      method: 'POST',
-      url: '/probe',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"name":"a","__proto__":{"admin":true}}',
-    });
-    expect(response.statusCode).toBe(400);
-    expect(expectProblem(response).code).toBe('MALFORMED_JSON');
+  it('refuses prototype poisoning as a validation problem that names the member', async () => {
+    for (const [payload, member] of [
+      ['{"name":"a","__proto__":{"admin":true}}', '__proto__ at offset 12'],
+      ['{"name":"a","constructor":{"prototype":{"admin":true}}}', 'constructor.prototype at offset 27'],
+    ] as const) {
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/probe',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+      expect(response.statusCode).toBe(400);
+      const problem = expectProblem(response);
+      expect(problem.code).toBe('VALIDATION_FAILED');
+      expect((problem.errors as Record<string, string[]>)['body']).toEqual([
+        `The member named ${member} is not accepted.`,
+      ]);
+    }
   });
 
   it('accepts an empty body sent with a JSON content type (clients do that on DELETE)', async () => {

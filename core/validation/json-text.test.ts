@@ -57,13 +57,23 @@ describe('jsonTextProblem', () => {
     expect(jsonTextProblem('{"a":"[[[{{{ \\" 1e400 \\\\","b":[0.5]}')).toBeNull();
   });
 
-  it('refuses a member named __proto__, however escaped, and nothing else of that name', () => {
+  it('refuses prototype members (__proto__, constructor.prototype), however escaped, and nothing else', () => {
     expect(jsonTextProblem('{"a":{"__proto__":{"x":1}}}')?.message).toBe(
       'The member named __proto__ at offset 6 is not accepted.',
     );
     expect(jsonTextProblem('{"\\u005f_proto__" :1}')?.message).toMatch(/named __proto__ at offset 1 /);
     expect(jsonTextProblem('{"a":"__proto__","__proto_":1,"constructor":2}')).toBeNull();
     expect(jsonTextProblem('["__proto__"]')).toBeNull();
+    expect(jsonTextProblem('{"constructor" : {"a":1,"prototype":{}}}')?.message).toBe(
+      'The member named constructor.prototype at offset 24 is not accepted.',
+    );
+    expect(jsonTextProblem('{"\\u0063onstructor":{"\\u0070rototype":1}}')?.message).toMatch(
+      /constructor\.prototype/,
+    );
+    expect(jsonTextProblem('{"constructor":1,"prototype":2,"x":{"prototype":3}}')).toBeNull();
+    expect(
+      jsonTextProblem('{"constructor":[{"prototype":1}],"a":{"constructor":"c","b":{"prototype":1}}}'),
+    ).toBeNull();
     // A malformed escape is left to the parser.
     expect(jsonTextProblem('{"\\q_proto__":1}')).toBeNull();
   });

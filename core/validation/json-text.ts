@@ -116,28 +116,36 @@ function skipString(text: string, open: number): number | JsonTextProblem {
   }
 }
 
-/** Longest spelling of `__proto__` as a JSON string: every character a `\u` escape, and the quotes. */
-const PROTO_NAME_MAX_TEXT = 9 * 6 + 2;
+/**
+ * Member names a JSON parser must choose how to read: as an own member, or as the object's
+ * prototype (`__proto__`, and `prototype` inside a `constructor` member). The API refuses them
+ * rather than choose; saying so is clearer than calling valid JSON malformed.
+ */
+const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Longest spelling of those names as a JSON string: every character a `\u` escape, and the quotes. */
+const PROTOTYPE_NAME_MAX_TEXT = 'constructor'.length * 6 + 2;
 
 /**
- * Whether the string `text.slice(open, close)` names an object member called `__proto__`, however
- * escaped. The API refuses such a member (a parser would have to choose between an own member and
- * an object's prototype); saying so is clearer than calling valid JSON malformed.
+ * The name the string `text.slice(open, close)` gives an object member, however escaped, when it
+ * is one of PROTOTYPE_NAMES; null for any other string.
  */
-function namesProtoMember(text: string, open: number, close: number): boolean {
-  if (close - open < 11 || close - open > PROTO_NAME_MAX_TEXT) return false;
+function prototypeMemberName(text: string, open: number, close: number): string | null {
+  if (close - open < 11 || close - open > PROTOTYPE_NAME_MAX_TEXT) return null;
   let j = close;
   while (j < text.length && (text[j] === ' ' || text[j] === '\t' || text[j] === '\n' || text[j] === '\r'))
     j += 1;
-  if (text[j] !== ':') return false;
+  if (text[j] !== ':') return null;
   const raw = text.slice(open, close);
-  if (raw === '"__proto__"') return true;
-  if (!raw.includes('\\')) return false;
-  try {
-    return JSON.parse(raw) === '__proto__';
-  } catch {
-    return false; // a malformed escape: the parser reports it
+  let name: unknown = raw.slice(1, -1);
+  if (raw.includes('\\')) {
+    try {
+      name = JSON.parse(raw);
+    } catch {
+      return null; // a malformed escape: the parser reports it
+    }
   }
+  return typeof name === 'string' && PROTOTYPE_NAMES.has(name) ? name : null;
 }
 
 /** The first problem of a decoded body's text, or null. */
@@ -149,14 +157,20 @@ export function jsonTextProblem(
   let depth = 0;
   let members = 0;
   let i = 0;
+  // Per open object or array: whether it is an object that is the value of a `constructor` member.
+  const inConstructor: boolean[] = [];
+  let constructorValueNext = false;
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       const next = skipString(text, i);
       if (typeof next !== 'number') return next;
-      if (namesProtoMember(text, i, next)) {
-        return { kind: 'content', message: `The member named __proto__ at offset ${i} is not accepted.` };
+      const name = prototypeMemberName(text, i, next);
+      if (name === '__proto__' || (name === 'prototype' && inConstructor.at(-1) === true)) {
+        const member = name === '__proto__' ? name : 'constructor.prototype';
+        return { kind: 'content', message: `The member named ${member} at offset ${i} is not accepted.` };
       }
+      constructorValueNext = name === 'constructor';
       i = next;
       continue;
     }
@@ -165,8 +179,13 @@ export function jsonTextProblem(
       if (depth > maxDepth) {
         return { kind: 'content', message: `The body is nested deeper than ${maxDepth} levels.` };
       }
+      inConstructor.push(c === 0x7b && constructorValueNext);
+      constructorValueNext = false;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth -= 1;
+      inConstructor.pop();
+    } else if (c === 0x2c /* , */) {
+      constructorValueNext = false;
     } else if (c === 0x3a /* : */) {
       // Outside strings, every member of an object has exactly one colon.
       members += 1;
