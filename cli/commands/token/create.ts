@@ -116,11 +116,11 @@ export function newTokenCreateCommand(
 /** `--mask`: JSON when it parses; a bare expression (`{{ data | reveal_last: 4 }}`) otherwise. */
 export function parseMask(text: string): unknown {
   try {
-    return JSON.parse(text);
+    JSON.parse(text);
   } catch {
     if (text.includes('{{') || text.includes('{%')) return text;
-    return parseJson(text, '--mask');
   }
+  return parseJson(text, '--mask');
 }
 
 /** The request as the service takes it; absent flags stay absent so core applies its defaults. */

@@ -11,6 +11,7 @@ import {
 import { choiceOf } from '../../options/values.ts';
 import type { CliDeps } from '../../runtime/deps.ts';
 import { isPlainObject } from '../../../core/validation/json-value.ts';
+import { jsonTextProblem } from '../../../core/validation/json-text.ts';
 
 /**
  * Input of the token commands. Token data is secret, so nothing here ever quotes what it read:
@@ -57,10 +58,15 @@ function where(text: string, offset: number): string {
 
 /**
  * Parses JSON without ever echoing it: V8's messages quote the input ("Unexpected token 'x', "…" is
- * not valid JSON"), so only the position survives.
+ * not valid JSON"), so only the position survives. The API's rules for a request body (a number
+ * JSON.parse would round, a lone surrogate, a prototype member, nesting) apply first, so a command
+ * stores the same on its own vault as through a server, never a silently altered value.
  */
 export function parseJson(text: string, label: string): unknown {
   if (text.trim() === '') throw new VaultError('MALFORMED_JSON', `${label} is empty`);
+  // A bare number is left to the caller, which says how to quote a number meant as text.
+  const problem = /^\s*-?\d/.test(text) ? null : jsonTextProblem(text);
+  if (problem !== null) throw new VaultError('VALIDATION_FAILED', `${label}: ${problem.message}`);
   try {
     return JSON.parse(text);
   } catch (error) {

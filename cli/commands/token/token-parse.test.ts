@@ -290,6 +290,20 @@ describe('secrets stay out of messages', () => {
     expect(() => parseJson(' ', 'x')).toThrow(/^x is empty$/);
   });
 
+  it('refuses what the API refuses in a body, by offset: a number JSON.parse would round, a prototype member', () => {
+    expect(() => parseJson('{"n": 9007199254740993}', '--data')).toThrow(
+      /^--data: The number at offset 6 has more precision than a JSON number can carry here/,
+    );
+    expect(() => parseJson(`{"__proto__": "${SECRET}"}`, '--data')).toThrow(
+      /^--data: The member named __proto__ at offset 1 is not accepted\.$/,
+    );
+    expect(() => parseJson(`["${SECRET}", "\\ud800"]`, '--data')).toThrow(/lone surrogate/);
+    expect(parseJson('{"n": 9007199254740991, "a": "__proto__"}', '--data')).toEqual({
+      n: 9007199254740991,
+      a: '__proto__',
+    });
+  });
+
   it("scrubError removes the input's values from a message and its field errors", () => {
     const secrets = secretsOf({ number: SECRET, nested: ['123-45-6789', 'abc'], n: 12345678 });
     expect([...secrets].sort()).toEqual(['123-45-6789', '12345678', SECRET].sort());

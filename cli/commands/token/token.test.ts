@@ -187,6 +187,11 @@ describe('svc token create', () => {
       2,
       /containers/,
     );
+    // Refused as a server refuses the same body, never stored rounded or without the member.
+    const rounded = await svc('token', 'create', '--type', 'token', '--data', '{"n":9007199254740993}');
+    expectOneLineError(rounded, 2, /--data: The number at offset 5 has more precision/);
+    const proto = await svc('token', 'create', '--type', 'token', '--data', '{"__proto__":{"a":"b"}}');
+    expectOneLineError(proto, 2, /--data: The member named __proto__ at offset 1 is not accepted/);
     const list = await svc('token', 'list', '--json');
     expect((JSON.parse(list.stdout) as { data: unknown[] }).data).toEqual([]);
   });
