@@ -2,6 +2,7 @@ import { destinationUrlProblem } from '../outbound/destination-url.ts';
 import { FieldErrorCollector, checkName } from '../validation/fields.ts';
 import type { ProxyInput, ProxyTransform } from './contract.ts';
 import { isPlainObject } from '../validation/json-value.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 
 /** Configuration entries per proxy: a handful of settings, not a key-value store. */
 export const CONFIGURATION_MAX_ENTRIES = 25;
@@ -45,8 +46,14 @@ function checkConfiguration(errors: FieldErrorCollector, value: unknown): Record
   const entries = Object.entries(value);
   if (entries.length > CONFIGURATION_MAX_ENTRIES)
     errors.add('configuration', `must have at most ${CONFIGURATION_MAX_ENTRIES} entries`);
-  const out: Record<string, string> = {};
+  const out = keyedRecord<string>();
   for (const [name, item] of entries) {
+    // Refused as a request body refuses a `__proto__` member, so a command on its own vault takes
+    // the same configurations as a server does.
+    if (name === '__proto__') {
+      errors.add('configuration', 'name "__proto__" is not accepted');
+      continue;
+    }
     if (!CONFIGURATION_NAME.test(name)) {
       errors.add(
         'configuration',

@@ -6,6 +6,7 @@ import { VaultError } from '../errors/catalogue.ts';
 import { compileOnce, runCompiled } from '../storage/compiled-queries.ts';
 import type { Database, ProxiesTable } from '../storage/schema.ts';
 import type { VaultHandle } from '../vault/types.ts';
+import { keyedRecord } from '../validation/keyed-record.ts';
 import { updateAuthenticatedRow, verified, verifiedRows } from '../integrity/row-authenticator.ts';
 import type { RowKeys } from '../integrity/row-authenticator.ts';
 import type { Proxy } from './contract.ts';
@@ -30,7 +31,7 @@ function parseConfiguration(json: string, id: string): Record<string, string> {
   const parsed: unknown = JSON.parse(json);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new VaultError('VAULT_CORRUPT', `Proxy ${id} has a malformed stored configuration.`);
-  const out: Record<string, string> = {};
+  const out = keyedRecord<string>();
   for (const [name, value] of Object.entries(parsed)) if (typeof value === 'string') out[name] = value;
   return out;
 }

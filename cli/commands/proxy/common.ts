@@ -4,6 +4,7 @@ import { VaultError } from '../../../core/errors/catalogue.ts';
 import type { Proxy, ProxyInput } from '../../../core/proxies/index.ts';
 import type { Tenant } from '../../../core/services-contract.ts';
 import type { Principal } from '../../../core/access/principal.ts';
+import { keyedRecord } from '../../../core/validation/keyed-record.ts';
 import {
   addVaultOptions,
   vaultOptionsFrom,
@@ -110,7 +111,7 @@ export function proxyFieldsAction(
 }
 
 function parseConfiguration(entries: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = keyedRecord<string>();
   for (const entry of entries) {
     const eq = entry.indexOf('=');
     if (eq <= 0) throw new VaultError('USAGE', `--set takes name=value, not '${entry}'`);

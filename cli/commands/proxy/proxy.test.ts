@@ -67,6 +67,22 @@ describe('svc proxy', () => {
     expectOneLineError(await svc('proxy', 'show', proxy.id), 1);
   });
 
+  it('refuses a configuration named __proto__ as a server would, naming it', async () => {
+    const result = await svc(
+      'proxy',
+      'create',
+      '--name',
+      'P',
+      '--destination-url',
+      'https://api.payments.example/v1',
+      '--set',
+      '__proto__=x',
+    );
+    expectOneLineError(result, 2, /configuration: name "__proto__" is not accepted/);
+    const list = await svc('proxy', 'list', '--json');
+    expect((JSON.parse(list.stdout) as { data: unknown[] }).data).toEqual([]);
+  });
+
   it('refuses a plain-HTTP destination and a transform that does not compile, with one line each', async () => {
     expectOneLineError(
       await svc('proxy', 'create', '--name', 'x', '--destination-url', 'http://api.example/'),
