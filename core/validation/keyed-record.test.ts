@@ -17,8 +17,7 @@ describe('keyedRecord', () => {
     const iterated: string[] = [];
     for (const key in record) iterated.push(key);
     expect(iterated).toEqual(OBJECT_MEMBERS);
-    expect(JSON.parse(JSON.stringify(record))).toEqual(
-      JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(record)))),
-    );
+    // Serialized with every key, as a JSON object written out by hand would be.
+    expect(JSON.stringify(record)).toBe(`{${OBJECT_MEMBERS.map((key) => `"${key}":"${key}!"`).join(',')}}`);
   });
 });
